@@ -1,1 +1,34 @@
-//! placeholder
+//! HermitMQ's wire format, shared by the broker and the client. Sans-I/O:
+//! no sockets, no files, no async runtime — bytes in, typed values out.
+//!
+//! # Layout
+//! - [`hello`]: the 8-byte hello exchanged once per connection.
+//! - [`frame`]: request/response frames; [`frame::check_request`] (no
+//!   allocation, `Incomplete` when more bytes are needed) then
+//!   [`frame::decode_request`] (borrowed view).
+//! - [`record`]: the 33-byte [`RecordHeader`], batch views, the client payload
+//!   layout and a batch builder.
+//! - [`status`]: stable numeric status codes.
+//! - [`topic`]: topic and group naming rules.
+//! - [`codec`]: checked big-endian primitives every decoder uses.
+//! - [`error`]: [`WireError`], the one decoding error type.
+//!
+//! All integers are big-endian. Every length is checked before use; short or
+//! hostile input yields a [`WireError`], never a panic.
+
+pub mod codec;
+pub mod error;
+pub mod frame;
+pub mod hello;
+pub mod record;
+pub mod status;
+pub mod topic;
+
+pub use error::WireError;
+pub use frame::{
+    Ack, Cleanup, FrameCheck, Limits, Op, Request, RequestFrame, ResponseBody, ResponseFrame,
+};
+pub use hello::{Hello, PROTOCOL_VERSION};
+pub use record::{BatchBuilder, BatchView, RecordHeader};
+pub use status::Status;
+pub use topic::TopicName;

@@ -1,0 +1,459 @@
+use super::*;
+use crate::record::BatchBuilder;
+use proptest::prelude::*;
+
+fn topic_strategy() -> impl Strategy<Value = String> {
+    "[A-Za-z0-9._-]{1,40}".prop_filter("not a valid topic", |s| TopicName::new(s.as_str()).is_ok())
+}
+
+fn group_strategy() -> impl Strategy<Value = String> {
+    "[a-z0-9 éü/_-]{1,30}"
+}
+
+fn batch_strategy() -> impl Strategy<Value = Vec<u8>> {
+    (
+        proptest::collection::vec(any::<u8>(), 0..20),
+        proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..60), 1..8),
+        any::<u64>(),
+    )
+        .prop_map(|(key, recs, ts)| {
+            let mut b = BatchBuilder::new(&key);
+            for r in &recs {
+                b.push(r);
+            }
+            b.finish(ts).unwrap()
+        })
+}
+
+/// Owned twin of [`Request`] so proptest can generate it.
+#[derive(Debug, Clone)]
+enum OwnedRequest {
+    Produce(String, u32, Ack, Vec<u8>),
+    Fetch(String, u32, u64, u32, u32),
+    Commit(String, String, u32, u64),
+    Committed(String, String, u32),
+    Metadata(Option<String>),
+    Create(String, u32, Cleanup, u64, u64),
+    Delete(String),
+    Ping,
+}
+
+impl OwnedRequest {
+    fn view(&self) -> Request<'_> {
+        fn t(s: &str) -> TopicName<&str> {
+            TopicName::new(s).unwrap()
+        }
+        match self {
+            OwnedRequest::Produce(topic, partition, ack, batch) => Request::Produce(Produce {
+                topic: t(topic),
+                partition: *partition,
+                ack: *ack,
+                header: RecordHeader::decode(batch).unwrap(),
+                batch,
+            }),
+            OwnedRequest::Fetch(topic, p, o, mb, mw) => Request::Fetch(Fetch {
+                topic: t(topic),
+                partition: *p,
+                offset: *o,
+                max_bytes: *mb,
+                max_wait_ms: *mw,
+            }),
+            OwnedRequest::Commit(g, topic, p, o) => Request::Commit(Commit {
+                group: g,
+                topic: t(topic),
+                partition: *p,
+                offset: *o,
+            }),
+            OwnedRequest::Committed(g, topic, p) => Request::Committed(Committed {
+                group: g,
+                topic: t(topic),
+                partition: *p,
+            }),
+            OwnedRequest::Metadata(topic) => Request::Metadata(topic.as_deref().map(t)),
+            OwnedRequest::Create(topic, n, c, rm, rb) => Request::CreateTopic(CreateTopic {
+                topic: t(topic),
+                settings: TopicSettings {
+                    partitions: *n,
+                    cleanup: *c,
+                    retention_ms: *rm,
+                    retention_bytes: *rb,
+                },
+            }),
+            OwnedRequest::Delete(topic) => Request::DeleteTopic(t(topic)),
+            OwnedRequest::Ping => Request::Ping,
+        }
+    }
+}
+
+fn request_strategy() -> impl Strategy<Value = OwnedRequest> {
+    let ack = prop_oneof![Just(Ack::Written), Just(Ack::Durable)];
+    let cleanup = prop_oneof![Just(Cleanup::Delete), Just(Cleanup::Compact)];
+    prop_oneof![
+        (topic_strategy(), any::<u32>(), ack, batch_strategy())
+            .prop_map(|(t, p, a, b)| OwnedRequest::Produce(t, p, a, b)),
+        (
+            topic_strategy(),
+            any::<u32>(),
+            any::<u64>(),
+            any::<u32>(),
+            any::<u32>()
+        )
+            .prop_map(|(t, p, o, mb, mw)| OwnedRequest::Fetch(t, p, o, mb, mw)),
+        (
+            group_strategy(),
+            topic_strategy(),
+            any::<u32>(),
+            any::<u64>()
+        )
+            .prop_map(|(g, t, p, o)| OwnedRequest::Commit(g, t, p, o)),
+        (group_strategy(), topic_strategy(), any::<u32>())
+            .prop_map(|(g, t, p)| OwnedRequest::Committed(g, t, p)),
+        proptest::option::of(topic_strategy()).prop_map(OwnedRequest::Metadata),
+        (
+            topic_strategy(),
+            1..=MAX_PARTITIONS,
+            cleanup,
+            any::<u64>(),
+            any::<u64>()
+        )
+            .prop_map(|(t, n, c, rm, rb)| OwnedRequest::Create(t, n, c, rm, rb)),
+        topic_strategy().prop_map(OwnedRequest::Delete),
+        Just(OwnedRequest::Ping),
+    ]
+}
+
+fn encode_req(req: &Request<'_>, corr: u32) -> BytesMut {
+    let mut out = BytesMut::new();
+    req.encode(corr, &mut out).unwrap();
+    out
+}
+
+proptest! {
+    #[test]
+    fn requests_round_trip(req in request_strategy(), corr in any::<u32>()) {
+        let view = req.view();
+        let bytes = encode_req(&view, corr);
+        let limits = Limits::default();
+        prop_assert_eq!(check_request(&bytes, &limits).unwrap(), FrameCheck::Complete { len: bytes.len() });
+        // Every strict prefix is incomplete, never an error and never "complete".
+        for cut in 0..bytes.len() {
+            match check_request(&bytes[..cut], &limits).unwrap() {
+                FrameCheck::Incomplete { need } => prop_assert!(need > cut),
+                FrameCheck::Complete { .. } => prop_assert!(false, "prefix of {} judged complete", cut),
+            }
+        }
+        let decoded = decode_request(&bytes, &limits).unwrap();
+        prop_assert_eq!(decoded.correlation_id, corr);
+        prop_assert_eq!(decoded.request, view);
+    }
+
+    #[test]
+    fn request_decoder_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        let limits = Limits::default();
+        let _ = check_request(&bytes, &limits);
+        let _ = decode_request(&bytes, &limits);
+    }
+
+    #[test]
+    fn mutated_requests_never_panic(req in request_strategy(), at in any::<proptest::sample::Index>(), val in any::<u8>()) {
+        let mut bytes = encode_req(&req.view(), 1).to_vec();
+        let i = at.index(bytes.len());
+        bytes[i] = val;
+        let limits = Limits::default();
+        let _ = check_request(&bytes, &limits);
+        let _ = decode_request(&bytes, &limits);
+    }
+
+    #[test]
+    fn responses_round_trip(body in response_strategy(), corr in any::<u32>()) {
+        let mut out = BytesMut::new();
+        encode_response(corr, &body.view(), &mut out).unwrap();
+        prop_assert_eq!(check_response(&out, u32::MAX).unwrap(), FrameCheck::Complete { len: out.len() });
+        let back = decode_response(&out).unwrap();
+        prop_assert_eq!(back.correlation_id, corr);
+        prop_assert_eq!(back.op, body.view().op());
+        prop_assert_eq!(back.body, Ok(body.view()));
+    }
+
+    #[test]
+    fn errors_round_trip(code in 1u16..(Status::ALL.len() as u16), msg in ".{0,80}", bounds in any::<(u64, u64)>(), corr in any::<u32>()) {
+        let status = Status::from_code(code).unwrap();
+        let err = ErrorBody {
+            status,
+            message: &msg,
+            bounds: (status == Status::OffsetOutOfRange).then_some(bounds),
+        };
+        let mut out = BytesMut::new();
+        encode_error(corr, Op::Fetch as u8, &err, &mut out).unwrap();
+        let back = decode_response(&out).unwrap();
+        prop_assert_eq!(back.correlation_id, corr);
+        prop_assert_eq!(back.body, Err(err));
+    }
+
+    #[test]
+    fn response_decoder_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        let _ = check_response(&bytes, 1 << 20);
+        let _ = decode_response(&bytes);
+    }
+}
+
+#[derive(Debug, Clone)]
+enum OwnedResponse {
+    Produce(u64),
+    Fetch(u64, u64, Vec<u8>),
+    Commit,
+    Committed(Option<u64>),
+    Metadata(Vec<TopicMetadata>),
+    Create,
+    Delete,
+    Ping,
+}
+
+impl OwnedResponse {
+    fn view(&self) -> ResponseBody<'_> {
+        match self {
+            OwnedResponse::Produce(o) => ResponseBody::Produce { base_offset: *o },
+            OwnedResponse::Fetch(hw, ls, r) => ResponseBody::Fetch {
+                high_watermark: *hw,
+                log_start: *ls,
+                records: r,
+            },
+            OwnedResponse::Commit => ResponseBody::Commit,
+            OwnedResponse::Committed(o) => ResponseBody::Committed { offset: *o },
+            OwnedResponse::Metadata(t) => ResponseBody::Metadata(t.clone()),
+            OwnedResponse::Create => ResponseBody::CreateTopic,
+            OwnedResponse::Delete => ResponseBody::DeleteTopic,
+            OwnedResponse::Ping => ResponseBody::Ping,
+        }
+    }
+}
+
+fn metadata_strategy() -> impl Strategy<Value = TopicMetadata> {
+    (
+        topic_strategy(),
+        prop_oneof![Just(Cleanup::Delete), Just(Cleanup::Compact)],
+        any::<u64>(),
+        any::<u64>(),
+        proptest::collection::vec(any::<(u32, u64, u64)>(), 0..5),
+    )
+        .prop_map(|(name, cleanup, rm, rb, parts)| TopicMetadata {
+            name,
+            cleanup,
+            retention_ms: rm,
+            retention_bytes: rb,
+            partitions: parts
+                .into_iter()
+                .map(|(partition, log_start, high_watermark)| PartitionMetadata {
+                    partition,
+                    log_start,
+                    high_watermark,
+                })
+                .collect(),
+        })
+}
+
+fn response_strategy() -> impl Strategy<Value = OwnedResponse> {
+    prop_oneof![
+        any::<u64>().prop_map(OwnedResponse::Produce),
+        (any::<u64>(), any::<u64>(), batch_strategy())
+            .prop_map(|(hw, ls, r)| OwnedResponse::Fetch(hw, ls, r)),
+        Just(OwnedResponse::Commit),
+        proptest::option::of(any::<u64>()).prop_map(OwnedResponse::Committed),
+        proptest::collection::vec(metadata_strategy(), 0..4).prop_map(OwnedResponse::Metadata),
+        Just(OwnedResponse::Create),
+        Just(OwnedResponse::Delete),
+        Just(OwnedResponse::Ping),
+    ]
+}
+
+fn produce_frame(topic: &str, batch: &[u8]) -> BytesMut {
+    let mut out = BytesMut::new();
+    out.put_u32(0);
+    out.put_u8(Op::Produce as u8);
+    out.put_u32(42);
+    out.put_u8(topic.len() as u8);
+    out.put_slice(topic.as_bytes());
+    out.put_u32(0);
+    out.put_u8(1);
+    out.put_slice(batch);
+    let len = (out.len() - 4) as u32;
+    out[..4].copy_from_slice(&len.to_be_bytes());
+    out
+}
+
+fn small_batch() -> Vec<u8> {
+    let mut b = BatchBuilder::new(b"k");
+    b.push(b"hello");
+    b.finish(1).unwrap()
+}
+
+#[test]
+fn oversized_payload_is_refused_from_the_header_alone() {
+    let limits = Limits::for_payload(1000, 16);
+    let header = RecordHeader {
+        payload_len: 1001,
+        record_count: 1,
+        ..Default::default()
+    };
+    let mut frame = produce_frame("t", &header.encode());
+    // Announce the full (never sent) frame length.
+    let len = (frame.len() - 4 + 1001) as u32;
+    frame[..4].copy_from_slice(&len.to_be_bytes());
+    let err = check_request(&frame, &limits).unwrap_err();
+    assert_eq!(err.correlation_id, Some(42));
+    assert_eq!(
+        err.error,
+        WireError::PayloadTooLarge {
+            len: 1001,
+            max: 1000
+        }
+    );
+    assert_eq!(err.error.status(), Status::PayloadTooLarge);
+}
+
+#[test]
+fn oversized_key_is_refused_early() {
+    let limits = Limits::for_payload(1000, 16);
+    let header = RecordHeader {
+        key_len: 17,
+        record_count: 1,
+        ..Default::default()
+    };
+    let mut frame = produce_frame("t", &header.encode());
+    let len = (frame.len() - 4 + 17) as u32;
+    frame[..4].copy_from_slice(&len.to_be_bytes());
+    let err = check_request(&frame, &limits).unwrap_err();
+    assert_eq!(err.error.status(), Status::KeyTooLarge);
+}
+
+#[test]
+fn frame_length_disagreeing_with_batch_is_refused() {
+    let batch = small_batch();
+    let mut frame = produce_frame("t", &batch);
+    frame.put_u8(0); // one stray byte inside the frame
+    let len = (frame.len() - 4) as u32;
+    frame[..4].copy_from_slice(&len.to_be_bytes());
+    let err = decode_request(&frame, &Limits::default()).unwrap_err();
+    assert!(
+        matches!(err.error, WireError::LengthMismatch { .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn hostile_frame_lengths() {
+    let limits = Limits::default();
+    // Control ops may not announce large frames at all.
+    let mut f = BytesMut::new();
+    f.put_u32(MAX_CONTROL_FRAME + 1);
+    f.put_u8(Op::Ping as u8);
+    f.put_u32(7);
+    let err = check_request(&f, &limits).unwrap_err();
+    assert!(matches!(err.error, WireError::FrameTooLarge { .. }));
+    assert_eq!(err.correlation_id, Some(7));
+    // Past the frame limit.
+    f[..4].copy_from_slice(&(limits.max_frame + 1).to_be_bytes());
+    f[4] = Op::Produce as u8;
+    assert!(matches!(
+        check_request(&f, &limits).unwrap_err().error,
+        WireError::FrameTooLarge { .. }
+    ));
+    // Shorter than op + correlation id.
+    assert!(matches!(
+        check_request(&[0, 0, 0, 2, 1, 0], &limits)
+            .unwrap_err()
+            .error,
+        WireError::FrameTooShort { .. }
+    ));
+    // Unknown op.
+    let err = check_request(&[0, 0, 0, 5, 0x7f, 0, 0, 0, 9], &limits).unwrap_err();
+    assert_eq!(err.error, WireError::UnknownOp(0x7f));
+    assert_eq!(err.error.status(), Status::UnknownOp);
+}
+
+#[test]
+fn invalid_topics_in_requests_are_refused() {
+    let limits = Limits::default();
+    for bad in [
+        &b"../x"[..],
+        b"a/b",
+        b"",
+        b"caf\xc3\xa9",
+        b"__consumer_offsets",
+    ] {
+        let mut out = BytesMut::new();
+        out.put_u32(0);
+        out.put_u8(Op::DeleteTopic as u8);
+        out.put_u32(1);
+        out.put_u8(bad.len() as u8);
+        out.put_slice(bad);
+        let len = (out.len() - 4) as u32;
+        out[..4].copy_from_slice(&len.to_be_bytes());
+        let err = decode_request(&out, &limits).unwrap_err();
+        assert_eq!(err.error.status(), Status::InvalidTopicName, "{bad:?}");
+    }
+    let long = vec![b'x'; 250];
+    let mut frame = produce_frame("t", &small_batch());
+    frame.truncate(REQUEST_HEADER_LEN);
+    frame.put_u8(250);
+    frame.extend_from_slice(&long);
+    frame.put_u32(0);
+    frame.put_u8(1);
+    frame.extend_from_slice(&small_batch());
+    let len = (frame.len() - 4) as u32;
+    frame[..4].copy_from_slice(&len.to_be_bytes());
+    assert_eq!(
+        decode_request(&frame, &limits).unwrap_err().error.status(),
+        Status::InvalidTopicName
+    );
+}
+
+#[test]
+fn zero_record_batches_and_bad_magic_are_corrupt() {
+    let mut batch = small_batch();
+    batch[crate::record::RECORD_COUNT_AT..crate::record::RECORD_COUNT_AT + 4]
+        .copy_from_slice(&0u32.to_be_bytes());
+    let frame = produce_frame("t", &batch);
+    let err = decode_request(&frame, &Limits::default()).unwrap_err();
+    assert_eq!(err.error, WireError::EmptyBatch);
+    assert_eq!(err.error.status(), Status::CorruptBatch);
+    let mut batch = small_batch();
+    batch[0] = 0x01;
+    let err = decode_request(&produce_frame("t", &batch), &Limits::default()).unwrap_err();
+    assert_eq!(err.error.status(), Status::CorruptBatch);
+}
+
+#[test]
+fn fetch_header_matches_encode_response() {
+    let records = small_batch();
+    let mut full = BytesMut::new();
+    encode_response(
+        9,
+        &ResponseBody::Fetch {
+            high_watermark: 10,
+            log_start: 2,
+            records: &records,
+        },
+        &mut full,
+    )
+    .unwrap();
+    let header = encode_fetch_header(9, 10, 2, records.len() as u32);
+    assert_eq!(&full[..FETCH_RESPONSE_HEADER_LEN], &header[..]);
+    assert_eq!(&full[FETCH_RESPONSE_HEADER_LEN..], &records[..]);
+}
+
+#[test]
+fn metadata_count_bomb_is_refused_without_allocating() {
+    let mut out = BytesMut::new();
+    out.put_u32(0);
+    out.put_u8(Op::Metadata as u8 | RESPONSE_BIT);
+    out.put_u32(1);
+    out.put_u16(0);
+    out.put_u32(u32::MAX);
+    let len = (out.len() - 4) as u32;
+    out[..4].copy_from_slice(&len.to_be_bytes());
+    assert!(matches!(
+        decode_response(&out),
+        Err(WireError::UnexpectedEof { .. })
+    ));
+}
