@@ -1,0 +1,260 @@
+//! Log compaction: for topics with `cleanup = compact`, keep only the newest
+//! batch per key in sealed segments, and drop tombstones (empty payload)
+//! once they are older than the grace period.
+//!
+//! Each rewritten segment is swapped in with steps that a crash at any point
+//! leaves as either the old or the new segment, never a mix and never a loss:
+//! 1. write `<base>.log.cleaned` and fsync it (a crash here: the leftover is removed at start);
+//! 2. remove the old `.idx`, fsync the directory (crash: old log, index rebuilt);
+//! 3. rename `.cleaned` over `.log`, fsync the directory (crash: new log, index rebuilt);
+//! 4. write the new `.idx` atomically.
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::sync::Arc;
+
+use super::error::{IoContext, Result, StorageError};
+use super::fsutil;
+use super::index::IndexBuilder;
+use super::partition::{Partition, remove_segment_files};
+use super::reader::{Continuity, ScanOptions, SegmentReader};
+use super::segment::{HARD_MAX_BATCH, SealedSegment, SegmentFile};
+
+/// Decides whether a batch survives: `(key, base_offset, payload_len, timestamp_ns)`.
+type KeepFn<'a> = &'a dyn Fn(&[u8], u64, u32, u64) -> bool;
+
+/// A step of the swap, for fault-injection tests: compaction stops right after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwapStep {
+    /// `.cleaned` written and fsynced.
+    WroteCleaned,
+    /// Old index removed.
+    RemovedOldIndex,
+    /// `.cleaned` renamed over the log.
+    Renamed,
+    /// New index written.
+    WroteIndex,
+}
+
+/// What a compaction pass did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CompactionReport {
+    /// Segments rewritten or removed.
+    pub segments_rewritten: usize,
+    /// Batches dropped.
+    pub batches_removed: u64,
+    /// Bytes freed.
+    pub bytes_freed: u64,
+}
+
+/// Error returned when a fault-injection step stops compaction.
+fn interrupted(step: SwapStep) -> StorageError {
+    StorageError::Config(format!(
+        "compaction interrupted after {step:?} (fault injection)"
+    ))
+}
+
+impl Partition {
+    /// Compact the sealed segments once. `stop_after` injects a crash after a
+    /// swap step (tests); pass `None` in production.
+    pub fn compact(&self, now_ns: u64, stop_after: Option<SwapStep>) -> Result<CompactionReport> {
+        let sealed = self.sealed_segments();
+        let mut report = CompactionReport::default();
+        if sealed.is_empty() {
+            return Ok(report);
+        }
+        let opts = self.options();
+        let mut scratch = Vec::new();
+        // Newest offset per key over the whole log, the active segment included.
+        let mut latest: HashMap<Vec<u8>, u64> = HashMap::new();
+        let mut note = |key: &[u8], base: u64| {
+            if !key.is_empty() {
+                latest.insert(key.to_vec(), base);
+            }
+        };
+        for seg in &sealed {
+            let v = seg.verify(opts.index_interval_bytes, &mut scratch)?;
+            if !v.bad.is_empty() {
+                // Never rewrite around damage: the corrupt range stays fenced as it is.
+                continue;
+            }
+            scan_keys(&seg.file, seg.size, &mut scratch, &mut note)?;
+        }
+        let (active_file, active_size) = self.active_snapshot();
+        scan_keys(&active_file, active_size, &mut scratch, &mut note)?;
+
+        let grace_ns = self.policy().delete_retention_ms.saturating_mul(1_000_000);
+        for seg in &sealed {
+            if seg.verification().is_none_or(|v| !v.bad.is_empty()) {
+                continue;
+            }
+            let keep = |key: &[u8], base: u64, payload_len: u32, ts: u64| {
+                if key.is_empty() {
+                    return true;
+                }
+                let newest = latest.get(key) == Some(&base);
+                let expired_tombstone = payload_len == 0 && ts.saturating_add(grace_ns) < now_ns;
+                newest && !expired_tombstone
+            };
+            let changed = self.rewrite(seg, &keep, &mut scratch, stop_after, &mut report)?;
+            if changed && stop_after.is_some() {
+                return Ok(report);
+            }
+        }
+        Ok(report)
+    }
+
+    /// Rewrite one segment keeping only what `keep` accepts. Returns whether it changed.
+    fn rewrite(
+        &self,
+        seg: &Arc<SealedSegment>,
+        keep: KeepFn<'_>,
+        scratch: &mut Vec<u8>,
+        stop_after: Option<SwapStep>,
+        report: &mut CompactionReport,
+    ) -> Result<bool> {
+        let opts = self.options();
+        // First pass: is there anything to drop?
+        let mut drop_count = 0u64;
+        for_each_batch(&seg.file, seg.size, scratch, |h, bytes| {
+            let key = &bytes[hermit_protocol::record::HEADER_LEN..][..h.key_len as usize];
+            if !keep(key, h.base_offset, h.payload_len, h.timestamp_ns) {
+                drop_count += 1;
+            }
+            Ok(())
+        })?;
+        if drop_count == 0 {
+            return Ok(false);
+        }
+        let dir = self.dir();
+        let cleaned_path = {
+            let mut name = seg.file.path.file_name().unwrap_or_default().to_os_string();
+            name.push(".cleaned");
+            seg.file.path.with_file_name(name)
+        };
+        let out = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&cleaned_path)
+            .ctx("create", &cleaned_path)?;
+        let mut w = BufWriter::with_capacity(1 << 20, out);
+        let mut index = IndexBuilder::new(seg.base, opts.index_interval_bytes);
+        let mut pos = 0u64;
+        let mut max_ts = 0;
+        for_each_batch(&seg.file, seg.size, scratch, |h, bytes| {
+            let key = &bytes[hermit_protocol::record::HEADER_LEN..][..h.key_len as usize];
+            if keep(key, h.base_offset, h.payload_len, h.timestamp_ns) {
+                w.write_all(bytes).ctx("write", &cleaned_path)?;
+                index.observe(h.base_offset, pos);
+                pos += bytes.len() as u64;
+                max_ts = max_ts.max(h.timestamp_ns);
+            }
+            Ok(())
+        })?;
+        let out = w
+            .into_inner()
+            .map_err(|e| StorageError::io("write", &cleaned_path, e.into_error()))?;
+        out.sync_all().ctx("fsync", &cleaned_path)?;
+        drop(out);
+        if stop_after == Some(SwapStep::WroteCleaned) {
+            return Err(interrupted(SwapStep::WroteCleaned));
+        }
+        report.segments_rewritten += 1;
+        report.batches_removed += drop_count;
+        report.bytes_freed += seg.size - pos;
+
+        if pos == 0 {
+            // Nothing survives: remove the segment (index first, then log).
+            fs::remove_file(&cleaned_path).ctx("remove", &cleaned_path)?;
+            remove_segment_files(seg)?;
+            fsutil::fsync_dir(dir)?;
+            self.replace_sealed(seg, None);
+            tracing::info!(
+                topic = self.topic(),
+                partition = self.id(),
+                base = seg.base,
+                "compaction removed an emptied segment"
+            );
+            return Ok(true);
+        }
+        match fs::remove_file(&seg.idx_path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(StorageError::io("remove index", &seg.idx_path, e)),
+        }
+        fsutil::fsync_dir(dir)?;
+        if stop_after == Some(SwapStep::RemovedOldIndex) {
+            return Err(interrupted(SwapStep::RemovedOldIndex));
+        }
+        fs::rename(&cleaned_path, &seg.file.path)
+            .ctx("rename compacted segment", &seg.file.path)?;
+        fsutil::fsync_dir(dir)?;
+        if stop_after == Some(SwapStep::Renamed) {
+            return Err(interrupted(SwapStep::Renamed));
+        }
+        let index = index.finish();
+        index.write(&seg.idx_path)?;
+        if stop_after == Some(SwapStep::WroteIndex) {
+            return Err(interrupted(SwapStep::WroteIndex));
+        }
+        let file = File::open(&seg.file.path).ctx("open segment", &seg.file.path)?;
+        let new = SealedSegment::sealed_now(
+            seg.base,
+            seg.end_offset,
+            pos,
+            Arc::new(SegmentFile {
+                path: seg.file.path.clone(),
+                file,
+            }),
+            seg.idx_path.clone(),
+            index,
+            max_ts,
+        );
+        self.replace_sealed(seg, Some(Arc::new(new)));
+        tracing::info!(
+            topic = self.topic(),
+            partition = self.id(),
+            base = seg.base,
+            batches_removed = drop_count,
+            bytes_before = seg.size,
+            bytes_after = pos,
+            "compacted segment"
+        );
+        Ok(true)
+    }
+}
+
+/// Scan every batch of a (verified) segment with its bytes.
+fn for_each_batch(
+    file: &SegmentFile,
+    size: u64,
+    scratch: &mut Vec<u8>,
+    mut f: impl FnMut(&hermit_protocol::RecordHeader, &[u8]) -> Result<()>,
+) -> Result<()> {
+    let mut opts = ScanOptions::verify(Continuity::Unchecked, HARD_MAX_BATCH);
+    opts.verify_crc = false; // verified already
+    opts.want_bytes = true;
+    let mut reader = SegmentReader::new(&file.file, &file.path, 0, size, opts, scratch);
+    while let Some(b) = reader.next_batch()? {
+        let bytes = b.bytes.expect("invariant: want_bytes scans return bytes");
+        f(&b.header, bytes)?;
+    }
+    Ok(())
+}
+
+fn scan_keys(
+    file: &SegmentFile,
+    size: u64,
+    scratch: &mut Vec<u8>,
+    note: &mut impl FnMut(&[u8], u64),
+) -> Result<()> {
+    for_each_batch(file, size, scratch, |h, bytes| {
+        note(
+            &bytes[hermit_protocol::record::HEADER_LEN..][..h.key_len as usize],
+            h.base_offset,
+        );
+        Ok(())
+    })
+}

@@ -1,0 +1,50 @@
+//! File-system helpers: directory fsync and atomic replacement.
+//!
+//! The pattern for every file the broker replaces: write a temporary file,
+//! fsync it, rename it over the target, fsync the directory.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::error::{IoContext, Result};
+
+/// fsync a directory so that entries created, renamed or removed in it are durable.
+pub fn fsync_dir(dir: &Path) -> Result<()> {
+    let f = File::open(dir).ctx("open directory", dir)?;
+    f.sync_all().ctx("fsync directory", dir)
+}
+
+/// The temporary name used while writing `path` atomically.
+pub fn tmp_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+/// Replace `path` with `bytes` atomically and durably.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = tmp_path(path);
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&tmp)
+        .ctx("create", &tmp)?;
+    f.write_all(bytes).ctx("write", &tmp)?;
+    f.sync_all().ctx("fsync", &tmp)?;
+    drop(f);
+    fs::rename(&tmp, path).ctx("rename into place", path)?;
+    fsync_dir(parent(path))
+}
+
+/// Create a directory (and parents) and fsync its parent.
+pub fn create_dir_durable(dir: &Path) -> Result<()> {
+    fs::create_dir_all(dir).ctx("create directory", dir)?;
+    fsync_dir(parent(dir))
+}
+
+/// The parent directory of a path inside the data directory.
+pub fn parent(path: &Path) -> &Path {
+    path.parent().unwrap_or(Path::new("."))
+}

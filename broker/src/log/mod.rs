@@ -1,0 +1,674 @@
+//! The storage engine: a data directory of topics, each a set of partitions,
+//! each a segmented write-ahead log.
+//!
+//! # Layout
+//! - [`reader`]: the segment reader, the only way to scan a log file.
+//! - [`index`]: the sparse, memory-mapped offset index.
+//! - [`segment`]: file naming, sealed segments, verification.
+//! - [`partition`]: append, zero-copy reads, group-commit fsync, recovery, retention.
+//! - [`compaction`]: keep the newest batch per key, with an atomic swap.
+//! - [`sync`]: the group-commit thread.
+//! - [`lock`]: the data directory lock.
+//! - [`fsutil`]: durable directory and file replacement helpers.
+//! - [`error`]: the error type, [`StorageError`], with paths in every I/O error.
+//!
+//! ```text
+//! <data_dir>/LOCK
+//! <data_dir>/topics/<topic>/topic.toml
+//! <data_dir>/topics/<topic>/<partition>/<base:020>.log|.idx
+//! <data_dir>/trash/                  topics being deleted
+//! ```
+
+pub mod compaction;
+pub mod error;
+pub mod fsutil;
+pub mod index;
+pub mod lock;
+pub mod partition;
+pub mod reader;
+pub mod segment;
+pub mod sync;
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::thread::JoinHandle;
+
+use hermit_protocol::frame::TopicSettings;
+use hermit_protocol::{Cleanup, TopicName};
+use serde::{Deserialize, Serialize};
+
+pub use error::{Corruption, Result, StorageError};
+pub use partition::{Appended, FileRange, Partition, ReadOutcome};
+
+use crate::config::{Config, FsyncPolicy, Limit, RecoveryMode, VerifySealed};
+use crate::offsets::OffsetStore;
+use error::IoContext;
+use lock::DirLock;
+use sync::SyncQueue;
+
+/// Name of the internal topic holding consumer-group offsets.
+pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
+
+/// The storage settings of a broker (a subset of [`Config`]).
+#[derive(Debug, Clone)]
+pub struct LogOptions {
+    /// fsync policy.
+    pub fsync: FsyncPolicy,
+    /// Roll size.
+    pub segment_bytes: u64,
+    /// Roll age in ms.
+    pub segment_ms: u64,
+    /// Bytes between index entries.
+    pub index_interval_bytes: u64,
+    /// Default retention by age.
+    pub retention_ms: Limit,
+    /// Default retention by size.
+    pub retention_bytes: Limit,
+    /// Tombstone grace period for compaction.
+    pub delete_retention_ms: u64,
+    /// Damage handling at start.
+    pub recovery_mode: RecoveryMode,
+    /// When old segments are verified.
+    pub verify_sealed: VerifySealed,
+    /// Partitions of auto-created topics.
+    pub default_partitions: u32,
+    /// Whether unknown topics are created on use.
+    pub auto_create: bool,
+    /// Largest payload accepted.
+    pub max_payload: u32,
+    /// Largest key accepted.
+    pub max_key: u32,
+}
+
+impl LogOptions {
+    /// The storage part of a broker configuration.
+    pub fn from_config(c: &Config) -> LogOptions {
+        LogOptions {
+            fsync: c.fsync,
+            segment_bytes: c.segment_bytes,
+            segment_ms: c.segment_ms,
+            index_interval_bytes: c.index_interval_bytes,
+            retention_ms: c.retention_ms,
+            retention_bytes: c.retention_bytes,
+            delete_retention_ms: c.delete_retention_ms,
+            recovery_mode: c.recovery_mode,
+            verify_sealed: c.verify_sealed,
+            default_partitions: c.default_partitions,
+            auto_create: c.auto_create,
+            max_payload: c.max_payload,
+            max_key: c.max_key,
+        }
+    }
+}
+
+impl Default for LogOptions {
+    fn default() -> Self {
+        LogOptions::from_config(&Config::default())
+    }
+}
+
+/// A topic's effective cleanup and retention policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TopicPolicy {
+    /// Delete or compact.
+    pub cleanup: Cleanup,
+    /// Retention by age in ms (`u64::MAX`: forever).
+    pub retention_ms: u64,
+    /// Retention by size in bytes per partition (`u64::MAX`: unlimited).
+    pub retention_bytes: u64,
+    /// Tombstone grace period in ms.
+    pub delete_retention_ms: u64,
+}
+
+/// The contents of `topic.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopicFile {
+    /// Number of partitions.
+    pub partitions: u32,
+    /// `delete` or `compact`.
+    pub cleanup: CleanupName,
+    /// Retention by age in ms; absent: the broker default; `u64::MAX`: forever.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_ms: Option<u64>,
+    /// Retention by size in bytes; absent: the broker default; `u64::MAX`: unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_bytes: Option<u64>,
+}
+
+/// Cleanup policy as written in `topic.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CleanupName {
+    /// Delete old segments.
+    Delete,
+    /// Compact by key.
+    Compact,
+}
+
+impl From<CleanupName> for Cleanup {
+    fn from(c: CleanupName) -> Cleanup {
+        match c {
+            CleanupName::Delete => Cleanup::Delete,
+            CleanupName::Compact => Cleanup::Compact,
+        }
+    }
+}
+
+impl From<Cleanup> for CleanupName {
+    fn from(c: Cleanup) -> CleanupName {
+        match c {
+            Cleanup::Delete => CleanupName::Delete,
+            Cleanup::Compact => CleanupName::Compact,
+        }
+    }
+}
+
+impl TopicFile {
+    fn policy(&self, opts: &LogOptions) -> TopicPolicy {
+        TopicPolicy {
+            cleanup: self.cleanup.into(),
+            retention_ms: self.retention_ms.unwrap_or(opts.retention_ms.as_u64()),
+            retention_bytes: self
+                .retention_bytes
+                .unwrap_or(opts.retention_bytes.as_u64()),
+            delete_retention_ms: opts.delete_retention_ms,
+        }
+    }
+}
+
+/// A topic: its settings and partitions.
+#[derive(Debug)]
+pub struct Topic {
+    name: String,
+    dir: PathBuf,
+    file: TopicFile,
+    policy: TopicPolicy,
+    partitions: Vec<Arc<Partition>>,
+}
+
+impl Topic {
+    /// Name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Settings as stored.
+    pub fn settings(&self) -> &TopicFile {
+        &self.file
+    }
+
+    /// Effective policy.
+    pub fn policy(&self) -> TopicPolicy {
+        self.policy
+    }
+
+    /// Partitions in order.
+    pub fn partitions(&self) -> &[Arc<Partition>] {
+        &self.partitions
+    }
+
+    /// Its directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// The whole storage engine of one broker.
+pub struct Log {
+    dir: PathBuf,
+    opts: Arc<LogOptions>,
+    topics: RwLock<HashMap<String, Arc<Topic>>>,
+    /// Serialises topic creation and deletion (not the data path).
+    admin: Mutex<()>,
+    sync: Arc<SyncQueue>,
+    sync_thread: Mutex<Option<JoinHandle<()>>>,
+    offsets: OffsetStore,
+    stop: Arc<AtomicBool>,
+    _lock: DirLock,
+}
+
+impl std::fmt::Debug for Log {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Log")
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Log {
+    /// Open (and recover) the data directory, creating it if needed. Takes
+    /// the directory lock and starts the group-commit thread.
+    pub fn open(dir: &Path, opts: LogOptions) -> Result<Log> {
+        if !dir.exists() {
+            fsutil::create_dir_durable(dir)?;
+        }
+        let lock = DirLock::acquire(dir)?;
+        let opts = Arc::new(opts);
+        let topics_dir = dir.join("topics");
+        if !topics_dir.exists() {
+            fsutil::create_dir_durable(&topics_dir)?;
+        }
+        let trash = dir.join("trash");
+        if trash.exists() {
+            fs::remove_dir_all(&trash).ctx("empty trash", &trash)?;
+        }
+        let sync = SyncQueue::new();
+        let mut topics = HashMap::new();
+        for entry in fs::read_dir(&topics_dir).ctx("list topics", &topics_dir)? {
+            let entry = entry.ctx("list topics", &topics_dir)?;
+            let path = entry.path();
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                tracing::warn!(dir = %path.display(), "ignoring a directory with a non-UTF-8 name");
+                continue;
+            };
+            if TopicName::new_any(name.as_str()).is_err() || !path.is_dir() {
+                tracing::warn!(path = %path.display(), "ignoring an entry that is not a topic");
+                continue;
+            }
+            let toml_path = path.join("topic.toml");
+            if !toml_path.exists() {
+                // Creation writes topic.toml last: this topic was never created.
+                tracing::warn!(dir = %path.display(), "removing a topic whose creation did not finish");
+                fs::remove_dir_all(&path).ctx("remove incomplete topic", &path)?;
+                continue;
+            }
+            let topic = Self::load_topic(&path, &name, &opts, &sync)?;
+            topics.insert(name, Arc::new(topic));
+        }
+        fsutil::fsync_dir(&topics_dir)?;
+        let offsets_topic = match topics.get(OFFSETS_TOPIC) {
+            Some(t) => t.clone(),
+            None => {
+                let file = TopicFile {
+                    partitions: 1,
+                    cleanup: CleanupName::Compact,
+                    retention_ms: None,
+                    retention_bytes: None,
+                };
+                let t = Arc::new(Self::create_topic_files(
+                    &topics_dir,
+                    OFFSETS_TOPIC,
+                    file,
+                    &opts,
+                    &sync,
+                )?);
+                topics.insert(OFFSETS_TOPIC.to_owned(), t.clone());
+                t
+            }
+        };
+        let offsets = OffsetStore::load(offsets_topic.partitions[0].clone())?;
+        // A committed offset may not be ahead of its log (the log may have
+        // lost an unsynced tail in a crash under fsync = interval or never).
+        for (group, topic, partition, offset) in offsets.all() {
+            let end = topics
+                .get(&topic)
+                .and_then(|t| t.partitions.get(partition as usize))
+                .map(|p| p.next_offset());
+            if let Some(end) = end
+                && offset > end
+            {
+                tracing::warn!(%group, %topic, partition, committed = offset, log_end = end,
+                    "committed offset is ahead of the log; clamping it to the log end");
+                offsets.commit(&group, &topic, partition, end)?;
+            }
+        }
+        let sync_thread = sync.start(opts.fsync);
+        Ok(Log {
+            dir: dir.to_path_buf(),
+            opts,
+            topics: RwLock::new(topics),
+            admin: Mutex::new(()),
+            sync,
+            sync_thread: Mutex::new(sync_thread),
+            offsets,
+            stop: Arc::new(AtomicBool::new(false)),
+            _lock: lock,
+        })
+    }
+
+    fn load_topic(
+        path: &Path,
+        name: &str,
+        opts: &Arc<LogOptions>,
+        sync: &Arc<SyncQueue>,
+    ) -> Result<Topic> {
+        let toml_path = path.join("topic.toml");
+        let text = fs::read_to_string(&toml_path).ctx("read", &toml_path)?;
+        let file: TopicFile = toml::from_str(&text).map_err(|e| StorageError::BadMetadata {
+            path: toml_path.clone(),
+            message: e.to_string(),
+        })?;
+        if file.partitions == 0 || file.partitions > hermit_protocol::frame::MAX_PARTITIONS {
+            return Err(StorageError::BadMetadata {
+                path: toml_path,
+                message: format!("partitions = {} is out of range", file.partitions),
+            });
+        }
+        let policy = file.policy(opts);
+        let partitions = (0..file.partitions)
+            .map(|i| {
+                Partition::open(
+                    path.join(i.to_string()),
+                    name,
+                    i,
+                    opts.clone(),
+                    policy,
+                    Some(sync.clone()),
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Topic {
+            name: name.to_owned(),
+            dir: path.to_path_buf(),
+            file,
+            policy,
+            partitions,
+        })
+    }
+
+    /// Create a topic's directories and, last, its `topic.toml`.
+    fn create_topic_files(
+        topics_dir: &Path,
+        name: &str,
+        file: TopicFile,
+        opts: &Arc<LogOptions>,
+        sync: &Arc<SyncQueue>,
+    ) -> Result<Topic> {
+        let dir = topics_dir.join(name);
+        if dir.exists() {
+            // A leftover of a creation that did not finish (no topic.toml).
+            fs::remove_dir_all(&dir).ctx("remove incomplete topic", &dir)?;
+        }
+        fs::create_dir(&dir).ctx("create topic directory", &dir)?;
+        for i in 0..file.partitions {
+            let p = dir.join(i.to_string());
+            fs::create_dir(&p).ctx("create partition directory", &p)?;
+        }
+        fsutil::fsync_dir(&dir)?;
+        fsutil::fsync_dir(topics_dir)?;
+        let text = toml::to_string(&file).map_err(|e| StorageError::BadMetadata {
+            path: dir.join("topic.toml"),
+            message: e.to_string(),
+        })?;
+        fsutil::write_atomic(&dir.join("topic.toml"), text.as_bytes())?;
+        Self::load_topic(&dir, name, opts, sync)
+    }
+
+    /// The data directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The storage options.
+    pub fn options(&self) -> &LogOptions {
+        &self.opts
+    }
+
+    /// The consumer-group offsets store.
+    pub fn offsets(&self) -> &OffsetStore {
+        &self.offsets
+    }
+
+    /// Watch the group-commit generation (changes after every fsync round).
+    pub fn sync_generation(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.sync.subscribe()
+    }
+
+    /// A topic by name.
+    pub fn topic(&self, name: &str) -> Option<Arc<Topic>> {
+        self.topics
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(name)
+            .cloned()
+    }
+
+    /// Every topic, internal ones included, sorted by name.
+    pub fn topics(&self) -> Vec<Arc<Topic>> {
+        let mut v: Vec<_> = self
+            .topics
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        v.sort_by(|a, b| a.name.cmp(&b.name));
+        v
+    }
+
+    /// A partition; with `create`, an unknown topic is created with the
+    /// default settings when `auto_create` is on.
+    pub fn partition(&self, topic: &str, partition: u32, create: bool) -> Result<Arc<Partition>> {
+        let t = match self.topic(topic) {
+            Some(t) => t,
+            None if create && self.opts.auto_create => {
+                match self.create_topic(
+                    topic,
+                    TopicSettings {
+                        partitions: self.opts.default_partitions,
+                        cleanup: Cleanup::Delete,
+                        retention_ms: 0,
+                        retention_bytes: 0,
+                    },
+                ) {
+                    Ok(t) => t,
+                    // Another connection created it first.
+                    Err(StorageError::TopicExists(_)) => self
+                        .topic(topic)
+                        .ok_or_else(|| StorageError::UnknownTopic(topic.to_owned()))?,
+                    Err(e) => return Err(e),
+                }
+            }
+            None => return Err(StorageError::UnknownTopic(topic.to_owned())),
+        };
+        t.partitions
+            .get(partition as usize)
+            .cloned()
+            .ok_or(StorageError::UnknownPartition {
+                topic: topic.to_owned(),
+                partition,
+                count: t.partitions.len() as u32,
+            })
+    }
+
+    /// Create a topic. Retention values of 0 mean "the broker default".
+    pub fn create_topic(&self, name: &str, settings: TopicSettings) -> Result<Arc<Topic>> {
+        TopicName::new_any(name).map_err(|source| {
+            StorageError::InvalidBatch(hermit_protocol::WireError::InvalidName {
+                what: "topic",
+                source,
+            })
+        })?;
+        if settings.partitions == 0 || settings.partitions > hermit_protocol::frame::MAX_PARTITIONS
+        {
+            return Err(StorageError::Config(format!(
+                "partitions must be between 1 and {}",
+                hermit_protocol::frame::MAX_PARTITIONS
+            )));
+        }
+        let _admin = self.admin.lock().unwrap_or_else(|p| p.into_inner());
+        if self.stop.load(Ordering::SeqCst) {
+            return Err(StorageError::ShuttingDown);
+        }
+        if self.topic(name).is_some() {
+            return Err(StorageError::TopicExists(name.to_owned()));
+        }
+        let file = TopicFile {
+            partitions: settings.partitions,
+            cleanup: settings.cleanup.into(),
+            retention_ms: (settings.retention_ms != 0).then_some(settings.retention_ms),
+            retention_bytes: (settings.retention_bytes != 0).then_some(settings.retention_bytes),
+        };
+        let topic = Arc::new(Self::create_topic_files(
+            &self.dir.join("topics"),
+            name,
+            file,
+            &self.opts,
+            &self.sync,
+        )?);
+        tracing::info!(
+            topic = name,
+            partitions = settings.partitions,
+            "created topic"
+        );
+        self.topics
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(name.to_owned(), topic.clone());
+        Ok(topic)
+    }
+
+    /// Delete a topic: it disappears at once (renamed into `trash/`, then removed)
+    /// and its consumer-group offsets are forgotten.
+    pub fn delete_topic(&self, name: &str) -> Result<()> {
+        if name == OFFSETS_TOPIC {
+            return Err(StorageError::Config(format!(
+                "{OFFSETS_TOPIC} cannot be deleted"
+            )));
+        }
+        let _admin = self.admin.lock().unwrap_or_else(|p| p.into_inner());
+        let topic = self
+            .topics
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(name)
+            .ok_or_else(|| StorageError::UnknownTopic(name.to_owned()))?;
+        let trash = self.dir.join("trash");
+        if !trash.exists() {
+            fsutil::create_dir_durable(&trash)?;
+        }
+        let dest = trash.join(format!("{name}-{}", partition::now_ns()));
+        fs::rename(&topic.dir, &dest).ctx("move topic to trash", &topic.dir)?;
+        fsutil::fsync_dir(&self.dir.join("topics"))?;
+        fsutil::fsync_dir(&trash)?;
+        if let Err(e) = fs::remove_dir_all(&dest) {
+            tracing::warn!(dir = %dest.display(), error = %e, "could not empty the trash; it is emptied at the next start");
+        }
+        self.offsets.forget_topic(name)?;
+        tracing::info!(topic = name, "deleted topic");
+        Ok(())
+    }
+
+    /// Commit `offset` for a group; refused if it is ahead of the partition's
+    /// high watermark. Returns the append in `__consumer_offsets` so the
+    /// caller can wait for it to be durable.
+    pub fn commit(
+        &self,
+        group: &str,
+        topic: &str,
+        partition: u32,
+        offset: u64,
+    ) -> Result<Appended> {
+        let p = self.partition(topic, partition, true)?;
+        let hw = p.high_watermark();
+        if offset > hw {
+            return Err(StorageError::OffsetAheadOfLog {
+                offset,
+                high_watermark: hw,
+            });
+        }
+        self.offsets.commit(group, topic, partition, offset)
+    }
+
+    /// Run retention and compaction over every partition once.
+    pub fn run_cleanup(&self, now_ns: u64) -> Result<()> {
+        for topic in self.topics() {
+            for p in topic.partitions() {
+                if self.stop.load(Ordering::SeqCst) {
+                    return Ok(());
+                }
+                p.enforce_retention(now_ns)?;
+                if topic.policy.cleanup == Cleanup::Compact {
+                    p.compact(now_ns, None)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Verify every segment from before this start that is not verified yet.
+    pub fn verify_all(&self) -> Result<()> {
+        for topic in self.topics() {
+            for p in topic.partitions() {
+                let mut segs = p.unverified_segments();
+                segs.reverse(); // newest first: the likeliest to be read
+                for seg in segs {
+                    if self.stop.load(Ordering::SeqCst) {
+                        return Ok(());
+                    }
+                    p.verify_segment(&seg)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Start background threads: verification of old segments (when
+    /// `verify_sealed = background`) and periodic cleanup.
+    pub fn start_background(self: &Arc<Self>, cleanup_every: std::time::Duration) {
+        if self.opts.verify_sealed == VerifySealed::Background {
+            let log = Arc::downgrade(self);
+            let _ = std::thread::Builder::new()
+                .name("hermit-verify".into())
+                .spawn(move || {
+                    if let Some(log) = log.upgrade()
+                        && let Err(e) = log.verify_all()
+                    {
+                        tracing::error!(error = %e, "background verification failed");
+                    }
+                });
+        }
+        let log = Arc::downgrade(self);
+        let stop = self.stop.clone();
+        let _ = std::thread::Builder::new()
+            .name("hermit-cleaner".into())
+            .spawn(move || {
+                let step = std::time::Duration::from_millis(100);
+                let mut waited = std::time::Duration::ZERO;
+                while !stop.load(Ordering::SeqCst) {
+                    std::thread::sleep(step);
+                    waited += step;
+                    if waited < cleanup_every {
+                        continue;
+                    }
+                    waited = std::time::Duration::ZERO;
+                    let Some(log) = log.upgrade() else { return };
+                    if let Err(e) = log.run_cleanup(partition::now_ns()) {
+                        tracing::error!(error = %e, "cleanup failed");
+                    }
+                }
+            });
+    }
+
+    /// Stop background work, run a last group commit and fsync every partition.
+    /// The directory lock is released when the `Log` is dropped.
+    pub fn close(&self) -> Result<()> {
+        self.stop.store(true, Ordering::SeqCst);
+        self.sync.shutdown();
+        if let Some(h) = self
+            .sync_thread
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            let _ = h.join();
+        }
+        let mut first_err = None;
+        for topic in self.topics() {
+            for p in topic.partitions() {
+                if let Err(e) = p.close() {
+                    tracing::error!(topic = p.topic(), partition = p.id(), error = %e, "close failed");
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}

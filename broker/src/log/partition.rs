@@ -1,0 +1,986 @@
+//! One partition: an ordered list of segments, the append path, the
+//! zero-copy read path, group-commit fsync, recovery and retention.
+//!
+//! Invariant: every segment but the last (the active one) is complete and
+//! durable — a roll fsyncs the old segment and writes its index before the
+//! new one exists — so only the tail of the active segment can be torn by a
+//! crash. Everything else that fails a check is corruption, reported and fenced.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::IoSlice;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use hermit_protocol::record::{CRC_AT, CRC_START, HEADER_LEN, RecordHeader, TIMESTAMP_AT};
+use hermit_protocol::{Cleanup, WireError};
+use tokio::sync::watch;
+
+use super::error::{IoContext, Result, StorageError};
+use super::fsutil;
+use super::index::IndexBuilder;
+use super::reader::{Continuity, ScanOptions, SegmentReader};
+use super::segment::{
+    self, HARD_MAX_BATCH, SealedSegment, SegmentFile, Verification, idx_name, log_name,
+};
+use super::sync::SyncQueue;
+use super::{LogOptions, TopicPolicy};
+use crate::config::{FsyncPolicy, RecoveryMode, VerifySealed};
+
+/// Wall-clock time in nanoseconds since the Unix epoch.
+pub fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
+/// Where an append landed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Appended {
+    /// Offset of the batch's first record.
+    pub base_offset: u64,
+    /// Offset after the batch; durable once [`Partition::synced_offset`] reaches it.
+    pub next_offset: u64,
+}
+
+/// A byte range of whole batches in a segment file, to be sent as is.
+#[derive(Debug, Clone)]
+pub struct FileRange {
+    /// The segment file.
+    pub file: Arc<SegmentFile>,
+    /// First byte.
+    pub position: u64,
+    /// Length in bytes.
+    pub len: u64,
+    /// Base offset of the first batch in the range.
+    pub first_offset: u64,
+}
+
+/// The outcome of [`Partition::read`].
+#[derive(Debug)]
+pub enum ReadOutcome {
+    /// Whole batches, the first containing (or following) the offset.
+    Data {
+        /// The bytes to send.
+        range: FileRange,
+        /// Visible end of the log.
+        high_watermark: u64,
+        /// First stored offset.
+        log_start: u64,
+    },
+    /// Nothing at the offset yet (it equals the high watermark): wait for data.
+    Empty {
+        /// Visible end of the log.
+        high_watermark: u64,
+        /// First stored offset.
+        log_start: u64,
+    },
+    /// The range lies in a segment from before this start that has not been
+    /// CRC-verified yet: call [`Partition::verify_segment`] (blocking) and retry.
+    Unverified(Arc<SealedSegment>),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Visible {
+    offset: u64,
+    segment_base: u64,
+    position: u64,
+}
+
+struct Active {
+    base: u64,
+    file: Arc<SegmentFile>,
+    size: u64,
+    index: IndexBuilder,
+    /// Broker clock (ns) when the segment got its first batch in this
+    /// process — the roll age. Producer clocks are not trusted for this: a
+    /// skewed one would roll a segment per batch.
+    first_append_ns: Option<u64>,
+    max_timestamp: u64,
+}
+
+struct Inner {
+    sealed: Vec<Arc<SealedSegment>>,
+    active: Active,
+    log_start: u64,
+    next_offset: u64,
+    visible: Visible,
+    failed: Option<String>,
+}
+
+/// One partition of a topic.
+pub struct Partition {
+    topic: String,
+    id: u32,
+    dir: PathBuf,
+    opts: Arc<LogOptions>,
+    policy: TopicPolicy,
+    inner: Mutex<Inner>,
+    /// Visible end offset, published to long-polling readers.
+    hw_tx: watch::Sender<u64>,
+    /// Everything below this offset is on stable storage.
+    synced: AtomicU64,
+    /// Whether the partition sits in the sync queue (so an append enqueues it at most once).
+    queued: AtomicBool,
+    sync_queue: Option<Arc<SyncQueue>>,
+}
+
+impl std::fmt::Debug for Partition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Partition")
+            .field("topic", &self.topic)
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+fn open_rw(path: &Path, create: bool) -> Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(create)
+        .truncate(false)
+        .open(path)
+        .ctx(
+            if create {
+                "create segment"
+            } else {
+                "open segment"
+            },
+            path,
+        )
+}
+
+/// Write all of `parts` at `pos` with as few `pwritev` calls as the kernel allows.
+fn write_all_at(file: &File, parts: [&[u8]; 2], mut pos: u64) -> std::io::Result<()> {
+    let (mut a, mut b) = (parts[0], parts[1]);
+    while !a.is_empty() || !b.is_empty() {
+        let n = rustix::io::pwritev(file, &[IoSlice::new(a), IoSlice::new(b)], pos)?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        pos += n as u64;
+        let from_a = n.min(a.len());
+        a = &a[from_a..];
+        b = &b[n - from_a..];
+    }
+    Ok(())
+}
+
+impl Partition {
+    /// Open (recovering) or create the partition in `dir`.
+    pub fn open(
+        dir: PathBuf,
+        topic: &str,
+        id: u32,
+        opts: Arc<LogOptions>,
+        policy: TopicPolicy,
+        sync_queue: Option<Arc<SyncQueue>>,
+    ) -> Result<Arc<Partition>> {
+        if !dir.exists() {
+            fsutil::create_dir_durable(&dir)?;
+        }
+        let mut bases = Vec::new();
+        let mut idx_bases = Vec::new();
+        for entry in fs::read_dir(&dir).ctx("list partition directory", &dir)? {
+            let entry = entry.ctx("list partition directory", &dir)?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else {
+                tracing::warn!(dir = %dir.display(), file = ?name, "ignoring a file with a non-UTF-8 name");
+                continue;
+            };
+            if let Some(base) = segment::parse_name(name, "log") {
+                bases.push(base);
+            } else if let Some(base) = segment::parse_name(name, "idx") {
+                idx_bases.push(base);
+            } else if name.ends_with(".cleaned") || name.ends_with(".tmp") {
+                // Leftovers of a compaction or an atomic write cut short by a
+                // crash; the originals are intact.
+                let path = entry.path();
+                tracing::warn!(file = %path.display(), "removing leftover of an interrupted write");
+                fs::remove_file(&path).ctx("remove leftover", &path)?;
+            } else {
+                tracing::warn!(file = %entry.path().display(), "ignoring an unknown file in a partition directory");
+            }
+        }
+        bases.sort_unstable();
+        for orphan in idx_bases.iter().filter(|b| bases.binary_search(b).is_err()) {
+            let path = dir.join(idx_name(*orphan));
+            tracing::warn!(file = %path.display(), "removing an index without a log");
+            fs::remove_file(&path).ctx("remove orphan index", &path)?;
+        }
+        let mut scratch = Vec::new();
+        let mut sealed = Vec::new();
+        if let Some((&last, rest)) = bases.split_last() {
+            for (i, &base) in rest.iter().enumerate() {
+                let end = bases[i + 1];
+                let seg =
+                    SealedSegment::open(&dir, base, end, opts.index_interval_bytes, &mut scratch)?;
+                if opts.verify_sealed == VerifySealed::Startup {
+                    let v = seg.verify(opts.index_interval_bytes, &mut scratch)?;
+                    if !v.bad.is_empty() && opts.recovery_mode == RecoveryMode::AbsoluteConsistency
+                    {
+                        let b = v.bad[0];
+                        return Err(StorageError::CorruptRange {
+                            topic: topic.to_owned(),
+                            partition: id,
+                            from: b.from_offset,
+                            to: b.to_offset,
+                        });
+                    }
+                }
+                sealed.push(Arc::new(seg));
+            }
+            let _ = last;
+        }
+        let active_base = bases.last().copied().unwrap_or(0);
+        let active = Self::recover_active(&dir, active_base, &opts, topic, id)?;
+        let next_offset = active.1;
+        let active = active.0;
+        let log_start = sealed.first().map_or(active.base, |s| s.base);
+        let size = active.size;
+        let visible = Visible {
+            offset: next_offset,
+            segment_base: active.base,
+            position: size,
+        };
+        let (hw_tx, _) = watch::channel(next_offset);
+        let p = Partition {
+            topic: topic.to_owned(),
+            id,
+            dir,
+            opts,
+            policy,
+            inner: Mutex::new(Inner {
+                sealed,
+                active,
+                log_start,
+                next_offset,
+                visible,
+                failed: None,
+            }),
+            hw_tx,
+            synced: AtomicU64::new(next_offset),
+            queued: AtomicBool::new(false),
+            sync_queue,
+        };
+        Ok(Arc::new(p))
+    }
+
+    /// Scan the active segment from its start, truncating a torn or corrupt
+    /// tail (or refusing, in absolute-consistency mode). Returns it and the
+    /// next offset. The recovered bytes are fsynced: after a crash they may
+    /// only have been in the page cache.
+    fn recover_active(
+        dir: &Path,
+        base: u64,
+        opts: &LogOptions,
+        topic: &str,
+        id: u32,
+    ) -> Result<(Active, u64)> {
+        let path = dir.join(log_name(base));
+        let created = !path.exists();
+        let file = open_rw(&path, true)?;
+        if created {
+            fsutil::fsync_dir(dir)?;
+        }
+        let len = file.metadata().ctx("stat segment", &path)?.len();
+        let mut index = IndexBuilder::new(base, opts.index_interval_bytes);
+        let mut max_timestamp = 0;
+        let mut buf = Vec::new();
+        let mut reader = SegmentReader::new(
+            &file,
+            &path,
+            0,
+            len,
+            ScanOptions::verify(Continuity::Strict(base), HARD_MAX_BATCH),
+            &mut buf,
+        );
+        let damage = loop {
+            match reader.next_batch() {
+                Ok(Some(b)) => {
+                    index.observe(b.header.base_offset, b.position);
+                    max_timestamp = max_timestamp.max(b.header.timestamp_ns);
+                }
+                Ok(None) => break None,
+                Err(e @ StorageError::Corrupt { .. }) => break Some(e),
+                Err(e) => return Err(e),
+            }
+        };
+        let end = reader.position();
+        let next_offset = reader.next_offset().unwrap_or(base);
+        if let Some(err) = damage {
+            if opts.recovery_mode == RecoveryMode::AbsoluteConsistency {
+                return Err(err);
+            }
+            tracing::warn!(
+                topic, partition = id, segment = %path.display(),
+                valid_bytes = end, dropped_bytes = len - end, next_offset,
+                reason = %err,
+                "truncating the torn tail of the active segment"
+            );
+            file.set_len(end).ctx("truncate torn tail", &path)?;
+        }
+        if len > 0 {
+            file.sync_data().ctx("fsync recovered segment", &path)?;
+        }
+        Ok((
+            Active {
+                base,
+                file: Arc::new(SegmentFile { path, file }),
+                size: end,
+                index,
+                first_append_ns: (end > 0).then(now_ns),
+                max_timestamp,
+            },
+            next_offset,
+        ))
+    }
+
+    /// Topic name.
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+
+    /// Partition number.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// The partition directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The topic's cleanup and retention policy.
+    pub fn policy(&self) -> TopicPolicy {
+        self.policy
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding the lock cannot leave the on-disk log
+        // inconsistent (recovery handles any tail), so poisoning is ignored.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Offset the next record will get (written, maybe not yet durable).
+    pub fn next_offset(&self) -> u64 {
+        self.lock().next_offset
+    }
+
+    /// Everything below this offset is durable.
+    pub fn synced_offset(&self) -> u64 {
+        self.synced.load(Ordering::Acquire)
+    }
+
+    /// Visible end of the log: consumers see offsets below it.
+    pub fn high_watermark(&self) -> u64 {
+        *self.hw_tx.borrow()
+    }
+
+    /// First stored offset.
+    pub fn log_start(&self) -> u64 {
+        self.lock().log_start
+    }
+
+    /// `(log_start, high_watermark)` read together.
+    pub fn bounds(&self) -> (u64, u64) {
+        let inner = self.lock();
+        (inner.log_start, inner.visible.offset)
+    }
+
+    /// Watch the high watermark (long polls wait on it).
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.hw_tx.subscribe()
+    }
+
+    /// The error that failed this partition, if any.
+    pub fn failure(&self) -> Option<String> {
+        self.lock().failed.clone()
+    }
+
+    fn failed_error(&self, reason: &str) -> StorageError {
+        StorageError::Failed {
+            topic: self.topic.clone(),
+            partition: self.id,
+            reason: reason.to_owned(),
+        }
+    }
+
+    /// Append one record batch (header included, base offset ignored). The
+    /// CRC is verified, the offset assigned by patching the header in the
+    /// write, and the batch written with one `pwritev`.
+    pub fn append(self: &Arc<Self>, batch: &[u8]) -> Result<Appended> {
+        let header = RecordHeader::decode(batch)?;
+        if header.batch_len() != batch.len() as u64 {
+            return Err(WireError::LengthMismatch {
+                frame: batch.len() as u64,
+                contents: header.batch_len(),
+            }
+            .into());
+        }
+        header.check_limits(self.opts.max_key, self.opts.max_payload)?;
+        // Each record takes at least its 4-byte length prefix in the client
+        // layout; a count beyond that would only burn offsets.
+        let max_records = (header.payload_len / 4).max(1);
+        if header.record_count > max_records {
+            return Err(WireError::InvalidField {
+                field: "record_count",
+                value: u64::from(header.record_count),
+            }
+            .into());
+        }
+        let computed = crc32c::crc32c(&batch[CRC_START..]);
+        if computed != header.crc {
+            return Err(WireError::CrcMismatch {
+                stored: header.crc,
+                computed,
+            }
+            .into());
+        }
+        let mut head = [0u8; HEADER_LEN];
+        head.copy_from_slice(&batch[..HEADER_LEN]);
+        let mut timestamp = header.timestamp_ns;
+        if timestamp == 0 {
+            timestamp = now_ns();
+            head[TIMESTAMP_AT..TIMESTAMP_AT + 8].copy_from_slice(&timestamp.to_be_bytes());
+            let crc =
+                crc32c::crc32c_append(crc32c::crc32c(&head[CRC_START..]), &batch[HEADER_LEN..]);
+            head[CRC_AT..CRC_AT + 4].copy_from_slice(&crc.to_be_bytes());
+        }
+        let count = u64::from(header.record_count);
+        let len = header.batch_len();
+
+        let mut inner = self.lock();
+        if let Some(reason) = &inner.failed {
+            return Err(self.failed_error(reason));
+        }
+        let next = inner.next_offset;
+        let needs_roll = inner.active.size > 0
+            && (inner.active.size + len > self.opts.segment_bytes
+                || next + count - inner.active.base > u64::from(u32::MAX)
+                || inner.active.first_append_ns.is_some_and(|t| {
+                    now_ns().saturating_sub(t) / 1_000_000 >= self.opts.segment_ms
+                }));
+        if needs_roll {
+            self.roll(&mut inner)?;
+        }
+        let base = inner.next_offset;
+        head[1..9].copy_from_slice(&base.to_be_bytes());
+        let pos = inner.active.size;
+        if let Err(e) = write_all_at(&inner.active.file.file, [&head, &batch[HEADER_LEN..]], pos) {
+            let err = StorageError::io("append", &inner.active.file.path, e);
+            // Cut off whatever part of the batch reached the file, so the next
+            // append does not follow garbage; if even that fails, stop writing.
+            if let Err(e2) = inner.active.file.file.set_len(pos) {
+                let reason = format!("{err}; then truncating back failed: {e2}");
+                tracing::error!(topic = %self.topic, partition = self.id, %reason, "partition failed");
+                inner.failed = Some(reason);
+            }
+            return Err(err);
+        }
+        let active = &mut inner.active;
+        active.index.observe(base, pos);
+        active.size = pos + len;
+        active.first_append_ns.get_or_insert_with(now_ns);
+        active.max_timestamp = active.max_timestamp.max(timestamp);
+        inner.next_offset = base + count;
+        if self.opts.fsync != FsyncPolicy::Always {
+            inner.visible = Visible {
+                offset: base + count,
+                segment_base: inner.active.base,
+                position: pos + len,
+            };
+            self.hw_tx.send_replace(base + count);
+        }
+        drop(inner);
+        if self.opts.fsync != FsyncPolicy::Never {
+            self.enqueue_sync();
+        }
+        Ok(Appended {
+            base_offset: base,
+            next_offset: base + count,
+        })
+    }
+
+    fn enqueue_sync(self: &Arc<Self>) {
+        if let Some(q) = &self.sync_queue
+            && !self.queued.swap(true, Ordering::SeqCst)
+        {
+            q.push(self.clone());
+        }
+    }
+
+    /// Called by the sync queue when it takes the partition, before syncing it.
+    pub(crate) fn dequeued(&self) {
+        self.queued.store(false, Ordering::SeqCst);
+    }
+
+    /// Seal the active segment and start a new one at the next offset.
+    /// The old segment is fsynced and its index written before the new file
+    /// exists, keeping "only the active segment may be torn" true.
+    fn roll(&self, inner: &mut Inner) -> Result<()> {
+        let old = &inner.active;
+        old.file
+            .file
+            .sync_data()
+            .ctx("fsync segment before roll", &old.file.path)?;
+        let index = old.index.clone().finish();
+        let idx_path = self.dir.join(idx_name(old.base));
+        index.write(&idx_path)?;
+        let new_base = inner.next_offset;
+        let path = self.dir.join(log_name(new_base));
+        let file = open_rw(&path, true)?;
+        fsutil::fsync_dir(&self.dir)?;
+        let new = Active {
+            base: new_base,
+            file: Arc::new(SegmentFile { path, file }),
+            size: 0,
+            index: IndexBuilder::new(new_base, self.opts.index_interval_bytes),
+            first_append_ns: None,
+            max_timestamp: 0,
+        };
+        let old = std::mem::replace(&mut inner.active, new);
+        inner.sealed.push(Arc::new(SealedSegment::sealed_now(
+            old.base,
+            new_base,
+            old.size,
+            old.file,
+            idx_path,
+            index,
+            old.max_timestamp,
+        )));
+        // The old segment is durable now.
+        if self.synced.load(Ordering::Acquire) < new_base {
+            self.synced.store(new_base, Ordering::Release);
+        }
+        if inner.visible.offset <= new_base {
+            inner.visible = Visible {
+                offset: new_base,
+                segment_base: new_base,
+                position: 0,
+            };
+            self.hw_tx.send_replace(new_base);
+        }
+        tracing::debug!(topic = %self.topic, partition = self.id, base = new_base, "rolled segment");
+        Ok(())
+    }
+
+    /// Seal the active segment now, if it holds anything (operators, tests).
+    pub fn force_roll(&self) -> Result<()> {
+        let mut inner = self.lock();
+        if let Some(reason) = &inner.failed {
+            return Err(self.failed_error(reason));
+        }
+        if inner.active.size == 0 {
+            return Ok(());
+        }
+        self.roll(&mut inner)
+    }
+
+    /// fsync what has been written; under `fsync = always` this also makes it visible.
+    /// Called by the sync thread (group commit) and on close.
+    pub fn sync(&self) -> Result<()> {
+        let (file, offset, base, position) = {
+            let inner = self.lock();
+            if let Some(reason) = &inner.failed {
+                return Err(self.failed_error(reason));
+            }
+            if self.synced.load(Ordering::Acquire) >= inner.next_offset {
+                return Ok(());
+            }
+            (
+                inner.active.file.clone(),
+                inner.next_offset,
+                inner.active.base,
+                inner.active.size,
+            )
+        };
+        if let Err(e) = file.file.sync_data() {
+            // After a failed fsync the page cache may have dropped the dirty
+            // pages: retrying could report success for lost data. Stop here.
+            let err = StorageError::io("fsync", &file.path, e);
+            tracing::error!(topic = %self.topic, partition = self.id, error = %err, "fsync failed; partition stops accepting writes");
+            self.lock().failed = Some(err.to_string());
+            self.hw_tx.send_modify(|_| {}); // wake waiters so they see the failure
+            return Err(err);
+        }
+        let mut inner = self.lock();
+        if self.synced.load(Ordering::Acquire) < offset {
+            self.synced.store(offset, Ordering::Release);
+        }
+        if self.opts.fsync == FsyncPolicy::Always && inner.visible.offset < offset {
+            inner.visible = Visible {
+                offset,
+                segment_base: base,
+                position,
+            };
+            self.hw_tx.send_replace(offset);
+        }
+        Ok(())
+    }
+
+    /// fsync everything (shutdown, tests). Works under every fsync policy.
+    pub fn close(&self) -> Result<()> {
+        self.sync()
+    }
+
+    /// Find whole batches starting with the one that contains `offset` (or
+    /// the first after it, across compaction holes), up to about `max_bytes`
+    /// (at least one batch). Copies no record bytes: only headers are read,
+    /// through `scratch`, when the offset is not at an index entry.
+    pub fn read(&self, offset: u64, max_bytes: u32, scratch: &mut Vec<u8>) -> Result<ReadOutcome> {
+        let mut after_base: Option<u64> = None;
+        loop {
+            let plan = {
+                let inner = self.lock();
+                let (log_start, hw) = (inner.log_start, inner.visible.offset);
+                if offset < log_start || offset > hw {
+                    return Err(StorageError::OffsetOutOfRange {
+                        offset,
+                        log_start,
+                        high_watermark: hw,
+                    });
+                }
+                if offset == hw {
+                    return Ok(ReadOutcome::Empty {
+                        high_watermark: hw,
+                        log_start,
+                    });
+                }
+                match self.plan(&inner, offset, max_bytes, after_base)? {
+                    Planned::Plan(p) => p,
+                    Planned::Unverified(seg) => return Ok(ReadOutcome::Unverified(seg)),
+                }
+            };
+            match self.walk(&plan, offset, max_bytes, scratch)? {
+                Some(range) => {
+                    let (log_start, high_watermark) = self.bounds();
+                    return Ok(ReadOutcome::Data {
+                        range,
+                        high_watermark,
+                        log_start,
+                    });
+                }
+                // Nothing visible follows the offset (a compaction hole at the
+                // very end of what is visible): wait like at the end of the log.
+                None if plan.is_active => {
+                    let (log_start, high_watermark) = self.bounds();
+                    return Ok(ReadOutcome::Empty {
+                        high_watermark,
+                        log_start,
+                    });
+                }
+                // The offset falls in a hole at the end of a compacted segment:
+                // continue in the next one.
+                None => after_base = Some(plan.segment_base),
+            }
+        }
+    }
+
+    fn plan(
+        &self,
+        inner: &Inner,
+        offset: u64,
+        max_bytes: u32,
+        after_base: Option<u64>,
+    ) -> Result<Planned> {
+        // The segment holding `offset`, or (after a hole) the first one after `after_base`.
+        let pick_sealed = match after_base {
+            None => {
+                let i = inner.sealed.partition_point(|s| s.base <= offset);
+                match i.checked_sub(1) {
+                    Some(j) if inner.sealed[j].end_offset > offset => Some(j),
+                    // In no segment (one emptied by compaction was removed):
+                    // the next segment's first batch follows the offset.
+                    _ if i < inner.sealed.len() => Some(i),
+                    _ => None,
+                }
+            }
+            Some(b) => inner.sealed.iter().position(|s| s.base > b),
+        };
+        let visible = inner.visible;
+        let limit = |p0: u64| p0.saturating_add(u64::from(max_bytes));
+        if let Some(i) = pick_sealed {
+            let seg = &inner.sealed[i];
+            let Some(verification) = seg.verification() else {
+                return Ok(Planned::Unverified(seg.clone()));
+            };
+            let mut visible_end = if seg.base < visible.segment_base {
+                seg.size
+            } else {
+                visible.position.min(seg.size)
+            };
+            let (mut p0, mut o0) = seg
+                .index
+                .lookup(offset)
+                .map_or((0, seg.base), |(o, p)| (p, o));
+            for bad in &verification.bad {
+                if offset >= bad.from_offset && offset < bad.to_offset {
+                    return Err(StorageError::CorruptRange {
+                        topic: self.topic.clone(),
+                        partition: self.id,
+                        from: bad.from_offset,
+                        to: bad.to_offset,
+                    });
+                }
+                if bad.to_offset <= offset && bad.to_pos > p0 {
+                    (p0, o0) = (bad.to_pos, bad.to_offset);
+                }
+            }
+            if let Some(bad) = verification.bad.iter().find(|b| b.from_pos >= p0) {
+                visible_end = visible_end.min(bad.from_pos);
+            }
+            let cap_end = seg.index.floor_position(limit(p0));
+            return Ok(Planned::Plan(Plan {
+                file: seg.file.clone(),
+                segment_base: seg.base,
+                from_pos: p0,
+                from_offset: o0,
+                visible_end,
+                cap_end,
+                is_active: false,
+            }));
+        }
+        let active = &inner.active;
+        if active.base > visible.segment_base {
+            // Rolled, but nothing in the new segment is visible yet: the
+            // visible end sits at the end of the previous segment.
+            return Ok(Planned::Plan(Plan {
+                file: active.file.clone(),
+                segment_base: active.base,
+                from_pos: 0,
+                from_offset: active.base,
+                visible_end: 0,
+                cap_end: None,
+                is_active: true,
+            }));
+        }
+        let entries = active.index.entries();
+        let rel = offset.saturating_sub(active.base);
+        let i = entries.partition_point(|e| u64::from(e.rel_offset) <= rel);
+        let (p0, o0) = i.checked_sub(1).map_or((0, active.base), |i| {
+            (
+                u64::from(entries[i].position),
+                active.base + u64::from(entries[i].rel_offset),
+            )
+        });
+        let lim = limit(p0);
+        let j = entries.partition_point(|e| u64::from(e.position) <= lim);
+        let cap_end = j.checked_sub(1).map(|j| u64::from(entries[j].position));
+        Ok(Planned::Plan(Plan {
+            file: active.file.clone(),
+            segment_base: active.base,
+            from_pos: p0,
+            from_offset: o0,
+            visible_end: visible.position.min(active.size),
+            cap_end,
+            is_active: true,
+        }))
+    }
+
+    /// Walk headers from the plan's index entry to the batch holding (or
+    /// following) `offset`; `None` if the segment's visible part has none.
+    fn walk(
+        &self,
+        plan: &Plan,
+        offset: u64,
+        max_bytes: u32,
+        scratch: &mut Vec<u8>,
+    ) -> Result<Option<FileRange>> {
+        let (start, first_len, first_offset) =
+            if plan.from_offset == offset && plan.from_pos < plan.visible_end {
+                let h = plan.file.header_at(plan.from_pos)?;
+                (plan.from_pos, h.batch_len(), h.base_offset)
+            } else {
+                let mut reader = SegmentReader::new(
+                    &plan.file.file,
+                    &plan.file.path,
+                    plan.from_pos,
+                    plan.visible_end,
+                    ScanOptions::headers(HARD_MAX_BATCH),
+                    scratch,
+                );
+                loop {
+                    match reader.next_batch()? {
+                        Some(b) if b.header.next_offset().is_some_and(|n| n > offset) => {
+                            break (b.position, b.header.batch_len(), b.header.base_offset);
+                        }
+                        Some(_) => continue,
+                        None => return Ok(None),
+                    }
+                }
+            };
+        let limit = plan.from_pos.saturating_add(u64::from(max_bytes));
+        let end = if limit >= plan.visible_end {
+            plan.visible_end
+        } else {
+            plan.cap_end
+                .filter(|&c| c > start && c <= plan.visible_end)
+                .unwrap_or(start + first_len)
+        };
+        Ok(Some(FileRange {
+            file: plan.file.clone(),
+            position: start,
+            len: end - start,
+            first_offset,
+        }))
+    }
+
+    /// CRC-verify a segment opened at start (blocking; run off the async runtime).
+    pub fn verify_segment(&self, seg: &SealedSegment) -> Result<()> {
+        let mut scratch = Vec::new();
+        seg.verify(self.opts.index_interval_bytes, &mut scratch)
+            .map(|_| ())
+    }
+
+    /// Sealed segments not yet verified (for the background verifier).
+    pub fn unverified_segments(&self) -> Vec<Arc<SealedSegment>> {
+        self.lock()
+            .sealed
+            .iter()
+            .filter(|s| s.verification().is_none())
+            .cloned()
+            .collect()
+    }
+
+    /// Corrupt ranges found so far in sealed segments.
+    pub fn corrupt_ranges(&self) -> Vec<segment::BadRange> {
+        self.lock()
+            .sealed
+            .iter()
+            .filter_map(|s| s.verification())
+            .flat_map(|v: &Verification| v.bad.iter().copied())
+            .collect()
+    }
+
+    /// Number of segments (sealed plus the active one).
+    pub fn segment_count(&self) -> usize {
+        self.lock().sealed.len() + 1
+    }
+
+    /// Total bytes of all segments.
+    pub fn size_bytes(&self) -> u64 {
+        let inner = self.lock();
+        inner.sealed.iter().map(|s| s.size).sum::<u64>() + inner.active.size
+    }
+
+    /// Delete whole sealed segments past the retention limits (age from the
+    /// batches' timestamps, size over all segments). Returns how many went.
+    pub fn enforce_retention(&self, now_ns: u64) -> Result<usize> {
+        let retention_ns = self.policy.retention_ms.saturating_mul(1_000_000);
+        let retention_bytes = self.policy.retention_bytes;
+        let doomed: Vec<Arc<SealedSegment>> = {
+            let mut inner = self.lock();
+            let mut total: u64 =
+                inner.sealed.iter().map(|s| s.size).sum::<u64>() + inner.active.size;
+            let mut n = 0;
+            if self.policy.cleanup == Cleanup::Delete {
+                for seg in &inner.sealed {
+                    let too_old = self.policy.retention_ms != u64::MAX
+                        && seg.max_timestamp().saturating_add(retention_ns) < now_ns;
+                    let too_big =
+                        retention_bytes != u64::MAX && total - seg.size >= retention_bytes;
+                    if !(too_old || too_big) {
+                        break;
+                    }
+                    total -= seg.size;
+                    n += 1;
+                }
+            }
+            let doomed: Vec<_> = inner.sealed.drain(..n).collect();
+            if n > 0 {
+                inner.log_start = inner.sealed.first().map_or(inner.active.base, |s| s.base);
+            }
+            doomed
+        };
+        for seg in &doomed {
+            tracing::info!(
+                topic = %self.topic, partition = self.id, base = seg.base, bytes = seg.size,
+                "retention: deleting segment"
+            );
+            remove_segment_files(seg)?;
+        }
+        if !doomed.is_empty() {
+            fsutil::fsync_dir(&self.dir)?;
+        }
+        Ok(doomed.len())
+    }
+
+    /// The active segment's file and its written size (a scan bound).
+    pub(crate) fn active_snapshot(&self) -> (Arc<SegmentFile>, u64) {
+        let inner = self.lock();
+        (inner.active.file.clone(), inner.active.size)
+    }
+
+    /// Sealed segments, oldest first (compaction and tools).
+    pub(crate) fn sealed_segments(&self) -> Vec<Arc<SealedSegment>> {
+        self.lock().sealed.clone()
+    }
+
+    /// Replace sealed segment `old` (by identity) with `new`, or drop it when
+    /// `new` is `None`. Returns false if `old` is no longer in the list.
+    pub(crate) fn replace_sealed(
+        &self,
+        old: &Arc<SealedSegment>,
+        new: Option<Arc<SealedSegment>>,
+    ) -> bool {
+        let mut inner = self.lock();
+        let Some(i) = inner.sealed.iter().position(|s| Arc::ptr_eq(s, old)) else {
+            return false;
+        };
+        match new {
+            Some(seg) => inner.sealed[i] = seg,
+            None => {
+                inner.sealed.remove(i);
+                if i == 0 {
+                    inner.log_start = inner.sealed.first().map_or(inner.active.base, |s| s.base);
+                }
+            }
+        }
+        true
+    }
+
+    /// The options this partition runs with.
+    pub(crate) fn options(&self) -> &LogOptions {
+        &self.opts
+    }
+
+    /// Whether the whole log is `next_offset` past `log_start` and how far is visible (diagnostics).
+    pub fn describe(&self) -> (u64, u64, u64, u64) {
+        let inner = self.lock();
+        (
+            inner.log_start,
+            inner.visible.offset,
+            inner.next_offset,
+            self.synced.load(Ordering::Acquire),
+        )
+    }
+}
+
+/// Unlink a segment's log and index (readers holding it keep their open file).
+pub(crate) fn remove_segment_files(seg: &SealedSegment) -> Result<()> {
+    match fs::remove_file(&seg.idx_path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(StorageError::io("remove index", &seg.idx_path, e)),
+    }
+    fs::remove_file(&seg.file.path).ctx("remove segment", &seg.file.path)
+}
+
+enum Planned {
+    Plan(Plan),
+    Unverified(Arc<SealedSegment>),
+}
+
+struct Plan {
+    file: Arc<SegmentFile>,
+    segment_base: u64,
+    from_pos: u64,
+    from_offset: u64,
+    visible_end: u64,
+    cap_end: Option<u64>,
+    is_active: bool,
+}

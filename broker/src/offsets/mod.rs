@@ -1,0 +1,263 @@
+//! Consumer-group offsets: the compacted internal topic `__consumer_offsets`
+//! is the record; 256 in-memory shards, chosen by FNV-1a of
+//! `group/topic/partition` (the original HermitMQ's design), answer queries.
+//! The shards are rebuilt from the topic on start.
+//!
+//! Record layout in `__consumer_offsets` (one record per batch):
+//! key = `u8 len | group | u8 len | topic | u32 partition`,
+//! payload = the client layout with one 8-byte record: the offset (u64);
+//! a tombstone (empty payload) forgets the key.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use hermit_protocol::record::BatchBuilder;
+
+use crate::log::error::{Result, StorageError};
+use crate::log::partition::now_ns;
+use crate::log::reader::{Continuity, ScanOptions, SegmentReader};
+use crate::log::segment::HARD_MAX_BATCH;
+use crate::log::{Appended, Partition};
+
+/// Number of in-memory shards.
+pub const SHARDS: usize = 256;
+
+/// FNV-1a (32-bit) of `group/topic/partition`, without building the string.
+pub fn shard_of(group: &str, topic: &str, partition: u32) -> usize {
+    let mut h: u32 = 0x811c_9dc5;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u32::from(b);
+            h = h.wrapping_mul(0x0100_0193);
+        }
+    };
+    eat(group.as_bytes());
+    eat(b"/");
+    eat(topic.as_bytes());
+    eat(b"/");
+    let mut digits = [0u8; 10];
+    let mut n = partition;
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    eat(&digits[i..]);
+    (h as usize) % SHARDS
+}
+
+type Key = (String, String, u32);
+
+/// The committed offsets of every consumer group.
+pub struct OffsetStore {
+    shards: Vec<Mutex<HashMap<Key, u64>>>,
+    log: Arc<Partition>,
+}
+
+impl std::fmt::Debug for OffsetStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OffsetStore").finish_non_exhaustive()
+    }
+}
+
+fn encode_key(group: &str, topic: &str, partition: u32) -> Vec<u8> {
+    let mut k = Vec::with_capacity(2 + group.len() + topic.len() + 4);
+    k.push(group.len() as u8);
+    k.extend_from_slice(group.as_bytes());
+    k.push(topic.len() as u8);
+    k.extend_from_slice(topic.as_bytes());
+    k.extend_from_slice(&partition.to_be_bytes());
+    k
+}
+
+fn decode_key(k: &[u8]) -> Option<Key> {
+    let mut r = hermit_protocol::codec::Reader::new(k);
+    let group = r.str8("group").ok()?.to_owned();
+    let topic = r.str8("topic").ok()?.to_owned();
+    let partition = r.u32().ok()?;
+    r.finish().ok()?;
+    Some((group, topic, partition))
+}
+
+impl OffsetStore {
+    /// Rebuild the shards from `log` (partition 0 of `__consumer_offsets`).
+    pub fn load(log: Arc<Partition>) -> Result<OffsetStore> {
+        let shards: Vec<_> = (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect();
+        let store = OffsetStore { shards, log };
+        let mut scratch = Vec::new();
+        let mut files: Vec<(Arc<crate::log::segment::SegmentFile>, u64)> = store
+            .log
+            .sealed_segments()
+            .iter()
+            .map(|s| (s.file.clone(), s.size))
+            .collect();
+        files.push(store.log.active_snapshot());
+        let mut loaded = 0u64;
+        for (file, size) in files {
+            let mut opts = ScanOptions::verify(Continuity::Unchecked, HARD_MAX_BATCH);
+            opts.want_bytes = true;
+            let mut reader =
+                SegmentReader::new(&file.file, &file.path, 0, size, opts, &mut scratch);
+            loop {
+                let b = match reader.next_batch() {
+                    Ok(Some(b)) => b,
+                    Ok(None) => break,
+                    Err(e) => {
+                        // The partition's own verification fences and reports
+                        // the damage; offsets after it in this segment are lost.
+                        tracing::error!(error = %e, "damaged __consumer_offsets segment; skipping its rest");
+                        break;
+                    }
+                };
+                let bytes = b.bytes.expect("invariant: want_bytes scans return bytes");
+                let Ok((view, _)) = hermit_protocol::BatchView::parse(bytes) else {
+                    continue;
+                };
+                let Some(key) = decode_key(view.key()) else {
+                    tracing::warn!(
+                        offset = b.header.base_offset,
+                        "skipping an unreadable __consumer_offsets key"
+                    );
+                    continue;
+                };
+                let shard = shard_of(&key.0, &key.1, key.2);
+                let mut map = store.shards[shard]
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner());
+                if view.payload().is_empty() {
+                    map.remove(&key);
+                    continue;
+                }
+                let value = view
+                    .records()
+                    .next()
+                    .and_then(|r| r.ok())
+                    .and_then(|r| <[u8; 8]>::try_from(r).ok())
+                    .map(u64::from_be_bytes);
+                match value {
+                    Some(offset) => {
+                        map.insert(key, offset);
+                        loaded += 1;
+                    }
+                    None => tracing::warn!(
+                        offset = b.header.base_offset,
+                        "skipping an unreadable __consumer_offsets value"
+                    ),
+                }
+            }
+        }
+        tracing::debug!(records = loaded, "loaded consumer offsets");
+        Ok(store)
+    }
+
+    /// The partition the offsets are stored in.
+    pub fn partition(&self) -> &Arc<Partition> {
+        &self.log
+    }
+
+    /// Store `offset` as the next offset `group` reads from `topic/partition`.
+    ///
+    /// The shard lock is held across the append so the log and the shard agree
+    /// on the order of concurrent commits to one key.
+    pub fn commit(
+        &self,
+        group: &str,
+        topic: &str,
+        partition: u32,
+        offset: u64,
+    ) -> Result<Appended> {
+        let mut b = BatchBuilder::with_capacity(&encode_key(group, topic, partition), 12);
+        b.push(&offset.to_be_bytes());
+        let batch = b.finish(now_ns()).map_err(StorageError::InvalidBatch)?;
+        let shard = shard_of(group, topic, partition);
+        let mut map = self.shards[shard].lock().unwrap_or_else(|p| p.into_inner());
+        let appended = self.log.append(&batch)?;
+        map.insert((group.to_owned(), topic.to_owned(), partition), offset);
+        Ok(appended)
+    }
+
+    /// The committed offset, if any.
+    pub fn committed(&self, group: &str, topic: &str, partition: u32) -> Option<u64> {
+        let shard = shard_of(group, topic, partition);
+        let map = self.shards[shard].lock().unwrap_or_else(|p| p.into_inner());
+        map.get(&(group.to_owned(), topic.to_owned(), partition))
+            .copied()
+    }
+
+    /// Every committed offset: `(group, topic, partition, offset)`.
+    pub fn all(&self) -> Vec<(String, String, u32, u64)> {
+        let mut v = Vec::new();
+        for shard in &self.shards {
+            let map = shard.lock().unwrap_or_else(|p| p.into_inner());
+            v.extend(
+                map.iter()
+                    .map(|((g, t, p), o)| (g.clone(), t.clone(), *p, *o)),
+            );
+        }
+        v.sort();
+        v
+    }
+
+    /// Forget every group's offsets for a deleted topic (writes tombstones).
+    pub fn forget_topic(&self, topic: &str) -> Result<()> {
+        for shard in &self.shards {
+            let mut map = shard.lock().unwrap_or_else(|p| p.into_inner());
+            let doomed: Vec<Key> = map.keys().filter(|k| k.1 == topic).cloned().collect();
+            for key in doomed {
+                let mut b = BatchBuilder::new(&encode_key(&key.0, &key.1, key.2));
+                // A tombstone: one record slot, empty payload.
+                b.push(&[]);
+                let mut batch = b.finish(now_ns()).map_err(StorageError::InvalidBatch)?;
+                make_tombstone(&mut batch);
+                self.log.append(&batch)?;
+                map.remove(&key);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Turn a one-record batch into a tombstone: empty payload, recomputed CRC.
+fn make_tombstone(batch: &mut Vec<u8>) {
+    use hermit_protocol::record::{CRC_AT, CRC_START, HEADER_LEN, PAYLOAD_LEN_AT, RecordHeader};
+    let h = RecordHeader::decode(batch).expect("invariant: built by BatchBuilder");
+    batch.truncate(HEADER_LEN + h.key_len as usize);
+    batch[PAYLOAD_LEN_AT..PAYLOAD_LEN_AT + 4].copy_from_slice(&0u32.to_be_bytes());
+    let crc = crc32c::crc32c(&batch[CRC_START..]);
+    batch[CRC_AT..CRC_AT + 4].copy_from_slice(&crc.to_be_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_matches_the_string_form() {
+        fn reference(s: &str) -> usize {
+            let mut h: u32 = 0x811c_9dc5;
+            for b in s.bytes() {
+                h ^= u32::from(b);
+                h = h.wrapping_mul(0x0100_0193);
+            }
+            h as usize % SHARDS
+        }
+        for (g, t, p) in [
+            ("g", "t", 0),
+            ("chat-app", "room.42", 4_294_967_295),
+            ("é", "x", 10),
+        ] {
+            assert_eq!(shard_of(g, t, p), reference(&format!("{g}/{t}/{p}")));
+        }
+    }
+
+    #[test]
+    fn keys_round_trip() {
+        let k = encode_key("grp", "topic", 7);
+        assert_eq!(decode_key(&k), Some(("grp".into(), "topic".into(), 7)));
+        assert_eq!(decode_key(&k[..k.len() - 1]), None);
+    }
+}
