@@ -1,1 +1,52 @@
-//! End-to-end sealing (placeholder; being written).
+//! End-to-end sealing, sans-I/O: nothing here touches a socket, a file or a clock
+//! other than the system time for sequence numbers.
+//!
+//! The byte formats are specified in `docs/ENVELOPE.md`; this module implements
+//! them and is the only place in HermitMQ that links a cryptography crate (the
+//! broker stays blind by construction).
+//!
+//! # Layout
+//! - [`identity`]: P-256 ECDH identities and public keys, imported and exported
+//!   byte-for-byte as the Web Crypto API does (base64 PKCS#8 / SPKI), fingerprints
+//!   and key ids.
+//! - [`keyfile`]: SEALKEY v1, the password-wrapped private key file (Argon2id +
+//!   AES-256-GCM, RFC 7468 armor).
+//! - [`compat`]: the browser article's `ChatCrypto` (`encrypt` / `decrypt` with the
+//!   pairwise key and no context) for talking to existing Web Crypto code.
+//! - [`envelope`]: the sealed record v1 wire format: header, zero-copy record view,
+//!   Padmé padding, context digests.
+//! - [`seal`]: [`Sealer`], which writes DIRECT and MULTI records into a caller buffer
+//!   with cached per-peer keys and a per-topic sequence generator ([`seq`]).
+//! - [`open`]: [`Opener`], which checks, authenticates, de-duplicates ([`replay`])
+//!   and decrypts records from trusted senders.
+//! - [`signing`]: optional ECDSA P-256 signatures over records, with their own key.
+//! - [`blind`]: blinded record keys the broker can compact by without learning them.
+//!
+//! Every failure is a typed error; no input, however hostile, makes this module
+//! panic. Secrets live in zeroize-on-drop types whose `Debug` is redacted.
+
+pub mod blind;
+pub mod compat;
+pub mod envelope;
+pub mod identity;
+pub mod keyfile;
+pub mod open;
+pub mod replay;
+pub mod seal;
+pub mod seq;
+pub mod signing;
+
+mod pairwise;
+mod reader;
+mod rng;
+
+pub use blind::{BlindedKey, ConversationKey};
+pub use compat::{ChatCrypto, CompatError, CompatMessage};
+pub use envelope::{Flags, Header, Mode, RecordView};
+pub use identity::{Fingerprint, Identity, KeyError, Kid, PublicKey};
+pub use keyfile::{KdfParams, KeyFile, KeyFileError};
+pub use open::{OpenError, Opened, OpenedMode, Opener, TrustError};
+pub use replay::Gap;
+pub use seal::{RecordBuf, SealError, Sealed, Sealer};
+pub use seq::SeqGen;
+pub use signing::{SigningIdentity, SigningPublicKey};

@@ -1,0 +1,436 @@
+//! Sealed record v1: the wire format, parsed without copying.
+//!
+//! ```text
+//! common header (20): version=0x01 | mode | flags | 0x00 | sender_kid(8) | seq u64
+//! DIRECT (0x01):  header | recipient_kid(8) | iv(12) | AES-GCM(K_pair) ct || tag(16) [| sig(64)]
+//! MULTI  (0x02):  header | msg_salt(16) | ck_commit(32) | n u16
+//!                 | n × (kid(8) | wrapped CK(32) | tag(16)) | payload ct || tag(16) [| sig(64)]
+//! ```
+//!
+//! All integers are big-endian. [`Header::parse`] checks the common header;
+//! [`RecordView::parse`] checks a whole record's structure (lengths, `n`, the
+//! signature trailer) and hands out borrowed slices of its fields. Neither
+//! authenticates anything: that is the [`Opener`](super::Opener)'s job.
+
+use sha2::{Digest as _, Sha256};
+
+use super::identity::{Fingerprint, Kid};
+use super::open::OpenError;
+use super::reader::{Eof, Reader};
+
+/// The only record version this code reads or writes.
+pub const VERSION: u8 = 0x01;
+/// Length of the common header.
+pub const HEADER_LEN: usize = 20;
+/// AES-GCM IV length in DIRECT records.
+pub const IV_LEN: usize = 12;
+/// AES-GCM tag length everywhere.
+pub const TAG_LEN: usize = 16;
+/// Bytes before the ciphertext in a DIRECT record: header, recipient kid, IV.
+pub const DIRECT_PREFIX_LEN: usize = HEADER_LEN + 8 + IV_LEN;
+/// Total DIRECT overhead over the plaintext (unpadded, unsigned): 56 bytes.
+pub const DIRECT_OVERHEAD: usize = DIRECT_PREFIX_LEN + TAG_LEN;
+/// Bytes before the first MULTI entry: header, msg_salt, ck_commit, n.
+pub const MULTI_PREFIX_LEN: usize = HEADER_LEN + MSG_SALT_LEN + 32 + 2;
+/// Length of a MULTI msg_salt.
+pub const MSG_SALT_LEN: usize = 16;
+/// Length of one MULTI entry: kid, wrapped 32-byte CK, tag.
+pub const MULTI_ENTRY_LEN: usize = 8 + 32 + TAG_LEN;
+/// Largest recipient count a MULTI record may carry.
+pub const MAX_RECIPIENTS: usize = 4096;
+/// Length of the optional ECDSA P-256 signature trailer (raw `r || s`).
+pub const SIGNATURE_LEN: usize = 64;
+
+pub(crate) const CTX_LABEL: &[u8] = b"sealed-record/v1";
+pub(crate) const WRAP_LABEL: &[u8] = b"sealed-record/v1 wrap";
+pub(crate) const COMMIT_LABEL: &[u8] = b"sealed-record/v1 ck-commit";
+pub(crate) const SIG_LABEL: &[u8] = b"sealed-record/v1 sig";
+
+/// How a record is keyed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// 0x01: one recipient, encrypted directly under `K_pair`.
+    Direct,
+    /// 0x02: a fresh content key wrapped for each of 1..=4096 recipients.
+    Multi,
+}
+
+impl Mode {
+    /// The mode byte.
+    pub const fn byte(self) -> u8 {
+        match self {
+            Self::Direct => 0x01,
+            Self::Multi => 0x02,
+        }
+    }
+
+    fn from_byte(b: u8) -> Option<Self> {
+        match b {
+            0x01 => Some(Self::Direct),
+            0x02 => Some(Self::Multi),
+            _ => None,
+        }
+    }
+}
+
+/// The flags byte: bit 0 SIGNED, bit 1 PADDED, every other bit zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Flags(u8);
+
+impl Flags {
+    /// Bit 0: a 64-byte ECDSA signature trails the record.
+    pub const SIGNED: u8 = 0x01;
+    /// Bit 1: the plaintext ends with `0x80 0x00*` padding to a Padmé bucket.
+    pub const PADDED: u8 = 0x02;
+    const KNOWN: u8 = Self::SIGNED | Self::PADDED;
+
+    /// Flags with the given bits.
+    pub const fn new(signed: bool, padded: bool) -> Self {
+        let mut b = 0;
+        if signed {
+            b |= Self::SIGNED;
+        }
+        if padded {
+            b |= Self::PADDED;
+        }
+        Self(b)
+    }
+
+    /// Whether the record carries a signature trailer.
+    pub const fn signed(self) -> bool {
+        self.0 & Self::SIGNED != 0
+    }
+
+    /// Whether the plaintext is padded.
+    pub const fn padded(self) -> bool {
+        self.0 & Self::PADDED != 0
+    }
+
+    /// The flags byte.
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+}
+
+/// The 20-byte common header of every sealed record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Header {
+    /// DIRECT or MULTI.
+    pub mode: Mode,
+    /// SIGNED / PADDED.
+    pub flags: Flags,
+    /// Key id of the sender's identity.
+    pub sender: Kid,
+    /// Strictly increasing per (sender key, topic).
+    pub seq: u64,
+}
+
+pub(crate) fn truncated(e: Eof) -> OpenError {
+    OpenError::Truncated {
+        need: e.need,
+        have: e.have,
+    }
+}
+
+impl Header {
+    /// Parses and checks the common header at the start of `record`.
+    ///
+    /// # Errors
+    /// [`OpenError::Truncated`], [`OpenError::UnsupportedVersion`],
+    /// [`OpenError::UnknownMode`], [`OpenError::ReservedFlags`] or
+    /// [`OpenError::ReservedByte`].
+    pub fn parse(record: &[u8]) -> Result<Self, OpenError> {
+        let mut r = Reader::new(record);
+        Self::read(&mut r)
+    }
+
+    fn read(r: &mut Reader<'_>) -> Result<Self, OpenError> {
+        let version = r.u8().map_err(truncated)?;
+        if version != VERSION {
+            return Err(OpenError::UnsupportedVersion { found: version });
+        }
+        let mode = r.u8().map_err(truncated)?;
+        let mode = Mode::from_byte(mode).ok_or(OpenError::UnknownMode { found: mode })?;
+        let flags = r.u8().map_err(truncated)?;
+        if flags & !Flags::KNOWN != 0 {
+            return Err(OpenError::ReservedFlags { flags });
+        }
+        let reserved = r.u8().map_err(truncated)?;
+        if reserved != 0 {
+            return Err(OpenError::ReservedByte { found: reserved });
+        }
+        let sender = Kid::from_bytes(r.array().map_err(truncated)?);
+        let seq = r.u64().map_err(truncated)?;
+        Ok(Self {
+            mode,
+            flags: Flags(flags),
+            sender,
+            seq,
+        })
+    }
+
+    /// The 20 header bytes.
+    pub fn encode(&self) -> [u8; HEADER_LEN] {
+        let mut out = [0u8; HEADER_LEN];
+        out[0] = VERSION;
+        out[1] = self.mode.byte();
+        out[2] = self.flags.bits();
+        out[3] = 0;
+        out[4..12].copy_from_slice(self.sender.as_bytes());
+        out[12..20].copy_from_slice(&self.seq.to_be_bytes());
+        out
+    }
+}
+
+/// A structurally valid record, as borrowed slices of its fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordView<'a> {
+    /// The checked common header.
+    pub header: Header,
+    /// The mode-specific body.
+    pub body: Body<'a>,
+    /// Everything the signature covers (the record minus its trailer); for an
+    /// unsigned record, the whole record.
+    pub signed_part: &'a [u8],
+    /// The 64-byte signature trailer, if the SIGNED flag is set.
+    pub signature: Option<&'a [u8; SIGNATURE_LEN]>,
+}
+
+/// The mode-specific fields of a [`RecordView`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Body<'a> {
+    /// A DIRECT record.
+    Direct {
+        /// Key id of the one recipient.
+        recipient: Kid,
+        /// `bytes[0..40)`: header, recipient kid and IV (the start of the AAD).
+        prefix: &'a [u8; DIRECT_PREFIX_LEN],
+        /// The 12-byte IV.
+        iv: &'a [u8; IV_LEN],
+        /// Ciphertext, without the tag.
+        ciphertext: &'a [u8],
+        /// The 16-byte tag.
+        tag: &'a [u8; TAG_LEN],
+    },
+    /// A MULTI record.
+    Multi {
+        /// `bytes[0..70)`: header, msg_salt, ck_commit, n (the start of every AAD).
+        prefix: &'a [u8; MULTI_PREFIX_LEN],
+        /// Salt of every wrap key's HKDF.
+        msg_salt: &'a [u8; MSG_SALT_LEN],
+        /// `HMAC-SHA256(CK, "sealed-record/v1 ck-commit")`.
+        ck_commit: &'a [u8; 32],
+        /// `n × 56` bytes of entries; see [`Body::entries`].
+        entries: &'a [u8],
+        /// Payload ciphertext and tag (what each wrap's AAD hashes).
+        payload: &'a [u8],
+    },
+}
+
+/// One MULTI entry: a recipient's kid and its wrapped content key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry<'a> {
+    /// The recipient's key id.
+    pub kid: Kid,
+    /// `AES-GCM(KW_i, 0^12, CK)`: 32 bytes of ciphertext then the 16-byte tag.
+    pub wrapped: &'a [u8; MULTI_ENTRY_LEN - 8],
+}
+
+impl<'a> Body<'a> {
+    /// The entries of a MULTI body, in record order (empty for DIRECT).
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = Entry<'a>> + 'a {
+        let entries: &'a [u8] = match self {
+            Self::Direct { .. } => &[],
+            Self::Multi { entries, .. } => entries,
+        };
+        entries.chunks_exact(MULTI_ENTRY_LEN).map(|e| {
+            let (kid, wrapped) = e.split_at(8);
+            Entry {
+                kid: Kid::from_bytes(kid.try_into().expect("an entry starts with an 8-byte kid")),
+                wrapped: wrapped
+                    .try_into()
+                    .expect("an entry ends with 48 wrapped bytes"),
+            }
+        })
+    }
+}
+
+fn fixed<'a, const N: usize>(r: &mut Reader<'a>) -> Result<&'a [u8; N], OpenError> {
+    Ok(r.take(N)
+        .map_err(truncated)?
+        .try_into()
+        .expect("take(N) returns N bytes"))
+}
+
+impl<'a> RecordView<'a> {
+    /// Checks a record's structure and splits it into fields.
+    ///
+    /// # Errors
+    /// Any header error, [`OpenError::Truncated`], [`OpenError::NoRecipients`] or
+    /// [`OpenError::TooManyRecipients`].
+    pub fn parse(record: &'a [u8]) -> Result<Self, OpenError> {
+        let mut r = Reader::new(record);
+        let header = Header::read(&mut r)?;
+        let (signed_part, signature) = if header.flags.signed() {
+            let Some(body_len) = record.len().checked_sub(SIGNATURE_LEN) else {
+                return Err(OpenError::Truncated {
+                    need: SIGNATURE_LEN,
+                    have: record.len(),
+                });
+            };
+            let (signed, sig) = record.split_at(body_len);
+            let sig: &[u8; SIGNATURE_LEN] = sig.try_into().expect("split at len - 64");
+            (signed, Some(sig))
+        } else {
+            (record, None)
+        };
+        // Re-read within the signed part only, so the trailer never parses as body.
+        let mut r = Reader::new(signed_part);
+        r.take(HEADER_LEN).map_err(truncated)?;
+        let body = match header.mode {
+            Mode::Direct => {
+                let recipient = Kid::from_bytes(r.array().map_err(truncated)?);
+                let iv = fixed::<IV_LEN>(&mut r)?;
+                let Some(ct_len) = r.remaining().checked_sub(TAG_LEN) else {
+                    return Err(OpenError::Truncated {
+                        need: TAG_LEN,
+                        have: r.remaining(),
+                    });
+                };
+                let ciphertext = r.take(ct_len).map_err(truncated)?;
+                let tag = fixed::<TAG_LEN>(&mut r)?;
+                Body::Direct {
+                    recipient,
+                    prefix: signed_part[..DIRECT_PREFIX_LEN]
+                        .try_into()
+                        .expect("the DIRECT prefix was read"),
+                    iv,
+                    ciphertext,
+                    tag,
+                }
+            }
+            Mode::Multi => {
+                let msg_salt = fixed::<MSG_SALT_LEN>(&mut r)?;
+                let ck_commit = fixed::<32>(&mut r)?;
+                let n = usize::from(r.u16().map_err(truncated)?);
+                if n == 0 {
+                    return Err(OpenError::NoRecipients);
+                }
+                if n > MAX_RECIPIENTS {
+                    return Err(OpenError::TooManyRecipients { n });
+                }
+                let entries = r.take(n * MULTI_ENTRY_LEN).map_err(truncated)?;
+                if r.remaining() < TAG_LEN {
+                    return Err(OpenError::Truncated {
+                        need: TAG_LEN,
+                        have: r.remaining(),
+                    });
+                }
+                Body::Multi {
+                    prefix: signed_part[..MULTI_PREFIX_LEN]
+                        .try_into()
+                        .expect("the MULTI prefix was read"),
+                    msg_salt,
+                    ck_commit,
+                    entries,
+                    payload: r.rest(),
+                }
+            }
+        };
+        Ok(Self {
+            header,
+            body,
+            signed_part,
+            signature,
+        })
+    }
+}
+
+/// `ctx_digest = SHA-256("sealed-record/v1" || mode || u16(len topic) || topic ||
+/// fp(sender) [|| fp(recipient) in DIRECT])`; never sent, computed by both ends.
+///
+/// Returns `None` if the topic is longer than 65535 bytes.
+pub(crate) fn ctx_digest(
+    mode: Mode,
+    topic: &str,
+    sender: &Fingerprint,
+    recipient: Option<&Fingerprint>,
+) -> Option<[u8; 32]> {
+    let len = u16::try_from(topic.len()).ok()?;
+    let mut h = Sha256::new();
+    h.update(CTX_LABEL);
+    h.update([mode.byte()]);
+    h.update(len.to_be_bytes());
+    h.update(topic.as_bytes());
+    h.update(sender.as_bytes());
+    if let Some(r) = recipient {
+        h.update(r.as_bytes());
+    }
+    Some(h.finalize().into())
+}
+
+/// Padmé: the bucket a length `len` is rounded up to. At most ~12 % overhead,
+/// and only `O(log log len)` bits of the length remain visible.
+///
+/// Returns `None` on overflow (lengths near `usize::MAX`).
+pub fn padme(len: usize) -> Option<usize> {
+    if len < 2 {
+        return Some(len);
+    }
+    let e = usize::BITS - 1 - len.leading_zeros(); // floor(log2 len) >= 1
+    let s = u32::BITS - e.leading_zeros(); // floor(log2 e) + 1
+    let mask = (1usize << (e - s)) - 1;
+    Some(len.checked_add(mask)? & !mask)
+}
+
+/// Length of a padded plaintext: `len + 1` (the `0x80` marker) rounded to Padmé.
+pub fn padded_len(len: usize) -> Option<usize> {
+    padme(len.checked_add(1)?)
+}
+
+/// Length of the content before `0x80 0x00*`, or `None` if the padding is malformed.
+pub(crate) fn unpadded_len(padded: &[u8]) -> Option<usize> {
+    let last = padded.iter().rposition(|&b| b != 0)?;
+    (padded[last] == 0x80).then_some(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padme_matches_the_paper() {
+        // Values from the Padmé definition: E = floor(log2 L), S = floor(log2 E) + 1,
+        // the low E - S bits are rounded up.
+        let cases = [
+            (0, 0),
+            (1, 1),
+            (2, 2),
+            (3, 3),
+            (9, 10),
+            (28, 28),
+            (29, 30),
+            (100, 104),
+            (1000, 1024),
+            (1025, 1088),
+            (65_537, 67_584),
+        ];
+        for (len, want) in cases {
+            assert_eq!(padme(len), Some(want), "padme({len})");
+        }
+        assert_eq!(padme(usize::MAX), None);
+        for len in 0..5000 {
+            let p = padme(len).expect("small");
+            assert!(p >= len && p - len <= len / 8 + 1, "{len} -> {p}");
+        }
+    }
+
+    #[test]
+    fn unpad_finds_the_marker() {
+        assert_eq!(unpadded_len(&[1, 2, 0x80, 0, 0]), Some(2));
+        assert_eq!(unpadded_len(&[0x80]), Some(0));
+        assert_eq!(unpadded_len(&[1, 2, 0x81, 0]), None);
+        assert_eq!(unpadded_len(&[0, 0]), None);
+        assert_eq!(unpadded_len(&[]), None);
+    }
+}

@@ -1,0 +1,650 @@
+//! Opening sealed records.
+//!
+//! An [`Opener`] belongs to one identity and knows the senders it trusts. For
+//! each record it runs, in order:
+//!
+//! 1. structure: version, mode, flags, reserved byte, lengths, `n` ([`RecordView`]);
+//! 2. sender: refuse one's own key id (a reflection), look the sender up by kid;
+//! 3. replay pre-check: a duplicate or too-old `seq` is refused before decrypting;
+//! 4. authentication and decryption — DIRECT: the recipient kid must be one's
+//!    own, then AES-GCM under the cached `K_pair`; MULTI: find one's entry,
+//!    derive the wrap key, unwrap `CK`, compare `ck_commit` in constant time,
+//!    open the payload;
+//! 5. the signature trailer, if SIGNED (or its absence, if signatures are required);
+//! 6. padding, if PADDED;
+//! 7. only then the replay window of (topic, sender) moves, and a skipped range of
+//!    sequence numbers is reported as a [`Gap`].
+//!
+//! Every failure is its own [`OpenError`] variant and nothing is left in the
+//! output buffer. Legacy (compatibility) records — the JSON `{"iv", "data"}` of
+//! the browser `ChatCrypto` — are refused unless [`Opener::allow_legacy`] is set.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use aes_gcm::aead::inout::InOutBuf;
+use aes_gcm::{AeadInOut as _, Aes256Gcm, KeyInit as _, Nonce, Tag};
+use hkdf::Hkdf;
+use hmac::{Hmac, Mac as _};
+use sha2::{Digest as _, Sha256};
+use zeroize::{Zeroize as _, Zeroizing};
+
+use super::compat::{self, CompatError, CompatMessage};
+use super::envelope::{
+    self, Body, COMMIT_LABEL, DIRECT_PREFIX_LEN, MULTI_PREFIX_LEN, Mode, RecordView, SIG_LABEL,
+    TAG_LEN, WRAP_LABEL,
+};
+use super::identity::{Fingerprint, Identity, Kid, PublicKey};
+use super::pairwise::PairKey;
+use super::replay::{Fresh, Gap, ReplayWindow, Stale};
+use super::seal::RecordBuf;
+use super::signing::SigningPublicKey;
+
+/// Why a record was not opened. Each failure has its own variant.
+///
+/// The AEAD failures (`DirectAuthFailed`, `WrapAuthFailed`, `PayloadAuthFailed`)
+/// cannot say *what* was changed — a flipped bit, another topic, another `seq`
+/// all look the same to a tag check — only *which* check refused the record.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum OpenError {
+    /// The record ends before a field it declares.
+    #[error("record truncated: need {need} more bytes, have {have}")]
+    Truncated {
+        /// Bytes needed for the next field.
+        need: usize,
+        /// Bytes left.
+        have: usize,
+    },
+    /// A version byte other than 0x01.
+    #[error("unsupported record version {found:#04x}")]
+    UnsupportedVersion {
+        /// The version byte.
+        found: u8,
+    },
+    /// A mode byte other than 0x01 (DIRECT) or 0x02 (MULTI).
+    #[error("unknown record mode {found:#04x}")]
+    UnknownMode {
+        /// The mode byte.
+        found: u8,
+    },
+    /// Flag bits other than SIGNED and PADDED are set.
+    #[error("reserved flag bits set in {flags:#010b}")]
+    ReservedFlags {
+        /// The flags byte.
+        flags: u8,
+    },
+    /// The reserved header byte is not zero.
+    #[error("reserved header byte is {found:#04x}, not 0")]
+    ReservedByte {
+        /// The reserved byte.
+        found: u8,
+    },
+    /// A MULTI record with `n = 0`.
+    #[error("MULTI record with no recipients")]
+    NoRecipients,
+    /// A MULTI record with `n > 4096`.
+    #[error("MULTI record claims {n} recipients; at most 4096 are allowed")]
+    TooManyRecipients {
+        /// The `n` field.
+        n: usize,
+    },
+    /// The topic name is longer than 65535 bytes.
+    #[error("topic name is {len} bytes; at most 65535 can be opened on")]
+    TopicTooLong {
+        /// Topic length in bytes.
+        len: usize,
+    },
+    /// The record was sealed by this opener's own key: a reflection.
+    #[error("record was sealed by our own key (reflected)")]
+    Reflected,
+    /// No trusted sender has this key id.
+    #[error("sender {kid} is not trusted")]
+    UnknownSender {
+        /// The sender kid in the header.
+        kid: Kid,
+    },
+    /// A DIRECT record addressed to someone else.
+    #[error("DIRECT record is addressed to {recipient}, not to us")]
+    NotForMe {
+        /// The recipient kid in the record.
+        recipient: Kid,
+    },
+    /// A MULTI record with no entry for our key id.
+    #[error("MULTI record has no entry for us")]
+    NotARecipient,
+    /// A MULTI record with two entries for our key id.
+    #[error("MULTI record has two entries for key id {kid}")]
+    DuplicateEntry {
+        /// The repeated kid.
+        kid: Kid,
+    },
+    /// The DIRECT tag did not verify (any change to the record, its topic, its
+    /// sender or recipient, or a different key).
+    #[error("DIRECT record does not authenticate")]
+    DirectAuthFailed,
+    /// Our MULTI entry did not unwrap: the header, recipient list, payload or
+    /// our entry was changed (a recipient forging a payload lands here).
+    #[error("MULTI key wrap does not authenticate")]
+    WrapAuthFailed,
+    /// The unwrapped content key does not match `ck_commit`: the sender gave
+    /// members different keys.
+    #[error("MULTI content key does not match its commitment")]
+    CkCommitMismatch,
+    /// The MULTI payload did not verify under the committed content key.
+    #[error("MULTI payload does not authenticate")]
+    PayloadAuthFailed,
+    /// This `seq` from this sender on this topic was already opened.
+    #[error("replayed record: seq {seq} already seen (highest {highest})")]
+    Replayed {
+        /// The record's seq.
+        seq: u64,
+        /// Highest seq accepted from this sender on this topic.
+        highest: u64,
+    },
+    /// This `seq` is more than 1024 records behind the highest one accepted.
+    #[error("record seq {seq} is too old to check (highest {highest}, window 1024)")]
+    TooOld {
+        /// The record's seq.
+        seq: u64,
+        /// Highest seq accepted from this sender on this topic.
+        highest: u64,
+    },
+    /// The record is SIGNED but no verifying key is known for its sender.
+    #[error("record is signed but no signing key is trusted for sender {kid}")]
+    UnknownSigner {
+        /// The sender kid.
+        kid: Kid,
+    },
+    /// The signature trailer does not verify.
+    #[error("record signature does not verify")]
+    SignatureInvalid,
+    /// The record is unsigned but this opener requires signatures.
+    #[error("record is not signed and signatures are required")]
+    Unsigned,
+    /// The PADDED plaintext does not end with `0x80 0x00*`.
+    #[error("padded plaintext has malformed padding")]
+    BadPadding,
+    /// A legacy compatibility record, and legacy records are not allowed.
+    #[error("legacy compatibility record refused (no sender, topic or seq; opt in to accept)")]
+    LegacyRefused,
+    /// A legacy record that is malformed (JSON, base64, IV or tag length).
+    #[error("malformed legacy record: {0}")]
+    LegacyMalformed(#[source] CompatError),
+    /// A legacy record no trusted sender's pairwise key opens.
+    #[error("legacy record does not authenticate under any trusted sender's key")]
+    LegacyAuthFailed,
+}
+
+/// Why a key could not be trusted.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum TrustError {
+    /// One's own key cannot be a sender (its records are reflections).
+    #[error("cannot trust our own key as a sender")]
+    OwnKey,
+    /// A different trusted key already has this key id.
+    #[error("key id {kid} already belongs to a different trusted key")]
+    KidCollision {
+        /// The colliding kid.
+        kid: Kid,
+    },
+}
+
+/// How an opened record was sealed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OpenedMode {
+    /// Sealed record v1, DIRECT.
+    Direct,
+    /// Sealed record v1, MULTI.
+    Multi,
+    /// Legacy `ChatCrypto` record (no seq, no replay protection).
+    Legacy,
+}
+
+/// What was learned opening a record (the plaintext went to the caller's buffer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Opened {
+    /// The sender's fingerprint.
+    pub sender: Fingerprint,
+    /// How it was sealed.
+    pub mode: OpenedMode,
+    /// Its sequence number (`None` for legacy records).
+    pub seq: Option<u64>,
+    /// Whether a signature was verified.
+    pub signed: bool,
+    /// Whether padding was stripped.
+    pub padded: bool,
+    /// Sequence numbers skipped since the previous record from this sender on this
+    /// topic: withheld, lost, or addressed to others on the same topic.
+    pub gap: Option<Gap>,
+    /// Whether the record arrived late, inside the window (filling part of a gap
+    /// reported earlier).
+    pub late: bool,
+    /// Plaintext bytes appended to the buffer.
+    pub len: usize,
+}
+
+/// A trusted sender.
+struct Peer {
+    key: PublicKey,
+    pair: PairKey,
+    signing: Option<SigningPublicKey>,
+}
+
+/// Per (topic, sender): cached context digests and the replay window.
+struct Stream {
+    direct_ctx: [u8; 32],
+    multi_ctx: [u8; 32],
+    window: ReplayWindow,
+}
+
+/// Opens records addressed to one identity. See the [module docs](self).
+pub struct Opener {
+    identity: Identity,
+    peers: HashMap<Kid, Peer>,
+    /// topic → sender fingerprint → state; nested so look-ups borrow the topic.
+    streams: HashMap<String, HashMap<Fingerprint, Stream>>,
+    allow_legacy: bool,
+    require_signatures: bool,
+}
+
+impl fmt::Debug for Opener {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Opener")
+            .field("identity", &self.identity)
+            .field("trusted", &self.peers.len())
+            .field("allow_legacy", &self.allow_legacy)
+            .field("require_signatures", &self.require_signatures)
+            .finish_non_exhaustive()
+    }
+}
+
+fn stale(seq: u64, s: Stale) -> OpenError {
+    match s {
+        Stale::Replayed { highest } => OpenError::Replayed { seq, highest },
+        Stale::TooOld { highest } => OpenError::TooOld { seq, highest },
+    }
+}
+
+/// A legacy record is `JSON.stringify({iv, data})`: it starts with `{` (0x7b),
+/// which no sealed-record version byte is.
+fn is_legacy(record: &[u8]) -> bool {
+    record.first() == Some(&b'{')
+}
+
+/// Digests of a (topic, sender, own key) stream.
+fn stream_ctx(
+    topic: &str,
+    sender: &Fingerprint,
+    own: &Fingerprint,
+) -> Result<([u8; 32], [u8; 32]), OpenError> {
+    let too_long = OpenError::TopicTooLong { len: topic.len() };
+    let direct =
+        envelope::ctx_digest(Mode::Direct, topic, sender, Some(own)).ok_or(too_long.clone())?;
+    let multi = envelope::ctx_digest(Mode::Multi, topic, sender, None).ok_or(too_long)?;
+    Ok((direct, multi))
+}
+
+impl Opener {
+    /// An opener for records addressed to `identity`, trusting no sender yet,
+    /// refusing legacy records and accepting unsigned ones.
+    pub fn new(identity: Identity) -> Self {
+        Self {
+            identity,
+            peers: HashMap::new(),
+            streams: HashMap::new(),
+            allow_legacy: false,
+            require_signatures: false,
+        }
+    }
+
+    /// The identity records are opened for.
+    pub const fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    /// Trusts `sender` (runs ECDH once). Trusting a key again is a no-op.
+    ///
+    /// # Errors
+    /// [`TrustError::OwnKey`] or [`TrustError::KidCollision`].
+    pub fn trust(&mut self, sender: &PublicKey) -> Result<(), TrustError> {
+        self.trust_inner(sender, None)
+    }
+
+    /// Trusts `sender` and the separate key it signs records with; its SIGNED
+    /// records are then verified (unsigned ones stay acceptable unless
+    /// [`Opener::require_signatures`]).
+    ///
+    /// # Errors
+    /// [`TrustError::OwnKey`] or [`TrustError::KidCollision`].
+    pub fn trust_signer(
+        &mut self,
+        sender: &PublicKey,
+        signing: &SigningPublicKey,
+    ) -> Result<(), TrustError> {
+        self.trust_inner(sender, Some(signing.clone()))
+    }
+
+    fn trust_inner(
+        &mut self,
+        sender: &PublicKey,
+        signing: Option<SigningPublicKey>,
+    ) -> Result<(), TrustError> {
+        if sender == self.identity.public_key() {
+            return Err(TrustError::OwnKey);
+        }
+        let kid = sender.kid();
+        match self.peers.get_mut(&kid) {
+            Some(peer) if &peer.key != sender => Err(TrustError::KidCollision { kid }),
+            Some(peer) => {
+                if signing.is_some() {
+                    peer.signing = signing;
+                }
+                Ok(())
+            }
+            None => {
+                let pair = PairKey::derive(&self.identity, sender);
+                self.peers.insert(
+                    kid,
+                    Peer {
+                        key: sender.clone(),
+                        pair,
+                        signing,
+                    },
+                );
+                Ok(())
+            }
+        }
+    }
+
+    /// Stops trusting a sender; returns whether it was trusted. Its replay state
+    /// is kept, so trusting it again does not reopen old records.
+    pub fn distrust(&mut self, sender: &Fingerprint) -> bool {
+        self.peers.remove(&sender.kid()).is_some()
+    }
+
+    /// Accepts legacy `ChatCrypto` records (off by default). They carry no
+    /// sender, topic or sequence number: the sender is found by trying every
+    /// trusted key, and replays, reorders and reflections go undetected.
+    pub fn allow_legacy(&mut self, allow: bool) {
+        self.allow_legacy = allow;
+    }
+
+    /// Refuses unsigned records (off by default).
+    pub fn require_signatures(&mut self, require: bool) {
+        self.require_signatures = require;
+    }
+
+    /// Highest `seq` accepted from `sender` on `topic`, to persist across restarts.
+    pub fn high_water(&self, topic: &str, sender: &Fingerprint) -> Option<u64> {
+        self.streams
+            .get(topic)
+            .and_then(|m| m.get(sender))
+            .map(|s| s.window.highest())
+    }
+
+    /// Restores a persisted high-water mark: every `seq` at or below it from
+    /// `sender` on `topic` is then refused (as a replay or as too old).
+    ///
+    /// # Errors
+    /// [`OpenError::TopicTooLong`].
+    pub fn restore_high_water(
+        &mut self,
+        topic: &str,
+        sender: &Fingerprint,
+        highest: u64,
+    ) -> Result<(), OpenError> {
+        let (direct_ctx, multi_ctx) = stream_ctx(topic, sender, self.identity.fingerprint())?;
+        self.streams.entry(topic.to_owned()).or_default().insert(
+            *sender,
+            Stream {
+                direct_ctx,
+                multi_ctx,
+                window: ReplayWindow::restored(highest),
+            },
+        );
+        Ok(())
+    }
+
+    /// Opens `record`, read from `topic`, appending the plaintext to `out`.
+    ///
+    /// # Errors
+    /// One [`OpenError`] variant per failed check (see the [module docs](self));
+    /// `out` is left as it was.
+    pub fn open_into<B: RecordBuf + ?Sized>(
+        &mut self,
+        topic: &str,
+        record: &[u8],
+        out: &mut B,
+    ) -> Result<Opened, OpenError> {
+        let start = out.len();
+        let result = if is_legacy(record) {
+            self.open_legacy(record, out)
+        } else {
+            self.open_sealed(topic, record, out, start)
+        };
+        if result.is_err() {
+            out.as_bytes_mut()[start..].zeroize();
+            out.truncate(start);
+        }
+        result
+    }
+
+    /// [`Opener::open_into`] into a new `Vec`.
+    ///
+    /// # Errors
+    /// As [`Opener::open_into`].
+    pub fn open(&mut self, topic: &str, record: &[u8]) -> Result<(Opened, Vec<u8>), OpenError> {
+        let mut out = Vec::new();
+        let opened = self.open_into(topic, record, &mut out)?;
+        Ok((opened, out))
+    }
+
+    fn open_legacy<B: RecordBuf + ?Sized>(
+        &self,
+        record: &[u8],
+        out: &mut B,
+    ) -> Result<Opened, OpenError> {
+        if !self.allow_legacy {
+            return Err(OpenError::LegacyRefused);
+        }
+        let msg = CompatMessage::from_json(record).map_err(OpenError::LegacyMalformed)?;
+        let (nonce, data) =
+            compat::decode_parts(&msg.data, &msg.iv).map_err(OpenError::LegacyMalformed)?;
+        for peer in self.peers.values() {
+            if let Ok(plaintext) = compat::decrypt_parts(peer.pair.cipher(), &nonce, &data) {
+                let plaintext = Zeroizing::new(plaintext);
+                out.extend_from_slice(&plaintext);
+                return Ok(Opened {
+                    sender: *peer.key.fingerprint(),
+                    mode: OpenedMode::Legacy,
+                    seq: None,
+                    signed: false,
+                    padded: false,
+                    gap: None,
+                    late: false,
+                    len: plaintext.len(),
+                });
+            }
+        }
+        Err(OpenError::LegacyAuthFailed)
+    }
+
+    fn open_sealed<B: RecordBuf + ?Sized>(
+        &mut self,
+        topic: &str,
+        record: &[u8],
+        out: &mut B,
+        start: usize,
+    ) -> Result<Opened, OpenError> {
+        let view = RecordView::parse(record)?;
+        let header = view.header;
+        let own_kid = self.identity.kid();
+        if header.sender == own_kid {
+            return Err(OpenError::Reflected);
+        }
+        let Self {
+            identity,
+            peers,
+            streams,
+            require_signatures,
+            ..
+        } = self;
+        let peer = peers
+            .get(&header.sender)
+            .ok_or(OpenError::UnknownSender { kid: header.sender })?;
+        let sender_fp = peer.key.fingerprint();
+        let stream = streams.get(topic).and_then(|m| m.get(sender_fp));
+        let (direct_ctx, multi_ctx) = match stream {
+            Some(s) => (s.direct_ctx, s.multi_ctx),
+            None => stream_ctx(topic, sender_fp, identity.fingerprint())?,
+        };
+        let fresh = match stream {
+            Some(s) => s
+                .window
+                .check(header.seq)
+                .map_err(|e| stale(header.seq, e))?,
+            None => Fresh::Ahead { gap: None },
+        };
+
+        let ctx = match view.body {
+            Body::Direct {
+                recipient,
+                prefix,
+                iv,
+                ciphertext,
+                tag,
+            } => {
+                if recipient != own_kid {
+                    return Err(OpenError::NotForMe { recipient });
+                }
+                let mut aad = [0u8; DIRECT_PREFIX_LEN + 32];
+                aad[..DIRECT_PREFIX_LEN].copy_from_slice(prefix);
+                aad[DIRECT_PREFIX_LEN..].copy_from_slice(&direct_ctx);
+                out.resize_zeroed(start + ciphertext.len());
+                let buf = InOutBuf::new(ciphertext, &mut out.as_bytes_mut()[start..])
+                    .expect("output was sized to the ciphertext");
+                peer.pair
+                    .cipher()
+                    .decrypt_inout_detached(&Nonce::from(*iv), &aad, buf, &Tag::from(*tag))
+                    .map_err(|_| OpenError::DirectAuthFailed)?;
+                direct_ctx
+            }
+            Body::Multi {
+                prefix,
+                msg_salt,
+                ck_commit,
+                payload,
+                ..
+            } => {
+                let mut own_entry = None;
+                let mut rcpt = Sha256::new();
+                for e in view.body.entries() {
+                    rcpt.update(e.kid.as_bytes());
+                    if e.kid == own_kid && own_entry.replace(e.wrapped).is_some() {
+                        return Err(OpenError::DuplicateEntry { kid: own_kid });
+                    }
+                }
+                let wrapped = own_entry.ok_or(OpenError::NotARecipient)?;
+                // bytes[0..70) || rcpt_digest || SHA-256(payload), then || ctx_digest.
+                let mut aad = [0u8; MULTI_PREFIX_LEN + 64];
+                aad[..MULTI_PREFIX_LEN].copy_from_slice(prefix);
+                aad[70..102].copy_from_slice(&rcpt.finalize());
+                aad[102..].copy_from_slice(&Sha256::digest(payload));
+
+                let mut kw = Zeroizing::new([0u8; 32]);
+                Hkdf::<Sha256>::new(Some(msg_salt), peer.pair.key())
+                    .expand_multi_info(&[WRAP_LABEL, &multi_ctx, own_kid.as_bytes()], &mut kw[..])
+                    .expect("32 bytes is a valid HKDF-SHA256 output length");
+                let kw_cipher = Aes256Gcm::new_from_slice(&kw[..]).expect("KW is 32 bytes");
+                let zero_nonce = Nonce::from([0u8; 12]);
+                let (wrapped_ck, wrap_tag) = wrapped.split_at(32);
+                let mut ck = Zeroizing::new([0u8; 32]);
+                let wrap_tag = Tag::try_from(wrap_tag).expect("an entry ends with a 16-byte tag");
+                kw_cipher
+                    .decrypt_inout_detached(
+                        &zero_nonce,
+                        &aad,
+                        InOutBuf::new(wrapped_ck, &mut ck[..]).expect("32 = 32"),
+                        &wrap_tag,
+                    )
+                    .map_err(|_| OpenError::WrapAuthFailed)?;
+
+                let mut commit =
+                    <Hmac<Sha256>>::new_from_slice(&ck[..]).expect("HMAC takes any key");
+                commit.update(COMMIT_LABEL);
+                commit
+                    .verify_slice(ck_commit)
+                    .map_err(|_| OpenError::CkCommitMismatch)?;
+
+                aad[102..].copy_from_slice(&multi_ctx);
+                let (ct, tag) = payload.split_at(payload.len() - TAG_LEN);
+                let tag = Tag::try_from(tag).expect("the payload ends with a 16-byte tag");
+                out.resize_zeroed(start + ct.len());
+                let ck_cipher = Aes256Gcm::new_from_slice(&ck[..]).expect("CK is 32 bytes");
+                ck_cipher
+                    .decrypt_inout_detached(
+                        &zero_nonce,
+                        &aad,
+                        InOutBuf::new(ct, &mut out.as_bytes_mut()[start..]).expect("sized to ct"),
+                        &tag,
+                    )
+                    .map_err(|_| OpenError::PayloadAuthFailed)?;
+                multi_ctx
+            }
+        };
+
+        match (view.signature, &peer.signing) {
+            (Some(_), None) => return Err(OpenError::UnknownSigner { kid: header.sender }),
+            (Some(sig), Some(key)) => {
+                if !key.verify_parts(&[SIG_LABEL, &ctx, view.signed_part], sig) {
+                    return Err(OpenError::SignatureInvalid);
+                }
+            }
+            (None, _) if *require_signatures => return Err(OpenError::Unsigned),
+            (None, _) => {}
+        }
+
+        if header.flags.padded() {
+            let len =
+                envelope::unpadded_len(&out.as_bytes()[start..]).ok_or(OpenError::BadPadding)?;
+            out.truncate(start + len);
+        }
+
+        // Authenticated: only now may the window move.
+        let sender_fp = *sender_fp;
+        let by_sender = match streams.get_mut(topic) {
+            Some(m) => m,
+            None => streams.entry(topic.to_owned()).or_default(),
+        };
+        match by_sender.get_mut(&sender_fp) {
+            Some(s) => s.window.accept(header.seq),
+            None => {
+                by_sender.insert(
+                    sender_fp,
+                    Stream {
+                        direct_ctx,
+                        multi_ctx,
+                        window: ReplayWindow::starting_with(header.seq),
+                    },
+                );
+            }
+        }
+        let (gap, late) = match fresh {
+            Fresh::Ahead { gap } => (gap, false),
+            Fresh::Late => (None, true),
+        };
+        Ok(Opened {
+            sender: sender_fp,
+            mode: match header.mode {
+                Mode::Direct => OpenedMode::Direct,
+                Mode::Multi => OpenedMode::Multi,
+            },
+            seq: Some(header.seq),
+            signed: view.signature.is_some(),
+            padded: header.flags.padded(),
+            gap,
+            late,
+            len: out.len() - start,
+        })
+    }
+}

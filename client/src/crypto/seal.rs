@@ -1,0 +1,617 @@
+//! Writing sealed records.
+//!
+//! A [`Sealer`] belongs to one identity. It caches, per peer, `K_pair` and its
+//! expanded AES-256-GCM key (ECDH and the key schedule run once per peer), per
+//! topic a [`SeqGen`] and the context digests, and owns a ChaCha12 CSPRNG seeded
+//! once from the OS. Sealing a DIRECT record therefore costs a few hash-map
+//! look-ups, 12 random bytes from userspace and one AES-GCM call, and appends to
+//! the caller's buffer without allocating ([`Sealer::seal_direct_into`]).
+//!
+//! A random-IV key is good for 2^32 records (both directions together), so the
+//! sealer counts DIRECT records per `K_pair` and switches to a one-recipient
+//! MULTI record (whose keys are single-use) past 2^31. The count lives in memory:
+//! callers that seal billions of records to one peer across restarts persist it
+//! with [`Sealer::direct_seals`] / [`Sealer::restore_direct_seals`].
+
+use std::collections::HashMap;
+use std::fmt;
+
+use aes_gcm::aead::inout::InOutBuf;
+use aes_gcm::{AeadInOut as _, Aes256Gcm, KeyInit as _, Nonce};
+use hkdf::Hkdf;
+use hmac::{Hmac, Mac as _};
+use rand::Rng as _;
+use rand::rngs::StdRng;
+use sha2::{Digest as _, Sha256};
+use zeroize::{Zeroize as _, Zeroizing};
+
+use super::envelope::{
+    self, COMMIT_LABEL, DIRECT_PREFIX_LEN, Flags, Header, MAX_RECIPIENTS, MSG_SALT_LEN,
+    MULTI_ENTRY_LEN, MULTI_PREFIX_LEN, Mode, SIG_LABEL, TAG_LEN, WRAP_LABEL,
+};
+use super::identity::{Fingerprint, Identity, Kid, PublicKey};
+use super::pairwise::PairKey;
+use super::rng;
+use super::seq::{SeqExhausted, SeqGen};
+use super::signing::SigningIdentity;
+
+/// DIRECT records sealed under one `K_pair` before the sealer switches to MULTI.
+pub const DIRECT_LIMIT: u64 = 1 << 31;
+/// Largest plaintext accepted (AES-GCM itself stops at 64 GiB).
+pub const MAX_PLAINTEXT_LEN: usize = 1 << 32;
+
+/// Why a record could not be sealed. Nothing is appended to the output buffer
+/// when sealing fails.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum SealError {
+    /// The topic name is longer than the 65535 bytes `ctx_digest` can encode.
+    #[error("topic name is {len} bytes; at most 65535 can be sealed to")]
+    TopicTooLong {
+        /// Topic length in bytes.
+        len: usize,
+    },
+    /// A recipient is the sealer's own key (its records would be reflections).
+    #[error("cannot seal to one's own key")]
+    SelfRecipient,
+    /// A MULTI record needs at least one recipient.
+    #[error("a MULTI record needs at least one recipient")]
+    NoRecipients,
+    /// More than 4096 recipients.
+    #[error("{n} recipients; a MULTI record holds at most {MAX_RECIPIENTS}")]
+    TooManyRecipients {
+        /// Recipients asked for.
+        n: usize,
+    },
+    /// Two recipients share a key id (the same key twice, or a kid collision).
+    #[error("recipient key id {kid} appears twice")]
+    DuplicateRecipient {
+        /// The repeated key id.
+        kid: Kid,
+    },
+    /// The plaintext exceeds [`MAX_PLAINTEXT_LEN`].
+    #[error("plaintext of {len} bytes exceeds the {MAX_PLAINTEXT_LEN}-byte limit")]
+    PlaintextTooLarge {
+        /// Plaintext length.
+        len: usize,
+    },
+    /// The topic's sequence numbers are exhausted.
+    #[error(transparent)]
+    SeqExhausted(#[from] SeqExhausted),
+    /// The signing key is the ECDH identity key; signatures need a separate key.
+    #[error("the signing key must be separate from the ECDH identity key")]
+    SigningKeyIsIdentityKey,
+    /// The operating system's random source failed while seeding.
+    #[error("the operating system's random number generator failed")]
+    Rng,
+}
+
+/// What [`Sealer::seal_direct_into`] / [`Sealer::seal_multi_into`] wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sealed {
+    /// The mode actually used (DIRECT switches to MULTI past [`DIRECT_LIMIT`]).
+    pub mode: Mode,
+    /// The record's sequence number.
+    pub seq: u64,
+    /// Bytes appended to the buffer.
+    pub len: usize,
+}
+
+/// An output buffer records are appended to: `Vec<u8>` or `bytes::BytesMut`.
+pub trait RecordBuf {
+    /// Bytes currently in the buffer.
+    fn len(&self) -> usize;
+    /// Whether the buffer is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Reserves room for `additional` more bytes.
+    fn reserve(&mut self, additional: usize);
+    /// Appends bytes.
+    fn extend_from_slice(&mut self, bytes: &[u8]);
+    /// Grows the buffer to `new_len` with zero bytes (`new_len >= len()`).
+    fn resize_zeroed(&mut self, new_len: usize);
+    /// Shortens the buffer to `len` bytes.
+    fn truncate(&mut self, len: usize);
+    /// The buffer's bytes.
+    fn as_bytes(&self) -> &[u8];
+    /// The buffer's bytes, mutably.
+    fn as_bytes_mut(&mut self) -> &mut [u8];
+}
+
+impl RecordBuf for Vec<u8> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn reserve(&mut self, additional: usize) {
+        Vec::reserve(self, additional);
+    }
+    fn extend_from_slice(&mut self, bytes: &[u8]) {
+        Vec::extend_from_slice(self, bytes);
+    }
+    fn resize_zeroed(&mut self, new_len: usize) {
+        self.resize(new_len, 0);
+    }
+    fn truncate(&mut self, len: usize) {
+        Vec::truncate(self, len);
+    }
+    fn as_bytes(&self) -> &[u8] {
+        self
+    }
+    fn as_bytes_mut(&mut self) -> &mut [u8] {
+        self
+    }
+}
+
+impl RecordBuf for bytes::BytesMut {
+    fn len(&self) -> usize {
+        bytes::BytesMut::len(self)
+    }
+    fn reserve(&mut self, additional: usize) {
+        bytes::BytesMut::reserve(self, additional);
+    }
+    fn extend_from_slice(&mut self, bytes: &[u8]) {
+        bytes::BytesMut::extend_from_slice(self, bytes);
+    }
+    fn resize_zeroed(&mut self, new_len: usize) {
+        self.resize(new_len, 0);
+    }
+    fn truncate(&mut self, len: usize) {
+        bytes::BytesMut::truncate(self, len);
+    }
+    fn as_bytes(&self) -> &[u8] {
+        self
+    }
+    fn as_bytes_mut(&mut self) -> &mut [u8] {
+        self
+    }
+}
+
+/// A peer's cached pairwise key and how many DIRECT records it has sealed.
+struct PairState {
+    key: PairKey,
+    direct_seals: u64,
+}
+
+/// Per-topic state: the sequence generator and cached context digests.
+struct TopicState {
+    seq: SeqGen,
+    multi_ctx: [u8; 32],
+    /// DIRECT context digests by recipient (they include the recipient's fp).
+    direct_ctx: HashMap<Fingerprint, [u8; 32]>,
+}
+
+/// Seals records from one identity. See the [module docs](self).
+pub struct Sealer {
+    identity: Identity,
+    rng: StdRng,
+    signer: Option<SigningIdentity>,
+    pad: bool,
+    pairs: HashMap<Fingerprint, PairState>,
+    topics: HashMap<String, TopicState>,
+    /// Reused across MULTI records to check recipient kids are distinct.
+    scratch_kids: Vec<Kid>,
+}
+
+impl fmt::Debug for Sealer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sealer")
+            .field("identity", &self.identity)
+            .field("signed", &self.signer.is_some())
+            .field("padded", &self.pad)
+            .field("peers", &self.pairs.len())
+            .field("topics", &self.topics.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The cached pairwise state for `peer`, running ECDH the first time.
+fn pair_entry<'a>(
+    pairs: &'a mut HashMap<Fingerprint, PairState>,
+    identity: &Identity,
+    peer: &PublicKey,
+) -> &'a mut PairState {
+    pairs
+        .entry(*peer.fingerprint())
+        .or_insert_with(|| PairState {
+            key: PairKey::derive(identity, peer),
+            direct_seals: 0,
+        })
+}
+
+/// The state of `topic`, created (one allocation) the first time.
+fn topic_entry<'a>(
+    topics: &'a mut HashMap<String, TopicState>,
+    topic: &str,
+    own: &Fingerprint,
+) -> Result<&'a mut TopicState, SealError> {
+    if !topics.contains_key(topic) {
+        let multi_ctx = envelope::ctx_digest(Mode::Multi, topic, own, None)
+            .ok_or(SealError::TopicTooLong { len: topic.len() })?;
+        topics.insert(
+            topic.to_owned(),
+            TopicState {
+                seq: SeqGen::new(),
+                multi_ctx,
+                direct_ctx: HashMap::new(),
+            },
+        );
+    }
+    Ok(topics
+        .get_mut(topic)
+        .expect("the topic state was just inserted"))
+}
+
+/// Appends `plaintext`, and its `0x80 0x00*` Padmé padding if `pad`; returns the
+/// offset where it starts.
+fn append_plaintext<B: RecordBuf + ?Sized>(
+    out: &mut B,
+    plaintext: &[u8],
+    body_len: usize,
+) -> usize {
+    let start = out.len();
+    out.extend_from_slice(plaintext);
+    if body_len > plaintext.len() {
+        out.extend_from_slice(&[0x80]);
+        out.resize_zeroed(start + body_len);
+    }
+    start
+}
+
+/// Plaintext length once padded (if `pad`), or an error if it is too large.
+fn body_len(plaintext: &[u8], pad: bool) -> Result<usize, SealError> {
+    let too_large = SealError::PlaintextTooLarge {
+        len: plaintext.len(),
+    };
+    if plaintext.len() > MAX_PLAINTEXT_LEN {
+        return Err(too_large);
+    }
+    if pad {
+        envelope::padded_len(plaintext.len()).ok_or(too_large)
+    } else {
+        Ok(plaintext.len())
+    }
+}
+
+impl Sealer {
+    /// A sealer for `identity`, seeding its CSPRNG from the OS. Records are
+    /// unpadded and unsigned until [`Sealer::set_padding`] /
+    /// [`Sealer::set_signing_identity`] say otherwise.
+    ///
+    /// # Errors
+    /// [`SealError::Rng`].
+    pub fn new(identity: Identity) -> Result<Self, SealError> {
+        Ok(Self {
+            identity,
+            rng: rng::seeded().map_err(|_| SealError::Rng)?,
+            signer: None,
+            pad: false,
+            pairs: HashMap::new(),
+            topics: HashMap::new(),
+            scratch_kids: Vec::new(),
+        })
+    }
+
+    /// The identity records are sealed from.
+    pub const fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    /// Pads every following record's plaintext to a Padmé bucket (PADDED flag).
+    pub fn set_padding(&mut self, pad: bool) {
+        self.pad = pad;
+    }
+
+    /// Signs every following record with `signer` (SIGNED flag), or stops signing.
+    ///
+    /// # Errors
+    /// [`SealError::SigningKeyIsIdentityKey`] if `signer` is the ECDH identity's
+    /// own key pair.
+    pub fn set_signing_identity(
+        &mut self,
+        signer: Option<SigningIdentity>,
+    ) -> Result<(), SealError> {
+        if let Some(s) = &signer
+            && s.public_key().as_ecdh_key() == self.identity.public_key()
+        {
+            return Err(SealError::SigningKeyIsIdentityKey);
+        }
+        self.signer = signer;
+        Ok(())
+    }
+
+    /// Continues `topic`'s sequence above `last_seq`, a value persisted from an
+    /// earlier run ([`Sealer::next_seq`] − 1). Makes the order across restarts
+    /// independent of the clock.
+    ///
+    /// # Errors
+    /// [`SealError::TopicTooLong`].
+    pub fn resume_topic(&mut self, topic: &str, last_seq: u64) -> Result<(), SealError> {
+        let own = *self.identity.fingerprint();
+        topic_entry(&mut self.topics, topic, &own)?.seq = SeqGen::resume_after(last_seq);
+        Ok(())
+    }
+
+    /// The sequence number the next record on `topic` will carry, if the topic
+    /// has been used (persist it to [`Sealer::resume_topic`] after a restart).
+    pub fn next_seq(&self, topic: &str) -> Option<u64> {
+        self.topics.get(topic).and_then(|t| t.seq.peek())
+    }
+
+    /// DIRECT records sealed so far under `K_pair` with `peer`.
+    pub fn direct_seals(&self, peer: &Fingerprint) -> u64 {
+        self.pairs.get(peer).map_or(0, |p| p.direct_seals)
+    }
+
+    /// Restores a persisted DIRECT count for `peer` (counts only go up).
+    pub fn restore_direct_seals(&mut self, peer: &PublicKey, count: u64) {
+        let state = pair_entry(&mut self.pairs, &self.identity, peer);
+        state.direct_seals = state.direct_seals.max(count);
+    }
+
+    /// Forgets a peer's cached pairwise key (it is recomputed if needed again).
+    pub fn forget_peer(&mut self, peer: &Fingerprint) {
+        self.pairs.remove(peer);
+        for t in self.topics.values_mut() {
+            t.direct_ctx.remove(peer);
+        }
+    }
+
+    /// Seals a DIRECT record to `recipient` on `topic`, appending it to `out`.
+    ///
+    /// Past [`DIRECT_LIMIT`] records under this `K_pair` it writes a
+    /// one-recipient MULTI record instead ([`Sealed::mode`] says which).
+    ///
+    /// # Errors
+    /// [`SealError::TopicTooLong`], [`SealError::SelfRecipient`],
+    /// [`SealError::PlaintextTooLarge`] or [`SealError::SeqExhausted`]; nothing is
+    /// appended then.
+    pub fn seal_direct_into<B: RecordBuf + ?Sized>(
+        &mut self,
+        topic: &str,
+        recipient: &PublicKey,
+        plaintext: &[u8],
+        out: &mut B,
+    ) -> Result<Sealed, SealError> {
+        if recipient == self.identity.public_key() {
+            return Err(SealError::SelfRecipient);
+        }
+        if self.direct_seals(recipient.fingerprint()) >= DIRECT_LIMIT {
+            return self.seal_multi_into(topic, std::slice::from_ref(recipient), plaintext, out);
+        }
+        let body_len = body_len(plaintext, self.pad)?;
+        let Self {
+            identity,
+            rng,
+            signer,
+            pad,
+            pairs,
+            topics,
+            ..
+        } = self;
+        let own = identity.fingerprint();
+        let ts = topic_entry(topics, topic, own)?;
+        let ctx = match ts.direct_ctx.get(recipient.fingerprint()) {
+            Some(ctx) => *ctx,
+            None => {
+                let ctx =
+                    envelope::ctx_digest(Mode::Direct, topic, own, Some(recipient.fingerprint()))
+                        .ok_or(SealError::TopicTooLong { len: topic.len() })?;
+                ts.direct_ctx.insert(*recipient.fingerprint(), ctx);
+                ctx
+            }
+        };
+        let pair = pair_entry(pairs, identity, recipient);
+        let seq = ts.seq.next_seq()?;
+
+        let header = Header {
+            mode: Mode::Direct,
+            flags: Flags::new(signer.is_some(), *pad),
+            sender: own.kid(),
+            seq,
+        };
+        let mut iv = [0u8; envelope::IV_LEN];
+        rng.fill_bytes(&mut iv);
+        // bytes[0..40) || ctx_digest, assembled on the stack.
+        let mut aad = [0u8; DIRECT_PREFIX_LEN + 32];
+        aad[..20].copy_from_slice(&header.encode());
+        aad[20..28].copy_from_slice(recipient.kid().as_bytes());
+        aad[28..40].copy_from_slice(&iv);
+        aad[40..].copy_from_slice(&ctx);
+
+        let start = out.len();
+        let sig_len = if signer.is_some() {
+            envelope::SIGNATURE_LEN
+        } else {
+            0
+        };
+        out.reserve(DIRECT_PREFIX_LEN + body_len + TAG_LEN + sig_len);
+        out.extend_from_slice(&aad[..DIRECT_PREFIX_LEN]);
+        let pt_start = append_plaintext(out, plaintext, body_len);
+        let tag = pair
+            .key
+            .cipher()
+            .encrypt_inout_detached(
+                &Nonce::from(iv),
+                &aad,
+                InOutBuf::from(&mut out.as_bytes_mut()[pt_start..]),
+            )
+            .expect("AES-GCM accepts plaintexts up to MAX_PLAINTEXT_LEN");
+        out.extend_from_slice(&tag);
+        if let Some(s) = signer {
+            let sig = s.sign_parts(&[SIG_LABEL, &ctx, &out.as_bytes()[start..]]);
+            out.extend_from_slice(&sig);
+        }
+        pair.direct_seals += 1;
+        Ok(Sealed {
+            mode: Mode::Direct,
+            seq,
+            len: out.len() - start,
+        })
+    }
+
+    /// Seals a MULTI record to `recipients` (1..=4096 distinct keys, not one's
+    /// own) on `topic`, appending it to `out`. A fresh content key `CK` is drawn
+    /// for every record and wrapped once per recipient.
+    ///
+    /// # Errors
+    /// [`SealError::NoRecipients`], [`SealError::TooManyRecipients`],
+    /// [`SealError::SelfRecipient`], [`SealError::DuplicateRecipient`],
+    /// [`SealError::TopicTooLong`], [`SealError::PlaintextTooLarge`] or
+    /// [`SealError::SeqExhausted`]; nothing is appended then.
+    pub fn seal_multi_into<B: RecordBuf + ?Sized>(
+        &mut self,
+        topic: &str,
+        recipients: &[PublicKey],
+        plaintext: &[u8],
+        out: &mut B,
+    ) -> Result<Sealed, SealError> {
+        let n = recipients.len();
+        if n == 0 {
+            return Err(SealError::NoRecipients);
+        }
+        if n > MAX_RECIPIENTS {
+            return Err(SealError::TooManyRecipients { n });
+        }
+        let body_len = body_len(plaintext, self.pad)?;
+        let Self {
+            identity,
+            rng,
+            signer,
+            pad,
+            pairs,
+            topics,
+            scratch_kids,
+        } = self;
+        let own = identity.fingerprint();
+        if recipients.iter().any(|r| r.fingerprint() == own) {
+            return Err(SealError::SelfRecipient);
+        }
+        scratch_kids.clear();
+        scratch_kids.extend(recipients.iter().map(PublicKey::kid));
+        scratch_kids.sort_unstable();
+        if let Some(w) = scratch_kids.windows(2).find(|w| w[0] == w[1]) {
+            return Err(SealError::DuplicateRecipient { kid: w[0] });
+        }
+        let ts = topic_entry(topics, topic, own)?;
+        let ctx = ts.multi_ctx;
+        for r in recipients {
+            pair_entry(pairs, identity, r);
+        }
+        let seq = ts.seq.next_seq()?;
+
+        let mut ck = Zeroizing::new([0u8; 32]);
+        rng.fill_bytes(&mut ck[..]);
+        let mut msg_salt = [0u8; MSG_SALT_LEN];
+        rng.fill_bytes(&mut msg_salt);
+        let mut commit = <Hmac<Sha256>>::new_from_slice(&ck[..]).expect("HMAC takes any key");
+        commit.update(COMMIT_LABEL);
+        let commit = commit.finalize().into_bytes();
+
+        let header = Header {
+            mode: Mode::Multi,
+            flags: Flags::new(signer.is_some(), *pad),
+            sender: own.kid(),
+            seq,
+        };
+        // bytes[0..70) || rcpt_digest || (ctx_digest | SHA-256(payload)).
+        let mut aad = [0u8; MULTI_PREFIX_LEN + 64];
+        aad[..20].copy_from_slice(&header.encode());
+        aad[20..36].copy_from_slice(&msg_salt);
+        aad[36..68].copy_from_slice(&commit);
+        let n16 = u16::try_from(n).expect("n <= 4096 was checked");
+        aad[68..70].copy_from_slice(&n16.to_be_bytes());
+        let mut rcpt = Sha256::new();
+        for r in recipients {
+            rcpt.update(r.kid().as_bytes());
+        }
+        aad[70..102].copy_from_slice(&rcpt.finalize());
+        aad[102..].copy_from_slice(&ctx);
+
+        let start = out.len();
+        let sig_len = if signer.is_some() {
+            envelope::SIGNATURE_LEN
+        } else {
+            0
+        };
+        out.reserve(MULTI_PREFIX_LEN + n * MULTI_ENTRY_LEN + body_len + TAG_LEN + sig_len);
+        out.extend_from_slice(&aad[..MULTI_PREFIX_LEN]);
+        let entries_start = out.len();
+        out.resize_zeroed(entries_start + n * MULTI_ENTRY_LEN);
+
+        let ck_cipher = Aes256Gcm::new_from_slice(&ck[..]).expect("CK is 32 bytes");
+        let zero_nonce = Nonce::from([0u8; 12]);
+        let pt_start = append_plaintext(out, plaintext, body_len);
+        let tag = ck_cipher
+            .encrypt_inout_detached(
+                &zero_nonce,
+                &aad,
+                InOutBuf::from(&mut out.as_bytes_mut()[pt_start..]),
+            )
+            .expect("AES-GCM accepts plaintexts up to MAX_PLAINTEXT_LEN");
+        out.extend_from_slice(&tag);
+        aad[102..].copy_from_slice(&Sha256::digest(&out.as_bytes()[pt_start..]));
+
+        let entries = &mut out.as_bytes_mut()[entries_start..pt_start];
+        for (r, entry) in recipients
+            .iter()
+            .zip(entries.chunks_exact_mut(MULTI_ENTRY_LEN))
+        {
+            let pair = pairs
+                .get(r.fingerprint())
+                .expect("every recipient's pair key was derived above");
+            let mut kw = Zeroizing::new([0u8; 32]);
+            Hkdf::<Sha256>::new(Some(&msg_salt), pair.key.key())
+                .expand_multi_info(&[WRAP_LABEL, &ctx, r.kid().as_bytes()], &mut kw[..])
+                .expect("32 bytes is a valid HKDF-SHA256 output length");
+            let kw_cipher = Aes256Gcm::new_from_slice(&kw[..]).expect("KW is 32 bytes");
+            let (kid, wrap) = entry.split_at_mut(8);
+            kid.copy_from_slice(r.kid().as_bytes());
+            let (wrapped, tag_slot) = wrap.split_at_mut(32);
+            wrapped.copy_from_slice(&ck[..]);
+            let tag = kw_cipher
+                .encrypt_inout_detached(&zero_nonce, &aad, InOutBuf::from(wrapped))
+                .expect("AES-GCM accepts a 32-byte plaintext");
+            tag_slot.copy_from_slice(&tag);
+        }
+        if let Some(s) = signer {
+            let sig = s.sign_parts(&[SIG_LABEL, &ctx, &out.as_bytes()[start..]]);
+            out.extend_from_slice(&sig);
+        }
+        aad.zeroize();
+        Ok(Sealed {
+            mode: Mode::Multi,
+            seq,
+            len: out.len() - start,
+        })
+    }
+
+    /// [`Sealer::seal_direct_into`] into a new `Vec`.
+    ///
+    /// # Errors
+    /// As [`Sealer::seal_direct_into`].
+    pub fn seal_direct(
+        &mut self,
+        topic: &str,
+        recipient: &PublicKey,
+        plaintext: &[u8],
+    ) -> Result<Vec<u8>, SealError> {
+        let mut out = Vec::new();
+        self.seal_direct_into(topic, recipient, plaintext, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Sealer::seal_multi_into`] into a new `Vec`.
+    ///
+    /// # Errors
+    /// As [`Sealer::seal_multi_into`].
+    pub fn seal_multi(
+        &mut self,
+        topic: &str,
+        recipients: &[PublicKey],
+        plaintext: &[u8],
+    ) -> Result<Vec<u8>, SealError> {
+        let mut out = Vec::new();
+        self.seal_multi_into(topic, recipients, plaintext, &mut out)?;
+        Ok(out)
+    }
+}
