@@ -1,5 +1,5 @@
-//! The HermitMQ broker: a segmented write-ahead log and (soon) the network
-//! server in front of it. The broker is blind by construction: it depends on
+//! The HermitMQ broker: a segmented write-ahead log and the network server
+//! in front of it. The broker is blind by construction: it depends on
 //! no cryptography crate and never parses a payload.
 //!
 //! # Layout
@@ -7,7 +7,10 @@
 //! - [`log`]: the storage engine (segments, index, recovery, group commit,
 //!   retention, compaction).
 //! - [`offsets`]: consumer-group offsets over the internal compacted topic.
+//! - [`net`]: the TCP server: hello, pipelined frames, group-commit acks,
+//!   long-poll fetch with `sendfile`, limits, graceful shutdown.
 
 pub mod config;
 pub mod log;
+pub mod net;
 pub mod offsets;

@@ -1,0 +1,710 @@
+//! One client connection: the hello, then a loop that reads pipelined
+//! frames, appends produces in the order they arrive, parks durable acks
+//! until group commit covers them and long-polling fetches until data
+//! arrives, and writes responses (fetch bodies by `sendfile`) as they become
+//! ready — in any order, each frame whole.
+//!
+//! One task owns the socket and all state; nothing is shared with other
+//! connections but the log. Reading stops while too much is in flight, so
+//! a client that does not read its responses cannot make the broker buffer
+//! without bound, and cannot slow anybody else down.
+
+use std::collections::VecDeque;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use bytes::{Buf, BytesMut};
+use hermit_protocol::frame::{
+    self, ErrorBody, Fetch, FrameCheck, PartitionMetadata, ResponseBody, TopicMetadata,
+};
+use hermit_protocol::hello::{HELLO_LEN, Hello};
+use hermit_protocol::{Ack, Op, Request, RequestFrame, Status};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
+use tokio::time::Instant;
+
+use super::Shared;
+use super::outbox::Outbox;
+use crate::config::FsyncPolicy;
+use crate::log::{OFFSETS_TOPIC, Partition, ReadOutcome, StorageError};
+
+/// Stop reading new requests while this many bytes of responses wait to be written.
+const OUT_HIGH_WATER: usize = 4 << 20;
+/// The read buffer is shrunk back when a large frame left it bigger than this.
+const RBUF_KEEP: usize = 1 << 20;
+/// Initial read buffer.
+const RBUF_INITIAL: usize = 64 * 1024;
+
+/// Why a connection stops reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Closing {
+    /// The client closed its side.
+    PeerClosed,
+    /// A request was malformed: answered, then the connection closes.
+    BadInput,
+    /// The broker is shutting down.
+    Shutdown,
+    /// Idle for too long.
+    Idle,
+}
+
+/// What an ack waits for and answers with.
+enum AckBody {
+    Produce { base_offset: u64 },
+    Commit,
+}
+
+struct PendingAck {
+    correlation_id: u32,
+    partition: Arc<Partition>,
+    /// Durable once the partition's synced offset reaches this.
+    need: u64,
+    body: AckBody,
+}
+
+struct PendingFetch {
+    correlation_id: u32,
+    partition: Arc<Partition>,
+    offset: u64,
+    max_bytes: u32,
+    deadline: Instant,
+}
+
+struct State {
+    shared: Arc<Shared>,
+    out: Outbox,
+    acks: VecDeque<PendingAck>,
+    fetches: Vec<PendingFetch>,
+    wake_tx: mpsc::UnboundedSender<u32>,
+    scratch: Vec<u8>,
+    closing: Option<Closing>,
+}
+
+/// A connection, from accept to close.
+pub(super) struct Connection {
+    stream: TcpStream,
+    peer: SocketAddr,
+    rbuf: BytesMut,
+    st: State,
+    wake_rx: mpsc::UnboundedReceiver<u32>,
+    sync_rx: watch::Receiver<u64>,
+    shutdown: watch::Receiver<bool>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Connection {
+    pub(super) fn new(
+        stream: TcpStream,
+        peer: SocketAddr,
+        shared: Arc<Shared>,
+        shutdown: watch::Receiver<bool>,
+        permit: OwnedSemaphorePermit,
+    ) -> Self {
+        let (wake_tx, wake_rx) = mpsc::unbounded_channel();
+        let sync_rx = shared.log.sync_generation();
+        Connection {
+            stream,
+            peer,
+            rbuf: BytesMut::with_capacity(RBUF_INITIAL),
+            st: State {
+                shared,
+                out: Outbox::new(),
+                acks: VecDeque::new(),
+                fetches: Vec::new(),
+                wake_tx,
+                scratch: Vec::new(),
+                closing: None,
+            },
+            wake_rx,
+            sync_rx,
+            shutdown,
+            _permit: permit,
+        }
+    }
+
+    /// Serve the connection until it closes. Errors are logged, not returned:
+    /// one connection's trouble is nobody else's.
+    pub(super) async fn run(mut self) {
+        let metrics = self.st.shared.metrics.clone();
+        metrics.connections_open.fetch_add(1, Ordering::Relaxed);
+        match self.serve().await {
+            Ok(()) => tracing::debug!(peer = %self.peer, "connection closed"),
+            Err(e) => {
+                tracing::debug!(peer = %self.peer, error = %e, "connection ended with an error")
+            }
+        }
+        metrics.connections_open.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    async fn handshake(&mut self) -> io::Result<bool> {
+        let mut hello = [0u8; HELLO_LEN];
+        let limit = Duration::from_millis(self.st.shared.config.handshake_timeout_ms);
+        match tokio::time::timeout(limit, self.stream.read_exact(&mut hello)).await {
+            Err(_) => {
+                tracing::debug!(peer = %self.peer, "no hello within the handshake timeout");
+                return Ok(false);
+            }
+            Ok(r) => {
+                r?;
+            }
+        }
+        let ours = Hello::broker(self.st.shared.limits.max_frame).encode();
+        match Hello::decode(&hello) {
+            Err(_) => {
+                tracing::debug!(peer = %self.peer, "not a HermitMQ hello; closing");
+                Ok(false)
+            }
+            Ok(h) if h.check_version().is_err() => {
+                tracing::debug!(peer = %self.peer, version = h.version, "unsupported protocol version");
+                self.stream.write_all(&ours).await?;
+                Ok(false)
+            }
+            Ok(_) => {
+                self.stream.write_all(&ours).await?;
+                Ok(true)
+            }
+        }
+    }
+
+    async fn serve(&mut self) -> io::Result<()> {
+        if !self.handshake().await? {
+            return Ok(());
+        }
+        let _ = self.stream.set_nodelay(true);
+        let idle = Duration::from_millis(self.st.shared.config.idle_timeout_ms);
+        let max_in_flight = self.st.shared.config.max_in_flight as usize;
+        let metrics = self.st.shared.metrics.clone();
+        let mut last_progress = Instant::now();
+        if *self.shutdown.borrow() {
+            self.st.begin_closing(Closing::Shutdown);
+        }
+        loop {
+            self.process_frames(max_in_flight).await;
+            if !self.st.out.is_empty() && self.st.out.flush(&self.stream, &metrics)? > 0 {
+                last_progress = Instant::now();
+            }
+            if self.st.closing.is_some()
+                && self.st.acks.is_empty()
+                && self.st.fetches.is_empty()
+                && self.st.out.is_empty()
+            {
+                return Ok(());
+            }
+            let in_flight = self.st.in_flight();
+            let can_read = self.st.closing.is_none()
+                && in_flight < max_in_flight
+                && self.st.out.buffered_bytes() < OUT_HIGH_WATER;
+            let want_write = !self.st.out.is_empty();
+            let has_acks = !self.st.acks.is_empty();
+            let has_fetches = !self.st.fetches.is_empty();
+            let shutting = self.st.closing.is_none();
+            tokio::select! {
+                biased;
+                r = self.stream.writable(), if want_write => {
+                    r?;
+                    if self.st.out.flush(&self.stream, &metrics)? > 0 {
+                        last_progress = Instant::now();
+                    }
+                }
+                r = self.sync_rx.changed(), if has_acks => {
+                    if r.is_err() {
+                        // The log is gone: nothing more will become durable.
+                        self.st.fail_acks("the log closed before the write was durable");
+                    } else {
+                        self.st.release_acks();
+                    }
+                }
+                Some(corr) = self.wake_rx.recv(), if has_fetches => {
+                    self.st.retry_fetch(corr).await;
+                }
+                r = self.stream.readable(), if can_read => {
+                    r?;
+                    match self.stream.try_read_buf(&mut self.rbuf) {
+                        Ok(0) => self.st.begin_closing(Closing::PeerClosed),
+                        Ok(_) => last_progress = Instant::now(),
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                r = self.shutdown.changed(), if shutting => {
+                    if r.is_err() || *self.shutdown.borrow() {
+                        self.st.begin_closing(Closing::Shutdown);
+                    }
+                }
+                _ = tokio::time::sleep_until(last_progress + idle) => {
+                    let waiting = !self.st.acks.is_empty() || !self.st.fetches.is_empty();
+                    if self.st.out.is_empty() && waiting {
+                        // Legitimately waiting on the log: not idle.
+                        last_progress = Instant::now();
+                    } else if !self.st.out.is_empty() {
+                        tracing::debug!(peer = %self.peer, "client stopped reading its responses; closing");
+                        return Ok(());
+                    } else {
+                        self.st.begin_closing(Closing::Idle);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Handle every complete frame in the read buffer, as long as the
+    /// in-flight limit allows.
+    async fn process_frames(&mut self, max_in_flight: usize) {
+        loop {
+            if self.st.closing.is_some() || self.st.in_flight() >= max_in_flight {
+                return;
+            }
+            let limits = self.st.shared.limits;
+            match frame::check_request(&self.rbuf, &limits) {
+                Ok(FrameCheck::Incomplete { need }) => {
+                    if self.rbuf.is_empty() && self.rbuf.capacity() > RBUF_KEEP {
+                        self.rbuf = BytesMut::with_capacity(RBUF_INITIAL);
+                    }
+                    // `need` passed the limits in check_request before we reserve it.
+                    self.rbuf.reserve(need.saturating_sub(self.rbuf.len()));
+                    return;
+                }
+                Ok(FrameCheck::Complete { len }) => {
+                    match frame::decode_request(&self.rbuf[..len], &limits) {
+                        Ok(f) => self.st.handle(f).await,
+                        Err(e) => self.st.bad_input(
+                            e.correlation_id,
+                            e.op,
+                            e.error.status(),
+                            &e.error.to_string(),
+                        ),
+                    }
+                    self.rbuf.advance(len);
+                }
+                Err(e) => {
+                    self.st.bad_input(
+                        e.correlation_id,
+                        e.op,
+                        e.error.status(),
+                        &e.error.to_string(),
+                    );
+                    return;
+                }
+            }
+        }
+    }
+}
+
+impl State {
+    fn in_flight(&self) -> usize {
+        self.acks.len() + self.fetches.len() + self.out.len()
+    }
+
+    fn begin_closing(&mut self, why: Closing) {
+        if self.closing.is_some() {
+            return;
+        }
+        self.closing = Some(why);
+        // Parked fetches are answered now, with what there is (usually nothing).
+        for f in std::mem::take(&mut self.fetches) {
+            let (log_start, hw) = f.partition.bounds();
+            let header = frame::encode_fetch_header(f.correlation_id, hw, log_start, 0);
+            self.out.push_frame(|b| b.extend_from_slice(&header));
+        }
+        let notice = match why {
+            Closing::Shutdown => Some((Status::ShuttingDown, "the broker is shutting down")),
+            Closing::Idle => Some((Status::Timeout, "connection idle for too long")),
+            Closing::PeerClosed | Closing::BadInput => None,
+        };
+        if let Some((status, msg)) = notice {
+            // Correlation id 0 is reserved for connection-level notices.
+            self.error(0, Op::Ping as u8, status, msg, None);
+        }
+    }
+
+    fn bad_input(&mut self, corr: Option<u32>, op: Option<u8>, status: Status, message: &str) {
+        self.shared
+            .metrics
+            .bad_requests
+            .fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(%status, message, "bad request; closing the connection");
+        self.error(corr.unwrap_or(0), op.unwrap_or(0), status, message, None);
+        self.begin_closing(Closing::BadInput);
+    }
+
+    fn error(
+        &mut self,
+        corr: u32,
+        op: u8,
+        status: Status,
+        message: &str,
+        bounds: Option<(u64, u64)>,
+    ) {
+        let body = ErrorBody {
+            status,
+            message,
+            bounds,
+        };
+        self.out.push_frame(|b| {
+            // Only fails for status Ok, which is never passed here.
+            let _ = frame::encode_error(corr, op, &body, b);
+        });
+    }
+
+    fn storage_error(&mut self, corr: u32, op: Op, e: &StorageError) {
+        let bounds = match e {
+            StorageError::OffsetOutOfRange {
+                log_start,
+                high_watermark,
+                ..
+            } => Some((*log_start, *high_watermark)),
+            _ => None,
+        };
+        self.error(corr, op as u8, e.status(), &e.to_string(), bounds);
+        if matches!(e, StorageError::InvalidBatch(_)) {
+            // A batch that fails its CRC or limits is bad input: close.
+            self.shared
+                .metrics
+                .bad_requests
+                .fetch_add(1, Ordering::Relaxed);
+            self.begin_closing(Closing::BadInput);
+        }
+    }
+
+    fn respond(&mut self, corr: u32, body: &ResponseBody<'_>) {
+        self.out.push_frame(|b| {
+            // Encoding fails only for values past u32 lengths, which no
+            // response body built here can reach.
+            let _ = frame::encode_response(corr, body, b);
+        });
+    }
+
+    /// The partition, creating the topic (off the async threads) when allowed.
+    async fn partition(
+        &mut self,
+        topic: &str,
+        partition: u32,
+        create: bool,
+    ) -> Result<Arc<Partition>, StorageError> {
+        match self.shared.log.partition(topic, partition, false) {
+            Err(StorageError::UnknownTopic(_))
+                if create && self.shared.log.options().auto_create =>
+            {
+                let log = self.shared.log.clone();
+                let topic = topic.to_owned();
+                tokio::task::spawn_blocking(move || log.partition(&topic, partition, true))
+                    .await
+                    .unwrap_or_else(|e| {
+                        Err(StorageError::Config(format!(
+                            "topic creation panicked: {e}"
+                        )))
+                    })
+            }
+            other => other,
+        }
+    }
+
+    async fn handle(&mut self, f: RequestFrame<'_>) {
+        let corr = f.correlation_id;
+        let metrics = self.shared.metrics.clone();
+        match f.request {
+            Request::Produce(p) => {
+                let fsync = self.shared.log.options().fsync;
+                if p.ack == Ack::Durable && fsync == FsyncPolicy::Never {
+                    self.storage_error(corr, Op::Produce, &StorageError::NotDurable);
+                    return;
+                }
+                let part = match self.partition(p.topic.as_str(), p.partition, true).await {
+                    Ok(part) => part,
+                    Err(e) => return self.storage_error(corr, Op::Produce, &e),
+                };
+                match part.append(p.batch) {
+                    Ok(a) => {
+                        metrics.produce_batches.fetch_add(1, Ordering::Relaxed);
+                        metrics
+                            .produce_bytes
+                            .fetch_add(p.batch.len() as u64, Ordering::Relaxed);
+                        if p.ack == Ack::Written || part.synced_offset() >= a.next_offset {
+                            self.respond(
+                                corr,
+                                &ResponseBody::Produce {
+                                    base_offset: a.base_offset,
+                                },
+                            );
+                        } else {
+                            self.acks.push_back(PendingAck {
+                                correlation_id: corr,
+                                partition: part,
+                                need: a.next_offset,
+                                body: AckBody::Produce {
+                                    base_offset: a.base_offset,
+                                },
+                            });
+                        }
+                    }
+                    Err(e) => self.storage_error(corr, Op::Produce, &e),
+                }
+            }
+            Request::Fetch(fetch) => self.fetch(corr, fetch).await,
+            Request::Commit(c) => {
+                if let Err(e) = self.partition(c.topic.as_str(), c.partition, true).await {
+                    return self.storage_error(corr, Op::Commit, &e);
+                }
+                match self
+                    .shared
+                    .log
+                    .commit(c.group, c.topic.as_str(), c.partition, c.offset)
+                {
+                    Ok(a) => {
+                        let offsets = self.shared.log.offsets().partition().clone();
+                        if self.shared.log.options().fsync == FsyncPolicy::Never
+                            || offsets.synced_offset() >= a.next_offset
+                        {
+                            self.respond(corr, &ResponseBody::Commit);
+                        } else {
+                            self.acks.push_back(PendingAck {
+                                correlation_id: corr,
+                                partition: offsets,
+                                need: a.next_offset,
+                                body: AckBody::Commit,
+                            });
+                        }
+                    }
+                    Err(e) => self.storage_error(corr, Op::Commit, &e),
+                }
+            }
+            Request::Committed(c) => {
+                let offset =
+                    self.shared
+                        .log
+                        .offsets()
+                        .committed(c.group, c.topic.as_str(), c.partition);
+                self.respond(corr, &ResponseBody::Committed { offset });
+            }
+            Request::Metadata(topic) => {
+                let topics = match topic {
+                    Some(t) => match self.shared.log.topic(t.as_str()) {
+                        Some(t) => vec![t],
+                        None => {
+                            return self.storage_error(
+                                corr,
+                                Op::Metadata,
+                                &StorageError::UnknownTopic(t.as_str().to_owned()),
+                            );
+                        }
+                    },
+                    None => self
+                        .shared
+                        .log
+                        .topics()
+                        .into_iter()
+                        .filter(|t| t.name() != OFFSETS_TOPIC)
+                        .collect(),
+                };
+                let body: Vec<TopicMetadata> = topics
+                    .iter()
+                    .map(|t| TopicMetadata {
+                        name: t.name().to_owned(),
+                        cleanup: t.policy().cleanup,
+                        retention_ms: t.policy().retention_ms,
+                        retention_bytes: t.policy().retention_bytes,
+                        partitions: t
+                            .partitions()
+                            .iter()
+                            .map(|p| {
+                                let (log_start, high_watermark) = p.bounds();
+                                PartitionMetadata {
+                                    partition: p.id(),
+                                    log_start,
+                                    high_watermark,
+                                }
+                            })
+                            .collect(),
+                    })
+                    .collect();
+                self.respond(corr, &ResponseBody::Metadata(body));
+            }
+            Request::CreateTopic(c) => {
+                let log = self.shared.log.clone();
+                let name = c.topic.as_str().to_owned();
+                let settings = c.settings;
+                let res = tokio::task::spawn_blocking(move || {
+                    log.create_topic(&name, settings).map(|_| ())
+                })
+                .await
+                .unwrap_or_else(|e| {
+                    Err(StorageError::Config(format!(
+                        "topic creation panicked: {e}"
+                    )))
+                });
+                match res {
+                    Ok(()) => self.respond(corr, &ResponseBody::CreateTopic),
+                    Err(e) => self.storage_error(corr, Op::CreateTopic, &e),
+                }
+            }
+            Request::DeleteTopic(t) => {
+                let log = self.shared.log.clone();
+                let name = t.as_str().to_owned();
+                let res = tokio::task::spawn_blocking(move || log.delete_topic(&name))
+                    .await
+                    .unwrap_or_else(|e| {
+                        Err(StorageError::Config(format!(
+                            "topic deletion panicked: {e}"
+                        )))
+                    });
+                match res {
+                    Ok(()) => self.respond(corr, &ResponseBody::DeleteTopic),
+                    Err(e) => self.storage_error(corr, Op::DeleteTopic, &e),
+                }
+            }
+            Request::Ping => self.respond(corr, &ResponseBody::Ping),
+        }
+    }
+
+    /// Read from a partition, verifying an old segment first if needed.
+    async fn read(
+        &mut self,
+        part: &Arc<Partition>,
+        offset: u64,
+        max_bytes: u32,
+    ) -> Result<ReadOutcome, StorageError> {
+        loop {
+            match part.read(offset, max_bytes, &mut self.scratch)? {
+                ReadOutcome::Unverified(seg) => {
+                    let p = part.clone();
+                    tokio::task::spawn_blocking(move || p.verify_segment(&seg))
+                        .await
+                        .unwrap_or_else(|e| {
+                            Err(StorageError::Config(format!("verification panicked: {e}")))
+                        })?;
+                }
+                other => return Ok(other),
+            }
+        }
+    }
+
+    async fn fetch(&mut self, corr: u32, f: Fetch<'_>) {
+        let part = match self.partition(f.topic.as_str(), f.partition, true).await {
+            Ok(p) => p,
+            Err(e) => return self.storage_error(corr, Op::Fetch, &e),
+        };
+        let cap = self.shared.config.idle_timeout_ms;
+        let wait = u64::from(f.max_wait_ms).min(cap);
+        let deadline = Instant::now() + Duration::from_millis(wait);
+        let pending = PendingFetch {
+            correlation_id: corr,
+            partition: part,
+            offset: f.offset,
+            max_bytes: f.max_bytes,
+            deadline,
+        };
+        self.attempt_fetch(pending).await;
+    }
+
+    /// Answer a fetch if there is data or its wait is over; otherwise park it
+    /// and start a waiter that wakes the connection when the partition's high
+    /// watermark moves or the deadline passes.
+    async fn attempt_fetch(&mut self, f: PendingFetch) {
+        let waiting = f.deadline > Instant::now() && self.closing.is_none();
+        // Subscribe before reading, so data arriving in between is not missed.
+        let mut rx = waiting.then(|| f.partition.subscribe());
+        match self.read(&f.partition.clone(), f.offset, f.max_bytes).await {
+            Ok(ReadOutcome::Data {
+                range,
+                high_watermark,
+                log_start,
+            }) => {
+                let header = frame::encode_fetch_header(
+                    f.correlation_id,
+                    high_watermark,
+                    log_start,
+                    range.len as u32,
+                );
+                self.shared
+                    .metrics
+                    .fetch_responses
+                    .fetch_add(1, Ordering::Relaxed);
+                self.out
+                    .push_file(&header, range.file, range.position, range.len);
+            }
+            Ok(ReadOutcome::Empty {
+                high_watermark,
+                log_start,
+            }) => match rx.take() {
+                Some(mut rx) => {
+                    let tx = self.wake_tx.clone();
+                    let (corr, deadline) = (f.correlation_id, f.deadline);
+                    tokio::spawn(async move {
+                        let _ = tokio::time::timeout_at(deadline, rx.changed()).await;
+                        let _ = tx.send(corr);
+                    });
+                    self.fetches.push(f);
+                }
+                None => {
+                    let header =
+                        frame::encode_fetch_header(f.correlation_id, high_watermark, log_start, 0);
+                    self.out.push_frame(|b| b.extend_from_slice(&header));
+                }
+            },
+            Ok(ReadOutcome::Unverified(_)) => {
+                // State::read verifies until the outcome is something else.
+                let e = StorageError::Config("segment verification did not settle".into());
+                self.storage_error(f.correlation_id, Op::Fetch, &e);
+            }
+            Err(e) => self.storage_error(f.correlation_id, Op::Fetch, &e),
+        }
+    }
+
+    async fn retry_fetch(&mut self, corr: u32) {
+        if let Some(i) = self.fetches.iter().position(|f| f.correlation_id == corr) {
+            let f = self.fetches.swap_remove(i);
+            self.attempt_fetch(f).await;
+        }
+    }
+
+    /// Answer every parked ack whose write is now durable.
+    fn release_acks(&mut self) {
+        let mut i = 0;
+        while i < self.acks.len() {
+            let a = &self.acks[i];
+            if a.partition.synced_offset() >= a.need {
+                let a = self.acks.remove(i).expect("invariant: index is in bounds");
+                match a.body {
+                    AckBody::Produce { base_offset } => {
+                        self.respond(a.correlation_id, &ResponseBody::Produce { base_offset })
+                    }
+                    AckBody::Commit => self.respond(a.correlation_id, &ResponseBody::Commit),
+                }
+            } else if let Some(reason) = a.partition.failure() {
+                let a = self.acks.remove(i).expect("invariant: index is in bounds");
+                let op = match a.body {
+                    AckBody::Produce { .. } => Op::Produce,
+                    AckBody::Commit => Op::Commit,
+                };
+                let e = StorageError::Failed {
+                    topic: a.partition.topic().to_owned(),
+                    partition: a.partition.id(),
+                    reason,
+                };
+                self.storage_error(a.correlation_id, op, &e);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn fail_acks(&mut self, reason: &str) {
+        for a in std::mem::take(&mut self.acks) {
+            let op = match a.body {
+                AckBody::Produce { .. } => Op::Produce,
+                AckBody::Commit => Op::Commit,
+            };
+            self.error(
+                a.correlation_id,
+                op as u8,
+                Status::StorageError,
+                reason,
+                None,
+            );
+        }
+    }
+}
