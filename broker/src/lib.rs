@@ -7,10 +7,12 @@
 //! - [`log`]: the storage engine (segments, index, recovery, group commit,
 //!   retention, compaction).
 //! - [`offsets`]: consumer-group offsets over the internal compacted topic.
+//! - [`embedded`]: a broker in this process on a real socket (tests, demo, bench).
 //! - [`net`]: the TCP server: hello, pipelined frames, group-commit acks,
 //!   long-poll fetch with `sendfile`, limits, graceful shutdown.
 
 pub mod config;
+pub mod embedded;
 pub mod log;
 pub mod net;
 pub mod offsets;

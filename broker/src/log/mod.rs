@@ -672,3 +672,12 @@ impl Log {
         }
     }
 }
+
+impl Drop for Log {
+    /// Stop the background threads even when `close` was not called (a
+    /// simulated crash in tests): they must not outlive the log.
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.sync.shutdown();
+    }
+}

@@ -1,0 +1,133 @@
+//! A broker inside the current process, on a real TCP socket and real
+//! files: what tests, examples, `hermit demo` and `hermit bench --embedded` use.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::config::Config;
+use crate::log::{Log, LogOptions, StorageError};
+use crate::net::{Metrics, Server};
+
+/// Why an embedded broker could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddedError {
+    /// The log could not be opened.
+    #[error("cannot open the log: {0}")]
+    Log(#[from] StorageError),
+    /// The listener could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// Requested address.
+        addr: SocketAddr,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A running in-process broker.
+pub struct EmbeddedBroker {
+    addr: SocketAddr,
+    log: Arc<Log>,
+    metrics: Arc<Metrics>,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl EmbeddedBroker {
+    /// Start a broker on `config.listen` (use port 0 for any free port) over
+    /// `data_dir` (which overrides `config.data_dir`). Opening the log blocks
+    /// the calling thread (recovery); call from an async context.
+    pub async fn start(
+        data_dir: &Path,
+        mut config: Config,
+    ) -> Result<EmbeddedBroker, EmbeddedError> {
+        config.data_dir = data_dir.to_path_buf();
+        let opts = LogOptions::from_config(&config);
+        let dir = data_dir.to_path_buf();
+        let log = tokio::task::spawn_blocking(move || Log::open(&dir, opts))
+            .await
+            .map_err(|e| StorageError::Config(format!("log recovery panicked: {e}")))??;
+        let log = Arc::new(log);
+        log.start_background(std::time::Duration::from_millis(config.cleanup_interval_ms));
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .map_err(|source| EmbeddedError::Bind {
+                addr: config.listen,
+                source,
+            })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| EmbeddedError::Bind {
+                addr: config.listen,
+                source,
+            })?;
+        let server = Server::new(log.clone(), config);
+        let metrics = server.metrics();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(server.run(
+            listener,
+            async {
+                let _ = stopped.await;
+            },
+            std::future::pending(),
+        ));
+        Ok(EmbeddedBroker {
+            addr,
+            log,
+            metrics,
+            stop: Some(stop),
+            task,
+        })
+    }
+
+    /// A configuration for tests: port 0 on loopback, everything else default.
+    pub fn test_config() -> Config {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            ..Config::default()
+        }
+    }
+
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Its log.
+    pub fn log(&self) -> &Arc<Log> {
+        &self.log
+    }
+
+    /// Its counters.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// Graceful shutdown: stop accepting, drain, final fsync, release the lock.
+    pub async fn shutdown(mut self) -> Result<(), StorageError> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let _ = (&mut self.task).await;
+        let log = self.log.clone();
+        let res = tokio::task::spawn_blocking(move || log.close())
+            .await
+            .map_err(|e| StorageError::Config(format!("close panicked: {e}")))?;
+        drop(self);
+        res
+    }
+
+    /// Stop abruptly, as a crash would: connections are dropped mid-flight
+    /// and no final fsync runs. (Written data is in the page cache, so this
+    /// models a process crash, not a power loss.)
+    pub async fn crash(mut self) {
+        self.task.abort();
+        let _ = (&mut self.task).await;
+        // The Log is dropped without close(); the lock goes with the last Arc.
+    }
+}
