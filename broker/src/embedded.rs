@@ -35,6 +35,7 @@ pub struct EmbeddedBroker {
     log: Arc<Log>,
     metrics: Arc<Metrics>,
     stop: Option<oneshot::Sender<()>>,
+    hurry: Option<oneshot::Sender<()>>,
     task: JoinHandle<std::io::Result<()>>,
 }
 
@@ -69,18 +70,25 @@ impl EmbeddedBroker {
         let server = Server::new(log.clone(), config);
         let metrics = server.metrics();
         let (stop, stopped) = oneshot::channel::<()>();
+        let (hurry, hurried) = oneshot::channel::<()>();
         let task = tokio::spawn(server.run(
             listener,
             async {
                 let _ = stopped.await;
             },
-            std::future::pending(),
+            async {
+                if hurried.await.is_err() {
+                    // Dropped without hurrying: never cut the drain short.
+                    std::future::pending::<()>().await;
+                }
+            },
         ));
         Ok(EmbeddedBroker {
             addr,
             log,
             metrics,
             stop: Some(stop),
+            hurry: Some(hurry),
             task,
         })
     }
@@ -126,8 +134,15 @@ impl EmbeddedBroker {
     /// and no final fsync runs. (Written data is in the page cache, so this
     /// models a process crash, not a power loss.)
     pub async fn crash(mut self) {
-        self.task.abort();
+        if let Some(hurry) = self.hurry.take() {
+            let _ = hurry.send(());
+        }
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        // With hurry already set, the server drops every connection at once
+        // and waits for their tasks, so no task holds the log afterwards.
         let _ = (&mut self.task).await;
-        // The Log is dropped without close(); the lock goes with the last Arc.
+        // The Log is dropped without close(); the lock goes with it.
     }
 }

@@ -418,6 +418,11 @@ impl Log {
         self.sync.subscribe()
     }
 
+    /// Group-commit counters (rounds and partition fsyncs so far).
+    pub fn sync_stats(&self) -> sync::SyncStats {
+        self.sync.stats()
+    }
+
     /// A topic by name.
     pub fn topic(&self, name: &str) -> Option<Arc<Topic>> {
         self.topics

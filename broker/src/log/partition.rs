@@ -581,15 +581,16 @@ impl Partition {
     }
 
     /// fsync what has been written; under `fsync = always` this also makes it visible.
-    /// Called by the sync thread (group commit) and on close.
-    pub fn sync(&self) -> Result<()> {
+    /// Called by the sync thread (group commit) and on close. Returns whether
+    /// an fsync was issued (false when everything was already durable).
+    pub fn sync(&self) -> Result<bool> {
         let (file, offset, base, position) = {
             let inner = self.lock();
             if let Some(reason) = &inner.failed {
                 return Err(self.failed_error(reason));
             }
             if self.synced.load(Ordering::Acquire) >= inner.next_offset {
-                return Ok(());
+                return Ok(false);
             }
             (
                 inner.active.file.clone(),
@@ -619,12 +620,12 @@ impl Partition {
             };
             self.hw_tx.send_replace(offset);
         }
-        Ok(())
+        Ok(true)
     }
 
     /// fsync everything (shutdown, tests). Works under every fsync policy.
     pub fn close(&self) -> Result<()> {
-        self.sync()
+        self.sync().map(|_| ())
     }
 
     /// Find whole batches starting with the one that contains `offset` (or

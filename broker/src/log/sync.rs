@@ -8,6 +8,7 @@
 //! runs a round per interval. After each round it bumps a generation counter
 //! that durable-ack waiters watch.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -28,6 +29,19 @@ pub struct SyncQueue {
     state: Mutex<State>,
     wake: Condvar,
     generation: watch::Sender<u64>,
+    /// Group-commit rounds run.
+    rounds: AtomicU64,
+    /// Partition fsyncs issued (a round syncs each dirty partition once).
+    fsyncs: AtomicU64,
+}
+
+/// Group-commit counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SyncStats {
+    /// Rounds run.
+    pub rounds: u64,
+    /// Partition fsyncs issued.
+    pub fsyncs: u64,
 }
 
 impl std::fmt::Debug for SyncQueue {
@@ -43,6 +57,8 @@ impl SyncQueue {
             state: Mutex::new(State::default()),
             wake: Condvar::new(),
             generation: watch::channel(0).0,
+            rounds: AtomicU64::new(0),
+            fsyncs: AtomicU64::new(0),
         })
     }
 
@@ -54,6 +70,14 @@ impl SyncQueue {
     pub(crate) fn push(&self, p: Arc<Partition>) {
         self.lock().dirty.push(p);
         self.wake.notify_one();
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> SyncStats {
+        SyncStats {
+            rounds: self.rounds.load(Ordering::Relaxed),
+            fsyncs: self.fsyncs.load(Ordering::Relaxed),
+        }
     }
 
     /// Watch the sync generation: it changes after every round.
@@ -107,10 +131,17 @@ impl SyncQueue {
                 next_round = Instant::now() + d;
             }
             let shutdown = self.lock().shutdown;
+            self.rounds.fetch_add(1, Ordering::Relaxed);
             for p in &batch {
                 p.dequeued();
-                if let Err(e) = p.sync() {
-                    tracing::error!(topic = p.topic(), partition = p.id(), error = %e, "group commit fsync failed");
+                match p.sync() {
+                    Ok(true) => {
+                        self.fsyncs.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(false) => {}
+                    Err(e) => {
+                        tracing::error!(topic = p.topic(), partition = p.id(), error = %e, "group commit fsync failed");
+                    }
                 }
             }
             self.generation.send_modify(|g| *g += 1);

@@ -143,8 +143,9 @@ impl Server {
         let _ = stop_tx.send(true);
         let drain = Duration::from_millis(self.shared.config.drain_timeout_ms);
         let drained = tokio::select! {
-            r = tokio::time::timeout(drain, async { while tasks.join_next().await.is_some() {} }) => r.is_ok(),
+            biased;
             _ = &mut hurry => false,
+            r = tokio::time::timeout(drain, async { while tasks.join_next().await.is_some() {} }) => r.is_ok(),
         };
         if !drained {
             tracing::warn!(

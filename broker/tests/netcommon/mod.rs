@@ -1,0 +1,291 @@
+//! A raw protocol client for the network tests: frames are built and read
+//! by hand (through hermit-protocol), so the tests can send anything —
+//! including what a well-behaved client never would.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use bytes::{BufMut, BytesMut};
+use hermit_broker::config::Config;
+use hermit_broker::embedded::EmbeddedBroker;
+use hermit_protocol::frame::{
+    self, Commit, Committed, CreateTopic, ErrorBody, Fetch, Produce, ResponseBody, TopicSettings,
+};
+use hermit_protocol::hello::Hello;
+use hermit_protocol::record::{BatchBuilder, BatchIter, RecordHeader};
+use hermit_protocol::{Ack, Cleanup, FrameCheck, Op, Request, Status, TopicName};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// A response frame, owned.
+#[derive(Debug, Clone)]
+pub struct Resp {
+    pub corr: u32,
+    pub op: Op,
+    pub status: Status,
+    pub message: String,
+    pub bounds: Option<(u64, u64)>,
+    /// Produce: base offset.
+    pub base_offset: Option<u64>,
+    /// Fetch: (high watermark, log start, record bytes).
+    pub fetch: Option<(u64, u64, Vec<u8>)>,
+    pub committed: Option<Option<u64>>,
+}
+
+impl Resp {
+    fn from_frame(bytes: &[u8]) -> Resp {
+        let f = frame::decode_response(bytes).expect("the broker sends valid frames");
+        let mut r = Resp {
+            corr: f.correlation_id,
+            op: f.op,
+            status: Status::Ok,
+            message: String::new(),
+            bounds: None,
+            base_offset: None,
+            fetch: None,
+            committed: None,
+        };
+        match f.body {
+            Ok(ResponseBody::Produce { base_offset }) => r.base_offset = Some(base_offset),
+            Ok(ResponseBody::Fetch {
+                high_watermark,
+                log_start,
+                records,
+            }) => r.fetch = Some((high_watermark, log_start, records.to_vec())),
+            Ok(ResponseBody::Committed { offset }) => r.committed = Some(offset),
+            Ok(_) => {}
+            Err(ErrorBody {
+                status,
+                message,
+                bounds,
+            }) => {
+                r.status = status;
+                r.message = message.to_owned();
+                r.bounds = bounds;
+            }
+        }
+        r
+    }
+
+    /// Base offsets of the batches of a fetch response.
+    pub fn batch_bases(&self) -> Vec<u64> {
+        let (_, _, bytes) = self.fetch.as_ref().expect("a fetch response");
+        BatchIter::new(bytes)
+            .map(|b| b.expect("whole batches").header.base_offset)
+            .collect()
+    }
+}
+
+/// A connection speaking the protocol by hand.
+pub struct Raw {
+    pub stream: TcpStream,
+    buf: BytesMut,
+    next: u32,
+}
+
+impl Raw {
+    /// Connect without a hello.
+    pub async fn connect_bare(addr: SocketAddr) -> Raw {
+        Raw {
+            stream: TcpStream::connect(addr).await.expect("connect"),
+            buf: BytesMut::new(),
+            next: 1,
+        }
+    }
+
+    /// Connect and exchange hellos.
+    pub async fn connect(addr: SocketAddr) -> Raw {
+        let mut raw = Raw::connect_bare(addr).await;
+        raw.stream
+            .write_all(&Hello::client().encode())
+            .await
+            .unwrap();
+        let mut h = [0u8; 8];
+        raw.stream.read_exact(&mut h).await.expect("broker hello");
+        let hello = Hello::decode(&h).unwrap();
+        assert_eq!(hello.version, 2);
+        raw
+    }
+
+    pub async fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).await.expect("write");
+    }
+
+    /// Send a request; returns its correlation id.
+    pub async fn send(&mut self, req: &Request<'_>) -> u32 {
+        let corr = self.next;
+        self.next += 1;
+        let mut out = BytesMut::new();
+        req.encode(corr, &mut out).unwrap();
+        self.send_bytes(&out).await;
+        corr
+    }
+
+    /// Read the next response frame; `None` when the broker closed the connection.
+    pub async fn recv(&mut self) -> Option<Resp> {
+        loop {
+            if let FrameCheck::Complete { len } =
+                frame::check_response(&self.buf, u32::MAX).unwrap()
+            {
+                let bytes = self.buf.split_to(len);
+                return Some(Resp::from_frame(&bytes));
+            }
+            let n = self.stream.read_buf(&mut self.buf).await.unwrap_or(0);
+            if n == 0 {
+                assert!(self.buf.is_empty(), "connection closed inside a frame");
+                return None;
+            }
+        }
+    }
+
+    /// Read with a deadline (a bound on a wait that should end by itself).
+    pub async fn recv_within(&mut self, d: Duration) -> Option<Resp> {
+        tokio::time::timeout(d, self.recv())
+            .await
+            .expect("response within the deadline")
+    }
+
+    pub async fn call(&mut self, req: &Request<'_>) -> Resp {
+        let corr = self.send(req).await;
+        let r = self.recv().await.expect("a response");
+        assert_eq!(r.corr, corr);
+        r
+    }
+
+    pub async fn produce(&mut self, topic: &str, batch: &[u8], ack: Ack) -> Resp {
+        self.call(&produce_req(topic, 0, batch, ack)).await
+    }
+
+    pub async fn fetch(&mut self, topic: &str, offset: u64, max_bytes: u32, wait_ms: u32) -> Resp {
+        self.call(&fetch_req(topic, 0, offset, max_bytes, wait_ms))
+            .await
+    }
+
+    /// Everything until the broker closes: the frames it sent first.
+    pub async fn until_closed(&mut self) -> Vec<Resp> {
+        let mut v = Vec::new();
+        while let Some(r) = self.recv_within(Duration::from_secs(20)).await {
+            v.push(r);
+        }
+        v
+    }
+}
+
+pub fn topic(name: &str) -> TopicName<&str> {
+    TopicName::new(name).unwrap()
+}
+
+pub fn produce_req<'a>(t: &'a str, partition: u32, batch: &'a [u8], ack: Ack) -> Request<'a> {
+    Request::Produce(Produce {
+        topic: topic(t),
+        partition,
+        ack,
+        header: RecordHeader::decode(batch).unwrap(),
+        batch,
+    })
+}
+
+pub fn fetch_req(
+    t: &str,
+    partition: u32,
+    offset: u64,
+    max_bytes: u32,
+    wait_ms: u32,
+) -> Request<'_> {
+    Request::Fetch(Fetch {
+        topic: topic(t),
+        partition,
+        offset,
+        max_bytes,
+        max_wait_ms: wait_ms,
+    })
+}
+
+pub fn commit_req<'a>(group: &'a str, t: &'a str, offset: u64) -> Request<'a> {
+    Request::Commit(Commit {
+        group,
+        topic: topic(t),
+        partition: 0,
+        offset,
+    })
+}
+
+pub fn committed_req<'a>(group: &'a str, t: &'a str) -> Request<'a> {
+    Request::Committed(Committed {
+        group,
+        topic: topic(t),
+        partition: 0,
+    })
+}
+
+pub fn create_req(t: &str, partitions: u32) -> Request<'_> {
+    Request::CreateTopic(CreateTopic {
+        topic: topic(t),
+        settings: TopicSettings {
+            partitions,
+            cleanup: Cleanup::Delete,
+            retention_ms: 0,
+            retention_bytes: 0,
+        },
+    })
+}
+
+/// A batch of `n` records of `size` bytes, tagged by `tag` so contents are checkable.
+pub fn batch(n: usize, size: usize, tag: u64) -> Vec<u8> {
+    let mut b = BatchBuilder::new(b"");
+    for i in 0..n {
+        let mut rec = Vec::with_capacity(size.max(16));
+        rec.extend_from_slice(&tag.to_be_bytes());
+        rec.extend_from_slice(&(i as u64).to_be_bytes());
+        rec.resize(size.max(16), (tag % 251) as u8);
+        b.push(&rec);
+    }
+    b.finish(1_700_000_000_000_000_000 + tag).unwrap()
+}
+
+/// A raw produce frame for a batch, with an arbitrary topic byte string.
+pub fn raw_produce_frame(topic: &[u8], batch: &[u8], corr: u32) -> Vec<u8> {
+    let mut out = BytesMut::new();
+    out.put_u32(0);
+    out.put_u8(Op::Produce as u8);
+    out.put_u32(corr);
+    out.put_u8(topic.len() as u8);
+    out.put_slice(topic);
+    out.put_u32(0);
+    out.put_u8(Ack::Written as u8);
+    out.put_slice(batch);
+    let len = (out.len() - 4) as u32;
+    out[..4].copy_from_slice(&len.to_be_bytes());
+    out.to_vec()
+}
+
+/// Start an embedded broker with `tweak` applied to the test config.
+pub async fn start(dir: &Path, tweak: impl FnOnce(&mut Config)) -> EmbeddedBroker {
+    let mut config = EmbeddedBroker::test_config();
+    tweak(&mut config);
+    EmbeddedBroker::start(dir, config)
+        .await
+        .expect("start broker")
+}
+
+/// Read a whole partition from `from` through the high watermark.
+pub async fn read_all(raw: &mut Raw, t: &str, from: u64) -> Vec<(u64, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut offset = from;
+    loop {
+        let r = raw.fetch(t, offset, 1 << 20, 0).await;
+        assert_eq!(r.status, Status::Ok, "{}", r.message);
+        let (hw, _, bytes) = r.fetch.unwrap();
+        for b in BatchIter::new(&bytes) {
+            let b = b.unwrap();
+            b.verify_crc().unwrap();
+            offset = b.header.next_offset().unwrap();
+            out.push((b.header.base_offset, b.as_bytes().to_vec()));
+        }
+        if offset >= hw {
+            return out;
+        }
+    }
+}
