@@ -294,6 +294,14 @@ impl Connection {
     }
 }
 
+/// The op to echo in an error frame: the request's when it is a known one,
+/// else Ping's (so every response a client receives has a decodable op; the
+/// client matches errors by correlation id).
+fn known_op(op: Option<u8>) -> u8 {
+    op.filter(|&b| Op::from_u8(b).is_ok())
+        .unwrap_or(Op::Ping as u8)
+}
+
 impl State {
     fn in_flight(&self) -> usize {
         self.acks.len() + self.fetches.len() + self.out.len()
@@ -327,7 +335,7 @@ impl State {
             .bad_requests
             .fetch_add(1, Ordering::Relaxed);
         tracing::debug!(%status, message, "bad request; closing the connection");
-        self.error(corr.unwrap_or(0), op.unwrap_or(0), status, message, None);
+        self.error(corr.unwrap_or(0), known_op(op), status, message, None);
         self.begin_closing(Closing::BadInput);
     }
 
