@@ -211,6 +211,7 @@ impl Partition {
             seg.idx_path.clone(),
             index,
             max_ts,
+            false, // compacted: offsets have holes
         );
         self.replace_sealed(seg, Some(Arc::new(new)));
         tracing::info!(

@@ -216,8 +216,14 @@ impl Partition {
         if let Some((&last, rest)) = bases.split_last() {
             for (i, &base) in rest.iter().enumerate() {
                 let end = bases[i + 1];
-                let seg =
-                    SealedSegment::open(&dir, base, end, opts.index_interval_bytes, &mut scratch)?;
+                let seg = SealedSegment::open(
+                    &dir,
+                    base,
+                    end,
+                    opts.index_interval_bytes,
+                    policy.cleanup != Cleanup::Compact,
+                    &mut scratch,
+                )?;
                 if opts.verify_sealed == VerifySealed::Startup {
                     let v = seg.verify(opts.index_interval_bytes, &mut scratch)?;
                     if !v.bad.is_empty() && opts.recovery_mode == RecoveryMode::AbsoluteConsistency
@@ -551,6 +557,7 @@ impl Partition {
             idx_path,
             index,
             old.max_timestamp,
+            self.policy.cleanup != Cleanup::Compact,
         )));
         // The old segment is durable now.
         if self.synced.load(Ordering::Acquire) < new_base {

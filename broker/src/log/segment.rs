@@ -94,12 +94,19 @@ pub struct SealedSegment {
     pub idx_path: PathBuf,
     /// Its index.
     pub index: Index,
+    /// Whether the segment's offsets are dense: each batch starts where the
+    /// previous one ended, the first at `base`, the last ending at
+    /// `end_offset`. True for topics that are never compacted; compaction
+    /// leaves holes. Verification holds dense segments to exact continuity,
+    /// which is what catches a damaged `base_offset` (the CRC does not cover it).
+    dense: bool,
     max_timestamp: AtomicU64,
     verified: OnceLock<Verification>,
 }
 
 impl SealedSegment {
     /// A segment sealed by this process: every batch was CRC-checked on append.
+    #[allow(clippy::too_many_arguments)]
     pub fn sealed_now(
         base: u64,
         end_offset: u64,
@@ -108,6 +115,7 @@ impl SealedSegment {
         idx_path: PathBuf,
         index: Index,
         max_timestamp: u64,
+        dense: bool,
     ) -> SealedSegment {
         let s = SealedSegment {
             base,
@@ -116,6 +124,7 @@ impl SealedSegment {
             file,
             idx_path,
             index,
+            dense,
             max_timestamp: AtomicU64::new(max_timestamp),
             verified: OnceLock::new(),
         };
@@ -125,11 +134,13 @@ impl SealedSegment {
 
     /// Open a segment sealed before this start. Loads (or rebuilds) its index;
     /// verification of its contents is left to [`SealedSegment::verify`].
+    /// `dense`: the topic is never compacted (see [`SealedSegment::is_dense`]).
     pub fn open(
         dir: &Path,
         base: u64,
         end_offset: u64,
         interval: u64,
+        dense: bool,
         scratch: &mut Vec<u8>,
     ) -> Result<SealedSegment> {
         let path = dir.join(log_name(base));
@@ -159,13 +170,15 @@ impl SealedSegment {
                     file,
                     idx_path,
                     index,
+                    dense,
                     max_timestamp: AtomicU64::new(max_ts),
                     verified: OnceLock::new(),
                 }
             }
             None => {
-                let (builder, verification, max_ts) =
-                    verify_scan(&file, base, end_offset, size, interval, None, scratch)?;
+                let (builder, verification, max_ts) = verify_scan(
+                    &file, base, end_offset, size, interval, dense, None, scratch,
+                )?;
                 let index = builder.finish();
                 index.write(&idx_path)?;
                 let seg = SealedSegment {
@@ -175,6 +188,7 @@ impl SealedSegment {
                     file,
                     idx_path,
                     index,
+                    dense,
                     max_timestamp: AtomicU64::new(max_ts),
                     verified: OnceLock::new(),
                 };
@@ -184,6 +198,11 @@ impl SealedSegment {
             }
         };
         Ok(seg)
+    }
+
+    /// Whether the segment's offsets are dense (no compaction holes).
+    pub fn is_dense(&self) -> bool {
+        self.dense
     }
 
     /// The verification result, if the segment has been verified.
@@ -211,6 +230,7 @@ impl SealedSegment {
             self.end_offset,
             self.size,
             interval,
+            self.dense,
             Some(&self.index),
             scratch,
         )?;
@@ -280,22 +300,35 @@ fn tail_max_timestamp(
 /// Walk a sealed segment verifying every batch; on damage, resynchronise at
 /// the next index entry that holds a valid batch. Returns a fresh index
 /// builder, the verification result and the newest timestamp.
+///
+/// A `dense` segment is held to exact offset continuity from `base` to
+/// `end_offset`: a batch whose base offset is off (a flipped bit there passes
+/// the CRC) and batches missing at the end are damage, not holes.
+#[allow(clippy::too_many_arguments)]
 pub fn verify_scan(
     file: &SegmentFile,
     base: u64,
     end_offset: u64,
     size: u64,
     interval: u64,
+    dense: bool,
     old_index: Option<&Index>,
     scratch: &mut Vec<u8>,
 ) -> Result<(IndexBuilder, Verification, u64)> {
+    let continuity = |from: u64| {
+        if dense {
+            Continuity::Strict(from)
+        } else {
+            Continuity::Monotonic(from)
+        }
+    };
     let mut builder = IndexBuilder::new(base, interval);
     let mut verification = Verification::default();
     let mut max_ts = 0;
     let mut pos = 0;
     let mut expected = base;
     'scan: loop {
-        let mut opts = ScanOptions::verify(Continuity::Monotonic(expected), HARD_MAX_BATCH);
+        let mut opts = ScanOptions::verify(continuity(expected), HARD_MAX_BATCH);
         opts.offset_limit = Some(end_offset);
         let mut reader = SegmentReader::new(&file.file, &file.path, pos, size, opts, scratch);
         let err = loop {
@@ -304,7 +337,20 @@ pub fn verify_scan(
                     builder.observe(b.header.base_offset, b.position);
                     max_ts = max_ts.max(b.header.timestamp_ns);
                 }
-                Ok(None) => break 'scan,
+                Ok(None) => {
+                    let reached = reader.next_offset().unwrap_or(expected);
+                    if dense && reached < end_offset {
+                        // Whole batches are missing at the end: fence their
+                        // offsets rather than let reads skip them silently.
+                        verification.bad.push(BadRange {
+                            from_offset: reached,
+                            to_offset: end_offset,
+                            from_pos: size,
+                            to_pos: size,
+                        });
+                    }
+                    break 'scan;
+                }
                 Err(e) => break e,
             }
         };
@@ -322,6 +368,10 @@ pub fn verify_scan(
                 .find_map(|e| {
                     let at = u64::from(e.position);
                     let offset = base + u64::from(e.rel_offset);
+                    // An entry behind the last good offset cannot be a place to resume.
+                    if offset < bad_offset {
+                        return None;
+                    }
                     let mut o = ScanOptions::verify(Continuity::Strict(offset), HARD_MAX_BATCH);
                     o.offset_limit = Some(end_offset);
                     o.buffer = 64 * 1024;
