@@ -4,11 +4,13 @@
 //! # Layout
 //! - `broker`: `hermit broker` — configuration, logging, signals, the server.
 //! - `exit`: exit codes and error classification.
+//! - `logtool`: `hermit log check|dump` — offline data directory inspection.
 //!
 //! stdout carries data only; logs, progress and errors go to stderr.
 
 mod broker;
 mod exit;
+mod logtool;
 
 use clap::{Parser, Subcommand};
 
@@ -24,6 +26,9 @@ struct Cli {
 enum Command {
     /// Run the broker (listens on 127.0.0.1:9092 with ./hermit-data by default).
     Broker(broker::BrokerArgs),
+    /// Inspect a data directory offline.
+    #[command(subcommand)]
+    Log(logtool::LogCommand),
 }
 
 fn main() -> std::process::ExitCode {
@@ -40,6 +45,7 @@ fn main() -> std::process::ExitCode {
     };
     let result = match cli.command {
         Command::Broker(args) => broker::run(args),
+        Command::Log(cmd) => logtool::run(cmd),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

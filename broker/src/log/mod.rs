@@ -6,6 +6,7 @@
 //! - [`index`]: the sparse, memory-mapped offset index.
 //! - [`segment`]: file naming, sealed segments, verification.
 //! - [`partition`]: append, zero-copy reads, group-commit fsync, recovery, retention.
+//! - [`check`]: offline, read-only verification and dump of a data directory.
 //! - [`compaction`]: keep the newest batch per key, with an atomic swap.
 //! - [`sync`]: the group-commit thread.
 //! - [`lock`]: the data directory lock.
@@ -19,6 +20,7 @@
 //! <data_dir>/trash/                  topics being deleted
 //! ```
 
+pub mod check;
 pub mod compaction;
 pub mod error;
 pub mod fsutil;

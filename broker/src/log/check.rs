@@ -1,0 +1,314 @@
+//! Offline verification of a data directory (`hermit log check`), and the
+//! batch listing behind `hermit log dump`. Read-only: nothing is truncated,
+//! rebuilt or removed — the broker's own recovery does that on start.
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+
+use hermit_protocol::RecordHeader;
+
+use super::error::{IoContext, Result, StorageError};
+use super::index::Index;
+use super::lock::DirLock;
+use super::reader::{Continuity, ScanOptions, SegmentReader};
+use super::segment::{self, HARD_MAX_BATCH, idx_name};
+use super::{CleanupName, TopicFile};
+
+/// What is wrong with a segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finding {
+    /// The log ends in a torn or corrupt batch at `position` (a crash leaves
+    /// this in the last segment; recovery truncates it there).
+    DamagedTail {
+        /// First bad byte.
+        position: u64,
+        /// Bytes after it.
+        bytes: u64,
+        /// What was wrong.
+        reason: String,
+    },
+    /// Damage in a sealed segment (never served by the broker).
+    Damaged {
+        /// First bad byte.
+        position: u64,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The segment ends before the next segment starts (offsets missing).
+    Gap {
+        /// Offset after the last batch.
+        end: u64,
+        /// The next segment's base.
+        next_base: u64,
+    },
+    /// The index is missing (rebuilt on start).
+    IndexMissing,
+    /// The index disagrees with the log (rebuilt on start).
+    IndexMismatch,
+}
+
+impl Finding {
+    /// Whether this is damage to data (not a rebuildable index, not a crash tail).
+    pub fn is_corruption(&self) -> bool {
+        matches!(self, Finding::Damaged { .. } | Finding::Gap { .. })
+    }
+}
+
+/// The check of one segment.
+#[derive(Debug, Clone)]
+pub struct SegmentReport {
+    /// The `.log` path.
+    pub path: PathBuf,
+    /// First offset the segment may hold.
+    pub base: u64,
+    /// Bytes.
+    pub size: u64,
+    /// Valid batches.
+    pub batches: u64,
+    /// Offset after the last valid batch.
+    pub next_offset: u64,
+    /// What was found.
+    pub findings: Vec<Finding>,
+}
+
+/// The check of one partition.
+#[derive(Debug, Clone)]
+pub struct PartitionReport {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: u32,
+    /// Segments, oldest first.
+    pub segments: Vec<SegmentReport>,
+}
+
+/// The check of a whole data directory.
+#[derive(Debug, Clone, Default)]
+pub struct CheckReport {
+    /// Partitions.
+    pub partitions: Vec<PartitionReport>,
+    /// Problems outside any segment (unreadable topic.toml, …).
+    pub other: Vec<String>,
+}
+
+impl CheckReport {
+    /// Whether anything needs attention (findings or other problems).
+    pub fn is_clean(&self) -> bool {
+        self.other.is_empty()
+            && self
+                .partitions
+                .iter()
+                .flat_map(|p| &p.segments)
+                .all(|s| s.findings.is_empty())
+    }
+
+    /// Whether data is damaged (beyond a crash tail and rebuildable indexes).
+    pub fn has_corruption(&self) -> bool {
+        !self.other.is_empty()
+            || self
+                .partitions
+                .iter()
+                .flat_map(|p| &p.segments)
+                .flat_map(|s| &s.findings)
+                .any(Finding::is_corruption)
+    }
+}
+
+fn topic_file(dir: &Path) -> std::result::Result<TopicFile, String> {
+    let path = dir.join("topic.toml");
+    let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Verify every segment of every partition in `data_dir`: CRCs, offset
+/// continuity, indexes. Takes the directory lock, so it refuses to run
+/// beside a live broker.
+pub fn check_dir(data_dir: &Path) -> Result<CheckReport> {
+    let _lock = DirLock::acquire(data_dir)?;
+    let mut report = CheckReport::default();
+    let topics_dir = data_dir.join("topics");
+    let mut names: Vec<String> = fs::read_dir(&topics_dir)
+        .ctx("list topics", &topics_dir)?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    for name in names {
+        let tdir = topics_dir.join(&name);
+        let file = match topic_file(&tdir) {
+            Ok(f) => f,
+            Err(e) => {
+                report.other.push(e);
+                continue;
+            }
+        };
+        let dense = file.cleanup == CleanupName::Delete;
+        for p in 0..file.partitions {
+            let pdir = tdir.join(p.to_string());
+            report
+                .partitions
+                .push(check_partition(&pdir, &name, p, dense)?);
+        }
+    }
+    Ok(report)
+}
+
+fn segment_bases(dir: &Path) -> Result<Vec<u64>> {
+    let mut bases: Vec<u64> = fs::read_dir(dir)
+        .ctx("list partition directory", dir)?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| segment::parse_name(n, "log"))
+        })
+        .collect();
+    bases.sort_unstable();
+    Ok(bases)
+}
+
+fn check_partition(
+    dir: &Path,
+    topic: &str,
+    partition: u32,
+    dense: bool,
+) -> Result<PartitionReport> {
+    let bases = segment_bases(dir)?;
+    let mut segments = Vec::new();
+    let mut scratch = Vec::new();
+    for (i, &base) in bases.iter().enumerate() {
+        let next_base = bases.get(i + 1).copied();
+        let last = next_base.is_none();
+        let path = dir.join(segment::log_name(base));
+        let file = File::open(&path).ctx("open segment", &path)?;
+        let size = file.metadata().ctx("stat segment", &path)?.len();
+        let continuity = if dense || last {
+            Continuity::Strict(base)
+        } else {
+            Continuity::Monotonic(base)
+        };
+        let mut opts = ScanOptions::verify(continuity, HARD_MAX_BATCH);
+        opts.offset_limit = next_base;
+        let mut reader = SegmentReader::new(&file, &path, 0, size, opts, &mut scratch);
+        let mut batches = 0;
+        let mut positions = Vec::new();
+        let mut findings = Vec::new();
+        loop {
+            match reader.next_batch() {
+                Ok(Some(b)) => {
+                    batches += 1;
+                    positions.push((b.header.base_offset, b.position));
+                }
+                Ok(None) => break,
+                Err(StorageError::Corrupt { position, kind, .. }) => {
+                    findings.push(if last {
+                        Finding::DamagedTail {
+                            position,
+                            bytes: size - position,
+                            reason: kind.to_string(),
+                        }
+                    } else {
+                        Finding::Damaged {
+                            position,
+                            reason: kind.to_string(),
+                        }
+                    });
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let next_offset = reader.next_offset().unwrap_or(base);
+        if dense
+            && findings.is_empty()
+            && let Some(nb) = next_base
+            && next_offset != nb
+        {
+            findings.push(Finding::Gap {
+                end: next_offset,
+                next_base: nb,
+            });
+        }
+        if !last && findings.is_empty() {
+            // (A damaged segment's index cannot be judged past the damage.)
+            // The index of a sealed segment must hold exactly the entries a
+            // walk produces, whatever interval wrote it: check that every
+            // entry names a batch start and that entries are a subsequence.
+            let idx_path = dir.join(idx_name(base));
+            match Index::load(&idx_path, base, size.max(1))? {
+                None if size > 0 => findings.push(Finding::IndexMissing),
+                None => {}
+                Some(index) => {
+                    let ok = (0..index.len()).all(|k| {
+                        let e = index.entry(k);
+                        positions
+                            .binary_search(&(base + u64::from(e.rel_offset), u64::from(e.position)))
+                            .is_ok()
+                    });
+                    if !ok {
+                        findings.push(Finding::IndexMismatch);
+                    }
+                }
+            }
+        }
+        segments.push(SegmentReport {
+            path,
+            base,
+            size,
+            batches,
+            next_offset,
+            findings,
+        });
+    }
+    Ok(PartitionReport {
+        topic: topic.to_owned(),
+        partition,
+        segments,
+    })
+}
+
+/// One line of `hermit log dump`.
+#[derive(Debug, Clone)]
+pub struct DumpEntry {
+    /// Segment file.
+    pub segment: PathBuf,
+    /// Byte position in it.
+    pub position: u64,
+    /// The header.
+    pub header: RecordHeader,
+}
+
+/// Every valid batch header of a partition directory, in order, and the
+/// damage that ended a segment's scan, if any. Read-only; no lock is taken
+/// (a dump of a live broker's directory may end in a half-written batch).
+pub fn dump_partition(
+    dir: &Path,
+    mut each: impl FnMut(&DumpEntry),
+) -> Result<Vec<(PathBuf, String)>> {
+    let mut damage = Vec::new();
+    let mut scratch = Vec::new();
+    for base in segment_bases(dir)? {
+        let path = dir.join(segment::log_name(base));
+        let file = File::open(&path).ctx("open segment", &path)?;
+        let size = file.metadata().ctx("stat segment", &path)?.len();
+        let opts = ScanOptions::verify(Continuity::Unchecked, HARD_MAX_BATCH);
+        let mut reader = SegmentReader::new(&file, &path, 0, size, opts, &mut scratch);
+        loop {
+            match reader.next_batch() {
+                Ok(Some(b)) => each(&DumpEntry {
+                    segment: path.clone(),
+                    position: b.position,
+                    header: b.header,
+                }),
+                Ok(None) => break,
+                Err(e @ StorageError::Corrupt { .. }) => {
+                    damage.push((path.clone(), e.to_string()));
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(damage)
+}
