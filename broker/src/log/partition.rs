@@ -721,8 +721,8 @@ impl Partition {
             } else {
                 visible.position.min(seg.size)
             };
-            let (mut p0, mut o0) = seg
-                .index
+            let index = verification.index_for(seg);
+            let (mut p0, mut o0) = index
                 .lookup(offset)
                 .map_or((0, seg.base), |(o, p)| (p, o));
             for bad in &verification.bad {
@@ -741,7 +741,7 @@ impl Partition {
             if let Some(bad) = verification.bad.iter().find(|b| b.from_pos >= p0) {
                 visible_end = visible_end.min(bad.from_pos);
             }
-            let cap_end = seg.index.floor_position(limit(p0));
+            let cap_end = index.floor_position(limit(p0));
             return Ok(Planned::Plan(Plan {
                 file: seg.file.clone(),
                 segment_base: seg.base,

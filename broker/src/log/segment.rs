@@ -77,6 +77,18 @@ pub struct BadRange {
 pub struct Verification {
     /// Corrupt ranges (empty when the segment is intact).
     pub bad: Vec<BadRange>,
+    /// The index rebuilt by the verifying walk, when the stored one disagreed
+    /// with the log. Reads must use it: an `.idx` has no checksum, and an
+    /// entry naming the wrong offset or position would send a read to the
+    /// wrong batch or into the middle of one.
+    pub index: Option<Arc<Index>>,
+}
+
+impl Verification {
+    /// The index reads of `seg` must use once it is verified.
+    pub fn index_for<'a>(&'a self, seg: &'a SealedSegment) -> &'a Index {
+        self.index.as_deref().unwrap_or(&seg.index)
+    }
 }
 
 /// A sealed (read-only) segment.
@@ -217,9 +229,9 @@ impl SealedSegment {
 
     /// CRC-verify the whole segment once (later calls return the stored result).
     ///
-    /// If the stored index disagrees with the walk, a corrected index is
-    /// written to disk (it takes effect at the next start; the mapped one
-    /// stays valid for every batch it names, since lookups re-check headers).
+    /// If the stored index disagrees with the walk, reads use the walk's
+    /// index from then on ([`Verification::index_for`]), and, when the log
+    /// is intact, it replaces the `.idx` on disk.
     pub fn verify(&self, interval: u64, scratch: &mut Vec<u8>) -> Result<&Verification> {
         if let Some(v) = self.verified.get() {
             return Ok(v);
@@ -235,9 +247,14 @@ impl SealedSegment {
             scratch,
         )?;
         self.max_timestamp.fetch_max(max_ts, Ordering::Relaxed);
-        if verification.bad.is_empty() && !self.index.same_entries(builder.entries()) {
-            tracing::warn!(index = %self.idx_path.display(), "index disagrees with its log; rewriting it");
-            builder.finish().write(&self.idx_path)?;
+        let mut verification = verification;
+        if !self.index.same_entries(builder.entries()) {
+            let fresh = builder.finish();
+            if verification.bad.is_empty() {
+                tracing::warn!(index = %self.idx_path.display(), "index disagrees with its log; rewriting it");
+                fresh.write(&self.idx_path)?;
+            }
+            verification.index = Some(Arc::new(fresh));
         }
         report(self, &verification);
         Ok(self.verified.get_or_init(|| verification))
