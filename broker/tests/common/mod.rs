@@ -103,3 +103,206 @@ pub fn read_range(p: &Partition, offset: u64, max_bytes: u32) -> Vec<(u64, Vec<u
         }
     }
 }
+
+// ---- Helpers for the crash, compaction, offsets and durability tests. ----
+
+/// A batch with `key`, `n` records of `size` bytes derived from `seed`, and timestamp `ts`.
+pub fn keyed(key: &[u8], n: usize, size: usize, seed: u64, ts: u64) -> Vec<u8> {
+    let mut b = BatchBuilder::new(key);
+    for i in 0..n {
+        let v: Vec<u8> = (0..size)
+            .map(|j| (seed.wrapping_mul(17).wrapping_add((i * 13 + j) as u64) % 253) as u8)
+            .collect();
+        b.push(&v);
+    }
+    b.finish(ts).unwrap()
+}
+
+/// A tombstone for `key`: one record, empty payload, CRC recomputed.
+pub fn tombstone(key: &[u8], ts: u64) -> Vec<u8> {
+    use hermit_protocol::record::{CRC_AT, CRC_START, HEADER_LEN, PAYLOAD_LEN_AT};
+    let mut b = BatchBuilder::new(key);
+    b.push(&[]);
+    let mut v = b.finish(ts).unwrap();
+    v.truncate(HEADER_LEN + key.len());
+    v[PAYLOAD_LEN_AT..PAYLOAD_LEN_AT + 4].copy_from_slice(&0u32.to_be_bytes());
+    let crc = crc32c::crc32c(&v[CRC_START..]);
+    v[CRC_AT..CRC_AT + 4].copy_from_slice(&crc.to_be_bytes());
+    v
+}
+
+/// The batch bytes as the log stores them: `bytes` with `base` patched in.
+pub fn stamped(bytes: &[u8], base: u64) -> Vec<u8> {
+    let mut v = bytes.to_vec();
+    hermit_protocol::record::patch_base_offset(&mut v, base);
+    v
+}
+
+/// A temporary directory on tmpfs when the machine has one (fsync is free
+/// there, which keeps tests that reopen a log hundreds of times fast), else
+/// in the default temporary directory. The files are real files either way.
+pub fn scratch_dir() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir()
+        && let Ok(d) = tempfile::Builder::new()
+            .prefix("hermit-test")
+            .tempdir_in(shm)
+    {
+        return d;
+    }
+    tempfile::tempdir().expect("temp dir")
+}
+
+/// Copy a directory tree (files and directories only).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &dest);
+        } else {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// The directory of partition `partition` of `topic` under a data directory.
+pub fn partition_dir(data: &Path, topic: &str, partition: u32) -> std::path::PathBuf {
+    data.join("topics").join(topic).join(partition.to_string())
+}
+
+/// File names in a directory, sorted.
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The `.log` files of a partition directory, oldest first.
+pub fn segment_logs(dir: &Path) -> Vec<std::path::PathBuf> {
+    file_names(dir)
+        .into_iter()
+        .filter(|n| n.ends_with(".log"))
+        .map(|n| dir.join(n))
+        .collect()
+}
+
+/// `(position, length, base_offset)` of every batch in a segment file.
+pub fn batches_in(path: &Path) -> Vec<(u64, u64, u64)> {
+    let bytes = std::fs::read(path).unwrap();
+    let mut pos = 0u64;
+    BatchIter::new(&bytes)
+        .map(|b| {
+            let b = b.expect("a valid segment");
+            let len = b.as_bytes().len() as u64;
+            let entry = (pos, len, b.header.base_offset);
+            pos += len;
+            entry
+        })
+        .collect()
+}
+
+/// Flip bit `bit` of the byte at `pos` in a file.
+pub fn flip_bit(path: &Path, pos: u64, bit: u8) {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .unwrap();
+    let mut b = [0u8; 1];
+    f.read_exact_at(&mut b, pos).unwrap();
+    b[0] ^= 1 << bit;
+    f.write_all_at(&b, pos).unwrap();
+}
+
+/// What one read of a partition at one offset gave.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Got {
+    /// Whole batches: `(base_offset, stored bytes)`.
+    Batches(Vec<(u64, Vec<u8>)>),
+    /// A fenced range `from..to`.
+    Fenced { from: u64, to: u64 },
+}
+
+impl std::fmt::Debug for Got {
+    /// Batches as `base:len:crc`, so a failed comparison stays readable.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Got::Batches(b) => {
+                let v: Vec<String> = b
+                    .iter()
+                    .map(|(o, bytes)| {
+                        let crc = hermit_protocol::record::compute_crc(bytes).unwrap_or(0);
+                        format!("{o}:{}:{crc:08x}", bytes.len())
+                    })
+                    .collect();
+                write!(f, "Batches[{}]", v.join(" "))
+            }
+            Got::Fenced { from, to } => write!(f, "Fenced[{from}..{to})"),
+        }
+    }
+}
+
+/// One read at `offset` (verifying on demand), with fenced ranges as a value;
+/// every served batch is checked to be whole and to pass its CRC.
+pub fn read_at(p: &Partition, offset: u64, max_bytes: u32) -> Got {
+    let mut scratch = Vec::new();
+    loop {
+        match p.read(offset, max_bytes, &mut scratch) {
+            Ok(ReadOutcome::Empty { .. }) => return Got::Batches(Vec::new()),
+            Ok(ReadOutcome::Unverified(seg)) => p.verify_segment(&seg).expect("verify"),
+            Ok(ReadOutcome::Data { range, .. }) => {
+                let mut buf = vec![0u8; range.len as usize];
+                range
+                    .file
+                    .file
+                    .read_exact_at(&mut buf, range.position)
+                    .unwrap();
+                let batches: Vec<_> = BatchIter::new(&buf)
+                    .map(|b| {
+                        let b = b.expect("a fetch range holds whole batches");
+                        b.verify_crc().expect("served batches pass their CRC");
+                        (b.header.base_offset, b.as_bytes().to_vec())
+                    })
+                    .collect();
+                assert!(!batches.is_empty(), "a data range is never empty");
+                assert_eq!(
+                    batches[0].0, range.first_offset,
+                    "first_offset names the first batch"
+                );
+                return Got::Batches(batches);
+            }
+            Err(StorageError::CorruptRange { from, to, .. }) => {
+                return Got::Fenced { from, to };
+            }
+            Err(e) => panic!("read at {offset}: {e}"),
+        }
+    }
+}
+
+/// Walk the whole partition from its start: every batch served and every
+/// fenced range, in order.
+pub fn walk(p: &Partition) -> Vec<Got> {
+    let mut out = Vec::new();
+    let mut offset = p.log_start();
+    loop {
+        match read_at(p, offset, 64 * 1024) {
+            Got::Batches(b) if b.is_empty() => return out,
+            Got::Batches(b) => {
+                let last = b.last().unwrap();
+                let h = hermit_protocol::record::RecordHeader::decode(&last.1).unwrap();
+                offset = h.next_offset().unwrap();
+                out.extend(b.into_iter().map(|x| Got::Batches(vec![x])));
+            }
+            Got::Fenced { from, to } => {
+                assert!(to > offset, "a fenced range ends after the offset read");
+                out.push(Got::Fenced { from, to });
+                offset = to;
+            }
+        }
+    }
+}

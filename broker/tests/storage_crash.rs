@@ -1,0 +1,622 @@
+//! Crash and corruption tests on real segment files: torn and zero-filled
+//! tails, bit flips in the active and in sealed segments, damaged indexes and
+//! leftovers of interrupted writes. Each case runs on a fresh copy of one
+//! cleanly closed data directory.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use hermit_broker::config::{FsyncPolicy, Limit, RecoveryMode, VerifySealed};
+use hermit_broker::log::{Log, LogOptions, ReadOutcome, StorageError};
+use hermit_protocol::frame::TopicSettings;
+use hermit_protocol::{Cleanup, Status};
+
+const TOPIC: &str = "crash";
+const SEGMENT_BYTES: u64 = 2048;
+
+fn crash_opts(verify_sealed: VerifySealed, recovery_mode: RecoveryMode) -> LogOptions {
+    LogOptions {
+        fsync: FsyncPolicy::Never,
+        segment_bytes: SEGMENT_BYTES,
+        // Every batch below is at least 64 bytes, so every batch has an index entry.
+        index_interval_bytes: 64,
+        retention_ms: Limit::Unlimited,
+        verify_sealed,
+        recovery_mode,
+        ..LogOptions::default()
+    }
+}
+
+fn default_opts() -> LogOptions {
+    crash_opts(
+        VerifySealed::Background,
+        RecoveryMode::TolerateTailCorruption,
+    )
+}
+
+/// A cleanly closed data directory and what it holds.
+struct Fixture {
+    dir: tempfile::TempDir,
+    /// Every batch as stored: `(base_offset, bytes)`, in offset order.
+    batches: Vec<(u64, Vec<u8>)>,
+    /// The offset the next append gets.
+    next: u64,
+}
+
+impl Fixture {
+    fn partition_dir(&self) -> PathBuf {
+        partition_dir(self.dir.path(), TOPIC, 0)
+    }
+
+    /// A fresh copy of the data directory, for one case.
+    fn copy(&self) -> tempfile::TempDir {
+        let d = scratch_dir();
+        copy_dir(self.dir.path(), d.path());
+        d
+    }
+
+    /// The batches below `offset`.
+    fn before(&self, offset: u64) -> Vec<(u64, Vec<u8>)> {
+        self.batches
+            .iter()
+            .filter(|(b, _)| *b < offset)
+            .cloned()
+            .collect()
+    }
+
+    /// The stored batch starting at `base`.
+    fn batch(&self, base: u64) -> &(u64, Vec<u8>) {
+        self.batches.iter().find(|(b, _)| *b == base).unwrap()
+    }
+}
+
+/// Several sealed segments of batches of 1–5 records and varied sizes, then
+/// an active segment of five batches.
+fn build() -> Fixture {
+    let dir = scratch_dir();
+    let log = open(dir.path(), default_opts());
+    log.create_topic(
+        TOPIC,
+        TopicSettings {
+            partitions: 1,
+            cleanup: Cleanup::Delete,
+            retention_ms: 0,
+            retention_bytes: 0,
+        },
+    )
+    .unwrap();
+    let p = part(&log, TOPIC);
+    let mut batches = Vec::new();
+    let mut push = |records: usize, size: usize, seed: u64| {
+        let b = batch(b"key", records, size, seed);
+        let a = p.append(&b).unwrap();
+        batches.push((a.base_offset, stamped(&b, a.base_offset)));
+    };
+    for i in 0..14u64 {
+        push(1 + (i % 5) as usize, 30 + ((i * 37) % 170) as usize, i);
+    }
+    p.force_roll().unwrap();
+    // Small batches (68 to 106 bytes) keep the every-byte loops short.
+    for i in 0..5u64 {
+        push(1 + (i % 2) as usize, 28 + i as usize, 100 + i);
+    }
+    let next = p.next_offset();
+    log.close().unwrap();
+    drop(p);
+    drop(log);
+    let fx = Fixture { dir, batches, next };
+    let logs = segment_logs(&fx.partition_dir());
+    assert!(logs.len() >= 4, "several sealed segments: {logs:?}");
+    assert!(
+        logs[..logs.len() - 1]
+            .iter()
+            .any(|l| batches_in(l).len() >= 3),
+        "a sealed segment with three batches"
+    );
+    assert_eq!(batches_in(logs.last().unwrap()).len(), 5);
+    fx
+}
+
+fn topic_part(log: &Log) -> std::sync::Arc<hermit_broker::log::Partition> {
+    log.partition(TOPIC, 0, false).unwrap()
+}
+
+fn as_walk(batches: &[(u64, Vec<u8>)]) -> Vec<Got> {
+    batches
+        .iter()
+        .map(|b| Got::Batches(vec![b.clone()]))
+        .collect()
+}
+
+/// The log in `dir` holds exactly `expected` and ends at `next`; an append
+/// continues at `next`, is read back and (with `reopen`) survives another reopen.
+fn assert_exact_prefix(
+    dir: &Path,
+    opts: LogOptions,
+    expected: &[(u64, Vec<u8>)],
+    next: u64,
+    reopen: bool,
+) {
+    assert_exact_prefix_truncating(dir, opts, expected, next, reopen, None)
+}
+
+/// [`assert_exact_prefix`], also checking that opening cut the active
+/// segment back to `truncated_to` bytes.
+fn assert_exact_prefix_truncating(
+    dir: &Path,
+    opts: LogOptions,
+    expected: &[(u64, Vec<u8>)],
+    next: u64,
+    reopen: bool,
+    truncated_to: Option<u64>,
+) {
+    let log = open(dir, opts.clone());
+    if let Some(len) = truncated_to {
+        assert_eq!(
+            file_len(&active_log(dir)),
+            len,
+            "the damaged tail is cut off"
+        );
+    }
+    let p = topic_part(&log);
+    assert_eq!(p.next_offset(), next, "next offset");
+    assert_eq!(p.high_watermark(), next, "high watermark");
+    assert_eq!(walk(&p), as_walk(expected), "surviving batches");
+    let new = batch(b"after", 2, 40, 9_999);
+    let a = p.append(&new).unwrap();
+    assert_eq!(a.base_offset, next, "a new append continues the log");
+    let stored = (next, stamped(&new, next));
+    assert_eq!(
+        read_at(&p, next, 1 << 20),
+        Got::Batches(vec![stored.clone()])
+    );
+    log.close().unwrap();
+    drop(p);
+    drop(log);
+    if !reopen {
+        return;
+    }
+    let log = open(dir, opts);
+    let p = topic_part(&log);
+    let mut all = expected.to_vec();
+    all.push(stored);
+    assert_eq!(walk(&p), as_walk(&all), "after a second reopen");
+}
+
+fn active_log(dir: &Path) -> PathBuf {
+    segment_logs(&partition_dir(dir, TOPIC, 0)).pop().unwrap()
+}
+
+fn set_len(path: &Path, len: u64) {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_len(len)
+        .unwrap();
+}
+
+fn file_len(path: &Path) -> u64 {
+    std::fs::metadata(path).unwrap().len()
+}
+
+#[test]
+fn torn_active_tail_at_every_byte_keeps_the_valid_prefix() {
+    let fx = build();
+    let inside = batches_in(&active_log(fx.dir.path()));
+    let len = file_len(&active_log(fx.dir.path()));
+    let (from, _, _) = inside[inside.len() - 2];
+    for cut in from..len {
+        // The first batch that does not fit whole below the cut, and where it starts.
+        let (valid_end, first_lost) = inside
+            .iter()
+            .find(|(pos, l, _)| pos + l > cut)
+            .map(|&(pos, _, base)| (pos, base))
+            .expect("the cut is inside the last two batches");
+        let d = fx.copy();
+        let path = active_log(d.path());
+        set_len(&path, cut);
+        // Every few cuts, also reopen once more after the new append.
+        assert_exact_prefix_truncating(
+            d.path(),
+            default_opts(),
+            &fx.before(first_lost),
+            first_lost,
+            cut % 8 == 0,
+            Some(valid_end),
+        );
+    }
+}
+
+#[test]
+fn zero_filled_tail_is_truncated_back_to_the_valid_prefix() {
+    let fx = build();
+    let len = file_len(&active_log(fx.dir.path()));
+    // Preallocated blocks after the last write: the file grew, the data did not land.
+    for extra in [1u64, 32, 33, 34, 4096, 65_536] {
+        let d = fx.copy();
+        let path = active_log(d.path());
+        set_len(&path, len + extra);
+        drop(open(d.path(), default_opts()));
+        assert_eq!(file_len(&path), len, "{extra} zeros: truncated");
+        assert_exact_prefix(d.path(), default_opts(), &fx.batches, fx.next, true);
+    }
+    // The last batch's blocks (and more) read back as zeros.
+    let inside = batches_in(&active_log(fx.dir.path()));
+    let &(pos, _, base) = inside.last().unwrap();
+    let d = fx.copy();
+    let path = active_log(d.path());
+    let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    std::os::unix::fs::FileExt::write_all_at(&f, &vec![0u8; (len - pos + 512) as usize], pos)
+        .unwrap();
+    drop(f);
+    assert_exact_prefix(d.path(), default_opts(), &fx.before(base), base, true);
+}
+
+/// Bits to flip at byte `i` of a batch: all eight in the base offset (which
+/// the CRC does not cover), one (varying) elsewhere.
+fn bits_at(i: u64) -> Vec<u8> {
+    if (1..9).contains(&i) {
+        (0..8).collect()
+    } else {
+        vec![(i * 3 % 8) as u8]
+    }
+}
+
+#[test]
+fn bit_flip_in_an_active_batch_keeps_the_batches_before_it() {
+    let fx = build();
+    let inside = batches_in(&active_log(fx.dir.path()));
+    // A batch with batches before and after it in the active segment.
+    let (pos, len, base) = inside[2];
+    for i in 0..len {
+        for bit in bits_at(i) {
+            let d = fx.copy();
+            flip_bit(&active_log(d.path()), pos + i, bit);
+            assert_exact_prefix(
+                d.path(),
+                default_opts(),
+                &fx.before(base),
+                base,
+                i % 16 == 0,
+            );
+        }
+    }
+}
+
+/// A sealed segment and a batch of it with batches before and after it in
+/// the same segment (the smallest such batch, to keep every-byte loops short).
+fn sealed_target(fx: &Fixture) -> (PathBuf, (u64, u64, u64)) {
+    let logs = segment_logs(&fx.partition_dir());
+    logs[..logs.len() - 1]
+        .iter()
+        .flat_map(|l| {
+            let inside = batches_in(l);
+            let n = inside.len();
+            inside
+                .into_iter()
+                .enumerate()
+                .filter(move |(i, _)| *i > 0 && *i + 1 < n)
+                .map(|(_, b)| (l.clone(), b))
+        })
+        .min_by_key(|(_, (_, len, _))| *len)
+        .expect("a sealed segment with three batches")
+}
+
+fn next_of(bytes: &[u8]) -> u64 {
+    hermit_protocol::record::RecordHeader::decode(bytes)
+        .unwrap()
+        .next_offset()
+        .unwrap()
+}
+
+/// What a walk must give with the batch at `base` fenced.
+fn fenced_walk(fx: &Fixture, base: u64) -> Vec<Got> {
+    let to = next_of(&fx.batch(base).1);
+    fx.batches
+        .iter()
+        .map(|b| {
+            if b.0 == base {
+                Got::Fenced { from: base, to }
+            } else {
+                Got::Batches(vec![b.clone()])
+            }
+        })
+        .collect()
+}
+
+/// Reads around a fenced batch of a sealed segment: before and after are
+/// served exactly, the batch's own offsets are refused with CorruptData.
+fn assert_fenced(fx: &Fixture, log: &Log, seg_base: u64, base: u64, to: u64) {
+    let p = topic_part(log);
+    assert_eq!(walk(&p), fenced_walk(fx, base));
+    for offset in base..to {
+        assert_eq!(read_at(&p, offset, 1 << 20), Got::Fenced { from: base, to });
+    }
+    let mut scratch = Vec::new();
+    match p.read(base, 1 << 20, &mut scratch) {
+        Err(e @ StorageError::CorruptRange { .. }) => assert_eq!(e.status(), Status::CorruptData),
+        other => panic!("expected CorruptRange, got {other:?}"),
+    }
+    // A large read from the segment's start stops before the damage.
+    if seg_base < base {
+        let want: Vec<_> = fx
+            .batches
+            .iter()
+            .filter(|b| b.0 >= seg_base && b.0 < base)
+            .cloned()
+            .collect();
+        assert_eq!(read_at(&p, seg_base, 1 << 20), Got::Batches(want));
+    }
+    // Reading on from the batch after the damage works.
+    let after: Vec<_> = fx
+        .batches
+        .iter()
+        .filter(|b| b.0 >= to)
+        .take(1)
+        .cloned()
+        .collect();
+    assert_eq!(read_at(&p, to, 1), Got::Batches(after));
+    assert_eq!(p.high_watermark(), fx.next);
+}
+
+#[test]
+fn bit_flip_in_a_sealed_batch_is_fenced_with_startup_verification() {
+    let fx = build();
+    let (seg, (pos, len, base)) = sealed_target(&fx);
+    let seg_base = batches_in(&seg)[0].2;
+    let to = next_of(&fx.batch(base).1);
+    let name = seg.file_name().unwrap().to_owned();
+    let opts = crash_opts(VerifySealed::Startup, RecoveryMode::TolerateTailCorruption);
+    for i in 0..len {
+        for bit in bits_at(i) {
+            let d = fx.copy();
+            let seg_log = partition_dir(d.path(), TOPIC, 0).join(&name);
+            flip_bit(&seg_log, pos + i, bit);
+            let log = open(d.path(), opts.clone());
+            // Verified before serving: the damage is known at once.
+            let ranges = topic_part(&log).corrupt_ranges();
+            assert_eq!(ranges.len(), 1, "byte {i} bit {bit}: {ranges:?}");
+            assert_eq!((ranges[0].from_offset, ranges[0].to_offset), (base, to));
+            assert_fenced(&fx, &log, seg_base, base, to);
+        }
+    }
+}
+
+#[test]
+fn bit_flip_in_a_sealed_batch_is_fenced_with_background_verification() {
+    let fx = build();
+    let (seg, (pos, len, base)) = sealed_target(&fx);
+    let seg_base = batches_in(&seg)[0].2;
+    let to = next_of(&fx.batch(base).1);
+    let name = seg.file_name().unwrap().to_owned();
+    for i in 0..len {
+        for bit in bits_at(i) {
+            let d = fx.copy();
+            let seg_log = partition_dir(d.path(), TOPIC, 0).join(&name);
+            flip_bit(&seg_log, pos + i, bit);
+            let log = open(d.path(), default_opts());
+            let p = topic_part(&log);
+            assert!(p.corrupt_ranges().is_empty(), "not verified yet");
+            // Nothing from an unverified segment is served: the read asks for verification.
+            let mut scratch = Vec::new();
+            let unverified = match p.read(base, 1 << 20, &mut scratch).unwrap() {
+                ReadOutcome::Unverified(seg) => seg,
+                other => panic!("byte {i} bit {bit}: expected Unverified, got {other:?}"),
+            };
+            p.verify_segment(&unverified).unwrap();
+            match p.read(base, 1 << 20, &mut scratch) {
+                Err(StorageError::CorruptRange { from, to: t, .. }) => {
+                    assert_eq!((from, t), (base, to), "byte {i} bit {bit}")
+                }
+                other => panic!("byte {i} bit {bit}: expected CorruptRange, got {other:?}"),
+            }
+            assert_fenced(&fx, &log, seg_base, base, to);
+        }
+    }
+}
+
+#[test]
+fn absolute_consistency_refuses_to_open_damaged_logs() {
+    let fx = build();
+    let strict = crash_opts(VerifySealed::Startup, RecoveryMode::AbsoluteConsistency);
+    // An intact log opens.
+    {
+        let d = fx.copy();
+        let log = Log::open(d.path(), strict.clone()).expect("an intact log opens");
+        assert_eq!(walk(&topic_part(&log)), as_walk(&fx.batches));
+    }
+    // Damage in a sealed segment, verified at startup.
+    let (seg, (pos, len, base)) = sealed_target(&fx);
+    let seg_base = batches_in(&seg)[0].2;
+    let to = next_of(&fx.batch(base).1);
+    let d = fx.copy();
+    let seg_log = partition_dir(d.path(), TOPIC, 0).join(seg.file_name().unwrap());
+    flip_bit(&seg_log, pos + len - 1, 3);
+    match Log::open(d.path(), strict.clone()) {
+        Err(StorageError::CorruptRange { from, to: t, .. }) => assert_eq!((from, t), (base, to)),
+        other => panic!("expected CorruptRange, got {other:?}"),
+    }
+    // The same damage with background verification: the broker starts, the
+    // range is fenced when found (absolute consistency cannot refuse a start
+    // that has already happened).
+    let bg = crash_opts(VerifySealed::Background, RecoveryMode::AbsoluteConsistency);
+    {
+        let log = Log::open(d.path(), bg).expect("opens; verification comes later");
+        assert_fenced(&fx, &log, seg_base, base, to);
+    }
+    // A torn active tail: refused, and the file is left untouched.
+    let d = fx.copy();
+    let path = active_log(d.path());
+    let len = file_len(&path);
+    let inside = batches_in(&path);
+    let &(last_pos, _, _) = inside.last().unwrap();
+    set_len(&path, len - 1);
+    match Log::open(d.path(), strict) {
+        Err(StorageError::Corrupt { position, .. }) => assert_eq!(position, last_pos),
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    assert_eq!(file_len(&path), len - 1, "nothing truncated");
+    // The default mode repairs it.
+    let last_base = inside.last().unwrap().2;
+    assert_exact_prefix(
+        d.path(),
+        default_opts(),
+        &fx.before(last_base),
+        last_base,
+        true,
+    );
+}
+
+fn idx_of(log: &Path) -> PathBuf {
+    log.with_extension("idx")
+}
+
+#[test]
+fn missing_or_garbage_sealed_index_is_rebuilt() {
+    let fx = build();
+    let (seg, _) = sealed_target(&fx);
+    let name = idx_of(&seg).file_name().unwrap().to_owned();
+    let original = std::fs::read(idx_of(&seg)).unwrap();
+    assert!(original.len() >= 24, "one entry per batch");
+    let garbage: Vec<u8> = (0..83u32).map(|i| (i * 151 % 256) as u8).collect();
+    let cases: Vec<(&str, Option<Vec<u8>>)> = vec![
+        ("missing", None),
+        ("garbage", Some(garbage)),
+        ("zeros", Some(vec![0u8; original.len()])),
+        ("torn", Some(original[..original.len() - 3].to_vec())),
+        ("empty", Some(Vec::new())),
+    ];
+    for (what, contents) in cases {
+        let d = fx.copy();
+        let pdir = partition_dir(d.path(), TOPIC, 0);
+        match contents {
+            None => std::fs::remove_file(pdir.join(&name)).unwrap(),
+            Some(c) => std::fs::write(pdir.join(&name), c).unwrap(),
+        }
+        let log = open(d.path(), default_opts());
+        assert_eq!(
+            std::fs::read(pdir.join(&name)).unwrap(),
+            original,
+            "{what}: rebuilt"
+        );
+        assert!(
+            file_names(&pdir).iter().all(|n| !n.ends_with(".tmp")),
+            "{what}: no temporary file left"
+        );
+        assert_eq!(walk(&topic_part(&log)), as_walk(&fx.batches), "{what}");
+    }
+}
+
+#[test]
+fn bit_flip_in_a_sealed_index_never_misdirects_a_read() {
+    let fx = build();
+    let (seg, _) = sealed_target(&fx);
+    let name = idx_of(&seg).file_name().unwrap().to_owned();
+    let idx_len = file_len(&idx_of(&seg));
+    for i in 0..idx_len {
+        // The lowest bit (the smallest misdirection) and one more per byte.
+        for bit in [0, 1 + (i * 3 % 7) as u8] {
+            let d = fx.copy();
+            let pdir = partition_dir(d.path(), TOPIC, 0);
+            flip_bit(&pdir.join(&name), i, bit);
+            let log = open(d.path(), default_opts());
+            let p = topic_part(&log);
+            assert_eq!(walk(&p), as_walk(&fx.batches), "byte {i} bit {bit}");
+            // Every offset finds the batch holding it.
+            for (base, bytes) in &fx.batches {
+                let last = next_of(bytes) - 1;
+                match read_at(&p, last, 1) {
+                    Got::Batches(b) => assert_eq!(b[0].0, *base, "byte {i} bit {bit}"),
+                    other => panic!("byte {i} bit {bit}: {other:?}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn leftovers_of_interrupted_writes_are_removed_at_open() {
+    let fx = build();
+    let d = fx.copy();
+    let pdir = partition_dir(d.path(), TOPIC, 0);
+    let before = file_names(&pdir);
+    let (seg, _) = sealed_target(&fx);
+    let seg_name = seg.file_name().unwrap().to_str().unwrap().to_owned();
+    std::fs::write(
+        pdir.join(format!("{seg_name}.cleaned")),
+        b"half a compaction",
+    )
+    .unwrap();
+    let idx_name = idx_of(&seg)
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    std::fs::write(pdir.join(format!("{idx_name}.tmp")), b"half an index").unwrap();
+    std::fs::write(pdir.join("00000000000099999999.idx"), [0u8; 16]).unwrap();
+    // Leftovers above the partitions: a topic whose creation did not finish
+    // (no topic.toml) and a deleted topic still in the trash.
+    std::fs::create_dir_all(d.path().join("topics/half-created/0")).unwrap();
+    std::fs::create_dir_all(d.path().join("trash/old-1/0")).unwrap();
+    let log = open(d.path(), default_opts());
+    assert_eq!(file_names(&pdir), before);
+    assert!(!d.path().join("topics/half-created").exists());
+    assert!(!d.path().join("trash").exists());
+    assert!(log.topic("half-created").is_none());
+    assert_eq!(walk(&topic_part(&log)), as_walk(&fx.batches));
+}
+
+#[test]
+fn sealed_segment_missing_whole_batches_at_its_end_is_fenced_not_skipped() {
+    let fx = build();
+    let (seg, _) = sealed_target(&fx);
+    let inside = batches_in(&seg);
+    let &(last_pos, _, last_base) = inside.last().unwrap();
+    // The segment's end offset is the next segment's base.
+    let end = {
+        let logs = segment_logs(&fx.partition_dir());
+        let i = logs.iter().position(|l| *l == seg).unwrap();
+        batches_in(&logs[i + 1])[0].2
+    };
+    for verify_sealed in [VerifySealed::Startup, VerifySealed::Background] {
+        let d = fx.copy();
+        let seg_log = partition_dir(d.path(), TOPIC, 0).join(seg.file_name().unwrap());
+        // Cut at a batch boundary: what is left is all valid, but offsets are missing.
+        set_len(&seg_log, last_pos);
+        let log = open(
+            d.path(),
+            crash_opts(verify_sealed, RecoveryMode::TolerateTailCorruption),
+        );
+        let p = topic_part(&log);
+        let want: Vec<Got> = fx
+            .batches
+            .iter()
+            .filter(|b| b.0 < last_base || b.0 >= end)
+            .map(|b| Got::Batches(vec![b.clone()]))
+            .collect::<Vec<_>>();
+        let got = walk(&p);
+        let i = got
+            .iter()
+            .position(|g| {
+                *g == Got::Fenced {
+                    from: last_base,
+                    to: end,
+                }
+            })
+            .unwrap_or_else(|| panic!("{verify_sealed:?}: missing offsets fenced: {got:?}"));
+        let mut without = got.clone();
+        without.remove(i);
+        assert_eq!(without, want, "{verify_sealed:?}");
+        assert_eq!(
+            read_at(&p, last_base, 1 << 20),
+            Got::Fenced {
+                from: last_base,
+                to: end
+            }
+        );
+    }
+}
