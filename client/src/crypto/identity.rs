@@ -65,8 +65,16 @@ pub enum KeyError {
 ///
 /// `Display` shows 16 groups of 4 hex digits, for people to compare out of band
 /// (`3f2a 9c01 …`); [`Fingerprint::to_hex`] gives the plain hex string.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Fingerprint([u8; FINGERPRINT_LEN]);
+
+/// Hashes the first 8 bytes only: a SHA-256 output is already uniform, and the
+/// sealer and opener look fingerprints up on every record.
+impl std::hash::Hash for Fingerprint {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.kid().hash(state);
+    }
+}
 
 impl Fingerprint {
     /// Fingerprint of already-canonical SPKI bytes.
@@ -116,8 +124,15 @@ impl fmt::Debug for Fingerprint {
 }
 
 /// Key id: the first 8 bytes of a [`Fingerprint`], carried in record headers.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Kid([u8; KID_LEN]);
+
+/// One `u64` write instead of a length-prefixed slice: half the SipHash input.
+impl std::hash::Hash for Kid {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(u64::from_ne_bytes(self.0));
+    }
+}
 
 impl Kid {
     /// Wraps raw key-id bytes (e.g. read from a record header).

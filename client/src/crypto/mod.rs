@@ -50,3 +50,16 @@ pub use replay::Gap;
 pub use seal::{RecordBuf, SealError, Sealed, Sealer};
 pub use seq::SeqGen;
 pub use signing::{SigningIdentity, SigningPublicKey};
+
+#[cfg(test)]
+mod tests {
+    /// The sealer and opener move between tasks (a producer's flush task, a
+    /// consumer's fetch task).
+    #[test]
+    fn sealer_and_opener_are_send() {
+        fn send<T: Send>() {}
+        send::<super::Sealer>();
+        send::<super::Opener>();
+        send::<super::ChatCrypto>();
+    }
+}

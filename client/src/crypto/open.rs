@@ -493,12 +493,13 @@ impl Opener {
             .get(&header.sender)
             .ok_or(OpenError::UnknownSender { kid: header.sender })?;
         let sender_fp = peer.key.fingerprint();
-        let stream = streams.get(topic).and_then(|m| m.get(sender_fp));
-        let (direct_ctx, multi_ctx) = match stream {
+        // One look-up now; the window moves through the same borrow at the end.
+        let stream = streams.get_mut(topic).and_then(|m| m.get_mut(sender_fp));
+        let (direct_ctx, multi_ctx) = match &stream {
             Some(s) => (s.direct_ctx, s.multi_ctx),
             None => stream_ctx(topic, sender_fp, identity.fingerprint())?,
         };
-        let fresh = match stream {
+        let fresh = match &stream {
             Some(s) => s
                 .window
                 .check(header.seq)
@@ -612,14 +613,10 @@ impl Opener {
 
         // Authenticated: only now may the window move.
         let sender_fp = *sender_fp;
-        let by_sender = match streams.get_mut(topic) {
-            Some(m) => m,
-            None => streams.entry(topic.to_owned()).or_default(),
-        };
-        match by_sender.get_mut(&sender_fp) {
+        match stream {
             Some(s) => s.window.accept(header.seq),
             None => {
-                by_sender.insert(
+                streams.entry(topic.to_owned()).or_default().insert(
                     sender_fp,
                     Stream {
                         direct_ctx,

@@ -14,7 +14,10 @@
 //! with [`Sealer::direct_seals`] / [`Sealer::restore_direct_seals`].
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use aes_gcm::aead::inout::InOutBuf;
 use aes_gcm::{AeadInOut as _, Aes256Gcm, KeyInit as _, Nonce};
@@ -166,18 +169,38 @@ impl RecordBuf for bytes::BytesMut {
     }
 }
 
-/// A peer's cached pairwise key and how many DIRECT records it has sealed.
+/// A peer's cached pairwise key and how many DIRECT records it has sealed,
+/// shared by that peer's DIRECT slots on every topic.
 struct PairState {
     key: PairKey,
-    direct_seals: u64,
+    /// Atomic only so the `Arc` is `Send`; the sealer itself is `&mut`.
+    direct_seals: AtomicU64,
+}
+
+/// Everything a DIRECT record to one peer on one topic needs, found with one
+/// hash look-up on the hot path.
+struct DirectSlot {
+    /// The DIRECT `ctx_digest` (it includes the recipient's fingerprint).
+    ctx: [u8; 32],
+    pair: Arc<PairState>,
 }
 
 /// Per-topic state: the sequence generator and cached context digests.
 struct TopicState {
     seq: SeqGen,
     multi_ctx: [u8; 32],
-    /// DIRECT context digests by recipient (they include the recipient's fp).
-    direct_ctx: HashMap<Fingerprint, [u8; 32]>,
+    direct: HashMap<Fingerprint, DirectSlot>,
+}
+
+impl TopicState {
+    fn new(topic: &str, own: &Fingerprint) -> Result<Self, SealError> {
+        Ok(Self {
+            seq: SeqGen::new(),
+            multi_ctx: envelope::ctx_digest(Mode::Multi, topic, own, None)
+                .ok_or(SealError::TopicTooLong { len: topic.len() })?,
+            direct: HashMap::new(),
+        })
+    }
 }
 
 /// Seals records from one identity. See the [module docs](self).
@@ -186,7 +209,7 @@ pub struct Sealer {
     rng: StdRng,
     signer: Option<SigningIdentity>,
     pad: bool,
-    pairs: HashMap<Fingerprint, PairState>,
+    pairs: HashMap<Fingerprint, Arc<PairState>>,
     topics: HashMap<String, TopicState>,
     /// Reused across MULTI records to check recipient kids are distinct.
     scratch_kids: Vec<Kid>,
@@ -206,39 +229,30 @@ impl fmt::Debug for Sealer {
 
 /// The cached pairwise state for `peer`, running ECDH the first time.
 fn pair_entry<'a>(
-    pairs: &'a mut HashMap<Fingerprint, PairState>,
+    pairs: &'a mut HashMap<Fingerprint, Arc<PairState>>,
     identity: &Identity,
     peer: &PublicKey,
-) -> &'a mut PairState {
-    pairs
-        .entry(*peer.fingerprint())
-        .or_insert_with(|| PairState {
+) -> &'a Arc<PairState> {
+    pairs.entry(*peer.fingerprint()).or_insert_with(|| {
+        Arc::new(PairState {
             key: PairKey::derive(identity, peer),
-            direct_seals: 0,
+            direct_seals: AtomicU64::new(0),
         })
+    })
 }
 
-/// The state of `topic`, created (one allocation) the first time.
-fn topic_entry<'a>(
-    topics: &'a mut HashMap<String, TopicState>,
-    topic: &str,
-    own: &Fingerprint,
-) -> Result<&'a mut TopicState, SealError> {
-    if !topics.contains_key(topic) {
-        let multi_ctx = envelope::ctx_digest(Mode::Multi, topic, own, None)
-            .ok_or(SealError::TopicTooLong { len: topic.len() })?;
-        topics.insert(
-            topic.to_owned(),
-            TopicState {
-                seq: SeqGen::new(),
-                multi_ctx,
-                direct_ctx: HashMap::new(),
-            },
-        );
-    }
-    Ok(topics
-        .get_mut(topic)
-        .expect("the topic state was just inserted"))
+/// The state of `topic`, created (one allocation) the first time. A macro, not a
+/// function: returning the `get_mut` borrow from a function would force a second
+/// look-up (the borrow checker's "problem case 3").
+macro_rules! topic_state {
+    ($topics:expr, $topic:expr, $own:expr) => {
+        match $topics.get_mut($topic) {
+            Some(ts) => ts,
+            None => $topics
+                .entry($topic.to_owned())
+                .or_insert(TopicState::new($topic, $own)?),
+        }
+    };
 }
 
 /// Appends `plaintext`, and its `0x80 0x00*` Padmé padding if `pad`; returns the
@@ -326,8 +340,8 @@ impl Sealer {
     /// # Errors
     /// [`SealError::TopicTooLong`].
     pub fn resume_topic(&mut self, topic: &str, last_seq: u64) -> Result<(), SealError> {
-        let own = *self.identity.fingerprint();
-        topic_entry(&mut self.topics, topic, &own)?.seq = SeqGen::resume_after(last_seq);
+        let own = self.identity.fingerprint();
+        topic_state!(self.topics, topic, own).seq = SeqGen::resume_after(last_seq);
         Ok(())
     }
 
@@ -339,20 +353,24 @@ impl Sealer {
 
     /// DIRECT records sealed so far under `K_pair` with `peer`.
     pub fn direct_seals(&self, peer: &Fingerprint) -> u64 {
-        self.pairs.get(peer).map_or(0, |p| p.direct_seals)
+        self.pairs
+            .get(peer)
+            .map_or(0, |p| p.direct_seals.load(Ordering::Relaxed))
     }
 
     /// Restores a persisted DIRECT count for `peer` (counts only go up).
     pub fn restore_direct_seals(&mut self, peer: &PublicKey, count: u64) {
-        let state = pair_entry(&mut self.pairs, &self.identity, peer);
-        state.direct_seals = state.direct_seals.max(count);
+        pair_entry(&mut self.pairs, &self.identity, peer)
+            .direct_seals
+            .fetch_max(count, Ordering::Relaxed);
     }
 
-    /// Forgets a peer's cached pairwise key (it is recomputed if needed again).
+    /// Forgets a peer's cached pairwise key (it is recomputed if needed again;
+    /// its DIRECT count restarts unless restored).
     pub fn forget_peer(&mut self, peer: &Fingerprint) {
         self.pairs.remove(peer);
         for t in self.topics.values_mut() {
-            t.direct_ctx.remove(peer);
+            t.direct.remove(peer);
         }
     }
 
@@ -375,9 +393,6 @@ impl Sealer {
         if recipient == self.identity.public_key() {
             return Err(SealError::SelfRecipient);
         }
-        if self.direct_seals(recipient.fingerprint()) >= DIRECT_LIMIT {
-            return self.seal_multi_into(topic, std::slice::from_ref(recipient), plaintext, out);
-        }
         let body_len = body_len(plaintext, self.pad)?;
         let Self {
             identity,
@@ -389,18 +404,19 @@ impl Sealer {
             ..
         } = self;
         let own = identity.fingerprint();
-        let ts = topic_entry(topics, topic, own)?;
-        let ctx = match ts.direct_ctx.get(recipient.fingerprint()) {
-            Some(ctx) => *ctx,
-            None => {
-                let ctx =
-                    envelope::ctx_digest(Mode::Direct, topic, own, Some(recipient.fingerprint()))
-                        .ok_or(SealError::TopicTooLong { len: topic.len() })?;
-                ts.direct_ctx.insert(*recipient.fingerprint(), ctx);
-                ctx
-            }
+        let ts = topic_state!(topics, topic, own);
+        let slot = match ts.direct.entry(*recipient.fingerprint()) {
+            Entry::Occupied(o) => o.into_mut(),
+            Entry::Vacant(v) => v.insert(DirectSlot {
+                ctx: envelope::ctx_digest(Mode::Direct, topic, own, Some(recipient.fingerprint()))
+                    .ok_or(SealError::TopicTooLong { len: topic.len() })?,
+                pair: Arc::clone(pair_entry(pairs, identity, recipient)),
+            }),
         };
-        let pair = pair_entry(pairs, identity, recipient);
+        if slot.pair.direct_seals.load(Ordering::Relaxed) >= DIRECT_LIMIT {
+            return self.seal_multi_into(topic, std::slice::from_ref(recipient), plaintext, out);
+        }
+        let ctx = slot.ctx;
         let seq = ts.seq.next_seq()?;
 
         let header = Header {
@@ -427,7 +443,8 @@ impl Sealer {
         out.reserve(DIRECT_PREFIX_LEN + body_len + TAG_LEN + sig_len);
         out.extend_from_slice(&aad[..DIRECT_PREFIX_LEN]);
         let pt_start = append_plaintext(out, plaintext, body_len);
-        let tag = pair
+        let tag = slot
+            .pair
             .key
             .cipher()
             .encrypt_inout_detached(
@@ -441,7 +458,7 @@ impl Sealer {
             let sig = s.sign_parts(&[SIG_LABEL, &ctx, &out.as_bytes()[start..]]);
             out.extend_from_slice(&sig);
         }
-        pair.direct_seals += 1;
+        slot.pair.direct_seals.fetch_add(1, Ordering::Relaxed);
         Ok(Sealed {
             mode: Mode::Direct,
             seq,
@@ -492,7 +509,7 @@ impl Sealer {
         if let Some(w) = scratch_kids.windows(2).find(|w| w[0] == w[1]) {
             return Err(SealError::DuplicateRecipient { kid: w[0] });
         }
-        let ts = topic_entry(topics, topic, own)?;
+        let ts = topic_state!(topics, topic, own);
         let ctx = ts.multi_ctx;
         for r in recipients {
             pair_entry(pairs, identity, r);
