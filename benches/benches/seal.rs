@@ -1,0 +1,153 @@
+//! Sealed-record throughput: seal and open, DIRECT and MULTI (1 / 10 / 100
+//! recipients), 27-byte and 1 KiB plaintexts, on one core.
+//!
+//! `cargo bench -p hermit-benches --bench seal`
+//!
+//! Sealing appends into one reused buffer (`seal_*_into`), so the figures are the
+//! per-record cost with cached pairwise keys. Opening needs fresh sequence
+//! numbers (the replay window refuses a record twice): each benchmark opens a
+//! pre-sealed ring of records in order with a fresh `Opener` per pass, and only
+//! the opens are timed.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use hermit_client::crypto::{Identity, Opener, PublicKey, Sealer};
+
+const TOPIC: &str = "bench.sealed";
+const SIZES: [(&str, usize); 2] = [("27B", 27), ("1KiB", 1024)];
+const FANOUT: [usize; 3] = [1, 10, 100];
+
+fn identity() -> Identity {
+    Identity::generate().expect("OS random source")
+}
+
+fn sealer() -> Sealer {
+    Sealer::new(identity()).expect("OS random source")
+}
+
+fn keys(ids: &[Identity]) -> Vec<PublicKey> {
+    ids.iter().map(|i| i.public_key().clone()).collect()
+}
+
+/// Opens `ring` in order, again and again, `iters` records in all; a fresh
+/// opener per pass (untimed) keeps every sequence number new.
+fn open_ring(me: &Identity, sender: &Identity, ring: &[Vec<u8>], iters: u64) -> Duration {
+    let mut out = Vec::with_capacity(2048);
+    let mut left = iters;
+    let mut timed = Duration::ZERO;
+    while left > 0 {
+        let mut opener = Opener::new(me.clone());
+        opener.trust(sender.public_key()).expect("trust");
+        let n = usize::try_from(left).unwrap_or(usize::MAX).min(ring.len());
+        let started = Instant::now();
+        for record in &ring[..n] {
+            out.clear();
+            black_box(opener.open_into(TOPIC, record, &mut out).expect("open"));
+        }
+        timed += started.elapsed();
+        left -= n as u64;
+    }
+    timed
+}
+
+fn seal_direct(c: &mut Criterion) {
+    let mut g = c.benchmark_group("seal_direct");
+    g.throughput(Throughput::Elements(1));
+    let mut s = sealer();
+    let bob = identity();
+    for (name, len) in SIZES {
+        let pt = vec![0x5a; len];
+        let mut out = Vec::with_capacity(len + 256);
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                out.clear();
+                s.seal_direct_into(TOPIC, bob.public_key(), black_box(&pt), &mut out)
+                    .expect("seal")
+            });
+        });
+    }
+    g.finish();
+}
+
+fn open_direct(c: &mut Criterion) {
+    let mut g = c.benchmark_group("open_direct");
+    g.throughput(Throughput::Elements(1));
+    let alice = identity();
+    let bob = identity();
+    let mut s = Sealer::new(alice.clone()).expect("rng");
+    for (name, len) in SIZES {
+        let pt = vec![0x5a; len];
+        let ring: Vec<Vec<u8>> = (0..8192)
+            .map(|_| s.seal_direct(TOPIC, bob.public_key(), &pt).expect("seal"))
+            .collect();
+        g.bench_function(name, |b| {
+            b.iter_custom(|iters| open_ring(&bob, &alice, &ring, iters))
+        });
+    }
+    g.finish();
+}
+
+fn seal_multi(c: &mut Criterion) {
+    let mut g = c.benchmark_group("seal_multi");
+    g.throughput(Throughput::Elements(1));
+    let mut s = sealer();
+    for n in FANOUT {
+        let members: Vec<Identity> = (0..n).map(|_| identity()).collect();
+        let ks = keys(&members);
+        for (name, len) in SIZES {
+            let pt = vec![0x5a; len];
+            let mut out = Vec::with_capacity(len + 70 + 56 * n + 64);
+            g.bench_with_input(
+                BenchmarkId::new(format!("{n}_recipients"), name),
+                &pt,
+                |b, pt| {
+                    b.iter(|| {
+                        out.clear();
+                        s.seal_multi_into(TOPIC, &ks, black_box(pt), &mut out)
+                            .expect("seal")
+                    });
+                },
+            );
+        }
+    }
+    g.finish();
+}
+
+fn open_multi(c: &mut Criterion) {
+    let mut g = c.benchmark_group("open_multi");
+    g.throughput(Throughput::Elements(1));
+    let alice = identity();
+    let mut s = Sealer::new(alice.clone()).expect("rng");
+    for n in FANOUT {
+        let members: Vec<Identity> = (0..n).map(|_| identity()).collect();
+        let ks = keys(&members);
+        // The reader's entry is the last one: the worst case for finding it.
+        let me = &members[n - 1];
+        for (name, len) in SIZES {
+            let pt = vec![0x5a; len];
+            let ring: Vec<Vec<u8>> = (0..1024)
+                .map(|_| s.seal_multi(TOPIC, &ks, &pt).expect("seal"))
+                .collect();
+            g.bench_with_input(
+                BenchmarkId::new(format!("{n}_recipients"), name),
+                &ring,
+                |b, ring| {
+                    b.iter_custom(|iters| open_ring(me, &alice, ring, iters));
+                },
+            );
+        }
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(40);
+    targets = seal_direct, open_direct, seal_multi, open_multi
+}
+criterion_main!(benches);
