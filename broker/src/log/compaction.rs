@@ -81,8 +81,21 @@ impl Partition {
             }
             scan_keys(&seg.file, seg.size, &mut scratch, &mut note)?;
         }
+        // In the active segment only durable batches count: a newer value
+        // still waiting for its fsync may be lost in a crash, and the older
+        // value it would supersede must survive that. (Sealed segments are
+        // durable by the roll invariant.)
+        let durable = self.synced_offset();
         let (active_file, active_size) = self.active_snapshot();
-        scan_keys(&active_file, active_size, &mut scratch, &mut note)?;
+        for_each_batch(&active_file, active_size, &mut scratch, |h, bytes| {
+            if h.next_offset().is_some_and(|end| end <= durable) {
+                note(
+                    &bytes[hermit_protocol::record::HEADER_LEN..][..h.key_len as usize],
+                    h.base_offset,
+                );
+            }
+            Ok(())
+        })?;
 
         let grace_ns = self.policy().delete_retention_ms.saturating_mul(1_000_000);
         for seg in &sealed {
