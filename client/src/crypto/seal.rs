@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use aes_gcm::aead::inout::InOutBuf;
 use aes_gcm::{AeadInOut as _, Aes256Gcm, KeyInit as _, Nonce};
-use hkdf::Hkdf;
+use hkdf::HkdfExtract;
 use hmac::{Hmac, Mac as _};
 use rand::Rng as _;
 use rand::rngs::StdRng;
@@ -568,6 +568,9 @@ impl Sealer {
         out.extend_from_slice(&tag);
         aad[102..].copy_from_slice(&Sha256::digest(&out.as_bytes()[pt_start..]));
 
+        // HKDF-Extract is HMAC keyed by msg_salt: key it once per record, not
+        // once per recipient.
+        let salted = HkdfExtract::<Sha256>::new(Some(&msg_salt));
         let entries = &mut out.as_bytes_mut()[entries_start..pt_start];
         for (r, entry) in recipients
             .iter()
@@ -577,8 +580,10 @@ impl Sealer {
                 .get(r.fingerprint())
                 .expect("every recipient's pair key was derived above");
             let mut kw = Zeroizing::new([0u8; 32]);
-            Hkdf::<Sha256>::new(Some(&msg_salt), pair.key.key())
-                .expand_multi_info(&[WRAP_LABEL, &ctx, r.kid().as_bytes()], &mut kw[..])
+            let mut extract = salted.clone();
+            extract.input_ikm(pair.key.key());
+            let (_, hkdf) = extract.finalize();
+            hkdf.expand_multi_info(&[WRAP_LABEL, &ctx, r.kid().as_bytes()], &mut kw[..])
                 .expect("32 bytes is a valid HKDF-SHA256 output length");
             let kw_cipher = Aes256Gcm::new_from_slice(&kw[..]).expect("KW is 32 bytes");
             let (kid, wrap) = entry.split_at_mut(8);
