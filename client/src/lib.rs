@@ -1,7 +1,38 @@
 //! HermitMQ client SDK.
 //!
 //! # Layout
+//! The data path, from the application to the socket and back:
+//! - [`client`]: [`Client`], a cloneable handle on one multiplexed connection
+//!   (reconnects with backoff) with one async method per protocol operation.
+//! - `connection` (internal): one TCP connection — hello, a writer task (one vectored
+//!   write per wake-up), a reader task matching answers by correlation id.
+//! - [`producer`]: [`Producer`] — linger/batch accumulators written in place,
+//!   many batches in flight, retries without reordering, bounded memory.
+//! - [`partitioner`]: key hash → partition, keyless records round robin.
+//! - [`consumer`]: [`Consumer`] — long-poll fetches kept in flight, CRC
+//!   checks, start positions, reset policy, manual and periodic commits.
+//! - [`records`]: [`Record`] and [`FetchResponse`], zero-copy views of fetched batches.
+//! - [`error`]: [`ClientError`], with [`ClientError::is_retriable`].
 //! - [`crypto`]: end-to-end sealing (sans-I/O): Web Crypto-compatible identities,
 //!   password-wrapped key files, the article's compatibility API and sealed records.
+//!
+//! Batch payload layout (what the producer writes and the consumer reads):
+//! `record_count × (u32 length, record bytes)`, big-endian, after the batch
+//! header and key (see `docs/PROTOCOL.md`).
 
+pub mod client;
+mod connection;
+pub mod consumer;
 pub mod crypto;
+pub mod error;
+pub mod partitioner;
+pub mod producer;
+pub mod records;
+
+pub use client::{Client, ClientOptions};
+pub use consumer::{Consumer, ConsumerOptions, Fallback, ResetPolicy, StartFrom};
+pub use error::ClientError;
+pub use hermit_protocol::frame::{PartitionMetadata, TopicMetadata, TopicSettings};
+pub use hermit_protocol::{Ack, Cleanup, Status};
+pub use producer::{Delivered, Delivery, Producer, ProducerOptions};
+pub use records::{FetchResponse, Record, Records};

@@ -1,0 +1,587 @@
+//! One TCP connection to a broker: the hello, a writer task that sends
+//! queued frames with one vectored write per wake-up, and a reader task that
+//! matches responses to requests by correlation id.
+//!
+//! Every request in flight has an entry in the pending table until its
+//! answer arrives. When the connection ends — EOF, an I/O or protocol error,
+//! a request timeout, or the broker's connection-level notice followed by
+//! EOF — every entry still pending is failed with a retriable error; nothing
+//! is silently dropped.
+//!
+//! Correlation id 0 is never used for a request: the broker sends
+//! connection-level notices (`ShuttingDown`, `Timeout`, `TooManyConnections`)
+//! with it just before closing. A notice makes the connection *draining*: no
+//! new request is sent on it, answers already due still arrive, and the
+//! client opens a new connection for new requests.
+
+use std::collections::HashMap;
+use std::io::IoSlice;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use bytes::{Buf, Bytes, BytesMut};
+use hermit_protocol::frame::{
+    FrameCheck, REQUEST_HEADER_LEN, ResponseBody, TopicMetadata, check_response, decode_response,
+};
+use hermit_protocol::hello::{HELLO_LEN, Hello, PROTOCOL_VERSION};
+use hermit_protocol::{Op, Status};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot, watch};
+use tokio::time::Instant;
+
+use crate::error::ClientError;
+use crate::records::FetchResponse;
+
+/// Most frames the writer takes from its queue for one vectored write.
+const WRITE_BATCH: usize = 256;
+/// Read buffer: initial size, and the spare room kept before each read.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// A decoded successful answer, owned (fetch records stay a slice of the frame).
+#[derive(Debug)]
+pub(crate) enum Reply {
+    Produce { base_offset: u64 },
+    Fetch(FetchResponse),
+    Commit,
+    Committed(Option<u64>),
+    Metadata(Vec<TopicMetadata>),
+    CreateTopic,
+    DeleteTopic,
+    Ping,
+}
+
+/// Identifies a request to a [`ReplyTo::Channel`] receiver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Token(pub u64, pub u64);
+
+/// An answer delivered to a channel.
+pub(crate) type Completion = (Token, Result<Reply, ClientError>);
+
+/// Where an answer goes.
+pub(crate) enum ReplyTo {
+    /// One waiting caller.
+    Oneshot(oneshot::Sender<Result<Reply, ClientError>>),
+    /// A long-lived receiver (the producer's sender task): no allocation per request.
+    Channel {
+        tx: mpsc::UnboundedSender<Completion>,
+        token: Token,
+    },
+}
+
+impl ReplyTo {
+    fn deliver(self, r: Result<Reply, ClientError>) {
+        // A receiver that went away no longer wants the answer.
+        match self {
+            ReplyTo::Oneshot(tx) => {
+                let _ = tx.send(r);
+            }
+            ReplyTo::Channel { tx, token } => {
+                let _ = tx.send((token, r));
+            }
+        }
+    }
+}
+
+struct Pending {
+    reply: ReplyTo,
+    deadline: Instant,
+    /// Held until the answer (or the connection's end): bounds requests in flight.
+    _permit: Option<OwnedSemaphorePermit>,
+}
+
+/// A frame for the writer: `head` is the encoded frame up to the body, with
+/// placeholder length and correlation id that the writer fills in, so one
+/// head can be shared by every batch of a partition.
+pub(crate) struct Outgoing {
+    corr: u32,
+    head: Bytes,
+    body: Option<Bytes>,
+}
+
+struct Inner {
+    next_corr: u32,
+    pending: HashMap<u32, Pending>,
+    /// `None` once the connection is dead: the writer drains and exits.
+    tx: Option<mpsc::UnboundedSender<Outgoing>>,
+    /// Why the broker is ending the connection (its corr-0 notice).
+    draining: Option<String>,
+}
+
+/// One live (or dead) connection. Shared by the client, the reader and the writer.
+pub(crate) struct Conn {
+    pub(crate) id: u64,
+    addr: Arc<str>,
+    /// The largest frame the broker accepts (from its hello).
+    pub(crate) max_frame: u32,
+    request_timeout: Duration,
+    /// Cheap check for the client's fast path; the truth is in `inner`.
+    usable: AtomicBool,
+    /// Why it died, once it did.
+    death: Mutex<Option<ClientError>>,
+    inner: Mutex<Inner>,
+    /// Flipped when the connection dies, so the reader and writer stop.
+    closed: watch::Sender<bool>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Nothing panics while holding these locks; if something did, the data
+    // is still consistent (every update is a single insert/remove).
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Connect, exchange hellos, and start the reader and writer tasks.
+pub(crate) async fn open(
+    addr: &str,
+    id: u64,
+    connect_timeout: Duration,
+    request_timeout: Duration,
+    max_response: u32,
+) -> Result<Arc<Conn>, ClientError> {
+    let connect_err = |source: std::io::Error| ClientError::Connect {
+        addr: addr.to_owned(),
+        source: Arc::new(source),
+    };
+    let handshake = async {
+        let mut stream = TcpStream::connect(addr).await.map_err(connect_err)?;
+        stream.set_nodelay(true).map_err(connect_err)?;
+        stream
+            .write_all(&Hello::client().encode())
+            .await
+            .map_err(connect_err)?;
+        let mut hello = [0u8; HELLO_LEN];
+        stream.read_exact(&mut hello).await.map_err(connect_err)?;
+        let hello = Hello::decode(&hello)?;
+        if hello.version != PROTOCOL_VERSION {
+            return Err(ClientError::UnsupportedVersion {
+                broker: hello.version,
+                client: PROTOCOL_VERSION,
+            });
+        }
+        Ok((stream, hello.value))
+    };
+    let (stream, max_frame) = match tokio::time::timeout(connect_timeout, handshake).await {
+        Ok(r) => r?,
+        Err(_) => {
+            return Err(connect_err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("no hello within {connect_timeout:?}"),
+            )));
+        }
+    };
+    let (rd, wr) = stream.into_split();
+    let (tx, rx) = mpsc::unbounded_channel();
+    let (closed, _) = watch::channel(false);
+    let conn = Arc::new(Conn {
+        id,
+        addr: Arc::from(addr),
+        max_frame,
+        request_timeout,
+        usable: AtomicBool::new(true),
+        death: Mutex::new(None),
+        inner: Mutex::new(Inner {
+            next_corr: 1,
+            pending: HashMap::new(),
+            tx: Some(tx),
+            draining: None,
+        }),
+        closed,
+    });
+    tokio::spawn(read_loop(conn.clone(), rd, max_response));
+    tokio::spawn(write_loop(conn.clone(), wr, rx));
+    Ok(conn)
+}
+
+impl Conn {
+    /// Whether new requests may be sent on it.
+    pub(crate) fn is_usable(&self) -> bool {
+        self.usable.load(Ordering::Acquire)
+    }
+
+    /// The broker's address.
+    pub(crate) fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    /// Queue a request. `head` is the frame up to the body (length and
+    /// correlation id are filled in by the writer); `extra_wait` extends the
+    /// timeout (a long-poll fetch's wait). Fails without sending when the
+    /// connection is no longer usable or the frame is over the broker's limit.
+    pub(crate) fn submit(
+        &self,
+        head: Bytes,
+        body: Option<Bytes>,
+        reply: ReplyTo,
+        permit: Option<OwnedSemaphorePermit>,
+        extra_wait: Duration,
+    ) -> Result<(), ClientError> {
+        let len = (head.len() - 4) as u64 + body.as_ref().map_or(0, |b| b.len() as u64);
+        if len > u64::from(self.max_frame) {
+            return Err(ClientError::RequestTooLarge {
+                len,
+                max: u64::from(self.max_frame),
+            });
+        }
+        let deadline = Instant::now() + self.request_timeout + extra_wait;
+        let mut inner = lock(&self.inner);
+        if let Some(why) = &inner.draining {
+            return Err(ClientError::lost(&self.addr, why.clone()));
+        }
+        let Some(tx) = inner.tx.clone() else {
+            drop(inner);
+            return Err(self.death_reason());
+        };
+        let mut corr = inner.next_corr;
+        // Skip 0 (reserved for notices) and ids still in use after a wrap.
+        while corr == 0 || inner.pending.contains_key(&corr) {
+            corr = corr.wrapping_add(1);
+        }
+        inner.next_corr = corr.wrapping_add(1);
+        inner.pending.insert(
+            corr,
+            Pending {
+                reply,
+                deadline,
+                _permit: permit,
+            },
+        );
+        // Sent under the lock so that a concurrent fail() either sees the
+        // entry (and fails it) or comes after the frame was queued.
+        if tx.send(Outgoing { corr, head, body }).is_err() {
+            let p = inner.pending.remove(&corr);
+            drop(inner);
+            drop(p);
+            return Err(self.death_reason());
+        }
+        Ok(())
+    }
+
+    fn death_reason(&self) -> ClientError {
+        lock(&self.death)
+            .clone()
+            .unwrap_or_else(|| ClientError::lost(&self.addr, "connection closed"))
+    }
+
+    /// End the connection: fail every pending request with `why` (those past
+    /// their deadline with a timeout), stop the reader and writer.
+    pub(crate) fn fail(&self, why: ClientError) {
+        self.usable.store(false, Ordering::Release);
+        let pending = {
+            let mut inner = lock(&self.inner);
+            if inner.tx.is_none() {
+                return;
+            }
+            inner.tx = None;
+            *lock(&self.death) = Some(why.clone());
+            std::mem::take(&mut inner.pending)
+        };
+        let _ = self.closed.send(true);
+        let now = Instant::now();
+        let timeout = ClientError::Timeout {
+            what: "request",
+            after: self.request_timeout,
+        };
+        for (_, p) in pending {
+            if p.deadline <= now {
+                p.reply.deliver(Err(timeout.clone()));
+            } else {
+                p.reply.deliver(Err(why.clone()));
+            }
+        }
+    }
+
+    /// Close on purpose (client dropped): pending requests fail as lost.
+    pub(crate) fn close(&self, reason: &str) {
+        self.fail(ClientError::lost(&self.addr, reason));
+    }
+
+    fn drain(&self, reason: String) {
+        self.usable.store(false, Ordering::Release);
+        lock(&self.inner).draining.get_or_insert(reason);
+    }
+
+    fn take_pending(&self, corr: u32) -> Option<Pending> {
+        lock(&self.inner).pending.remove(&corr)
+    }
+
+    /// Fail the connection if a request is past its deadline.
+    fn check_deadlines(&self) {
+        let now = Instant::now();
+        let expired = lock(&self.inner)
+            .pending
+            .values()
+            .any(|p| p.deadline <= now);
+        if expired {
+            tracing::warn!(addr = %self.addr, "request timed out; closing the connection");
+            self.fail(ClientError::lost(
+                &self.addr,
+                "closed after a request on it timed out",
+            ));
+        }
+    }
+
+    /// Why the broker is ending the connection, when it said so.
+    fn notice(&self) -> Option<String> {
+        lock(&self.inner).draining.clone()
+    }
+
+    /// Handle the frame of `len` bytes at the start of `buf`, consuming it.
+    fn dispatch(&self, buf: &mut BytesMut, len: usize) -> Result<(), ClientError> {
+        let corr = u32::from_be_bytes([buf[5], buf[6], buf[7], buf[8]]);
+        let is_fetch = buf[4] & !hermit_protocol::frame::RESPONSE_BIT == Op::Fetch as u8
+            && len >= 11
+            && u16::from_be_bytes([buf[9], buf[10]]) == Status::Ok.code();
+        let (result, fetch_frame) = if is_fetch {
+            // Records stay where the socket put them: the frame becomes a
+            // shared buffer and every record is a slice of it.
+            let frame = buf.split_to(len).freeze();
+            (None, Some(frame))
+        } else {
+            let r = decode(&buf[..len], None)?;
+            buf.advance(len);
+            (Some(r), None)
+        };
+        let pending = if corr == 0 {
+            None
+        } else {
+            self.take_pending(corr)
+        };
+        let result = match (result, fetch_frame) {
+            (Some(r), _) => r,
+            (None, Some(frame)) => {
+                if pending.is_none() {
+                    return Ok(()); // Nobody waits: no need to decode.
+                }
+                decode(&frame, Some(&frame))?
+            }
+            (None, None) => unreachable!("one of the two is set"),
+        };
+        match (corr, pending) {
+            (0, _) => {
+                let why = match result {
+                    Err(e) => e.to_string(),
+                    Ok(_) => "unexpected notice".to_owned(),
+                };
+                tracing::debug!(addr = %self.addr, reason = %why, "broker notice: connection ending");
+                self.drain(why);
+            }
+            (_, Some(p)) => p.reply.deliver(result),
+            (corr, None) => {
+                // Its waiter gave up (timeout already handled, or dropped).
+                tracing::debug!(addr = %self.addr, corr, "answer to an unknown request ignored");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Decode a response frame into a [`Reply`] or the broker's error. `frame`,
+/// when given, is the shared buffer that fetch records are sliced from.
+/// The outer `Err` is a protocol violation; the inner one the broker's refusal.
+#[allow(clippy::type_complexity)]
+fn decode(bytes: &[u8], frame: Option<&Bytes>) -> Result<Result<Reply, ClientError>, ClientError> {
+    let f = decode_response(bytes)?;
+    Ok(match f.body {
+        Ok(body) => Ok(match body {
+            ResponseBody::Produce { base_offset } => Reply::Produce { base_offset },
+            ResponseBody::Fetch {
+                high_watermark,
+                log_start,
+                records,
+            } => Reply::Fetch(FetchResponse {
+                topic: Arc::from(""),
+                partition: 0,
+                high_watermark,
+                log_start,
+                batches: match frame {
+                    Some(frame) => frame.slice_ref(records),
+                    None => Bytes::copy_from_slice(records),
+                },
+            }),
+            ResponseBody::Commit => Reply::Commit,
+            ResponseBody::Committed { offset } => Reply::Committed(offset),
+            ResponseBody::Metadata(t) => Reply::Metadata(t),
+            ResponseBody::CreateTopic => Reply::CreateTopic,
+            ResponseBody::DeleteTopic => Reply::DeleteTopic,
+            ResponseBody::Ping => Reply::Ping,
+        }),
+        Err(e) => Err(match (e.status, e.bounds) {
+            (Status::OffsetOutOfRange, Some((log_start, high_watermark))) => {
+                ClientError::OffsetOutOfRange {
+                    log_start,
+                    high_watermark,
+                    message: e.message.to_owned(),
+                }
+            }
+            (status, _) => ClientError::Broker {
+                status,
+                message: e.message.to_owned(),
+            },
+        }),
+    })
+}
+
+async fn read_loop(conn: Arc<Conn>, mut rd: OwnedReadHalf, max_response: u32) {
+    let mut closed = conn.closed.subscribe();
+    let mut buf = BytesMut::with_capacity(READ_CHUNK);
+    let tick_every =
+        (conn.request_timeout / 4).clamp(Duration::from_millis(10), Duration::from_secs(1));
+    let mut tick = tokio::time::interval(tick_every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let why = 'conn: loop {
+        loop {
+            match check_response(&buf, max_response) {
+                Ok(FrameCheck::Complete { len }) => {
+                    if let Err(e) = conn.dispatch(&mut buf, len) {
+                        break 'conn e;
+                    }
+                }
+                Ok(FrameCheck::Incomplete { need }) => {
+                    // `need` passed the response size limit in check_response.
+                    let want = need.saturating_sub(buf.len()).max(READ_CHUNK / 4);
+                    if buf.capacity() - buf.len() < want {
+                        buf.reserve(want.max(READ_CHUNK));
+                    }
+                    break;
+                }
+                Err(e) => break 'conn ClientError::Protocol(e),
+            }
+        }
+        tokio::select! {
+            r = rd.read_buf(&mut buf) => match r {
+                Ok(0) => {
+                    let reason = match conn.notice() {
+                        Some(n) => format!("closed by the broker: {n}"),
+                        None => "closed by the broker".to_owned(),
+                    };
+                    break ClientError::lost(conn.addr(), reason);
+                }
+                Ok(_) => {}
+                Err(e) => break ClientError::lost(conn.addr(), format!("read failed: {e}")),
+            },
+            _ = tick.tick() => conn.check_deadlines(),
+            _ = closed.changed() => return,
+        }
+    };
+    if matches!(why, ClientError::Protocol(_)) {
+        tracing::warn!(addr = %conn.addr(), error = %why, "closing the connection");
+    }
+    conn.fail(why);
+}
+
+async fn write_loop(
+    conn: Arc<Conn>,
+    mut wr: OwnedWriteHalf,
+    mut rx: mpsc::UnboundedReceiver<Outgoing>,
+) {
+    let mut closed = conn.closed.subscribe();
+    let mut msgs: Vec<Outgoing> = Vec::with_capacity(WRITE_BATCH);
+    let mut heads = BytesMut::with_capacity(4096);
+    loop {
+        let n = tokio::select! {
+            n = rx.recv_many(&mut msgs, WRITE_BATCH) => n,
+            _ = closed.changed() => 0,
+        };
+        if n == 0 {
+            break;
+        }
+        // Heads are copied (they are small) so their length and correlation
+        // id can be filled in; bodies (record batches) go out from where
+        // they were written.
+        heads.clear();
+        let mut ranges = Vec::with_capacity(msgs.len());
+        for m in &msgs {
+            let start = heads.len();
+            heads.extend_from_slice(&m.head);
+            let len = (m.head.len() - 4 + m.body.as_ref().map_or(0, Bytes::len)) as u32;
+            heads[start..start + 4].copy_from_slice(&len.to_be_bytes());
+            heads[start + 5..start + REQUEST_HEADER_LEN].copy_from_slice(&m.corr.to_be_bytes());
+            ranges.push(start..heads.len());
+        }
+        let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(msgs.len() * 2);
+        for (m, r) in msgs.iter().zip(&ranges) {
+            slices.push(IoSlice::new(&heads[r.clone()]));
+            if let Some(b) = m.body.as_ref().filter(|b| !b.is_empty()) {
+                slices.push(IoSlice::new(b));
+            }
+        }
+        let mut rest: &mut [IoSlice<'_>] = &mut slices;
+        let res = async {
+            while !rest.is_empty() {
+                let w = wr.write_vectored(rest).await?;
+                if w == 0 {
+                    return Err(std::io::Error::from(std::io::ErrorKind::WriteZero));
+                }
+                IoSlice::advance_slices(&mut rest, w);
+            }
+            Ok::<(), std::io::Error>(())
+        };
+        let res = tokio::select! {
+            r = res => r,
+            _ = closed.changed() => break,
+        };
+        drop(slices);
+        msgs.clear();
+        if let Err(e) = res {
+            conn.fail(ClientError::lost(conn.addr(), format!("write failed: {e}")));
+            break;
+        }
+    }
+    let _ = wr.shutdown().await;
+}
+
+/// Encode a control request (anything but produce) with correlation id 0,
+/// as a head for [`Conn::submit`].
+pub(crate) fn encode_control(req: &hermit_protocol::Request<'_>) -> Result<Bytes, ClientError> {
+    let mut out = BytesMut::with_capacity(64);
+    req.encode(0, &mut out)?;
+    Ok(out.freeze())
+}
+
+/// The head of a produce frame: everything before the batch.
+pub(crate) fn produce_head(
+    topic: &str,
+    partition: u32,
+    ack: hermit_protocol::Ack,
+) -> Result<Bytes, ClientError> {
+    let mut out = BytesMut::with_capacity(REQUEST_HEADER_LEN + 1 + topic.len() + 5);
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&[Op::Produce as u8]);
+    out.extend_from_slice(&[0; 4]);
+    hermit_protocol::codec::put_str8(&mut out, "topic", topic).map_err(ClientError::Protocol)?;
+    out.extend_from_slice(&partition.to_be_bytes());
+    out.extend_from_slice(&[ack as u8]);
+    Ok(out.freeze())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hermit_protocol::frame::{Limits, decode_request};
+    use hermit_protocol::{Ack, BatchBuilder, Request};
+
+    #[test]
+    fn produce_head_plus_batch_is_a_valid_produce_frame() {
+        let mut b = BatchBuilder::new(b"key");
+        b.push(b"one");
+        b.push(b"two");
+        let batch = b.finish(42).unwrap();
+        let head = produce_head("chat", 3, Ack::Durable).unwrap();
+        let mut frame = head.to_vec();
+        let len = (frame.len() - 4 + batch.len()) as u32;
+        frame[..4].copy_from_slice(&len.to_be_bytes());
+        frame[5..9].copy_from_slice(&7u32.to_be_bytes());
+        frame.extend_from_slice(&batch);
+        let f = decode_request(&frame, &Limits::default()).unwrap();
+        assert_eq!(f.correlation_id, 7);
+        let Request::Produce(p) = f.request else {
+            panic!("not a produce: {:?}", f.request)
+        };
+        assert_eq!(
+            (p.topic.as_str(), p.partition, p.ack, p.batch),
+            ("chat", 3, Ack::Durable, &batch[..])
+        );
+    }
+}

@@ -1,0 +1,501 @@
+//! [`Consumer`]: reads a topic's partitions with one long-poll fetch in
+//! flight per partition, so the next batch is on its way while the
+//! application handles the current one.
+//!
+//! # Positions and commits
+//! - A partition's *position* is the offset of the next record
+//!   [`Consumer::next`] will return from it.
+//! - A record is *finished* once the application calls `next()` again after
+//!   receiving it: calling `next()` says "I am done with everything you gave
+//!   me before". The periodic commit (`auto_commit`) stores the position
+//!   after the last finished record of each partition — never a record the
+//!   application may still be working on — and [`Consumer::close`] does a
+//!   final one.
+//! - [`Consumer::commit`] stores the position after the last record
+//!   *returned*, the one being handled included: call it once that record is
+//!   handled.
+//! - A committed offset is the next offset the group will read, so a new
+//!   consumer of the group resumes exactly after the last committed record.
+//!   Records returned but not committed before a crash are delivered again
+//!   (at-least-once).
+//!
+//! # Errors
+//! Connection loss and other retriable errors are retried with backoff and
+//! not reported. A batch that fails its CRC is reported by `next()` and
+//! never skipped: the partition stays at that batch (every later call
+//! returns the same error) until [`Consumer::seek`] moves it.
+//! `OffsetOutOfRange` follows [`ResetPolicy`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hermit_protocol::Status;
+use hermit_protocol::frame::TopicMetadata;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::client::Client;
+use crate::error::ClientError;
+use crate::records::{FetchResponse, Record, Records};
+
+/// Where a consumer without a committed offset starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fallback {
+    /// The oldest stored record.
+    #[default]
+    Earliest,
+    /// The end of the partition: only records produced from now on.
+    Latest,
+}
+
+/// Where reading starts, per partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartFrom {
+    /// The group's committed offset; where there is none (or no group), `fallback`.
+    Committed {
+        /// Where to start without a committed offset.
+        fallback: Fallback,
+    },
+    /// The oldest stored record.
+    Earliest,
+    /// The end of the partition at start.
+    Latest,
+    /// This offset in every partition.
+    Offset(u64),
+}
+
+impl Default for StartFrom {
+    fn default() -> Self {
+        StartFrom::Committed {
+            fallback: Fallback::Earliest,
+        }
+    }
+}
+
+/// What to do when the position is outside the stored range (retention
+/// deleted it, or an explicit offset is beyond the end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResetPolicy {
+    /// Continue at the oldest stored record.
+    #[default]
+    Earliest,
+    /// Continue at the end of the partition.
+    Latest,
+    /// Report [`ClientError::OffsetOutOfRange`] from `next()`.
+    Error,
+}
+
+/// Consumer settings. Each field's doc ends with its default.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsumerOptions {
+    /// Consumer group whose offsets are read and committed; `None` reads
+    /// without committing. Default `None`.
+    pub group: Option<String>,
+    /// Partitions to read; `None` for all of the topic's. Default `None`.
+    pub partitions: Option<Vec<u32>>,
+    /// Where to start. Default: committed, else earliest.
+    pub start: StartFrom,
+    /// Out-of-range handling. Default `Earliest`.
+    pub reset: ResetPolicy,
+    /// Soft limit on one fetch's bytes (at least one batch is always returned). Default 1 MiB.
+    pub max_bytes: u32,
+    /// How long a fetch waits at the end of a partition for new data. Default 500 ms.
+    pub max_wait: Duration,
+    /// Commit finished records this often (with a group). Default every 5 s.
+    pub auto_commit: Option<Duration>,
+    /// Wait before refetching after a retriable error. Default 100 ms.
+    pub retry_backoff: Duration,
+}
+
+impl Default for ConsumerOptions {
+    fn default() -> Self {
+        ConsumerOptions {
+            group: None,
+            partitions: None,
+            start: StartFrom::default(),
+            reset: ResetPolicy::default(),
+            max_bytes: 1 << 20,
+            max_wait: Duration::from_millis(500),
+            auto_commit: Some(Duration::from_secs(5)),
+            retry_backoff: Duration::from_millis(100),
+        }
+    }
+}
+
+struct Part {
+    partition: u32,
+    /// Next offset `next()` returns from this partition.
+    position: u64,
+    /// Offset of the fetch in flight, or of the next one.
+    fetch_at: u64,
+    /// A fetch is in flight.
+    in_flight: bool,
+    /// Bumped to disown fetches in flight (reset, seek, error).
+    generation: u64,
+    /// After the last record returned by `next()`.
+    returned: Option<u64>,
+    /// After the last finished record.
+    finished: Option<u64>,
+    /// What the broker last acknowledged as committed.
+    committed: Option<u64>,
+}
+
+struct FetchDone {
+    pidx: usize,
+    generation: u64,
+    offset: u64,
+    result: Result<FetchResponse, ClientError>,
+}
+
+/// Reads records from a topic; see the [module docs](self) for positions,
+/// commits and errors.
+pub struct Consumer {
+    client: Client,
+    topic: Arc<str>,
+    opts: ConsumerOptions,
+    parts: Vec<Part>,
+    tx: mpsc::UnboundedSender<FetchDone>,
+    rx: mpsc::UnboundedReceiver<FetchDone>,
+    current: Option<(usize, Records)>,
+    next_auto_commit: Option<Instant>,
+}
+
+impl std::fmt::Debug for Consumer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Consumer")
+            .field("topic", &self.topic)
+            .field("group", &self.opts.group)
+            .field(
+                "positions",
+                &self
+                    .parts
+                    .iter()
+                    .map(|p| (p.partition, p.position))
+                    .collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl Consumer {
+    /// Start consuming `topic`: look up its partitions (creating the topic if
+    /// the broker auto-creates), resolve every start position, and send the
+    /// first fetches.
+    pub async fn new(
+        client: &Client,
+        topic: &str,
+        options: ConsumerOptions,
+    ) -> Result<Consumer, ClientError> {
+        let meta = match client.metadata(Some(topic)).await {
+            Ok(m) => m,
+            Err(e) if e.status() == Some(Status::UnknownTopic) => {
+                // A fetch creates it when the broker auto-creates topics (and
+                // fails with UnknownTopic when it does not).
+                client.fetch(topic, 0, 0, 1, Duration::ZERO).await?;
+                client.metadata(Some(topic)).await?
+            }
+            Err(e) => return Err(e),
+        };
+        let meta: TopicMetadata =
+            meta.into_iter()
+                .find(|t| t.name == topic)
+                .ok_or_else(|| ClientError::Broker {
+                    status: Status::UnknownTopic,
+                    message: format!("metadata does not describe {topic}"),
+                })?;
+        let wanted: Vec<u32> = match &options.partitions {
+            Some(p) => p.clone(),
+            None => meta.partitions.iter().map(|p| p.partition).collect(),
+        };
+        let mut parts = Vec::with_capacity(wanted.len());
+        for partition in wanted {
+            let pm = meta
+                .partitions
+                .iter()
+                .find(|p| p.partition == partition)
+                .ok_or_else(|| ClientError::Broker {
+                    status: Status::UnknownPartition,
+                    message: format!("{topic} has no partition {partition}"),
+                })?;
+            let earliest = pm.log_start;
+            let latest = pm.high_watermark;
+            let fallback = |f: Fallback| match f {
+                Fallback::Earliest => earliest,
+                Fallback::Latest => latest,
+            };
+            let mut committed = None;
+            let position = match options.start {
+                StartFrom::Committed { fallback: f } => match &options.group {
+                    Some(g) => {
+                        committed = client.committed(g, topic, partition).await?;
+                        committed.unwrap_or_else(|| fallback(f))
+                    }
+                    None => fallback(f),
+                },
+                StartFrom::Earliest => earliest,
+                StartFrom::Latest => latest,
+                StartFrom::Offset(o) => o,
+            };
+            parts.push(Part {
+                partition,
+                position,
+                fetch_at: position,
+                in_flight: false,
+                generation: 0,
+                returned: None,
+                finished: None,
+                committed,
+            });
+        }
+        if parts.is_empty() {
+            return Err(ClientError::InvalidArgument(format!(
+                "no partitions to consume in {topic}"
+            )));
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        let next_auto_commit = match (&options.group, options.auto_commit) {
+            (Some(_), Some(every)) => Some(Instant::now() + every),
+            _ => None,
+        };
+        let mut c = Consumer {
+            client: client.clone(),
+            topic: Arc::from(topic),
+            opts: options,
+            parts,
+            tx,
+            rx,
+            current: None,
+            next_auto_commit,
+        };
+        c.start_fetches();
+        Ok(c)
+    }
+
+    /// The topic.
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+
+    /// The position (next offset to return) of `partition`, if consumed.
+    pub fn position(&self, partition: u32) -> Option<u64> {
+        self.parts
+            .iter()
+            .find(|p| p.partition == partition)
+            .map(|p| p.position)
+    }
+
+    /// Move `partition` to `offset`: what was fetched beyond is dropped.
+    pub fn seek(&mut self, partition: u32, offset: u64) -> Result<(), ClientError> {
+        let pidx = self
+            .parts
+            .iter()
+            .position(|p| p.partition == partition)
+            .ok_or_else(|| {
+                ClientError::InvalidArgument(format!("partition {partition} is not consumed"))
+            })?;
+        self.reposition(pidx, offset);
+        Ok(())
+    }
+
+    fn reposition(&mut self, pidx: usize, offset: u64) {
+        if self.current.as_ref().is_some_and(|(i, _)| *i == pidx) {
+            self.current = None;
+        }
+        let p = &mut self.parts[pidx];
+        p.generation += 1;
+        p.in_flight = false;
+        p.position = offset;
+        p.fetch_at = offset;
+    }
+
+    fn spawn_fetch(&mut self, pidx: usize, delay: Duration) {
+        let p = &mut self.parts[pidx];
+        p.in_flight = true;
+        let (client, topic, tx) = (self.client.clone(), self.topic.clone(), self.tx.clone());
+        let (partition, offset, generation) = (p.partition, p.fetch_at, p.generation);
+        let (max_bytes, max_wait) = (self.opts.max_bytes, self.opts.max_wait);
+        tokio::spawn(async move {
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            let result = client
+                .fetch(&topic, partition, offset, max_bytes, max_wait)
+                .await;
+            // The consumer may be gone; then nobody wants the answer.
+            let _ = tx.send(FetchDone {
+                pidx,
+                generation,
+                offset,
+                result,
+            });
+        });
+    }
+
+    fn start_fetches(&mut self) {
+        for i in 0..self.parts.len() {
+            if !self.parts[i].in_flight {
+                self.spawn_fetch(i, Duration::ZERO);
+            }
+        }
+    }
+
+    /// Handle a fetch's outcome; `Err` is for the application.
+    fn on_fetch(&mut self, done: FetchDone) -> Result<(), ClientError> {
+        let p = &mut self.parts[done.pidx];
+        if done.generation != p.generation {
+            return Ok(()); // Disowned by a reset or seek.
+        }
+        p.in_flight = false;
+        match done.result {
+            Ok(resp) => {
+                let next = match resp.next_offset() {
+                    Ok(n) => n,
+                    Err(e) => {
+                        p.generation += 1;
+                        return Err(e);
+                    }
+                };
+                match next {
+                    None => self.spawn_fetch(done.pidx, Duration::ZERO),
+                    Some(next) => {
+                        p.fetch_at = next.max(done.offset);
+                        let records = resp.records_from(p.position);
+                        // Keep the next fetch in flight while these are handled.
+                        self.spawn_fetch(done.pidx, Duration::ZERO);
+                        self.current = Some((done.pidx, records));
+                    }
+                }
+                Ok(())
+            }
+            Err(ClientError::OffsetOutOfRange {
+                log_start,
+                high_watermark,
+                message,
+            }) => {
+                let to = match self.opts.reset {
+                    ResetPolicy::Earliest => log_start,
+                    ResetPolicy::Latest => high_watermark,
+                    ResetPolicy::Error => {
+                        return Err(ClientError::OffsetOutOfRange {
+                            log_start,
+                            high_watermark,
+                            message,
+                        });
+                    }
+                };
+                tracing::info!(topic = %self.topic, partition = p.partition, from = p.position, to, "offset out of range; resetting");
+                self.reposition(done.pidx, to);
+                self.spawn_fetch(done.pidx, Duration::ZERO);
+                Ok(())
+            }
+            Err(e) if e.is_retriable() => {
+                tracing::debug!(topic = %self.topic, partition = p.partition, error = %e, "fetch failed; retrying");
+                let backoff = self.opts.retry_backoff;
+                self.spawn_fetch(done.pidx, backoff);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Everything returned so far counts as finished.
+    fn finish_returned(&mut self) {
+        for p in &mut self.parts {
+            p.finished = p.returned;
+        }
+    }
+
+    /// The next record, waiting for one as long as it takes (wrap it in
+    /// `tokio::time::timeout` to bound the wait). Calling it marks every
+    /// record returned before as finished (see the module docs).
+    pub async fn next(&mut self) -> Result<Record, ClientError> {
+        self.finish_returned();
+        loop {
+            if let Some((pidx, records)) = &mut self.current {
+                let pidx = *pidx;
+                match records.next() {
+                    Some(Ok(rec)) => {
+                        let p = &mut self.parts[pidx];
+                        p.position = rec.offset + 1;
+                        p.returned = Some(rec.offset + 1);
+                        return Ok(rec);
+                    }
+                    Some(Err(e)) => {
+                        // Stay at the bad batch: disown the prefetch beyond it.
+                        self.current = None;
+                        let p = &mut self.parts[pidx];
+                        let at = p.position;
+                        self.reposition(pidx, at);
+                        return Err(e);
+                    }
+                    None => self.current = None,
+                }
+            }
+            self.start_fetches();
+            let auto = self.next_auto_commit;
+            tokio::select! {
+                Some(done) = self.rx.recv() => self.on_fetch(done)?,
+                _ = tokio::time::sleep_until(auto.unwrap_or_else(Instant::now)), if auto.is_some() => {
+                    self.auto_commit().await;
+                }
+            }
+        }
+    }
+
+    async fn auto_commit(&mut self) {
+        if let Some(every) = self.opts.auto_commit {
+            self.next_auto_commit = Some(Instant::now() + every);
+        }
+        if let Err(e) = self.commit_positions(|p| p.finished).await {
+            tracing::warn!(topic = %self.topic, error = %e, "periodic commit failed; will retry");
+        }
+    }
+
+    async fn commit_positions(
+        &mut self,
+        which: impl Fn(&Part) -> Option<u64>,
+    ) -> Result<(), ClientError> {
+        let Some(group) = self.opts.group.clone() else {
+            return Err(ClientError::InvalidArgument(
+                "commit needs a consumer group (ConsumerOptions::group)".into(),
+            ));
+        };
+        for i in 0..self.parts.len() {
+            let p = &self.parts[i];
+            let Some(offset) = which(p) else { continue };
+            if p.committed == Some(offset) {
+                continue;
+            }
+            let partition = p.partition;
+            self.client
+                .commit(&group, &self.topic, partition, offset)
+                .await?;
+            self.parts[i].committed = Some(offset);
+        }
+        Ok(())
+    }
+
+    /// Commit the position after the last record returned by `next()` in
+    /// each partition (the record being handled included).
+    pub async fn commit(&mut self) -> Result<(), ClientError> {
+        self.commit_positions(|p| p.returned).await
+    }
+
+    /// The committed offsets this consumer knows of (after its own commits,
+    /// or read at start), by partition.
+    pub fn committed(&self) -> Vec<(u32, Option<u64>)> {
+        self.parts
+            .iter()
+            .map(|p| (p.partition, p.committed))
+            .collect()
+    }
+
+    /// Stop: with a group and `auto_commit`, commit everything returned
+    /// (the application is done with it); fetches in flight are abandoned.
+    pub async fn close(mut self) -> Result<(), ClientError> {
+        if self.opts.group.is_some() && self.opts.auto_commit.is_some() {
+            self.commit().await?;
+        }
+        Ok(())
+    }
+}

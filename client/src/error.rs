@@ -1,0 +1,195 @@
+//! [`ClientError`], the one error type of the connection, producer and consumer.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hermit_protocol::topic::NameError;
+use hermit_protocol::{Status, WireError};
+
+/// Why a request, a send or a fetch failed.
+///
+/// Cheap to clone (every record of a failed batch carries the same error), so
+/// I/O causes are held in an [`Arc`]. [`ClientError::is_retriable`] says
+/// whether trying the same thing again may succeed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// No connection could be opened (refused, unreachable, name not
+    /// resolved, or no hello within the connect timeout).
+    #[error("cannot connect to {addr}: {source}")]
+    Connect {
+        /// The address as given to [`crate::Client::connect`].
+        addr: String,
+        /// Why.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// The connection ended before the answer arrived. The request may or may
+    /// not have been carried out by the broker.
+    #[error("connection to {addr} lost: {reason}")]
+    ConnectionLost {
+        /// The broker's address.
+        addr: String,
+        /// What ended it: an I/O error, the broker closing, or the broker's
+        /// connection-level notice (`ShuttingDown`, `Timeout`, `TooManyConnections`).
+        reason: String,
+    },
+    /// No answer within the request timeout. The connection it was sent on is
+    /// closed, since its state is unknown; the request may have been carried out.
+    #[error("{what} timed out after {after:?}")]
+    Timeout {
+        /// What timed out.
+        what: &'static str,
+        /// The limit that passed.
+        after: Duration,
+    },
+    /// The broker answered with bytes that do not follow the protocol, or a
+    /// fetched batch failed its structure check. The connection is closed.
+    #[error("protocol error: {0}")]
+    Protocol(#[from] WireError),
+    /// The broker speaks another protocol version.
+    #[error("the broker speaks protocol version {broker}; this client speaks {client}")]
+    UnsupportedVersion {
+        /// Version announced by the broker.
+        broker: u8,
+        /// Version of this client.
+        client: u8,
+    },
+    /// A fetch offset lies outside the partition's stored range.
+    #[error("offset out of range: the partition holds {log_start}..{high_watermark} ({message})")]
+    OffsetOutOfRange {
+        /// First offset still stored.
+        log_start: u64,
+        /// Offset the next record will get.
+        high_watermark: u64,
+        /// The broker's message.
+        message: String,
+    },
+    /// The broker refused the request with `status` (never `Ok` nor
+    /// `OffsetOutOfRange`, which has its own variant).
+    #[error("broker refused: {status}: {message}")]
+    Broker {
+        /// The status code.
+        status: Status,
+        /// The broker's message.
+        message: String,
+    },
+    /// A fetched record batch failed its CRC: the consumer stops at it rather
+    /// than skip it.
+    #[error("corrupt batch at {topic}/{partition} offset {base_offset}: {source}")]
+    CorruptBatch {
+        /// Topic.
+        topic: String,
+        /// Partition.
+        partition: u32,
+        /// The batch's base offset.
+        base_offset: u64,
+        /// The CRC or layout failure.
+        #[source]
+        source: WireError,
+    },
+    /// A topic or group name breaks the naming rules (checked before sending).
+    #[error("invalid {what} name {name:?}: {source}")]
+    InvalidName {
+        /// `"topic"` or `"group"`.
+        what: &'static str,
+        /// The name given.
+        name: String,
+        /// The rule it breaks.
+        #[source]
+        source: NameError,
+    },
+    /// A request frame would exceed the largest frame the broker accepts
+    /// (announced in its hello); nothing was sent.
+    #[error("request of {len} bytes exceeds the broker's frame limit of {max} bytes")]
+    RequestTooLarge {
+        /// Frame length (after the length prefix).
+        len: u64,
+        /// The broker's limit.
+        max: u64,
+    },
+    /// The record writer passed to [`crate::Producer::send_with`] failed; the
+    /// record was not added.
+    #[error("record writer failed: {0}")]
+    Write(Arc<dyn std::error::Error + Send + Sync>),
+    /// An argument or option is unusable (e.g. a commit without a group).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// The producer or consumer was closed.
+    #[error("closed")]
+    Closed,
+}
+
+impl ClientError {
+    /// Whether the same operation may succeed if tried again (on this or a
+    /// new connection): connection failures, timeouts, and the broker statuses
+    /// that [`Status::is_retriable`] marks (`StorageError`, `ShuttingDown`,
+    /// `TooManyConnections`, `Timeout`).
+    pub fn is_retriable(&self) -> bool {
+        match self {
+            ClientError::Connect { .. }
+            | ClientError::ConnectionLost { .. }
+            | ClientError::Timeout { .. } => true,
+            ClientError::Broker { status, .. } => status.is_retriable(),
+            _ => false,
+        }
+    }
+
+    /// The broker's status code, when the broker refused the request.
+    pub fn status(&self) -> Option<Status> {
+        match self {
+            ClientError::Broker { status, .. } => Some(*status),
+            ClientError::OffsetOutOfRange { .. } => Some(Status::OffsetOutOfRange),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn topic_name(name: &str, source: NameError) -> Self {
+        ClientError::InvalidName {
+            what: "topic",
+            name: name.to_owned(),
+            source,
+        }
+    }
+
+    pub(crate) fn lost(addr: &str, reason: impl Into<String>) -> Self {
+        ClientError::ConnectionLost {
+            addr: addr.to_owned(),
+            reason: reason.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retriable_follows_the_status_and_the_transport() {
+        let io = Arc::new(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
+        assert!(
+            ClientError::Connect {
+                addr: "x".into(),
+                source: io
+            }
+            .is_retriable()
+        );
+        assert!(ClientError::lost("x", "eof").is_retriable());
+        for status in Status::ALL {
+            let e = ClientError::Broker {
+                status,
+                message: String::new(),
+            };
+            assert_eq!(e.is_retriable(), status.is_retriable(), "{status}");
+            assert_eq!(e.status(), Some(status));
+        }
+        assert!(!ClientError::Closed.is_retriable());
+        let oor = ClientError::OffsetOutOfRange {
+            log_start: 1,
+            high_watermark: 2,
+            message: String::new(),
+        };
+        assert!(!oor.is_retriable());
+        assert_eq!(oor.status(), Some(Status::OffsetOutOfRange));
+    }
+}
