@@ -722,9 +722,7 @@ impl Partition {
                 visible.position.min(seg.size)
             };
             let index = verification.index_for(seg);
-            let (mut p0, mut o0) = index
-                .lookup(offset)
-                .map_or((0, seg.base), |(o, p)| (p, o));
+            let (mut p0, mut o0) = index.lookup(offset).map_or((0, seg.base), |(o, p)| (p, o));
             for bad in &verification.bad {
                 if offset >= bad.from_offset && offset < bad.to_offset {
                     return Err(StorageError::CorruptRange {
