@@ -303,6 +303,24 @@ impl Log {
             }
         };
         let offsets = OffsetStore::load(offsets_topic.partitions[0].clone())?;
+        // Offsets of a topic that does not exist are left over from a
+        // deletion cut short by a crash: the topic's removal (a directory
+        // rename) was durable, the tombstones written after it were not.
+        // Forget them now, or a topic created later under that name would
+        // inherit them. (A commit creates its topic, so no other path leaves
+        // offsets without a topic.)
+        let mut orphaned: Vec<String> = offsets
+            .all()
+            .into_iter()
+            .map(|(_, topic, _, _)| topic)
+            .filter(|t| !topics.contains_key(t))
+            .collect();
+        orphaned.sort_unstable();
+        orphaned.dedup();
+        for topic in orphaned {
+            tracing::warn!(%topic, "forgetting the offsets of a deleted topic");
+            offsets.forget_topic(&topic)?;
+        }
         // A committed offset may not be ahead of its log (the log may have
         // lost an unsynced tail in a crash under fsync = interval or never).
         for (group, topic, partition, offset) in offsets.all() {
