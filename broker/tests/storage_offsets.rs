@@ -301,3 +301,53 @@ fn a_committed_offset_ahead_of_a_log_that_lost_its_tail_is_clamped() {
         "stays clamped"
     );
 }
+
+#[test]
+fn a_deleted_topic_stays_forgotten_when_its_tombstones_were_lost() {
+    let dir = scratch_dir();
+    let opts = || offsets_opts(FsyncPolicy::Never);
+    {
+        let log = open(dir.path(), opts());
+        for t in ["t", "kept"] {
+            create(&log, t, 1);
+            log.partition(t, 0, false)
+                .unwrap()
+                .append(&records(10))
+                .unwrap();
+        }
+        log.commit("g", "t", 0, 5).unwrap();
+        log.commit("g", "kept", 0, 7).unwrap();
+        log.close().unwrap();
+    }
+    let offsets_dir = partition_dir(dir.path(), hermit_broker::log::OFFSETS_TOPIC, 0);
+    let active = segment_logs(&offsets_dir).pop().unwrap();
+    let durable_len = std::fs::metadata(&active).unwrap().len();
+    {
+        let log = open(dir.path(), opts());
+        log.delete_topic("t").unwrap();
+        assert_eq!(log.offsets().committed("g", "t", 0), None);
+        // Power loss: the topic's removal is durable (a directory rename,
+        // fsynced), the tombstones appended after it were not yet.
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&active)
+        .unwrap()
+        .set_len(durable_len)
+        .unwrap();
+    let log = open(dir.path(), opts());
+    assert!(log.topic("t").is_none());
+    assert_eq!(log.offsets().committed("g", "t", 0), None, "forgotten");
+    assert_eq!(log.offsets().committed("g", "kept", 0), Some(7));
+    // A new topic of that name does not inherit the old position.
+    create(&log, "t", 1);
+    assert_eq!(log.offsets().committed("g", "t", 0), None);
+    log.close().unwrap();
+    drop(log);
+    let log = open(dir.path(), opts());
+    assert_eq!(
+        log.offsets().committed("g", "t", 0),
+        None,
+        "and after a restart"
+    );
+}
