@@ -76,7 +76,9 @@ pub struct CompatMessage {
 
 impl CompatMessage {
     /// The JSON text `{"iv":"…","data":"…"}`, as `JSON.stringify({iv, data})`
-    /// writes it; this is a legacy record's form on a topic.
+    /// writes it; this is a legacy record's form on a topic. The fields are
+    /// written verbatim: they are base64 (as [`ChatCrypto::encrypt`] makes them),
+    /// which needs no JSON escaping.
     pub fn to_json(&self) -> String {
         format!(r#"{{"iv":"{}","data":"{}"}}"#, self.iv, self.data)
     }

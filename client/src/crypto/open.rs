@@ -359,7 +359,16 @@ impl Opener {
     /// Stops trusting a sender; returns whether it was trusted. Its replay state
     /// is kept, so trusting it again does not reopen old records.
     pub fn distrust(&mut self, sender: &Fingerprint) -> bool {
-        self.peers.remove(&sender.kid()).is_some()
+        let kid = sender.kid();
+        if self
+            .peers
+            .get(&kid)
+            .is_some_and(|p| p.key.fingerprint() == sender)
+        {
+            self.peers.remove(&kid);
+            return true;
+        }
+        false
     }
 
     /// Accepts legacy `ChatCrypto` records (off by default). They carry no

@@ -346,7 +346,8 @@ impl Sealer {
     }
 
     /// The sequence number the next record on `topic` will carry, if the topic
-    /// has been used (persist it to [`Sealer::resume_topic`] after a restart).
+    /// has been used. To survive restarts independently of the clock, persist
+    /// it and pass `next_seq - 1` to [`Sealer::resume_topic`].
     pub fn next_seq(&self, topic: &str) -> Option<u64> {
         self.topics.get(topic).and_then(|t| t.seq.peek())
     }
