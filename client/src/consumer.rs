@@ -410,6 +410,10 @@ impl Consumer {
     /// record returned before as finished (see the module docs).
     pub async fn next(&mut self) -> Result<Record, ClientError> {
         self.finish_returned();
+        if self.next_auto_commit.is_some_and(|t| t <= Instant::now()) {
+            // Due while records keep coming too, not only while waiting.
+            self.auto_commit().await;
+        }
         loop {
             if let Some((pidx, records)) = &mut self.current {
                 let pidx = *pidx;

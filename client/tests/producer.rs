@@ -1,0 +1,457 @@
+//! The batching producer against a real in-process broker: completeness,
+//! order and exactly-once under concurrency, delivery offsets checked
+//! against what a consumer reads, linger and batch limits, keys, writing in
+//! place, back-pressure, typed per-record errors.
+
+mod support;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use hermit_broker::config::FsyncPolicy;
+use hermit_client::partitioner::partition_for_key;
+use hermit_client::{
+    Ack, Cleanup, Client, ClientError, Consumer, ConsumerOptions, Delivered, Producer,
+    ProducerOptions, StartFrom, Status, TopicSettings,
+};
+use support::*;
+
+fn settings(partitions: u32) -> TopicSettings {
+    TopicSettings {
+        partitions,
+        cleanup: Cleanup::Delete,
+        retention_ms: 0,
+        retention_bytes: 0,
+    }
+}
+
+/// A 27-byte record naming its producer and sequence number.
+fn record(producer: u8, seq: u32) -> [u8; 27] {
+    let mut r = [b'.'; 27];
+    r[0] = producer;
+    r[1..5].copy_from_slice(&seq.to_be_bytes());
+    r
+}
+
+fn parse(value: &[u8]) -> (u8, u32) {
+    assert_eq!(value.len(), 27, "record length");
+    (
+        value[0],
+        u32::from_be_bytes([value[1], value[2], value[3], value[4]]),
+    )
+}
+
+/// Read every record of `topic` from the start until `total` have arrived;
+/// returns (partition, offset) → value.
+async fn read_all(client: &Client, topic: &str, total: usize) -> HashMap<(u32, u64), Vec<u8>> {
+    let mut consumer = Consumer::new(
+        client,
+        topic,
+        ConsumerOptions {
+            start: StartFrom::Earliest,
+            ..ConsumerOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    let mut out = HashMap::with_capacity(total);
+    while out.len() < total {
+        let r = tokio::time::timeout(Duration::from_secs(30), consumer.next())
+            .await
+            .unwrap_or_else(|_| panic!("only {} of {total} records arrived", out.len()))
+            .unwrap();
+        assert!(
+            out.insert((r.partition, r.offset), r.value.to_vec())
+                .is_none(),
+            "offset {} of partition {} read twice",
+            r.offset,
+            r.partition
+        );
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_producers_of_100k_records_arrive_complete_in_order_once_where_delivered() {
+    const PRODUCERS: u8 = 10;
+    const RECORDS: u32 = 100_000;
+    const PARTITIONS: u32 = 4;
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let admin = client(broker.addr()).await;
+    admin
+        .create_topic("many", settings(PARTITIONS))
+        .await
+        .unwrap();
+
+    let mut tasks = Vec::new();
+    for pid in 0..PRODUCERS {
+        let addr = broker.addr();
+        tasks.push(tokio::spawn(async move {
+            // One connection per producer, as separate processes would have.
+            let c = client(addr).await;
+            let producer = Producer::new(&c, ProducerOptions::default());
+            let mut deliveries = Vec::with_capacity(RECORDS as usize);
+            for seq in 0..RECORDS {
+                deliveries.push(producer.send("many", b"", &record(pid, seq)).await.unwrap());
+            }
+            producer.flush().await;
+            let mut delivered = Vec::with_capacity(RECORDS as usize);
+            for d in deliveries {
+                // flush() returned, so every delivery is already resolved.
+                let r = d.try_result().expect("resolved after flush").unwrap();
+                delivered.push(r);
+            }
+            producer.close().await;
+            delivered
+        }));
+    }
+    let mut delivered: Vec<Vec<Delivered>> = Vec::new();
+    for t in tasks {
+        delivered.push(t.await.unwrap());
+    }
+
+    let total = PRODUCERS as usize * RECORDS as usize;
+    let stored = read_all(&admin, "many", total).await;
+    assert_eq!(stored.len(), total);
+    // Every delivery points at its own record.
+    for (pid, ds) in delivered.iter().enumerate() {
+        for (seq, d) in ds.iter().enumerate() {
+            let v = stored
+                .get(&(d.partition, d.offset))
+                .unwrap_or_else(|| panic!("delivered {d:?} is not in the log"));
+            assert_eq!(parse(v), (pid as u8, seq as u32), "record at {d:?}");
+        }
+    }
+    // Exactly once, and in send order within each partition.
+    let mut by_partition: Vec<Vec<(u64, u8, u32)>> = vec![Vec::new(); PARTITIONS as usize];
+    for ((p, o), v) in &stored {
+        let (pid, seq) = parse(v);
+        by_partition[*p as usize].push((*o, pid, seq));
+    }
+    let mut seen = vec![vec![false; RECORDS as usize]; PRODUCERS as usize];
+    for (p, recs) in by_partition.iter_mut().enumerate() {
+        assert!(
+            !recs.is_empty(),
+            "partition {p} got nothing: round robin is broken"
+        );
+        recs.sort_unstable();
+        let mut last: HashMap<u8, u32> = HashMap::new();
+        for &(o, pid, seq) in recs.iter() {
+            assert!(
+                !seen[pid as usize][seq as usize],
+                "{pid}/{seq} stored twice"
+            );
+            seen[pid as usize][seq as usize] = true;
+            if let Some(prev) = last.insert(pid, seq) {
+                assert!(
+                    prev < seq,
+                    "partition {p} offset {o}: {pid}/{seq} after {pid}/{prev}"
+                );
+            }
+        }
+    }
+    assert!(seen.iter().flatten().all(|&s| s));
+    broker.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_batch_goes_at_once_and_a_lone_record_after_its_linger() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let c = client(broker.addr()).await;
+    // A linger far beyond the test's timeout: only batch_records can send these.
+    let producer = Producer::new(
+        &c,
+        ProducerOptions {
+            linger: Duration::from_secs(3600),
+            batch_records: 3,
+            ..ProducerOptions::default()
+        },
+    );
+    let mut ds = Vec::new();
+    for i in 0..3u8 {
+        ds.push(producer.send("full", b"", &[i]).await.unwrap());
+    }
+    for (i, d) in ds.into_iter().enumerate() {
+        let got = tokio::time::timeout(Duration::from_secs(10), d)
+            .await
+            .expect("a full batch waited for its linger")
+            .unwrap();
+        assert_eq!(
+            got,
+            Delivered {
+                partition: 0,
+                offset: i as u64
+            }
+        );
+    }
+    // A short linger sends a lone record without flush().
+    let producer = Producer::new(
+        &c,
+        ProducerOptions {
+            linger: Duration::from_millis(20),
+            ..ProducerOptions::default()
+        },
+    );
+    let d = producer.send("full", b"", b"alone").await.unwrap();
+    let got = tokio::time::timeout(Duration::from_secs(10), d)
+        .await
+        .expect("a lingering record was never sent")
+        .unwrap();
+    assert_eq!(got.offset, 3);
+    broker.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keyed_records_keep_their_partition_their_key_and_their_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let c = client(broker.addr()).await;
+    c.create_topic("chat", settings(4)).await.unwrap();
+    let producer = Producer::new(&c, ProducerOptions::default());
+    let keys: Vec<String> = (0..10).map(|i| format!("conversation-{i}")).collect();
+    let mut ds = Vec::new();
+    for n in 0..1000u32 {
+        for k in &keys {
+            let d = producer
+                .send("chat", k.as_bytes(), &n.to_be_bytes())
+                .await
+                .unwrap();
+            assert_eq!(d.partition(), partition_for_key(k.as_bytes(), 4));
+            ds.push((k.clone(), n, d));
+        }
+    }
+    producer.flush().await;
+    let mut consumer = Consumer::new(
+        &c,
+        "chat",
+        ConsumerOptions {
+            start: StartFrom::Earliest,
+            ..ConsumerOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    let mut next_n: HashMap<Vec<u8>, u32> = HashMap::new();
+    let mut at: HashMap<(u32, u64), (Vec<u8>, u32)> = HashMap::new();
+    for _ in 0..10_000 {
+        let r = tokio::time::timeout(Duration::from_secs(30), consumer.next())
+            .await
+            .expect("records missing")
+            .unwrap();
+        let n = u32::from_be_bytes(r.value[..].try_into().unwrap());
+        let expect = next_n.entry(r.key.to_vec()).or_insert(0);
+        assert_eq!(n, *expect, "key {:?} out of order", r.key);
+        *expect += 1;
+        assert_eq!(r.partition, partition_for_key(&r.key, 4));
+        at.insert((r.partition, r.offset), (r.key.to_vec(), n));
+    }
+    for (k, n, d) in ds {
+        let got = d.await.unwrap();
+        assert_eq!(at[&(got.partition, got.offset)], (k.into_bytes(), n));
+    }
+    broker.shutdown().await.unwrap();
+}
+
+#[derive(Debug)]
+struct SealFailed;
+impl std::fmt::Display for SealFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("seal failed")
+    }
+}
+impl std::error::Error for SealFailed {}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_with_writes_in_place_and_a_failing_or_panicking_writer_leaves_no_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let c = client(broker.addr()).await;
+    let producer = Producer::new(&c, ProducerOptions::default());
+    let a = producer
+        .send_with("inplace", b"", 5, |buf| {
+            buf.extend_from_slice(b"first");
+            Ok::<(), SealFailed>(())
+        })
+        .await
+        .unwrap();
+    let err = producer
+        .send_with("inplace", b"", 5, |buf| {
+            buf.extend_from_slice(b"half-");
+            Err(SealFailed)
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::Write(_)), "{err:?}");
+    let panicking = {
+        let producer = producer.clone();
+        tokio::spawn(async move {
+            producer
+                .send_with("inplace", b"", 5, |buf| {
+                    buf.extend_from_slice(b"junk");
+                    panic!("writer bug");
+                    #[allow(unreachable_code)]
+                    Ok::<(), SealFailed>(())
+                })
+                .await
+        })
+    };
+    assert!(
+        panicking.await.is_err(),
+        "the writer's panic reaches its task"
+    );
+    let b = producer.send("inplace", b"", b"second").await.unwrap();
+    producer.flush().await;
+    let (a, b) = (a.await.unwrap(), b.await.unwrap());
+    assert_eq!(
+        (a.offset, b.offset),
+        (0, 1),
+        "one batch of exactly two records"
+    );
+    let f = c
+        .fetch("inplace", 0, 0, 1 << 20, Duration::ZERO)
+        .await
+        .unwrap();
+    let values: Vec<Vec<u8>> = f
+        .records()
+        .map(|r| r.map(|r| r.value.to_vec()))
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(values, vec![b"first".to_vec(), b"second".to_vec()]);
+    broker.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_stays_bounded_while_the_broker_stalls_and_everything_arrives_after() {
+    const BOUND: usize = 256 * 1024;
+    const RECORDS: u32 = 20_000; // 20,000 x 104 bytes: eight times the bound
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let proxy = StallProxy::start(broker.addr()).await;
+    let c = client(proxy.addr).await;
+    let producer = Producer::new(
+        &c,
+        ProducerOptions {
+            buffer_bytes: BOUND,
+            ..ProducerOptions::default()
+        },
+    );
+    // Topic known, connection through the proxy warm.
+    producer
+        .send("bp", b"", &[0; 100])
+        .await
+        .unwrap()
+        .await
+        .unwrap();
+    proxy.stall(true);
+    let forwarded_at_stall = proxy
+        .forwarded_up
+        .load(std::sync::atomic::Ordering::Relaxed);
+
+    let mut ds = Vec::new();
+    let mut seq = 0u32;
+    let mut max_seen = 0;
+    // Send until send() stops returning: that is the back-pressure.
+    loop {
+        let mut value = [0u8; 100];
+        value[..4].copy_from_slice(&seq.to_be_bytes());
+        match tokio::time::timeout(Duration::from_millis(500), producer.send("bp", b"", &value))
+            .await
+        {
+            Ok(d) => {
+                ds.push(d.unwrap());
+                seq += 1;
+                max_seen = max_seen.max(producer.buffered_bytes());
+                assert!(
+                    producer.buffered_bytes() <= BOUND,
+                    "{} > {BOUND}",
+                    producer.buffered_bytes()
+                );
+                assert!(
+                    seq < RECORDS,
+                    "send never waited although nothing reached the broker"
+                );
+            }
+            Err(_) => break, // Waiting for space; the dropped send changed nothing.
+        }
+    }
+    let blocked_at = seq;
+    assert!(
+        max_seen > BOUND / 2,
+        "the buffer filled up ({max_seen} bytes) before send waited"
+    );
+    assert!(producer.buffered_bytes() <= BOUND);
+    assert_eq!(
+        proxy
+            .forwarded_up
+            .load(std::sync::atomic::Ordering::Relaxed),
+        forwarded_at_stall,
+        "the proxy forwarded while stalled"
+    );
+    // Resume: the rest goes through, with the bound still holding.
+    proxy.stall(false);
+    while seq < RECORDS {
+        let mut value = [0u8; 100];
+        value[..4].copy_from_slice(&seq.to_be_bytes());
+        ds.push(producer.send("bp", b"", &value).await.unwrap());
+        assert!(producer.buffered_bytes() <= BOUND);
+        seq += 1;
+    }
+    producer.flush().await;
+    assert_eq!(
+        producer.buffered_bytes(),
+        0,
+        "everything acknowledged gives its bytes back"
+    );
+    for (i, d) in ds.into_iter().enumerate() {
+        assert_eq!(d.await.unwrap().offset, i as u64 + 1);
+    }
+    let meta = c.metadata(Some("bp")).await.unwrap();
+    assert_eq!(meta[0].partitions[0].high_watermark, u64::from(RECORDS) + 1);
+    assert!(blocked_at > 100, "blocked after {blocked_at} records only");
+    broker.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_reach_each_record_typed_and_are_not_retried() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |c| {
+        c.fsync = FsyncPolicy::Never;
+        c.auto_create = false;
+    })
+    .await;
+    let c = client(broker.addr()).await;
+    c.create_topic("exists", settings(1)).await.unwrap();
+    // Durable is the default; this broker cannot give it.
+    let producer = Producer::new(&c, ProducerOptions::default());
+    let ds = [
+        producer.send("exists", b"", b"a").await.unwrap(),
+        producer.send("exists", b"", b"b").await.unwrap(),
+    ];
+    producer.flush().await;
+    for d in ds {
+        let err = d.await.unwrap_err();
+        assert_eq!(err.status(), Some(Status::NotDurable), "{err:?}");
+    }
+    // ack = Written works against the same broker.
+    let written = Producer::new(
+        &c,
+        ProducerOptions {
+            ack: Ack::Written,
+            ..ProducerOptions::default()
+        },
+    );
+    let d = written.send("exists", b"", b"ok").await.unwrap();
+    assert_eq!(
+        d.await.unwrap().offset,
+        0,
+        "the refused batches took no offsets"
+    );
+    // Unknown topic with auto-create off.
+    let d = written.send("missing", b"", b"x").await.unwrap();
+    written.flush().await;
+    let err = d.await.unwrap_err();
+    assert_eq!(err.status(), Some(Status::UnknownTopic), "{err:?}");
+    broker.shutdown().await.unwrap();
+}
