@@ -29,8 +29,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use hermit_protocol::Status;
 use hermit_protocol::frame::TopicMetadata;
+use hermit_protocol::{Status, WireError};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -357,8 +357,17 @@ impl Consumer {
                 };
                 match next {
                     None => self.spawn_fetch(done.pidx, Duration::ZERO),
+                    Some(next) if next <= done.offset => {
+                        // The batch holding the offset asked for must come
+                        // first; refetching would loop on the same answer.
+                        p.generation += 1;
+                        return Err(ClientError::Protocol(WireError::InvalidField {
+                            field: "fetch response end offset",
+                            value: next,
+                        }));
+                    }
                     Some(next) => {
-                        p.fetch_at = next.max(done.offset);
+                        p.fetch_at = next;
                         let records = resp.records_from(p.position);
                         // Keep the next fetch in flight while these are handled.
                         self.spawn_fetch(done.pidx, Duration::ZERO);

@@ -16,7 +16,7 @@ use hermit_protocol::{Status, WireError};
 pub enum ClientError {
     /// No connection could be opened (refused, unreachable, name not
     /// resolved, or no hello within the connect timeout).
-    #[error("cannot connect to {addr}: {source}")]
+    #[error("cannot connect to {addr}")]
     Connect {
         /// The address as given to [`crate::Client::connect`].
         addr: String,
@@ -76,7 +76,7 @@ pub enum ClientError {
     },
     /// A fetched record batch failed its CRC: the consumer stops at it rather
     /// than skip it.
-    #[error("corrupt batch at {topic}/{partition} offset {base_offset}: {source}")]
+    #[error("corrupt batch at {topic}/{partition} offset {base_offset}")]
     CorruptBatch {
         /// Topic.
         topic: String,
@@ -89,7 +89,7 @@ pub enum ClientError {
         source: WireError,
     },
     /// A topic or group name breaks the naming rules (checked before sending).
-    #[error("invalid {what} name {name:?}: {source}")]
+    #[error("invalid {what} name {name:?}")]
     InvalidName {
         /// `"topic"` or `"group"`.
         what: &'static str,

@@ -738,7 +738,9 @@ impl Producer {
 
     /// Stop accepting records, send what is buffered, and wait until every
     /// batch is finished and the background task has exited. Other clones
-    /// of this producer see [`ClientError::Closed`] from then on.
+    /// of this producer see [`ClientError::Closed`] from then on. With the
+    /// broker unreachable this takes up to `delivery_timeout`, after which
+    /// the records still buffered fail.
     pub async fn close(&self) {
         self.shared.close();
         loop {

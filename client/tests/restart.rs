@@ -56,38 +56,41 @@ async fn run(stop: Stop) {
     )
     .await
     .unwrap();
-    let producer = Producer::new(&c, ProducerOptions::default());
+    // Few batches in flight, so that at the stop some are in flight and
+    // many more are queued behind them: a resend must go before the queue.
+    let producer = Producer::new(
+        &c,
+        ProducerOptions {
+            max_in_flight: 4,
+            ..ProducerOptions::default()
+        },
+    );
     let (third_tx, third_rx) = tokio::sync::oneshot::channel();
-    let (go_tx, go_rx) = tokio::sync::oneshot::channel::<()>();
     let sending = {
         let producer = producer.clone();
         tokio::spawn(async move {
             let mut ds = Vec::with_capacity(RECORDS as usize);
-            for seq in 0..RECORDS / 3 {
-                ds.push(
-                    producer
-                        .send("restart", b"", &seq.to_be_bytes())
-                        .await
-                        .unwrap(),
-                );
-            }
-            let _ = third_tx.send(());
-            go_rx.await.unwrap();
-            // The other two thirds go out while the broker stops and restarts.
-            for seq in RECORDS / 3..RECORDS {
-                ds.push(
-                    producer
-                        .send("restart", b"", &seq.to_be_bytes())
-                        .await
-                        .unwrap(),
-                );
+            let mut third_tx = Some(third_tx);
+            for seq in 0..RECORDS {
+                let d = producer
+                    .send("restart", b"", &seq.to_be_bytes())
+                    .await
+                    .unwrap();
+                if seq == RECORDS / 3 {
+                    let _ = third_tx.take().unwrap().send(d);
+                } else {
+                    ds.push((seq, d));
+                }
             }
             ds
         })
     };
-    third_rx.await.unwrap();
-    go_tx.send(()).unwrap();
-    tokio::task::yield_now().await;
+    // Once a third is acknowledged, stop the broker under the stream.
+    let third = third_rx.await.unwrap().await.unwrap();
+    assert!(
+        producer.buffered_bytes() > 0,
+        "the stream ended before the stop"
+    );
     match stop {
         Stop::Graceful => first.shutdown().await.unwrap(),
         Stop::Crash => first.crash().await,
@@ -95,10 +98,10 @@ async fn run(stop: Stop) {
     let second = restart(dir.path(), addr).await;
     let ds = sending.await.unwrap();
     producer.flush().await;
-    let mut delivered: Vec<Delivered> = Vec::with_capacity(ds.len());
-    for (seq, d) in ds.into_iter().enumerate() {
+    let mut delivered: Vec<(u32, Delivered)> = vec![(RECORDS / 3, third)];
+    for (seq, d) in ds {
         match d.await {
-            Ok(at) => delivered.push(at),
+            Ok(at) => delivered.push((seq, at)),
             Err(e) => panic!("record {seq} was not delivered after the restart: {e}"),
         }
     }
@@ -133,10 +136,11 @@ async fn run(stop: Stop) {
         copies[seq as usize] += 1;
     }
     // Every acknowledged record is where its delivery said.
-    for (seq, at) in delivered.iter().enumerate() {
+    assert_eq!(delivered.len(), RECORDS as usize);
+    for (seq, at) in &delivered {
         assert_eq!(
             stored.get(&(at.partition, at.offset)),
-            Some(&(seq as u32)),
+            Some(seq),
             "record {seq} at {at:?}"
         );
     }
