@@ -620,3 +620,64 @@ fn sealed_segment_missing_whole_batches_at_its_end_is_fenced_not_skipped() {
         );
     }
 }
+
+#[test]
+fn with_a_sparse_index_the_fence_runs_to_the_next_index_entry() {
+    // The production shape: several batches per index entry.
+    let opts = LogOptions {
+        segment_bytes: 4096,
+        index_interval_bytes: 512,
+        ..crash_opts(VerifySealed::Startup, RecoveryMode::TolerateTailCorruption)
+    };
+    let dir = scratch_dir();
+    let mut batches = Vec::new();
+    {
+        let log = open(dir.path(), opts.clone());
+        let p = part(&log, TOPIC);
+        for i in 0..40u64 {
+            let b = batch(b"key", 1 + (i % 2) as usize, 40 + (i * 11 % 40) as usize, i);
+            let a = p.append(&b).unwrap();
+            batches.push((a.base_offset, stamped(&b, a.base_offset)));
+        }
+        log.close().unwrap();
+    }
+    let pdir = partition_dir(dir.path(), TOPIC, 0);
+    let seg = segment_logs(&pdir)[0].clone();
+    let idx = std::fs::read(idx_of(&seg)).unwrap();
+    let entries: Vec<(u64, u64)> = idx
+        .chunks(8)
+        .map(|e| {
+            let rel = u32::from_be_bytes(e[..4].try_into().unwrap());
+            let pos = u32::from_be_bytes(e[4..].try_into().unwrap());
+            (u64::from(rel), u64::from(pos))
+        })
+        .collect();
+    assert!(entries.len() >= 3, "{entries:?}");
+    let inside = batches_in(&seg);
+    // The second batch after the second entry: valid batches follow it
+    // before the third entry, and they are fenced with it.
+    let first = inside.iter().position(|b| b.0 == entries[1].1).unwrap();
+    let (pos, len, base) = inside[first + 1];
+    assert!(
+        inside[first + 2].0 < entries[2].1,
+        "batches share the interval"
+    );
+    let to = entries[2].0; // the segment base is 0
+    flip_bit(&seg, pos + len - 1, 0);
+    let log = open(dir.path(), opts);
+    let p = topic_part(&log);
+    let mut want: Vec<Got> = Vec::new();
+    for b in &batches {
+        if b.0 < base || b.0 >= to {
+            want.push(Got::Batches(vec![b.clone()]));
+        } else if b.0 == base {
+            want.push(Got::Fenced { from: base, to });
+        }
+    }
+    assert_eq!(walk(&p), want);
+    // The batches between the damage and the next entry are not served either.
+    assert_eq!(
+        read_at(&p, inside[first + 2].2, 1 << 20),
+        Got::Fenced { from: base, to }
+    );
+}
