@@ -116,7 +116,9 @@ impl<'f> SegmentReader<'f> {
         opts: ScanOptions,
         buf: &'f mut Vec<u8>,
     ) -> Self {
-        let want = opts.buffer.max(HEADER_LEN);
+        // No bigger than the range scanned: small files get small buffers.
+        let span = usize::try_from(end.saturating_sub(start)).unwrap_or(usize::MAX);
+        let want = opts.buffer.min(span).max(HEADER_LEN);
         if buf.len() < want {
             buf.resize(want, 0);
         }
