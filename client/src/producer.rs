@@ -626,14 +626,16 @@ impl Producer {
             }
             &mut acc.unkeyed[p]
         };
-        let mut sealed_any = false;
+        // The sender task takes every sealed batch at once, so it needs
+        // waking only when the list goes from empty to non-empty: one
+        // wake-up (often a cross-thread unpark) per intake, not per batch.
+        let was_empty = book.sealed.is_empty();
         if slot
             .as_ref()
             .is_some_and(|o| o.count > 0 && o.buf.len() + need > opts.batch_bytes)
         {
             let o = slot.take().expect("invariant: checked Some");
             seal_into(book, &acc.name, o);
-            sealed_any = true;
         }
         if slot.is_none() {
             let overhead = HEADER_LEN + key.len();
@@ -703,12 +705,11 @@ impl Producer {
         if open.count >= opts.batch_records || open.buf.len() >= opts.batch_bytes {
             let o = slot.take().expect("invariant: just written");
             seal_into(book, &acc.name, o);
-            sealed_any = true;
             if !keyed && partition == acc.sticky {
                 acc.sticky = next_round_robin(acc.sticky, n);
             }
         }
-        if sealed_any {
+        if was_empty && !book.sealed.is_empty() {
             self.shared.wake.notify_one();
         }
         outcome

@@ -455,3 +455,49 @@ async fn refusals_reach_each_record_typed_and_are_not_retried() {
     assert_eq!(err.status(), Some(Status::UnknownTopic), "{err:?}");
     broker.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_topic_starts_on_partition_0_then_spreads_once_the_broker_created_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |c| c.default_partitions = 3).await;
+    let c = client(broker.addr()).await;
+    let producer = Producer::new(
+        &c,
+        ProducerOptions {
+            batch_records: 10,
+            ..ProducerOptions::default()
+        },
+    );
+    // Unknown to the broker: partition 0, which auto-creates it with 3.
+    let first = producer.send("fresh", b"", b"x").await.unwrap();
+    assert_eq!(first.partition(), 0);
+    producer.flush().await;
+    assert_eq!(
+        first.await.unwrap(),
+        Delivered {
+            partition: 0,
+            offset: 0
+        }
+    );
+    // The first ack triggers a metadata refresh; keyless batches then rotate
+    // over the three partitions. Each round trip below gives it time.
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..200 {
+        let mut last = None;
+        for i in 0..10u8 {
+            last = Some(producer.send("fresh", b"", &[i]).await.unwrap());
+        }
+        seen.insert(last.unwrap().await.unwrap().partition);
+        if seen.len() == 3 {
+            break;
+        }
+    }
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![0, 1, 2]);
+    // Keys follow the hash over the real partition count.
+    let d = producer
+        .send("fresh", b"conversation-7", b"k")
+        .await
+        .unwrap();
+    assert_eq!(d.partition(), partition_for_key(b"conversation-7", 3));
+    broker.shutdown().await.unwrap();
+}
