@@ -1,11 +1,11 @@
 //! The `hermit broker` process: lock, signals, exit codes, configuration errors.
 
-use hermit_e2e_tests::{BrokerProcess, run_hermit};
+use hermit_e2e_tests::{run_hermit, start_broker};
 
 #[test]
 fn a_second_broker_on_the_same_directory_is_refused_clearly() {
     let dir = tempfile::tempdir().unwrap();
-    let first = BrokerProcess::start(dir.path(), "127.0.0.1:0", &[]);
+    let first = start_broker(dir.path(), "127.0.0.1:0", &[]);
     let out = run_hermit(
         &[
             "broker",
@@ -24,35 +24,36 @@ fn a_second_broker_on_the_same_directory_is_refused_clearly() {
             && err.contains(&format!("pid {}", first.pid())),
         "{err}"
     );
-    assert_eq!(first.terminate().code(), Some(0));
+    assert_eq!(first.terminate().unwrap().code(), Some(0));
 }
 
 #[test]
 fn sigterm_exits_zero_and_releases_the_lock() {
     let dir = tempfile::tempdir().unwrap();
-    let b = BrokerProcess::start(dir.path(), "127.0.0.1:0", &[]);
+    let b = start_broker(dir.path(), "127.0.0.1:0", &[]);
     let addr = b.addr();
-    let status = b.terminate();
+    let status = b.terminate().unwrap();
     assert_eq!(status.code(), Some(0));
     // The same directory and address are usable at once.
-    let again = BrokerProcess::start(dir.path(), &addr.to_string(), &[]);
+    let again = start_broker(dir.path(), &addr.to_string(), &[]);
     assert_eq!(again.addr(), addr);
-    assert_eq!(again.terminate().code(), Some(0));
+    assert_eq!(again.terminate().unwrap().code(), Some(0));
 }
 
 #[test]
 fn sigint_is_graceful_too() {
     let dir = tempfile::tempdir().unwrap();
-    let b = BrokerProcess::start(dir.path(), "127.0.0.1:0", &[]);
-    b.signal(rustix::process::Signal::INT);
-    assert_eq!(b.wait().code(), Some(0));
+    let b = start_broker(dir.path(), "127.0.0.1:0", &[]);
+    b.signal(rustix::process::Signal::INT).unwrap();
+    assert_eq!(b.wait().unwrap().code(), Some(0));
 }
 
 #[test]
 fn invalid_configuration_exits_2_naming_the_key() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let cases: [(&[&str], &[(&str, &str)], &str); 3] = [
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+    let cases: [Case; 3] = [
         (
             &["broker", "--data-dir", d, "--set", "fsinc=always"],
             &[],
@@ -95,11 +96,11 @@ fn invalid_configuration_exits_2_naming_the_key() {
 #[test]
 fn kill9_then_restart_recovers() {
     let dir = tempfile::tempdir().unwrap();
-    let b = BrokerProcess::start(dir.path(), "127.0.0.1:0", &[]);
+    let b = start_broker(dir.path(), "127.0.0.1:0", &[]);
     b.kill9();
     // The lock died with the process.
-    let again = BrokerProcess::start(dir.path(), "127.0.0.1:0", &[]);
-    assert_eq!(again.terminate().code(), Some(0));
+    let again = start_broker(dir.path(), "127.0.0.1:0", &[]);
+    assert_eq!(again.terminate().unwrap().code(), Some(0));
     let out = run_hermit(&["log", "check", dir.path().to_str().unwrap()], b"", &[]);
     assert!(
         out.status.success(),

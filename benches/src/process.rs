@@ -1,0 +1,221 @@
+//! A `hermit broker` child process: spawn it on a data directory, learn the
+//! address it listens on from its log, signal it, and read its CPU time and
+//! peak memory from `/proc`. Used by `hermit bench` (the broker's cost is
+//! measured apart from the load generator's) and by the black-box tests.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// CPU time and peak memory of a process, from `/proc/<pid>`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Usage {
+    /// User + system CPU seconds so far.
+    pub cpu_seconds: f64,
+    /// Peak resident set size (VmHWM), bytes.
+    pub peak_rss_bytes: u64,
+    /// Current resident set size (VmRSS), bytes.
+    pub rss_bytes: u64,
+}
+
+/// Read a process's usage; `None` if it is gone or `/proc` is unreadable.
+pub fn usage(pid: u32) -> Option<Usage> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the parenthesised command name (which may contain spaces).
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the whole line: 12 and 13 here.
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    let hz = rustix::param::clock_ticks_per_second() as f64;
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kb = |key: &str| -> Option<u64> {
+        status
+            .lines()
+            .find(|l| l.starts_with(key))?
+            .split_whitespace()
+            .nth(1)?
+            .parse::<u64>()
+            .ok()
+    };
+    Some(Usage {
+        cpu_seconds: ticks as f64 / hz,
+        peak_rss_bytes: kb("VmHWM:")? * 1024,
+        rss_bytes: kb("VmRSS:")? * 1024,
+    })
+}
+
+/// A `hermit broker` child process.
+pub struct BrokerProcess {
+    child: Child,
+    addr: SocketAddr,
+    data_dir: PathBuf,
+    stderr: Arc<Mutex<Vec<String>>>,
+    /// From spawn to the "listening" log line.
+    pub startup: Duration,
+}
+
+impl BrokerProcess {
+    /// Start `hermit` (at `bin`) as a broker on `data_dir`, listening on
+    /// `listen` (`127.0.0.1:0` for any port), with extra flags; returns once
+    /// it listens, or its stderr if it exits first (or within `timeout`).
+    pub fn start(
+        bin: &Path,
+        data_dir: &Path,
+        listen: &str,
+        extra: &[&str],
+        timeout: Duration,
+    ) -> Result<BrokerProcess, Vec<String>> {
+        let started = Instant::now();
+        let mut child = Command::new(bin)
+            .args(["broker", "--listen", listen, "--data-dir"])
+            .arg(data_dir)
+            .args(["--log-format", "text"])
+            .args(extra)
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| vec![format!("cannot spawn {}: {e}", bin.display())])?;
+        let Some(stderr) = child.stderr.take() else {
+            return Err(vec!["no stderr pipe".into()]);
+        };
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = mpsc::channel();
+        {
+            let lines = lines.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines() {
+                    let Ok(line) = line else { break };
+                    let line = strip_ansi(&line);
+                    if let Some(addr) = line
+                        .split("listening addr=")
+                        .nth(1)
+                        .and_then(|rest| rest.split_whitespace().next())
+                        .and_then(|a| a.parse::<SocketAddr>().ok())
+                    {
+                        let _ = tx.send(addr);
+                    }
+                    lines.lock().unwrap_or_else(|p| p.into_inner()).push(line);
+                }
+            });
+        }
+        // The reader thread drops `tx` when stderr closes (the broker exited).
+        match rx.recv_timeout(timeout) {
+            Ok(addr) => Ok(BrokerProcess {
+                child,
+                addr,
+                data_dir: data_dir.to_path_buf(),
+                stderr: lines,
+                startup: started.elapsed(),
+            }),
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                Err(lines.lock().unwrap_or_else(|p| p.into_inner()).clone())
+            }
+        }
+    }
+
+    /// Where it listens.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Its data directory.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// Its pid.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Its CPU time and memory so far.
+    pub fn usage(&self) -> Option<Usage> {
+        usage(self.child.id())
+    }
+
+    /// What it logged so far.
+    pub fn stderr(&self) -> Vec<String> {
+        self.stderr
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Send a signal.
+    pub fn signal(&self, sig: rustix::process::Signal) -> std::io::Result<()> {
+        let pid = rustix::process::Pid::from_raw(self.child.id() as i32)
+            .ok_or_else(|| std::io::Error::other("pid 0"))?;
+        rustix::process::kill_process(pid, sig).map_err(std::io::Error::from)
+    }
+
+    /// SIGTERM, then wait for the exit.
+    pub fn terminate(mut self) -> std::io::Result<ExitStatus> {
+        self.signal(rustix::process::Signal::TERM)?;
+        self.child.wait()
+    }
+
+    /// Wait for the process to exit by itself.
+    pub fn wait(mut self) -> std::io::Result<ExitStatus> {
+        self.child.wait()
+    }
+
+    /// SIGKILL (a crash), then reap it.
+    pub fn kill9(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for BrokerProcess {
+    fn drop(&mut self) {
+        // Idempotent: a process already reaped makes these calls fail harmlessly.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_its_own_usage() {
+        let u = usage(std::process::id()).expect("/proc is readable");
+        assert!(u.peak_rss_bytes >= u.rss_bytes && u.rss_bytes > 0);
+        assert!(u.cpu_seconds >= 0.0);
+    }
+
+    #[test]
+    fn strips_colour_codes() {
+        assert_eq!(
+            strip_ansi("\u{1b}[2mlistening\u{1b}[0m addr=1"),
+            "listening addr=1"
+        );
+    }
+}
