@@ -291,6 +291,30 @@ fn unknown_sender_and_wrong_recipient() {
 }
 
 #[test]
+fn records_for_others_are_not_for_me_whatever_their_seq() {
+    let alice = id();
+    let bob = id();
+    let carol = id();
+    let mut carol_o = opener_trusting(&carol, &[&alice]);
+    let to_carol = common::direct(&alice, carol.public_key(), TOPIC, 5000, 0, [1; 12], MSG);
+    carol_o.open(TOPIC, &to_carol).expect("Carol's own record");
+    // Older than Carol's window, but addressed to Bob: that is what she is told.
+    let to_bob = common::direct(&alice, bob.public_key(), TOPIC, 10, 0, [2; 12], MSG);
+    assert_eq!(
+        open_err(&mut carol_o, TOPIC, &to_bob),
+        OpenError::NotForMe {
+            recipient: bob.kid()
+        }
+    );
+    let multi_to_bob =
+        MultiSpec::honest(&alice, TOPIC, 5000, &[bob.public_key().clone()], MSG).build();
+    assert_eq!(
+        open_err(&mut carol_o, TOPIC, &multi_to_bob),
+        OpenError::NotARecipient
+    );
+}
+
+#[test]
 fn stripped_multi_entry_does_not_open() {
     let mut alice = party();
     let bob = id();

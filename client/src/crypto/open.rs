@@ -5,14 +5,15 @@
 //!
 //! 1. structure: version, mode, flags, reserved byte, lengths, `n` ([`RecordView`]);
 //! 2. sender: refuse one's own key id (a reflection), look the sender up by kid;
-//! 3. replay pre-check: a duplicate or too-old `seq` is refused before decrypting;
-//! 4. authentication and decryption — DIRECT: the recipient kid must be one's
-//!    own, then AES-GCM under the cached `K_pair`; MULTI: find one's entry,
-//!    derive the wrap key, unwrap `CK`, compare `ck_commit` in constant time,
-//!    open the payload;
-//! 5. the signature trailer, if SIGNED (or its absence, if signatures are required);
-//! 6. padding, if PADDED;
-//! 7. only then the replay window of (topic, sender) moves, and a skipped range of
+//! 3. addressing: a DIRECT record's recipient kid must be one's own; a MULTI
+//!    record must hold exactly one entry for it;
+//! 4. replay pre-check: a duplicate or too-old `seq` is refused before decrypting;
+//! 5. authentication and decryption — DIRECT: AES-GCM under the cached
+//!    `K_pair`; MULTI: derive the wrap key, unwrap `CK`, compare `ck_commit` in
+//!    constant time, open the payload;
+//! 6. the signature trailer, if SIGNED (or its absence, if signatures are required);
+//! 7. padding, if PADDED;
+//! 8. only then the replay window of (topic, sender) moves, and a skipped range of
 //!    sequence numbers is reported as a [`Gap`].
 //!
 //! Every failure is its own [`OpenError`] variant and nothing is left in the
@@ -508,6 +509,23 @@ impl Opener {
             Some(s) => (s.direct_ctx, s.multi_ctx),
             None => stream_ctx(topic, sender_fp, identity.fingerprint())?,
         };
+        // Addressing before replay: a record for someone else is `NotForMe` /
+        // `NotARecipient` whatever its seq, so a consumer can tell it apart.
+        let own_entry = match view.body {
+            Body::Direct { recipient, .. } if recipient != own_kid => {
+                return Err(OpenError::NotForMe { recipient });
+            }
+            Body::Direct { .. } => None,
+            Body::Multi { .. } => {
+                let mut own_entry = None;
+                for e in view.body.entries() {
+                    if e.kid == own_kid && own_entry.replace(e.wrapped).is_some() {
+                        return Err(OpenError::DuplicateEntry { kid: own_kid });
+                    }
+                }
+                Some(own_entry.ok_or(OpenError::NotARecipient)?)
+            }
+        };
         let fresh = match &stream {
             Some(s) => s
                 .window
@@ -518,15 +536,12 @@ impl Opener {
 
         let ctx = match view.body {
             Body::Direct {
-                recipient,
                 prefix,
                 iv,
                 ciphertext,
                 tag,
+                ..
             } => {
-                if recipient != own_kid {
-                    return Err(OpenError::NotForMe { recipient });
-                }
                 let mut aad = [0u8; DIRECT_PREFIX_LEN + 32];
                 aad[..DIRECT_PREFIX_LEN].copy_from_slice(prefix);
                 aad[DIRECT_PREFIX_LEN..].copy_from_slice(&direct_ctx);
@@ -546,15 +561,11 @@ impl Opener {
                 payload,
                 ..
             } => {
-                let mut own_entry = None;
+                let wrapped = own_entry.expect("a MULTI body's own entry was found above");
                 let mut rcpt = Sha256::new();
                 for e in view.body.entries() {
                     rcpt.update(e.kid.as_bytes());
-                    if e.kid == own_kid && own_entry.replace(e.wrapped).is_some() {
-                        return Err(OpenError::DuplicateEntry { kid: own_kid });
-                    }
                 }
-                let wrapped = own_entry.ok_or(OpenError::NotARecipient)?;
                 // bytes[0..70) || rcpt_digest || SHA-256(payload), then || ctx_digest.
                 let mut aad = [0u8; MULTI_PREFIX_LEN + 64];
                 aad[..MULTI_PREFIX_LEN].copy_from_slice(prefix);

@@ -26,7 +26,7 @@ use hmac::{Hmac, Mac as _};
 use rand::Rng as _;
 use rand::rngs::StdRng;
 use sha2::{Digest as _, Sha256};
-use zeroize::{Zeroize as _, Zeroizing};
+use zeroize::Zeroizing;
 
 use super::envelope::{
     self, COMMIT_LABEL, DIRECT_PREFIX_LEN, Flags, Header, MAX_RECIPIENTS, MSG_SALT_LEN,
@@ -600,7 +600,6 @@ impl Sealer {
             let sig = s.sign_parts(&[SIG_LABEL, &ctx, &out.as_bytes()[start..]]);
             out.extend_from_slice(&sig);
         }
-        aad.zeroize();
         Ok(Sealed {
             mode: Mode::Multi,
             seq,
