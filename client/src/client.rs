@@ -54,6 +54,9 @@ impl Default for ClientOptions {
     }
 }
 
+/// A connection that lived this long before dying resets the reconnect backoff.
+const STABLE_AFTER: Duration = Duration::from_secs(1);
+
 /// Reconnect state, behind the connect lock so one task connects at a time.
 struct Backoff {
     delay: Duration,
@@ -62,6 +65,8 @@ struct Backoff {
     /// attempt share its error instead of each waiting out a backoff.
     attempts: u64,
     last_error: Option<ClientError>,
+    /// Id of the last dead connection whose lifetime was taken into account.
+    judged: u64,
 }
 
 struct ClientInner {
@@ -150,6 +155,7 @@ impl Client {
                     not_before: None,
                     attempts: 0,
                     last_error: None,
+                    judged: 0,
                 }),
                 opts: options,
                 current: Mutex::new(None),
@@ -203,6 +209,27 @@ impl Client {
             // An attempt made while we queued just failed: share its verdict.
             return Err(e.clone());
         }
+        let previous = self
+            .inner
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(prev) = previous.filter(|p| p.id != backoff.judged) {
+            // Judge each dead connection once, not on every attempt after it.
+            backoff.judged = prev.id;
+            if prev.opened_at.elapsed() < STABLE_AFTER {
+                // It died young (e.g. TooManyConnections right after the
+                // hello): back off as after a failed connect, or a refusing
+                // broker would see a tight reconnect loop.
+                let not_before = Instant::now() + backoff.delay;
+                backoff.not_before =
+                    Some(backoff.not_before.map_or(not_before, |t| t.max(not_before)));
+                backoff.delay = (backoff.delay * 2).min(self.inner.opts.reconnect_backoff_max);
+            } else {
+                backoff.delay = self.inner.opts.reconnect_backoff;
+            }
+        }
         if let Some(t) = backoff.not_before {
             tokio::time::sleep_until(t).await;
         }
@@ -223,7 +250,7 @@ impl Client {
         {
             Ok(conn) => {
                 self.inner.opened.store(id, Ordering::Relaxed);
-                backoff.delay = o.reconnect_backoff;
+                // The delay is reset once this connection proves stable (above).
                 backoff.not_before = None;
                 backoff.last_error = None;
                 let old = self

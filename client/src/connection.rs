@@ -116,6 +116,8 @@ pub(crate) struct Conn {
     addr: Arc<str>,
     /// The largest frame the broker accepts (from its hello).
     pub(crate) max_frame: u32,
+    /// When the hello completed (a connection that dies young means backoff).
+    pub(crate) opened_at: Instant,
     request_timeout: Duration,
     /// Cheap check for the client's fast path; the truth is in `inner`.
     usable: AtomicBool,
@@ -178,6 +180,7 @@ pub(crate) async fn open(
         id,
         addr: Arc::from(addr),
         max_frame,
+        opened_at: Instant::now(),
         request_timeout,
         usable: AtomicBool::new(true),
         death: Mutex::new(None),

@@ -473,3 +473,45 @@ async fn oversized_batches_are_refused_by_the_client_or_typed_by_the_broker() {
     within("ping after the refusal", c.ping()).await.unwrap();
     broker.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn too_many_connections_is_retriable_and_reconnects_back_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |c| c.max_connections = 1).await;
+    let holder = client(broker.addr()).await;
+    holder.ping().await.unwrap();
+    let refused = client(broker.addr()).await; // the hello is answered, then the notice
+    let mut errors = 0;
+    // Each attempt opens a connection the broker refuses right after the
+    // hello; the client must back off between them, not spin.
+    let started = tokio::time::Instant::now();
+    while started.elapsed() < Duration::from_millis(1500) {
+        let err = within("refused request", refused.ping()).await.unwrap_err();
+        assert!(err.is_retriable(), "{err:?}");
+        match &err {
+            ClientError::ConnectionLost { reason, .. } => {
+                assert!(reason.contains("TooManyConnections"), "{reason}")
+            }
+            other => panic!("expected ConnectionLost, got {other:?}"),
+        }
+        errors += 1;
+    }
+    let opened = refused.connections_opened();
+    assert!(errors >= 2);
+    // 50 ms doubling to 2 s: a handful of attempts in 1.5 s, not hundreds.
+    assert!(opened <= 8, "{opened} connections in 1.5 s: no backoff");
+    // Once the holder leaves, the refused client gets in.
+    drop(holder);
+    let mut ok = false;
+    for _ in 0..20 {
+        if within("ping after the holder left", refused.ping())
+            .await
+            .is_ok()
+        {
+            ok = true;
+            break;
+        }
+    }
+    assert!(ok, "never got a connection after the holder left");
+    broker.shutdown().await.unwrap();
+}
