@@ -5,11 +5,8 @@
 mod support;
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
-use std::path::Path;
 use std::time::Duration;
 
-use hermit_broker::embedded::EmbeddedBroker;
 use hermit_client::{
     Cleanup, Consumer, ConsumerOptions, Delivered, Producer, ProducerOptions, StartFrom,
     TopicSettings,
@@ -22,22 +19,6 @@ const RECORDS: u32 = 30_000;
 enum Stop {
     Graceful,
     Crash,
-}
-
-/// Start a broker on `addr`; after a crash the previous instance's lock may
-/// still be held by tasks being torn down, so starting is retried briefly.
-async fn restart(dir: &Path, addr: SocketAddr) -> EmbeddedBroker {
-    let mut config = EmbeddedBroker::test_config();
-    config.listen = addr;
-    let mut last = None;
-    for _ in 0..100 {
-        match EmbeddedBroker::start(dir, config.clone()).await {
-            Ok(b) => return b,
-            Err(e) => last = Some(e),
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("broker did not restart: {:?}", last);
 }
 
 async fn run(stop: Stop) {
@@ -95,7 +76,8 @@ async fn run(stop: Stop) {
         Stop::Graceful => first.shutdown().await.unwrap(),
         Stop::Crash => first.crash().await,
     }
-    let second = restart(dir.path(), addr).await;
+    // Same directory, same address: the producer's client finds it again.
+    let second = broker_at(dir.path(), addr, |_| {}).await;
     let ds = sending.await.unwrap();
     producer.flush().await;
     let mut delivered: Vec<(u32, Delivered)> = vec![(RECORDS / 3, third)];
