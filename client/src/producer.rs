@@ -427,6 +427,12 @@ impl Drop for Handle {
 /// Cheap to clone; clones share the buffers. When the last clone is dropped
 /// the producer stops accepting records and its background task sends what
 /// is buffered, then exits; call [`Producer::close`] to wait for that.
+///
+/// Every `send` takes the producer's one lock for a few dozen nanoseconds.
+/// Tasks sending flat out from several cores through clones of one producer
+/// contend for it; give each such task its own `Producer` (they can share
+/// one [`Client`]): on the 2-core test machine one task reached ~6.7 M
+/// records/s, two tasks sharing a producer ~4.3 M/s, two producers ~10 M/s.
 #[derive(Clone)]
 pub struct Producer {
     shared: Arc<Shared>,

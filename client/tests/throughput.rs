@@ -6,7 +6,8 @@
 //! ```
 //! `HERMIT_BENCH_RECORDS` sets the record count (default 4,000,000),
 //! `HERMIT_BENCH_TASKS` the number of tasks sharing the producer (default 1),
-//! `HERMIT_BENCH_IN_FLIGHT` the producer's `max_in_flight`.
+//! `HERMIT_BENCH_IN_FLIGHT` the producer's `max_in_flight`, and
+//! `HERMIT_BENCH_SEPARATE` (set) gives each task its own producer.
 
 mod support;
 
@@ -36,17 +37,15 @@ async fn run(fsync: FsyncPolicy, ack: Ack, label: &str) {
         )
         .await
         .unwrap();
-    let producer = Producer::new(
-        &client,
-        ProducerOptions {
-            ack,
-            max_in_flight: std::env::var("HERMIT_BENCH_IN_FLIGHT")
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(ProducerOptions::default().max_in_flight),
-            ..ProducerOptions::default()
-        },
-    );
+    let producer_options = ProducerOptions {
+        ack,
+        max_in_flight: std::env::var("HERMIT_BENCH_IN_FLIGHT")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(ProducerOptions::default().max_in_flight),
+        ..ProducerOptions::default()
+    };
+    let producer = Producer::new(&client, producer_options.clone());
     let record = [b'x'; 27];
     // Warm up (topic metadata, connection).
     producer
@@ -59,15 +58,21 @@ async fn run(fsync: FsyncPolicy, ack: Ack, label: &str) {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
+    let separate = std::env::var_os("HERMIT_BENCH_SEPARATE").is_some();
     let start = Instant::now();
     let mut handles = Vec::new();
     for _ in 0..tasks {
-        let producer = producer.clone();
+        let producer = if separate {
+            Producer::new(&client, producer_options.clone())
+        } else {
+            producer.clone()
+        };
         handles.push(tokio::spawn(async move {
             let mut last = None;
             for _ in 0..n / tasks {
                 last = Some(producer.send("bench", b"", &record).await.unwrap());
             }
+            producer.flush().await;
             last
         }));
     }
