@@ -429,8 +429,8 @@ impl Consumer {
                 match records.next() {
                     Some(Ok(rec)) => {
                         let p = &mut self.parts[pidx];
-                        p.position = rec.offset + 1;
-                        p.returned = Some(rec.offset + 1);
+                        p.position = rec.offset.saturating_add(1);
+                        p.returned = Some(p.position);
                         return Ok(rec);
                     }
                     Some(Err(e)) => {

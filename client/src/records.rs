@@ -216,7 +216,9 @@ impl Iterator for Records {
                 return self.corrupt(base, WireError::BadPayload("record runs past the payload"));
             };
             let b = self.cur.as_mut().expect("invariant: checked above");
-            let offset = b.base_offset + u64::from(b.index);
+            let Some(offset) = b.base_offset.checked_add(u64::from(b.index)) else {
+                return self.corrupt(base, WireError::BadPayload("offsets past u64::MAX"));
+            };
             b.index += 1;
             b.at = stop;
             if offset < self.skip_before {
