@@ -38,6 +38,8 @@ const OUT_HIGH_WATER: usize = 4 << 20;
 const RBUF_KEEP: usize = 1 << 20;
 /// Initial read buffer.
 const RBUF_INITIAL: usize = 64 * 1024;
+/// How long a connection the broker ends keeps draining client bytes.
+const LINGER: Duration = Duration::from_millis(500);
 
 /// Why a connection stops reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,13 +133,40 @@ impl Connection {
     pub(super) async fn run(mut self) {
         let metrics = self.st.shared.metrics.clone();
         metrics.connections_open.fetch_add(1, Ordering::Relaxed);
-        match self.serve().await {
+        let result = self.serve().await;
+        if result.is_ok()
+            && matches!(
+                self.st.closing,
+                Some(Closing::BadInput | Closing::Shutdown | Closing::Idle)
+            )
+        {
+            self.close_gently().await;
+        }
+        match result {
             Ok(()) => tracing::debug!(peer = %self.peer, "connection closed"),
             Err(e) => {
                 tracing::debug!(peer = %self.peer, error = %e, "connection ended with an error")
             }
         }
         metrics.connections_open.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// End a connection the broker chose to end without resetting it: send
+    /// FIN after the last response, then read and discard what the client
+    /// still sends for a moment. Closing a socket with unread bytes makes
+    /// the kernel send RST, and some TCP stacks then drop the responses the
+    /// client had not read yet (acks, the closing notice).
+    async fn close_gently(&mut self) {
+        if self.stream.shutdown().await.is_err() {
+            return;
+        }
+        let deadline = Instant::now() + LINGER;
+        let mut sink = [0u8; 4096];
+        while let Ok(Ok(n)) = tokio::time::timeout_at(deadline, self.stream.read(&mut sink)).await {
+            if n == 0 {
+                break;
+            }
+        }
     }
 
     async fn handshake(&mut self) -> io::Result<bool> {
@@ -183,6 +212,11 @@ impl Connection {
             self.st.begin_closing(Closing::Shutdown);
         }
         loop {
+            // Checked every turn, not only when the select picks it: a client
+            // that keeps the socket readable must not starve the shutdown.
+            if self.st.closing.is_none() && *self.shutdown.borrow() {
+                self.st.begin_closing(Closing::Shutdown);
+            }
             self.process_frames(max_in_flight).await;
             if !self.st.out.is_empty() && self.st.out.flush(&self.stream, &metrics)? > 0 {
                 last_progress = Instant::now();
@@ -210,6 +244,11 @@ impl Connection {
                         last_progress = Instant::now();
                     }
                 }
+                r = self.shutdown.changed(), if shutting => {
+                    if r.is_err() || *self.shutdown.borrow() {
+                        self.st.begin_closing(Closing::Shutdown);
+                    }
+                }
                 r = self.sync_rx.changed(), if has_acks => {
                     if r.is_err() {
                         // The log is gone: nothing more will become durable.
@@ -228,11 +267,6 @@ impl Connection {
                         Ok(_) => last_progress = Instant::now(),
                         Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                         Err(e) => return Err(e),
-                    }
-                }
-                r = self.shutdown.changed(), if shutting => {
-                    if r.is_err() || *self.shutdown.borrow() {
-                        self.st.begin_closing(Closing::Shutdown);
                     }
                 }
                 _ = tokio::time::sleep_until(last_progress + idle) => {
