@@ -383,7 +383,9 @@ impl Partition {
 
     /// Visible end of the log: consumers see offsets below it.
     pub fn high_watermark(&self) -> u64 {
-        *self.hw_tx.borrow()
+        // Read under the lock that also covers the synced offset's updates,
+        // so a reader that saw an offset synced sees it visible too.
+        self.lock().visible.offset
     }
 
     /// First stored offset.
