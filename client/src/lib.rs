@@ -15,6 +15,9 @@
 //! - [`error`]: [`ClientError`], with [`ClientError::is_retriable`].
 //! - [`crypto`]: end-to-end sealing (sans-I/O): Web Crypto-compatible identities,
 //!   password-wrapped key files, the article's compatibility API and sealed records.
+//! - [`sealed`]: [`SealedProducer`] and [`SealedConsumer`] — sealing in place through the
+//!   producer, blinded keys, opened records or per-record typed errors, commits that
+//!   never pass a record that failed to open.
 //!
 //! Batch payload layout (what the producer writes and the consumer reads):
 //! `record_count × (u32 length, record bytes)`, big-endian, after the batch
@@ -28,6 +31,7 @@ pub mod error;
 pub mod partitioner;
 pub mod producer;
 pub mod records;
+pub mod sealed;
 
 pub use client::{Client, ClientOptions};
 pub use consumer::{Consumer, ConsumerOptions, Fallback, ResetPolicy, StartFrom};
@@ -36,3 +40,7 @@ pub use hermit_protocol::frame::{PartitionMetadata, TopicMetadata, TopicSettings
 pub use hermit_protocol::{Ack, Cleanup, Status};
 pub use producer::{Delivered, Delivery, Producer, ProducerOptions};
 pub use records::{FetchResponse, Record, Records};
+pub use sealed::{
+    OpenedRecord, Plaintext, Received, RecordErrorKind, SealedConsumer, SealedDelivery,
+    SealedError, SealedGroup, SealedProducer, SealedProducerOptions, SealedRecordError,
+};
