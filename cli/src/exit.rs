@@ -66,3 +66,45 @@ pub fn code_for(e: &anyhow::Error) -> u8 {
         .find_map(|c| c.downcast_ref::<Classified>().map(|c| c.code))
         .unwrap_or(FAILURE)
 }
+
+/// Tag a client SDK error with its exit class: connection failures (refused,
+/// lost, timed out, another protocol version) exit 3, corrupt fetched data 5,
+/// bad names 2, anything else 1.
+pub fn client_error(e: hermit_client::ClientError) -> anyhow::Error {
+    use hermit_client::{ClientError as E, Status};
+    let code = match &e {
+        E::Connect { .. }
+        | E::ConnectionLost { .. }
+        | E::Timeout { .. }
+        | E::UnsupportedVersion { .. }
+        | E::Protocol(_) => CONNECTION,
+        E::CorruptBatch { .. } => INTEGRITY,
+        E::Broker {
+            status: Status::CorruptData,
+            ..
+        } => INTEGRITY,
+        E::InvalidName { .. } | E::InvalidArgument(_) => USAGE,
+        _ => FAILURE,
+    };
+    Err::<(), _>(e).class(code).unwrap_err()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_tag_in_the_chain_wins_under_context() {
+        use anyhow::Context as _;
+        let e = Err::<(), _>(std::io::Error::other("refused"))
+            .class(CONNECTION)
+            .context("cannot list topics")
+            .unwrap_err();
+        assert_eq!(code_for(&e), CONNECTION);
+        assert_eq!(
+            format!("{e:#}"),
+            "cannot list topics: connection failure: refused"
+        );
+        assert_eq!(code_for(&anyhow::anyhow!("plain")), FAILURE);
+    }
+}

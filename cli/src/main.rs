@@ -3,16 +3,26 @@
 //!
 //! # Layout
 //! - `broker`: `hermit broker` — configuration, logging, signals, the server.
-//! - `exit`: exit codes and error classification.
+//! - `password`: where key file passwords come from (file, env, tty without echo).
+//! - `keys`: `hermit keygen|pubkey|key import|key export`; key and `.pub` files.
+//! - `conn`: `--broker`, the async runtime, client logging.
+//! - `topics`: `hermit topics list|create|describe|delete`.
+//! - `compat`: `hermit compat encrypt|decrypt`, the browser article's messages.
 //! - `logtool`: `hermit log check|dump` — offline data directory inspection.
+//! - `exit`: exit codes and error classification.
 //!
 //! stdout carries data only; logs, progress and errors go to stderr.
 
 mod broker;
+mod compat;
+mod conn;
 mod exit;
+mod keys;
 mod logtool;
+mod password;
+mod topics;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// HermitMQ: a message broker that never sees what it carries.
 #[derive(Debug, Parser)]
@@ -26,9 +36,28 @@ struct Cli {
 enum Command {
     /// Run the broker (listens on 127.0.0.1:9092 with ./hermit-data by default).
     Broker(broker::BrokerArgs),
+    /// Make a key pair: a password-protected key file and a `.pub` file.
+    Keygen(keys::KeygenArgs),
+    /// Print a key's public key and fingerprint (no password needed).
+    Pubkey(keys::PubkeyArgs),
+    /// Import or export private keys in Web Crypto's PKCS#8 form.
+    #[command(subcommand)]
+    Key(keys::KeyCommand),
+    /// Create, list, describe and delete topics.
+    #[command(subcommand)]
+    Topics(topics::TopicsCommand),
+    /// Encrypt or decrypt the browser article's `{iv, data}` messages by hand.
+    #[command(subcommand)]
+    Compat(compat::CompatCommand),
     /// Inspect a data directory offline.
     #[command(subcommand)]
     Log(logtool::LogCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    // `Bench` goes here: measurement against a running broker.
 }
 
 fn main() -> std::process::ExitCode {
@@ -45,7 +74,16 @@ fn main() -> std::process::ExitCode {
     };
     let result = match cli.command {
         Command::Broker(args) => broker::run(args),
+        Command::Keygen(args) => keys::keygen(args),
+        Command::Pubkey(args) => keys::pubkey(args),
+        Command::Key(cmd) => keys::key(cmd),
+        Command::Topics(cmd) => topics::run(cmd),
+        Command::Compat(cmd) => compat::run(cmd),
         Command::Log(cmd) => logtool::run(cmd),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "hermit", &mut std::io::stdout());
+            Ok(())
+        }
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,0 +1,215 @@
+//! `hermit topics list|create|describe|delete`.
+
+use hermit_client::{Cleanup, TopicMetadata, TopicSettings};
+
+use crate::conn::BrokerAddr;
+use crate::exit::{ExitClass, USAGE, client_error};
+
+/// `hermit topics …`
+#[derive(Debug, clap::Subcommand)]
+pub enum TopicsCommand {
+    /// One line per topic: name, partitions, cleanup, retention, records stored.
+    List {
+        #[command(flatten)]
+        broker: BrokerAddr,
+        /// `text` (a table) or `json` (one object per line).
+        #[arg(long, short, default_value = "text", value_parser = ["text", "json"])]
+        output: String,
+    },
+    /// Create a topic.
+    Create {
+        /// Topic name: 1–249 of `[A-Za-z0-9._-]`.
+        topic: String,
+        #[command(flatten)]
+        broker: BrokerAddr,
+        /// Number of partitions.
+        #[arg(long, short, default_value_t = 1)]
+        partitions: u32,
+        /// Keep only the newest record per key instead of deleting old segments.
+        #[arg(long)]
+        compact: bool,
+        /// Retention by age: milliseconds or `unlimited` [default: the broker's].
+        #[arg(long, value_name = "MS", value_parser = parse_limit)]
+        retention_ms: Option<u64>,
+        /// Retention by size per partition: bytes or `unlimited` [default: the broker's].
+        #[arg(long, value_name = "BYTES", value_parser = parse_limit)]
+        retention_bytes: Option<u64>,
+    },
+    /// Settings and, per partition, the first stored offset and the high watermark.
+    Describe {
+        /// Topic name.
+        topic: String,
+        #[command(flatten)]
+        broker: BrokerAddr,
+        /// `text` or `json`.
+        #[arg(long, short, default_value = "text", value_parser = ["text", "json"])]
+        output: String,
+    },
+    /// Delete a topic and all its data (needs --yes).
+    Delete {
+        /// Topic name.
+        topic: String,
+        #[command(flatten)]
+        broker: BrokerAddr,
+        /// Really delete it.
+        #[arg(long)]
+        yes: bool,
+    },
+}
+
+fn parse_limit(s: &str) -> Result<u64, String> {
+    if s == "unlimited" {
+        return Ok(u64::MAX);
+    }
+    match s.parse::<u64>() {
+        Ok(0) => Err("0 would mean the broker default; leave the flag out instead".into()),
+        Ok(v) => Ok(v),
+        Err(e) => Err(format!("expected a number or `unlimited`: {e}")),
+    }
+}
+
+fn limit(v: u64) -> String {
+    if v == u64::MAX {
+        "unlimited".into()
+    } else {
+        v.to_string()
+    }
+}
+
+fn cleanup(c: Cleanup) -> &'static str {
+    match c {
+        Cleanup::Compact => "compact",
+        _ => "delete",
+    }
+}
+
+fn to_json(t: &TopicMetadata) -> serde_json::Value {
+    serde_json::json!({
+        "topic": t.name,
+        "cleanup": cleanup(t.cleanup),
+        "retention_ms": (t.retention_ms != u64::MAX).then_some(t.retention_ms),
+        "retention_bytes": (t.retention_bytes != u64::MAX).then_some(t.retention_bytes),
+        "partitions": t.partitions.iter().map(|p| serde_json::json!({
+            "partition": p.partition,
+            "log_start": p.log_start,
+            "high_watermark": p.high_watermark,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Run a `hermit topics` command.
+pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
+    crate::conn::init_client_logging();
+    crate::conn::runtime()?.block_on(async move {
+        match cmd {
+            TopicsCommand::List { broker, output } => {
+                let client = broker.connect().await?;
+                let mut topics = client.metadata(None).await.map_err(client_error)?;
+                topics.sort_by(|a, b| a.name.cmp(&b.name));
+                if output == "json" {
+                    for t in &topics {
+                        println!("{}", to_json(t));
+                    }
+                    return Ok(());
+                }
+                let width = topics
+                    .iter()
+                    .map(|t| t.name.len())
+                    .max()
+                    .unwrap_or(5)
+                    .max(5);
+                println!(
+                    "{:width$}  {:>10}  {:7}  {:>13}  {:>15}  {:>10}",
+                    "TOPIC", "PARTITIONS", "CLEANUP", "RETENTION_MS", "RETENTION_BYTES", "RECORDS"
+                );
+                for t in &topics {
+                    let records: u64 = t
+                        .partitions
+                        .iter()
+                        .map(|p| p.high_watermark.saturating_sub(p.log_start))
+                        .sum();
+                    println!(
+                        "{:width$}  {:>10}  {:7}  {:>13}  {:>15}  {:>10}",
+                        t.name,
+                        t.partitions.len(),
+                        cleanup(t.cleanup),
+                        limit(t.retention_ms),
+                        limit(t.retention_bytes),
+                        records
+                    );
+                }
+                Ok(())
+            }
+            TopicsCommand::Create {
+                topic,
+                broker,
+                partitions,
+                compact,
+                retention_ms,
+                retention_bytes,
+            } => {
+                let client = broker.connect().await?;
+                let settings = TopicSettings {
+                    partitions,
+                    cleanup: if compact {
+                        Cleanup::Compact
+                    } else {
+                        Cleanup::Delete
+                    },
+                    retention_ms: retention_ms.unwrap_or(0),
+                    retention_bytes: retention_bytes.unwrap_or(0),
+                };
+                client
+                    .create_topic(&topic, settings)
+                    .await
+                    .map_err(client_error)?;
+                eprintln!("created {topic} ({partitions} partitions)");
+                Ok(())
+            }
+            TopicsCommand::Describe {
+                topic,
+                broker,
+                output,
+            } => {
+                let client = broker.connect().await?;
+                let topics = client.metadata(Some(&topic)).await.map_err(client_error)?;
+                for t in &topics {
+                    if output == "json" {
+                        println!("{}", to_json(t));
+                        continue;
+                    }
+                    println!(
+                        "topic {}  cleanup {}  retention_ms {}  retention_bytes {}",
+                        t.name,
+                        cleanup(t.cleanup),
+                        limit(t.retention_ms),
+                        limit(t.retention_bytes)
+                    );
+                    println!(
+                        "{:>9}  {:>12}  {:>14}",
+                        "PARTITION", "LOG_START", "HIGH_WATERMARK"
+                    );
+                    for p in &t.partitions {
+                        println!(
+                            "{:>9}  {:>12}  {:>14}",
+                            p.partition, p.log_start, p.high_watermark
+                        );
+                    }
+                }
+                Ok(())
+            }
+            TopicsCommand::Delete { topic, broker, yes } => {
+                if !yes {
+                    return Err(anyhow::anyhow!(
+                        "deleting {topic} destroys its data: add --yes to confirm"
+                    ))
+                    .class(USAGE);
+                }
+                let client = broker.connect().await?;
+                client.delete_topic(&topic).await.map_err(client_error)?;
+                eprintln!("deleted {topic}");
+                Ok(())
+            }
+        }
+    })
+}
