@@ -2,5 +2,91 @@
 //! criterion micro-benchmarks in `benches/`.
 //!
 //! # Layout
+//! - [`stress`]: the original HermitMQ scenario (producers and a consumer at once).
+//! - [`catchup`]: a consumer reading a large existing log (the `sendfile` path).
+//! - [`rtt`]: one unbatched producer waiting for each ack.
+//! - [`recovery`]: broker start-up time and memory on a large segment after `kill -9`.
+//! - [`target`]: the broker under load (started as a child process, or external).
 //! - [`process`]: a `hermit broker` child process, with its CPU time and peak memory.
+//! - [`report`]: figures per run, medians, table and JSON output.
+//!
+//! Results go to stdout; progress to stderr (drawn only on a terminal).
+
+pub mod catchup;
 pub mod process;
+pub mod recovery;
+pub mod report;
+pub mod rtt;
+pub mod stress;
+pub mod target;
+
+use anyhow::Context;
+
+use report::Run;
+
+/// `hermit bench <scenario>`.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum BenchCommand {
+    /// The original scenario: 10 producers × 100,000 records of 27 bytes in
+    /// batches of 100 while one consumer reads everything from the start.
+    Stress(stress::StressArgs),
+    /// A consumer reading a ≥ 1 GiB log from offset 0 (GB/s, broker CPU per GB).
+    Catchup(catchup::CatchupArgs),
+    /// One producer, unbatched, waiting for each ack (msgs/s, latency).
+    Rtt(rtt::RttArgs),
+    /// Broker start-up on a 5,000,000-record active segment after kill -9.
+    Recovery(recovery::RecoveryArgs),
+}
+
+/// Run a benchmark command and print its results.
+pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let (name, settings, target, runs) = match &cmd {
+        BenchCommand::Stress(a) => ("stress", a.settings(), &a.target, a.target.runs),
+        BenchCommand::Catchup(a) => ("catchup", a.settings(), &a.target, a.target.runs),
+        BenchCommand::Rtt(a) => ("rtt", a.settings(), &a.target, a.target.runs),
+        BenchCommand::Recovery(a) => ("recovery", a.settings(), &a.target, a.target.runs),
+    };
+    let json = target.json;
+    let mut results: Vec<Run> = Vec::new();
+    // The recovery scenario prepares its data once and restarts on it.
+    let prepared = match &cmd {
+        BenchCommand::Recovery(a) => {
+            anyhow::ensure!(a.target.broker.is_none(), "recovery starts its own broker; drop --broker");
+            let dir = match &a.target.data_parent {
+                Some(p) => tempfile::tempdir_in(p),
+                None => tempfile::tempdir(),
+            }
+            .context("cannot create a temp data directory")?;
+            let bytes = recovery::prepare(a, dir.path())?;
+            Some((dir, bytes))
+        }
+        _ => None,
+    };
+    for i in 0..runs.max(1) {
+        eprintln!("{name}: run {} of {}", i + 1, runs.max(1));
+        let r = match &cmd {
+            BenchCommand::Stress(a) => runtime.block_on(stress::run_once(a, i))?,
+            BenchCommand::Catchup(a) => runtime.block_on(catchup::run_once(a, i))?,
+            BenchCommand::Rtt(a) => runtime.block_on(rtt::run_once(a, i))?,
+            BenchCommand::Recovery(a) => {
+                let (dir, bytes) = prepared.as_ref().expect("prepared above for recovery");
+                recovery::run_once(a, dir.path(), *bytes)?
+            }
+        };
+        if !json && runs > 1 {
+            eprint!("{}", report::table(&format!("{name} (run {})", i + 1), &settings, std::slice::from_ref(&r)));
+        }
+        results.push(r);
+    }
+    if json {
+        let v = report::json(name, serde_json::Value::String(settings), &results);
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        print!("{}", report::table(name, &settings, &results));
+    }
+    Ok(())
+}

@@ -57,7 +57,9 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    // `Bench` goes here: measurement against a running broker.
+    /// Measure: stress, catchup, rtt, recovery (see docs/BENCHMARKS.md).
+    #[command(subcommand)]
+    Bench(hermit_benches::BenchCommand),
 }
 
 fn main() -> std::process::ExitCode {
@@ -84,6 +86,7 @@ fn main() -> std::process::ExitCode {
             clap_complete::generate(shell, &mut Cli::command(), "hermit", &mut std::io::stdout());
             Ok(())
         }
+        Command::Bench(cmd) => hermit_benches::run(cmd),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,0 +1,363 @@
+//! `hermit bench stress`: the original HermitMQ scenario. Producers send
+//! fixed-size records in batches while one consumer reads everything from
+//! the start; reported: producer time to all-acknowledged, producer and
+//! consumer throughput, end-to-end latency (the send time travels inside
+//! the record), broker CPU and peak memory.
+//!
+//! Each record's first 8 bytes carry its send time (ns since the run
+//! started); the rest is the original payload `{"message": "Hello World!"}`,
+//! cut or repeated to `--size` bytes. With `--seal`, every record is sealed
+//! (DIRECT to one reader, or MULTI to N) in place in the batch buffer and
+//! opened by the consumer — the work a real sealed chat does.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use hermit_client::crypto::{Identity, Opener, PublicKey, Sealer};
+use hermit_client::{
+    Ack, Client, ClientOptions, Consumer, ConsumerOptions, Producer, ProducerOptions, StartFrom,
+    TopicSettings,
+};
+
+use crate::report::Run;
+use crate::target::{Target, TargetArgs, progress};
+
+/// The original payload.
+pub const ORIGINAL_PAYLOAD: &[u8] = br#"{"message": "Hello World!"}"#;
+
+/// How records are sealed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seal {
+    /// Plaintext.
+    None,
+    /// DIRECT to one reader.
+    Direct,
+    /// MULTI to this many readers (the consumer is one of them).
+    Multi(usize),
+}
+
+impl std::str::FromStr for Seal {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Seal, String> {
+        match s {
+            "none" => Ok(Seal::None),
+            "direct" => Ok(Seal::Direct),
+            other => other
+                .strip_prefix("multi:")
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|n| (1..=4096).contains(n))
+                .map(Seal::Multi)
+                .ok_or_else(|| format!("expected none, direct or multi:N (1..=4096), got {other:?}")),
+        }
+    }
+}
+
+/// `hermit bench stress` flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StressArgs {
+    #[command(flatten)]
+    /// Broker and output options.
+    pub target: TargetArgs,
+    /// Producer tasks (each with its own connection).
+    #[arg(long, default_value_t = 10)]
+    pub producers: usize,
+    /// Records per producer.
+    #[arg(long, default_value_t = 100_000)]
+    pub messages: u64,
+    /// Record size in bytes (plaintext; at least 8 for the timestamp).
+    #[arg(long, default_value_t = 27)]
+    pub size: usize,
+    /// Records per batch.
+    #[arg(long, default_value_t = 100)]
+    pub batch: u32,
+    /// Linger in ms (the original: 100).
+    #[arg(long, default_value_t = 100)]
+    pub linger: u64,
+    /// Batches in flight per producer.
+    #[arg(long, default_value_t = 256)]
+    pub in_flight: usize,
+    /// none | direct | multi:N.
+    #[arg(long, default_value = "none")]
+    pub seal: Seal,
+    /// durable | written (default: durable, or written when --fsync never).
+    #[arg(long)]
+    pub acks: Option<String>,
+    /// Partitions of the topic.
+    #[arg(long, default_value_t = 1)]
+    pub partitions: u32,
+    /// Skip the consumer (producer figures only).
+    #[arg(long)]
+    pub no_consumer: bool,
+}
+
+impl StressArgs {
+    fn ack(&self) -> anyhow::Result<Ack> {
+        match self.acks.as_deref() {
+            Some("durable") => Ok(Ack::Durable),
+            Some("written") => Ok(Ack::Written),
+            Some(other) => bail!("--acks: expected durable or written, got {other:?}"),
+            None if self.target.fsync == "never" => Ok(Ack::Written),
+            None => Ok(Ack::Durable),
+        }
+    }
+
+    /// One line describing the settings.
+    pub fn settings(&self) -> String {
+        format!(
+            "producers={} messages={} size={} batch={} linger={}ms in_flight={} seal={:?} acks={:?} fsync={} partitions={} broker={}",
+            self.producers,
+            self.messages,
+            self.size,
+            self.batch,
+            self.linger,
+            self.in_flight,
+            self.seal,
+            self.ack().map(|a| format!("{a:?}")).unwrap_or_default(),
+            self.target.fsync,
+            self.partitions,
+            self.target.broker.as_deref().unwrap_or("embedded"),
+        )
+    }
+}
+
+fn template(size: usize) -> Vec<u8> {
+    let mut v = vec![0u8; 8];
+    while v.len() < size {
+        let take = (size - v.len()).min(ORIGINAL_PAYLOAD.len());
+        v.extend_from_slice(&ORIGINAL_PAYLOAD[..take]);
+    }
+    v.truncate(size.max(8));
+    v
+}
+
+fn clone_identity(id: &Identity) -> anyhow::Result<Identity> {
+    Ok(Identity::from_pkcs8_der(&id.to_pkcs8_der())?)
+}
+
+/// Run the scenario once against a fresh broker.
+pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
+    anyhow::ensure!(args.size >= 8, "--size must be at least 8 (the timestamp)");
+    anyhow::ensure!(args.producers >= 1 && args.messages >= 1, "nothing to send");
+    let ack = args.ack()?;
+    let target = Target::start(&args.target, &[])?;
+    let addr = target.addr();
+    let topic: Arc<str> = format!("stress-{run}-{}", std::process::id()).into();
+    let admin = Client::connect(addr.clone(), ClientOptions::default())
+        .await
+        .with_context(|| format!("cannot connect to {addr}"))?;
+    match admin
+        .create_topic(
+            &topic,
+            TopicSettings {
+                partitions: args.partitions,
+                cleanup: hermit_client::Cleanup::Delete,
+                retention_ms: 0,
+                retention_bytes: 0,
+            },
+        )
+        .await
+    {
+        Ok(()) => {}
+        Err(e) if e.status() == Some(hermit_client::Status::TopicExists) => {}
+        Err(e) => return Err(e).context("cannot create the topic"),
+    }
+    // Identities: one per producer, the reader, and extra MULTI members.
+    let reader = Identity::generate()?;
+    let senders: Vec<Identity> = (0..args.producers)
+        .map(|_| Identity::generate())
+        .collect::<Result<_, _>>()?;
+    let mut recipients: Vec<PublicKey> = vec![reader.public_key().clone()];
+    if let Seal::Multi(n) = args.seal {
+        for _ in 1..n {
+            recipients.push(Identity::generate()?.public_key().clone());
+        }
+    }
+    let total = args.producers as u64 * args.messages;
+    let base = Instant::now();
+    let usage_before = target.usage();
+    let received = Arc::new(AtomicU64::new(0));
+    let bar = progress(total, "consumed");
+
+    // The consumer, started before the producers, reads from the beginning.
+    let consumer = if args.no_consumer {
+        None
+    } else {
+        let mut opener = Opener::new(clone_identity(&reader)?);
+        for s in &senders {
+            opener.trust(s.public_key())?;
+        }
+        let client = Client::connect(addr.clone(), ClientOptions::default()).await?;
+        let options = ConsumerOptions {
+            start: StartFrom::Earliest,
+            max_bytes: 4 << 20,
+            max_wait: Duration::from_millis(100),
+            auto_commit: None,
+            ..ConsumerOptions::default()
+        };
+        let mut consumer = Consumer::new(&client, &topic, options).await?;
+        let sealed = args.seal != Seal::None;
+        let (topic, received, bar) = (topic.clone(), received.clone(), bar.clone());
+        Some(tokio::spawn(async move {
+            let mut hist = hdrhistogram::Histogram::<u64>::new(3).expect("3 significant figures are valid");
+            let mut plain = Vec::with_capacity(1024);
+            let mut n = 0u64;
+            while n < total {
+                let rec = consumer.next().await?;
+                let body: &[u8] = if sealed {
+                    plain.clear();
+                    opener
+                        .open_into(&topic, &rec.value, &mut plain)
+                        .with_context(|| format!("record at offset {} did not open", rec.offset))?;
+                    &plain
+                } else {
+                    &rec.value
+                };
+                let sent = u64::from_be_bytes(body[..8].try_into().context("record shorter than its timestamp")?);
+                let now = base.elapsed().as_nanos() as u64;
+                let _ = hist.record(now.saturating_sub(sent) / 1000);
+                n += 1;
+                if n % 8192 == 0 {
+                    received.store(n, Ordering::Relaxed);
+                    bar.set_position(n);
+                }
+            }
+            received.store(n, Ordering::Relaxed);
+            let elapsed = base.elapsed();
+            drop(consumer);
+            Ok::<_, anyhow::Error>((elapsed, hist))
+        }))
+    };
+
+    let start = Instant::now();
+    let mut producers = Vec::new();
+    for (p, sender) in senders.into_iter().enumerate() {
+        let addr = addr.clone();
+        let topic = topic.clone();
+        let recipients = recipients.clone();
+        let (seal, messages, size, batch) = (args.seal, args.messages, args.size, args.batch);
+        let options = ProducerOptions {
+            ack,
+            linger: Duration::from_millis(args.linger),
+            batch_records: args.batch,
+            max_in_flight: args.in_flight,
+            ..ProducerOptions::default()
+        };
+        producers.push(tokio::spawn(async move {
+            let client = Client::connect(addr, ClientOptions::default()).await?;
+            let producer = Producer::new(&client, options);
+            let mut sealer = Sealer::new(sender)?;
+            let mut record = template(size);
+            let mut last_of_batch = Vec::with_capacity((messages / u64::from(batch.max(1)) + 1) as usize);
+            for i in 0..messages {
+                record[..8].copy_from_slice(&(base.elapsed().as_nanos() as u64).to_be_bytes());
+                let delivery = match seal {
+                    Seal::None => producer.send(&topic, b"", &record).await?,
+                    Seal::Direct => {
+                        producer
+                            .send_with(&topic, b"", size + 56, |buf| {
+                                sealer.seal_direct_into(&topic, &recipients[0], &record, buf).map(|_| ())
+                            })
+                            .await?
+                    }
+                    Seal::Multi(n) => {
+                        producer
+                            .send_with(&topic, b"", size + 86 + 56 * n, |buf| {
+                                sealer.seal_multi_into(&topic, &recipients, &record, buf).map(|_| ())
+                            })
+                            .await?
+                    }
+                };
+                if (i + 1) % u64::from(batch.max(1)) == 0 || i + 1 == messages {
+                    last_of_batch.push(delivery);
+                }
+            }
+            producer.flush().await;
+            for d in last_of_batch {
+                d.await.with_context(|| format!("producer {p}: a batch was not acknowledged"))?;
+            }
+            let done = start.elapsed();
+            producer.close().await;
+            Ok::<_, anyhow::Error>(done)
+        }));
+    }
+    let mut producer_time = Duration::ZERO;
+    for p in producers {
+        producer_time = producer_time.max(p.await.context("a producer task panicked")??);
+    }
+    let consumed = match consumer {
+        Some(c) => Some(c.await.context("the consumer task panicked")??),
+        None => None,
+    };
+    bar.finish_and_clear();
+    let usage_after = target.usage();
+    let stored_bytes = match &target {
+        Target::Embedded { dir, .. } => dir_size(dir.path()),
+        Target::External { .. } => 0,
+    };
+    target.stop()?;
+
+    let mut r = Run::default();
+    let secs = producer_time.as_secs_f64();
+    r.add("producer_time", secs, "s");
+    r.add("producer_rate", total as f64 / secs / 1e6, "M msgs/s");
+    r.add("payload_rate", total as f64 * args.size as f64 / secs / 1e6, "MB/s");
+    if stored_bytes > 0 {
+        r.add("stored_rate", stored_bytes as f64 / secs / 1e6, "MB/s");
+    }
+    if let Some((elapsed, hist)) = consumed {
+        r.add("consumer_rate", total as f64 / elapsed.as_secs_f64() / 1e6, "M msgs/s");
+        r.add("e2e_p50", hist.value_at_quantile(0.50) as f64 / 1000.0, "ms");
+        r.add("e2e_p99", hist.value_at_quantile(0.99) as f64 / 1000.0, "ms");
+        r.add("e2e_p999", hist.value_at_quantile(0.999) as f64 / 1000.0, "ms");
+    }
+    if let (Some(a), Some(b)) = (usage_before, usage_after) {
+        let cpu = b.cpu_seconds - a.cpu_seconds;
+        r.add("broker_cpu", cpu, "s");
+        r.add("broker_cpu_per_M", cpu / (total as f64 / 1e6), "s");
+        r.add("broker_peak_rss", b.peak_rss_bytes as f64 / (1 << 20) as f64, "MiB");
+    }
+    Ok(r)
+}
+
+/// Total bytes of the files under `dir`.
+pub fn dir_size(dir: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .map(|e| {
+            let p = e.path();
+            if p.is_dir() {
+                dir_size(&p)
+            } else {
+                e.metadata().map(|m| m.len()).unwrap_or(0)
+            }
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_keeps_the_original_payload_after_the_timestamp() {
+        let t = template(35);
+        assert_eq!(t.len(), 35);
+        assert_eq!(&t[8..], ORIGINAL_PAYLOAD);
+        assert_eq!(template(27).len(), 27);
+        assert_eq!(template(100).len(), 100);
+    }
+
+    #[test]
+    fn seal_parses() {
+        assert_eq!("none".parse(), Ok(Seal::None));
+        assert_eq!("direct".parse(), Ok(Seal::Direct));
+        assert_eq!("multi:10".parse(), Ok(Seal::Multi(10)));
+        assert!("multi:0".parse::<Seal>().is_err());
+        assert!("aes".parse::<Seal>().is_err());
+    }
+}
