@@ -9,7 +9,7 @@
 //! - [`SealedConsumer::next`] yields, per record, either an [`OpenedRecord`]
 //!   or a [`SealedRecordError`] naming the record's topic, partition and offset
 //!   — nothing is skipped silently. Transport errors are the outer
-//!   [`ClientError`](crate::ClientError).
+//!   [`ClientError`].
 //!
 //! # Record keys are blinded
 //! The broker compacts and partitions by the batch key, which it sees. A

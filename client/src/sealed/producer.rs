@@ -322,8 +322,10 @@ impl SealedProducer {
     /// Makes the sealer derive the pairwise key of every recipient it has not
     /// met yet now, before the producer's lock is taken: otherwise its first
     /// record to a peer would run an ECDH (~0.1 ms) inside the writer, with
-    /// every other sender of the producer waiting. `restore_direct_seals(_, 0)`
-    /// is the public call that derives and caches the key without sealing.
+    /// every other sender of the producer waiting. (A writer that needs the
+    /// sealer meanwhile still waits for it, but only if it runs at that very
+    /// moment, once per new peer.) `restore_direct_seals(_, 0)` is the public
+    /// call that derives and caches the key without sealing or counting.
     fn warm(&self, to: &To<'_>) {
         let recipients = match to {
             To::Direct(r) => std::slice::from_ref(*r),
