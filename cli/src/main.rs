@@ -6,6 +6,9 @@
 //! - `password`: where key file passwords come from (file, env, tty without echo).
 //! - `keys`: `hermit keygen|pubkey|key import|key export`; key and `.pub` files.
 //! - `conn`: `--broker`, the async runtime, client logging.
+//! - `produce`: `hermit produce` — seal lines or files to recipients and send them.
+//! - `consume`: `hermit consume` — read, open and print (text, jsonl, raw).
+//! - `demo`: `hermit demo` — an in-process broker, Alice and Bob, disk vs. plaintext.
 //! - `topics`: `hermit topics list|create|describe|delete`.
 //! - `compat`: `hermit compat encrypt|decrypt`, the browser article's messages.
 //! - `logtool`: `hermit log check|dump` — offline data directory inspection.
@@ -16,10 +19,13 @@
 mod broker;
 mod compat;
 mod conn;
+mod consume;
+mod demo;
 mod exit;
 mod keys;
 mod logtool;
 mod password;
+mod produce;
 mod topics;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -43,6 +49,13 @@ enum Command {
     /// Import or export private keys in Web Crypto's PKCS#8 form.
     #[command(subcommand)]
     Key(keys::KeyCommand),
+    /// Seal messages (one per line, or a whole file) and send them.
+    Produce(produce::ProduceArgs),
+    /// Read a topic and print the messages addressed to you.
+    Consume(consume::ConsumeArgs),
+    /// Run a throwaway broker, have Alice send Bob sealed messages, and show
+    /// what the broker stored next to what Bob read.
+    Demo(demo::DemoArgs),
     /// Create, list, describe and delete topics.
     #[command(subcommand)]
     Topics(topics::TopicsCommand),
@@ -79,6 +92,9 @@ fn main() -> std::process::ExitCode {
         Command::Keygen(args) => keys::keygen(args),
         Command::Pubkey(args) => keys::pubkey(args),
         Command::Key(cmd) => keys::key(cmd),
+        Command::Produce(args) => produce::run(args),
+        Command::Consume(args) => consume::run(args),
+        Command::Demo(args) => demo::run(args),
         Command::Topics(cmd) => topics::run(cmd),
         Command::Compat(cmd) => compat::run(cmd),
         Command::Log(cmd) => logtool::run(cmd),

@@ -1,0 +1,276 @@
+//! `hermit produce`: seal messages from stdin or a file to one or more
+//! recipients and send them. One message per line (or per `--delimiter`
+//! byte), or the whole input as one message (`--file`).
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use hermit_client::crypto::PublicKey;
+use hermit_client::sealed::{SealedDelivery, SealedError, SealedProducer, SealedProducerOptions};
+use hermit_client::{Ack, Producer, ProducerOptions};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
+
+use crate::conn::BrokerAddr;
+use crate::exit::{ExitClass, USAGE, client_error};
+use crate::keys::{IdentityArgs, load_public_key};
+
+/// `hermit produce`
+#[derive(Debug, clap::Args)]
+pub struct ProduceArgs {
+    /// Topic to send to (created on first use if the broker auto-creates).
+    #[arg(long, short)]
+    topic: String,
+    #[command(flatten)]
+    identity: IdentityArgs,
+    /// A recipient's public key (`.pub` file, key file or base64 SPKI);
+    /// repeat for several (one record for all of them, MULTI mode).
+    #[arg(long = "to", required = true, value_name = "PUBKEY")]
+    to: Vec<String>,
+    /// Logical record key (sent blinded: the broker sees only an HMAC of it).
+    /// Records with one key go to one partition, in order.
+    #[arg(long, short)]
+    key: Option<String>,
+    #[command(flatten)]
+    broker: BrokerAddr,
+    /// Message separator: one byte, or `\n`, `\t`, `\0`.
+    #[arg(long, short = 'D', default_value = "\\n", value_parser = parse_delimiter)]
+    delimiter: u8,
+    /// Send the whole input as one message.
+    #[arg(long, conflicts_with = "delimiter")]
+    file: bool,
+    /// How long a batch waits for more messages, in ms.
+    #[arg(long, default_value_t = 5)]
+    linger_ms: u64,
+    /// Most messages per batch.
+    #[arg(long, default_value_t = 100)]
+    batch_records: u32,
+    /// Most bytes per batch.
+    #[arg(long, default_value_t = 256 * 1024)]
+    batch_bytes: usize,
+    /// When the broker acknowledges: `durable` (after an fsync) or `written`.
+    #[arg(long, default_value = "durable", value_parser = ["durable", "written"])]
+    ack: String,
+    /// Pad each message to a Padmé bucket, so its length shows less.
+    #[arg(long)]
+    pad: bool,
+    /// Print `PARTITION<TAB>OFFSET<TAB>SEQ` on stdout for each message, in input order.
+    #[arg(long)]
+    print_offsets: bool,
+    /// Input [default: stdin].
+    #[arg(value_name = "FILE|-")]
+    input: Option<PathBuf>,
+}
+
+/// `\n`, `\t`, `\r`, `\0`, `\\` or any single byte.
+pub fn parse_delimiter(s: &str) -> Result<u8, String> {
+    match s {
+        "\\n" => Ok(b'\n'),
+        "\\t" => Ok(b'\t'),
+        "\\r" => Ok(b'\r'),
+        "\\0" => Ok(0),
+        "\\\\" => Ok(b'\\'),
+        _ if s.len() == 1 => Ok(s.as_bytes()[0]),
+        _ => Err(format!(
+            "the delimiter must be one byte (or \\n, \\t, \\r, \\0), not {s:?}"
+        )),
+    }
+}
+
+/// Run `hermit produce`.
+pub fn run(args: ProduceArgs) -> anyhow::Result<()> {
+    crate::conn::init_client_logging();
+    let recipients = args
+        .to
+        .iter()
+        .map(|v| load_public_key(v).with_context(|| format!("--to {v}")))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let identity = args.identity.unlock()?;
+    crate::conn::runtime()?.block_on(produce(args, identity, recipients))
+}
+
+/// What a finished send reports.
+struct Outcome {
+    acked: u64,
+    failed: Option<(u64, anyhow::Error)>,
+}
+
+async fn produce(
+    args: ProduceArgs,
+    identity: hermit_client::crypto::Identity,
+    recipients: Vec<PublicKey>,
+) -> anyhow::Result<()> {
+    let input: Box<dyn AsyncRead + Unpin + Send> = match &args.input {
+        Some(p) if p.as_os_str() != "-" => Box::new(
+            tokio::fs::File::open(p)
+                .await
+                .with_context(|| format!("cannot open {}", p.display()))
+                .class(USAGE)?,
+        ),
+        _ => Box::new(tokio::io::stdin()),
+    };
+    let size = match &args.input {
+        Some(p) if p.as_os_str() != "-" => std::fs::metadata(p).ok().map(|m| m.len()),
+        _ => None,
+    };
+    let client = args.broker.connect().await?;
+    let producer = Producer::new(
+        &client,
+        ProducerOptions {
+            ack: if args.ack == "written" {
+                Ack::Written
+            } else {
+                Ack::Durable
+            },
+            linger: Duration::from_millis(args.linger_ms),
+            batch_records: args.batch_records.max(1),
+            batch_bytes: args.batch_bytes,
+            ..ProducerOptions::default()
+        },
+    );
+    let sealed = SealedProducer::new(
+        &producer,
+        identity,
+        SealedProducerOptions {
+            padding: args.pad,
+            ..SealedProducerOptions::default()
+        },
+    )
+    .map_err(sealed_error)?;
+
+    // Progress only for a human watching a file being sent: never on a pipe,
+    // never while someone types messages.
+    let progress = (std::io::stderr().is_terminal()
+        && !(args.input.is_none() && std::io::stdin().is_terminal()))
+    .then(|| {
+        let bar = match size {
+            Some(n) => indicatif::ProgressBar::new(n),
+            None => indicatif::ProgressBar::new_spinner(),
+        };
+        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        bar
+    });
+
+    // Deliveries are awaited in input order by one task, which prints offsets.
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<SealedDelivery>();
+    let print = args.print_offsets;
+    let waiter = tokio::spawn(async move {
+        use std::io::Write;
+        let mut out = Outcome {
+            acked: 0,
+            failed: None,
+        };
+        let mut index = 0u64;
+        while let Some(d) = rx.recv().await {
+            index += 1;
+            let seq = d.seq();
+            match d.await {
+                Ok(at) => {
+                    out.acked += 1;
+                    if print {
+                        // A closed stdout only loses the printout, not the sends.
+                        let mut stdout = std::io::stdout().lock();
+                        let _ = writeln!(stdout, "{}\t{}\t{}", at.partition, at.offset, seq)
+                            .and_then(|()| stdout.flush());
+                    }
+                }
+                Err(e) => {
+                    if out.failed.is_none() {
+                        out.failed = Some((index, client_error(e)));
+                    }
+                }
+            }
+        }
+        out
+    });
+
+    let topic = args.topic.as_str();
+    let key = args.key.as_deref().map(str::as_bytes);
+    let mut reader = BufReader::with_capacity(256 * 1024, input);
+    let mut sent = 0u64;
+    let mut read = 0u64;
+    let mut buf = Vec::new();
+    let send = |msg: Vec<u8>| {
+        let sealed = sealed.clone();
+        let recipients = &recipients;
+        let tx = tx.clone();
+        async move {
+            let d = sealed
+                .send(topic, key, &msg, recipients)
+                .await
+                .map_err(sealed_error)?;
+            // The waiter lives until tx is dropped.
+            let _ = tx.send(d);
+            anyhow::Ok(())
+        }
+    };
+    if args.file {
+        reader
+            .read_to_end(&mut buf)
+            .await
+            .context("cannot read the input")?;
+        read = buf.len() as u64;
+        send(std::mem::take(&mut buf)).await?;
+        sent = 1;
+    } else {
+        loop {
+            buf.clear();
+            let n = reader
+                .read_until(args.delimiter, &mut buf)
+                .await
+                .context("cannot read the input")?;
+            if n == 0 {
+                break;
+            }
+            read += n as u64;
+            if buf.last() == Some(&args.delimiter) {
+                buf.pop();
+            }
+            send(buf.clone()).await?;
+            sent += 1;
+            if let Some(bar) = &progress {
+                bar.set_position(read);
+                bar.set_message(format!("{sent} messages"));
+            }
+        }
+    }
+    drop(tx);
+    sealed.flush().await;
+    let outcome = waiter.await.context("the delivery task panicked")?;
+    producer.close().await;
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    if let Some((index, e)) = outcome.failed {
+        return Err(e.context(format!(
+            "message {index} was not acknowledged ({} of {sent} were)",
+            outcome.acked
+        )));
+    }
+    if std::io::stderr().is_terminal() {
+        eprintln!("sent {sent} messages ({read} bytes) to {topic}");
+    }
+    Ok(())
+}
+
+/// Exit class of a sealed producer or consumer error.
+pub fn sealed_error(e: SealedError) -> anyhow::Error {
+    match e {
+        SealedError::Client(c) => client_error(c),
+        other => Err::<(), _>(other).class(USAGE).unwrap_err(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_delimiter;
+
+    #[test]
+    fn delimiters() {
+        assert_eq!(parse_delimiter("\\n"), Ok(b'\n'));
+        assert_eq!(parse_delimiter("\\0"), Ok(0));
+        assert_eq!(parse_delimiter(","), Ok(b','));
+        assert!(parse_delimiter("ab").is_err());
+    }
+}
