@@ -69,7 +69,11 @@ pub async fn run_once(args: &CatchupArgs, run: usize) -> anyhow::Result<Run> {
     // Load the log (not measured).
     let want = (args.gib * (1u64 << 30) as f64) as u64;
     let records = want / args.size as u64 + 1;
-    let ack = if args.target.fsync == "never" { Ack::Written } else { Ack::Durable };
+    let ack = if args.target.fsync == "never" {
+        Ack::Written
+    } else {
+        Ack::Durable
+    };
     let producer = Producer::new(
         &client,
         ProducerOptions {
@@ -130,7 +134,11 @@ pub async fn run_once(args: &CatchupArgs, run: usize) -> anyhow::Result<Run> {
         let cpu = b.cpu_seconds - a.cpu_seconds;
         r.add("broker_cpu", cpu, "s");
         r.add("broker_cpu_per_GB", cpu / gb, "s");
-        r.add("broker_peak_rss", b.peak_rss_bytes as f64 / (1 << 20) as f64, "MiB");
+        r.add(
+            "broker_peak_rss",
+            b.peak_rss_bytes as f64 / (1 << 20) as f64,
+            "MiB",
+        );
     }
     Ok(r)
 }

@@ -55,7 +55,10 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     // The recovery scenario prepares its data once and restarts on it.
     let prepared = match &cmd {
         BenchCommand::Recovery(a) => {
-            anyhow::ensure!(a.target.broker.is_none(), "recovery starts its own broker; drop --broker");
+            anyhow::ensure!(
+                a.target.broker.is_none(),
+                "recovery starts its own broker; drop --broker"
+            );
             let dir = match &a.target.data_parent {
                 Some(p) => tempfile::tempdir_in(p),
                 None => tempfile::tempdir(),
@@ -78,7 +81,14 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             }
         };
         if !json && runs > 1 {
-            eprint!("{}", report::table(&format!("{name} (run {})", i + 1), &settings, std::slice::from_ref(&r)));
+            eprint!(
+                "{}",
+                report::table(
+                    &format!("{name} (run {})", i + 1),
+                    &settings,
+                    std::slice::from_ref(&r)
+                )
+            );
         }
         results.push(r);
     }

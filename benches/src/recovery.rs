@@ -30,7 +30,10 @@ pub struct RecoveryArgs {
 impl RecoveryArgs {
     /// One line describing the settings.
     pub fn settings(&self) -> String {
-        format!("records={} size={} batch={}", self.records, self.size, self.batch)
+        format!(
+            "records={} size={} batch={}",
+            self.records, self.size, self.batch
+        )
     }
 }
 
@@ -62,7 +65,10 @@ pub fn prepare(args: &RecoveryArgs, dir: &std::path::Path) -> anyhow::Result<u64
         }
     }
     bar.finish_and_clear();
-    anyhow::ensure!(p.segment_count() == 1, "the log rolled; raise segment_bytes");
+    anyhow::ensure!(
+        p.segment_count() == 1,
+        "the log rolled; raise segment_bytes"
+    );
     let size = p.size_bytes();
     // No close(): what is on disk is what a killed broker leaves.
     drop(p);
@@ -72,15 +78,28 @@ pub fn prepare(args: &RecoveryArgs, dir: &std::path::Path) -> anyhow::Result<u64
 
 /// One start on the prepared directory: spawn, wait until it listens, read
 /// its memory, `kill -9` it.
-pub fn run_once(args: &RecoveryArgs, dir: &std::path::Path, segment_bytes: u64) -> anyhow::Result<Run> {
-    let process = Target::spawn(&args.target, dir, "127.0.0.1:0", &["--set", "verify_sealed=background"])?;
+pub fn run_once(
+    args: &RecoveryArgs,
+    dir: &std::path::Path,
+    segment_bytes: u64,
+) -> anyhow::Result<Run> {
+    let process = Target::spawn(
+        &args.target,
+        dir,
+        "127.0.0.1:0",
+        &["--set", "verify_sealed=background"],
+    )?;
     let startup = process.startup;
     let usage = process.usage();
     // The broker logs how long opening (recovering) the log took.
-    let recovery_ms = process
-        .stderr()
-        .iter()
-        .find_map(|l| l.split("elapsed_ms=").nth(1)?.split_whitespace().next()?.parse::<f64>().ok());
+    let recovery_ms = process.stderr().iter().find_map(|l| {
+        l.split("elapsed_ms=")
+            .nth(1)?
+            .split_whitespace()
+            .next()?
+            .parse::<f64>()
+            .ok()
+    });
     process.kill9();
     let mut r = Run::default();
     r.add("segment", segment_bytes as f64 / 1e6, "MB");
@@ -89,7 +108,11 @@ pub fn run_once(args: &RecoveryArgs, dir: &std::path::Path, segment_bytes: u64) 
         r.add("log_open", ms / 1000.0, "s");
     }
     if let Some(u) = usage {
-        r.add("peak_rss", u.peak_rss_bytes as f64 / (1 << 20) as f64, "MiB");
+        r.add(
+            "peak_rss",
+            u.peak_rss_bytes as f64 / (1 << 20) as f64,
+            "MiB",
+        );
     }
     Ok(r)
 }

@@ -29,7 +29,10 @@ impl Run {
 
     /// A figure's value by name.
     pub fn get(&self, name: &str) -> Option<f64> {
-        self.figures.iter().find(|f| f.name == name).map(|f| f.value)
+        self.figures
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.value)
     }
 }
 
@@ -85,7 +88,10 @@ pub fn table(title: &str, settings: &str, runs: &[Run]) -> String {
     for f in &first.figures {
         let label = format!("{} ({})", f.name, f.unit);
         let _ = write!(out, "{label:<name_w$}");
-        let values: Vec<f64> = runs.iter().map(|r| r.get(f.name).unwrap_or(f64::NAN)).collect();
+        let values: Vec<f64> = runs
+            .iter()
+            .map(|r| r.get(f.name).unwrap_or(f64::NAN))
+            .collect();
         if runs.len() > 1 {
             for v in &values {
                 let _ = write!(out, " {:>10}", fmt_value(*v));
@@ -115,7 +121,10 @@ pub fn json(scenario: &str, settings: serde_json::Value, runs: &[Run]) -> serde_
                 .figures
                 .iter()
                 .map(|f| {
-                    let vals: Vec<f64> = runs.iter().map(|r| r.get(f.name).unwrap_or(f64::NAN)).collect();
+                    let vals: Vec<f64> = runs
+                        .iter()
+                        .map(|r| r.get(f.name).unwrap_or(f64::NAN))
+                        .collect();
                     (f.name.to_owned(), json_num(median(&vals)))
                 })
                 .collect(),

@@ -33,13 +33,7 @@ pub struct RttArgs {
 
 impl RttArgs {
     fn ack(&self) -> anyhow::Result<Ack> {
-        match self.acks.as_deref() {
-            Some("durable") => Ok(Ack::Durable),
-            Some("written") => Ok(Ack::Written),
-            Some(other) => bail!("--acks: expected durable or written, got {other:?}"),
-            None if self.target.fsync == "never" => Ok(Ack::Written),
-            None => Ok(Ack::Durable),
-        }
+        crate::target::parse_ack(self.acks.as_deref(), &self.target.fsync)
     }
 
     /// One line describing the settings.
@@ -109,13 +103,21 @@ pub async fn run_once(args: &RttArgs, run: usize) -> anyhow::Result<Run> {
     producer.close().await;
     target.stop()?;
     let mut r = Run::default();
-    r.add("rate", args.messages as f64 / elapsed.as_secs_f64(), "msgs/s");
+    r.add(
+        "rate",
+        args.messages as f64 / elapsed.as_secs_f64(),
+        "msgs/s",
+    );
     r.add("p50", hist.value_at_quantile(0.50) as f64 / 1000.0, "µs");
     r.add("p99", hist.value_at_quantile(0.99) as f64 / 1000.0, "µs");
     r.add("p999", hist.value_at_quantile(0.999) as f64 / 1000.0, "µs");
     r.add("max", hist.max() as f64 / 1000.0, "µs");
     if let (Some(a), Some(b)) = (before, after) {
-        r.add("broker_cpu_per_msg", (b.cpu_seconds - a.cpu_seconds) / args.messages as f64 * 1e6, "µs");
+        r.add(
+            "broker_cpu_per_msg",
+            (b.cpu_seconds - a.cpu_seconds) / args.messages as f64 * 1e6,
+            "µs",
+        );
     }
     Ok(r)
 }

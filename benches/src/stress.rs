@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use hermit_client::crypto::{Identity, Opener, PublicKey, Sealer};
 use hermit_client::{
     Ack, Client, ClientOptions, Consumer, ConsumerOptions, Producer, ProducerOptions, StartFrom,
@@ -50,7 +50,9 @@ impl std::str::FromStr for Seal {
                 .and_then(|n| n.parse::<usize>().ok())
                 .filter(|n| (1..=4096).contains(n))
                 .map(Seal::Multi)
-                .ok_or_else(|| format!("expected none, direct or multi:N (1..=4096), got {other:?}")),
+                .ok_or_else(|| {
+                    format!("expected none, direct or multi:N (1..=4096), got {other:?}")
+                }),
         }
     }
 }
@@ -95,13 +97,7 @@ pub struct StressArgs {
 
 impl StressArgs {
     fn ack(&self) -> anyhow::Result<Ack> {
-        match self.acks.as_deref() {
-            Some("durable") => Ok(Ack::Durable),
-            Some("written") => Ok(Ack::Written),
-            Some(other) => bail!("--acks: expected durable or written, got {other:?}"),
-            None if self.target.fsync == "never" => Ok(Ack::Written),
-            None => Ok(Ack::Durable),
-        }
+        crate::target::parse_ack(self.acks.as_deref(), &self.target.fsync)
     }
 
     /// One line describing the settings.
@@ -201,7 +197,8 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
         let sealed = args.seal != Seal::None;
         let (topic, received, bar) = (topic.clone(), received.clone(), bar.clone());
         Some(tokio::spawn(async move {
-            let mut hist = hdrhistogram::Histogram::<u64>::new(3).expect("3 significant figures are valid");
+            let mut hist =
+                hdrhistogram::Histogram::<u64>::new(3).expect("3 significant figures are valid");
             let mut plain = Vec::with_capacity(1024);
             let mut n = 0u64;
             let mut now = 0u64;
@@ -216,7 +213,11 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
                 } else {
                     &rec.value
                 };
-                let sent = u64::from_be_bytes(body[..8].try_into().context("record shorter than its timestamp")?);
+                let sent = u64::from_be_bytes(
+                    body[..8]
+                        .try_into()
+                        .context("record shorter than its timestamp")?,
+                );
                 // Reading the clock costs as much as handling a record: read
                 // it every 16 records (they arrive microseconds apart).
                 if n % 16 == 0 {
@@ -255,7 +256,8 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
             let producer = Producer::new(&client, options);
             let mut sealer = Sealer::new(sender)?;
             let mut record = template(size);
-            let mut last_of_batch = Vec::with_capacity((messages / u64::from(batch.max(1)) + 1) as usize);
+            let mut last_of_batch =
+                Vec::with_capacity((messages / u64::from(batch.max(1)) + 1) as usize);
             for i in 0..messages {
                 // The send time, refreshed every 16 records (sends are
                 // ~100 ns apart; the clock costs about as much as a send).
@@ -267,14 +269,18 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
                     Seal::Direct => {
                         producer
                             .send_with(&topic, b"", size + 56, |buf| {
-                                sealer.seal_direct_into(&topic, &recipients[0], &record, buf).map(|_| ())
+                                sealer
+                                    .seal_direct_into(&topic, &recipients[0], &record, buf)
+                                    .map(|_| ())
                             })
                             .await?
                     }
                     Seal::Multi(n) => {
                         producer
                             .send_with(&topic, b"", size + 86 + 56 * n, |buf| {
-                                sealer.seal_multi_into(&topic, &recipients, &record, buf).map(|_| ())
+                                sealer
+                                    .seal_multi_into(&topic, &recipients, &record, buf)
+                                    .map(|_| ())
                             })
                             .await?
                     }
@@ -285,7 +291,8 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
             }
             producer.flush().await;
             for d in last_of_batch {
-                d.await.with_context(|| format!("producer {p}: a batch was not acknowledged"))?;
+                d.await
+                    .with_context(|| format!("producer {p}: a batch was not acknowledged"))?;
             }
             let done = start.elapsed();
             producer.close().await;
@@ -312,21 +319,45 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     let secs = producer_time.as_secs_f64();
     r.add("producer_time", secs, "s");
     r.add("producer_rate", total as f64 / secs / 1e6, "M msgs/s");
-    r.add("payload_rate", total as f64 * args.size as f64 / secs / 1e6, "MB/s");
+    r.add(
+        "payload_rate",
+        total as f64 * args.size as f64 / secs / 1e6,
+        "MB/s",
+    );
     if stored_bytes > 0 {
         r.add("stored_rate", stored_bytes as f64 / secs / 1e6, "MB/s");
     }
     if let Some((elapsed, hist)) = consumed {
-        r.add("consumer_rate", total as f64 / elapsed.as_secs_f64() / 1e6, "M msgs/s");
-        r.add("e2e_p50", hist.value_at_quantile(0.50) as f64 / 1000.0, "ms");
-        r.add("e2e_p99", hist.value_at_quantile(0.99) as f64 / 1000.0, "ms");
-        r.add("e2e_p999", hist.value_at_quantile(0.999) as f64 / 1000.0, "ms");
+        r.add(
+            "consumer_rate",
+            total as f64 / elapsed.as_secs_f64() / 1e6,
+            "M msgs/s",
+        );
+        r.add(
+            "e2e_p50",
+            hist.value_at_quantile(0.50) as f64 / 1000.0,
+            "ms",
+        );
+        r.add(
+            "e2e_p99",
+            hist.value_at_quantile(0.99) as f64 / 1000.0,
+            "ms",
+        );
+        r.add(
+            "e2e_p999",
+            hist.value_at_quantile(0.999) as f64 / 1000.0,
+            "ms",
+        );
     }
     if let (Some(a), Some(b)) = (usage_before, usage_after) {
         let cpu = b.cpu_seconds - a.cpu_seconds;
         r.add("broker_cpu", cpu, "s");
         r.add("broker_cpu_per_M", cpu / (total as f64 / 1e6), "s");
-        r.add("broker_peak_rss", b.peak_rss_bytes as f64 / (1 << 20) as f64, "MiB");
+        r.add(
+            "broker_peak_rss",
+            b.peak_rss_bytes as f64 / (1 << 20) as f64,
+            "MiB",
+        );
     }
     Ok(r)
 }

@@ -16,7 +16,12 @@ pub struct TargetArgs {
     /// Use this running broker (`host:port`, `hermit://…`, or `nats://…`)
     /// instead of starting one; broker CPU and memory are then not reported
     /// unless --broker-pid is given.
-    #[arg(long, value_name = "ADDR", env = "HERMIT_BROKER", conflicts_with = "embedded")]
+    #[arg(
+        long,
+        value_name = "ADDR",
+        env = "HERMIT_BROKER",
+        conflicts_with = "embedded"
+    )]
     pub broker: Option<String>,
     /// The pid of the --broker process, to report its CPU time and memory.
     #[arg(long, value_name = "PID", requires = "broker")]
@@ -90,9 +95,8 @@ impl Target {
         };
         let mut flags = vec!["--fsync", args.fsync.as_str()];
         flags.extend_from_slice(extra);
-        BrokerProcess::start(&bin, dir, listen, &flags, Duration::from_secs(600)).map_err(|lines| {
-            anyhow::anyhow!("the broker did not start:\n{}", lines.join("\n"))
-        })
+        BrokerProcess::start(&bin, dir, listen, &flags, Duration::from_secs(600))
+            .map_err(|lines| anyhow::anyhow!("the broker did not start:\n{}", lines.join("\n")))
     }
 
     /// The address clients connect to.
@@ -119,6 +123,19 @@ impl Target {
             drop(dir);
         }
         Ok(())
+    }
+}
+
+/// The ack to ask for: as given, or durable unless the broker never fsyncs
+/// (it refuses durable acks then).
+pub fn parse_ack(acks: Option<&str>, fsync: &str) -> anyhow::Result<hermit_client::Ack> {
+    use hermit_client::Ack;
+    match acks {
+        Some("durable") => Ok(Ack::Durable),
+        Some("written") => Ok(Ack::Written),
+        Some(other) => anyhow::bail!("--acks: expected durable or written, got {other:?}"),
+        None if fsync == "never" => Ok(Ack::Written),
+        None => Ok(Ack::Durable),
     }
 }
 
