@@ -88,7 +88,7 @@ pub async fn run_once(args: &CatchupArgs, run: usize) -> anyhow::Result<Run> {
     let bar = progress(records, "loading");
     for i in 0..records {
         producer.send(&topic, b"", &record).await?;
-        if i % 4096 == 0 {
+        if i.is_multiple_of(4096) {
             bar.set_position(i);
         }
     }

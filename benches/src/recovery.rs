@@ -60,7 +60,7 @@ pub fn prepare(args: &RecoveryArgs, dir: &std::path::Path) -> anyhow::Result<u64
     let batch = b.finish(1_700_000_000_000_000_000)?;
     for i in 0..batches {
         p.append(&batch)?;
-        if i % 65536 == 0 {
+        if i.is_multiple_of(65536) {
             bar.set_position(i);
         }
     }

@@ -93,7 +93,7 @@ pub async fn run_once(args: &RttArgs, run: usize) -> anyhow::Result<Run> {
             other => bail!("--api: expected producer or client, got {other:?}"),
         }
         let _ = hist.record(t.elapsed().as_nanos() as u64);
-        if i % 1024 == 0 {
+        if i.is_multiple_of(1024) {
             bar.set_position(i);
         }
     }

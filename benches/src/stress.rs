@@ -220,12 +220,12 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
                 );
                 // Reading the clock costs as much as handling a record: read
                 // it every 16 records (they arrive microseconds apart).
-                if n % 16 == 0 {
+                if n.is_multiple_of(16) {
                     now = base.elapsed().as_nanos() as u64;
                 }
                 let _ = hist.record(now.saturating_sub(sent) / 1000);
                 n += 1;
-                if n % 8192 == 0 {
+                if n.is_multiple_of(8192) {
                     received.store(n, Ordering::Relaxed);
                     bar.set_position(n);
                 }
@@ -261,7 +261,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
             for i in 0..messages {
                 // The send time, refreshed every 16 records (sends are
                 // ~100 ns apart; the clock costs about as much as a send).
-                if i % 16 == 0 {
+                if i.is_multiple_of(16) {
                     record[..8].copy_from_slice(&(base.elapsed().as_nanos() as u64).to_be_bytes());
                 }
                 let delivery = match seal {
