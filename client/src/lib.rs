@@ -4,8 +4,13 @@
 //! The data path, from the application to the socket and back:
 //! - [`client`]: [`Client`], a cloneable handle on one multiplexed connection
 //!   (reconnects with backoff) with one async method per protocol operation.
-//! - `connection` (internal): one TCP connection — hello, a writer task (one vectored
-//!   write per wake-up), a reader task matching answers by correlation id.
+//! - [`transport`]: what is behind a [`Client`], chosen by the URL given to
+//!   [`Client::connect`]: a HermitMQ broker (`hermit://host:port` or
+//!   `host:port`, the default) or NATS JetStream (`nats://…`, cargo feature
+//!   `nats`; see `docs/SCALE-OUT.md`).
+//! - `connection` (internal): one TCP connection to a HermitMQ broker — hello,
+//!   a writer task (one vectored write per wake-up), a reader task matching
+//!   answers by correlation id.
 //! - [`producer`]: [`Producer`] — linger/batch accumulators written in place,
 //!   many batches in flight, retries without reordering, bounded memory.
 //! - [`partitioner`]: key hash → partition, keyless records round robin.
@@ -32,6 +37,7 @@ pub mod partitioner;
 pub mod producer;
 pub mod records;
 pub mod sealed;
+pub mod transport;
 
 pub use client::{Client, ClientOptions};
 pub use consumer::{Consumer, ConsumerOptions, Fallback, ResetPolicy, StartFrom};
@@ -44,3 +50,4 @@ pub use sealed::{
     OpenedRecord, Plaintext, Received, RecordErrorKind, SealedConsumer, SealedDelivery,
     SealedError, SealedGroup, SealedProducer, SealedProducerOptions, SealedRecordError,
 };
+pub use transport::{Endpoint, NatsOptions, TransportKind};

@@ -54,9 +54,10 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, mpsc};
 use tokio::time::Instant;
 
 use crate::client::Client;
-use crate::connection::{Completion, Conn, Reply, ReplyTo, Token, produce_head};
+use crate::connection::{Completion, Reply, ReplyTo, Token, produce_head};
 use crate::error::ClientError;
 use crate::partitioner::{next_round_robin, partition_for_key};
+use crate::transport::Link;
 
 /// Producer settings. Each field's doc ends with its default.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -841,6 +842,7 @@ struct Flight {
 /// The sender task's view of one partition.
 struct PartQ {
     topic: Arc<str>,
+    /// The HermitMQ produce frame head, shared by every batch of the partition.
     head: Bytes,
     /// Waiting to be sent, in order (retries go back to the front).
     queue: VecDeque<Ready>,
@@ -865,7 +867,7 @@ struct Sender {
     index: HashMap<(Arc<str>, u32), usize>,
     runnable: VecDeque<usize>,
     in_flight: usize,
-    conn: Option<Arc<Conn>>,
+    conn: Option<Link>,
     /// After a failed connect, no new attempt before this.
     conn_retry_at: Option<Instant>,
     last_error: Option<ClientError>,
@@ -1071,7 +1073,7 @@ impl Sender {
             }
             let conn = match self.conn.as_ref().filter(|c| c.is_usable()) {
                 Some(c) => c.clone(),
-                None => match self.shared.client.conn().await {
+                None => match self.shared.client.link().await {
                     Ok(c) => {
                         self.conn = Some(c.clone());
                         c
@@ -1086,7 +1088,7 @@ impl Sender {
                     }
                 },
             };
-            if !self.parts[pidx].in_flight.is_empty() && self.parts[pidx].conn_id != conn.id {
+            if !self.parts[pidx].in_flight.is_empty() && self.parts[pidx].conn_id != conn.id() {
                 // Batches of this partition are still out on an older
                 // connection: wait for their outcome before sending more.
                 self.runnable.pop_front();
@@ -1108,19 +1110,23 @@ impl Sender {
             p.runnable = false;
             let ready = p.queue.pop_front().expect("invariant: checked non-empty");
             let token = Token(pidx as u64, ready.seq);
-            let sent = conn.submit(
-                p.head.clone(),
-                Some(ready.body.clone()),
-                ReplyTo::Channel {
-                    tx: self.done_tx.clone(),
-                    token,
-                },
-                Some(permit),
-                Duration::ZERO,
-            );
+            let reply = ReplyTo::Channel {
+                tx: self.done_tx.clone(),
+                token,
+            };
+            let sent = match &conn {
+                Link::Hermit(c) => c.submit(
+                    p.head.clone(),
+                    Some(ready.body.clone()),
+                    reply,
+                    Some(permit),
+                    Duration::ZERO,
+                ),
+            };
+            let p = &mut self.parts[pidx];
             match sent {
                 Ok(()) => {
-                    p.conn_id = conn.id;
+                    p.conn_id = conn.id();
                     let sent_no = p.next_sent_no;
                     p.next_sent_no += 1;
                     p.in_flight.push_back(Flight { sent_no, ready });

@@ -1,0 +1,328 @@
+//! The HermitMQ transport: one multiplexed connection to a broker (see
+//! `connection`), reopened with backoff when it dies, and one method per
+//! protocol operation.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use bytes::Bytes;
+use hermit_protocol::frame::{Commit, Committed, CreateTopic, Fetch, TopicMetadata, TopicSettings};
+use hermit_protocol::{Ack, Request, WireError};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
+use tokio::time::Instant;
+
+use crate::client::{ClientOptions, group_name, topic_name};
+use crate::connection::{self, Conn, Reply, ReplyTo};
+use crate::error::ClientError;
+use crate::records::FetchResponse;
+
+/// A connection that lived this long before dying resets the reconnect backoff.
+const STABLE_AFTER: Duration = Duration::from_secs(1);
+
+/// Reconnect state, behind the connect lock so one task connects at a time.
+struct Backoff {
+    delay: Duration,
+    not_before: Option<Instant>,
+    /// Bumped on every attempt, so callers that queued behind a failed
+    /// attempt share its error instead of each waiting out a backoff.
+    attempts: u64,
+    last_error: Option<ClientError>,
+    /// Id of the last dead connection whose lifetime was taken into account.
+    judged: u64,
+}
+
+/// The connection manager shared by every clone of a HermitMQ [`crate::Client`].
+pub(crate) struct Hermit {
+    /// `host:port` (without a `hermit://` scheme).
+    addr: String,
+    opts: ClientOptions,
+    /// The connection in use; a std mutex, held only to clone or replace the Arc.
+    current: Mutex<Option<Arc<Conn>>>,
+    /// Serializes (re)connects.
+    connect: tokio::sync::Mutex<Backoff>,
+    /// Attempt counter readable without the connect lock.
+    attempts: AtomicU64,
+    /// Bounds requests in flight across reconnects.
+    pub(crate) permits: Arc<Semaphore>,
+    /// Connections opened so far (ids; also a test and metrics hook).
+    opened: AtomicU64,
+}
+
+impl Drop for Hermit {
+    fn drop(&mut self) {
+        let current = self
+            .current
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(c) = current {
+            c.close("client dropped");
+        }
+    }
+}
+
+fn unexpected(reply: &Reply) -> ClientError {
+    tracing::warn!(?reply, "answer of the wrong kind");
+    ClientError::Protocol(WireError::InvalidField {
+        field: "response op",
+        value: 0,
+    })
+}
+
+impl Hermit {
+    /// Open the first connection to `addr` (`host:port`).
+    pub(crate) async fn connect(
+        addr: String,
+        options: ClientOptions,
+    ) -> Result<Hermit, ClientError> {
+        let permits = Arc::new(Semaphore::new(options.max_in_flight.max(1)));
+        let h = Hermit {
+            addr,
+            connect: tokio::sync::Mutex::new(Backoff {
+                delay: options.reconnect_backoff,
+                not_before: None,
+                attempts: 0,
+                last_error: None,
+                judged: 0,
+            }),
+            opts: options,
+            current: Mutex::new(None),
+            attempts: AtomicU64::new(0),
+            permits,
+            opened: AtomicU64::new(0),
+        };
+        h.conn().await?;
+        Ok(h)
+    }
+
+    pub(crate) fn connections_opened(&self) -> u64 {
+        self.opened.load(Ordering::Relaxed)
+    }
+
+    fn current_usable(&self) -> Option<Arc<Conn>> {
+        let cur = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        cur.as_ref().filter(|c| c.is_usable()).cloned()
+    }
+
+    /// The usable connection, opening one if needed (waiting out the backoff
+    /// left by a failed attempt first).
+    pub(crate) async fn conn(&self) -> Result<Arc<Conn>, ClientError> {
+        if let Some(c) = self.current_usable() {
+            return Ok(c);
+        }
+        let seen = self.attempts.load(Ordering::Acquire);
+        let mut backoff = self.connect.lock().await;
+        if let Some(c) = self.current_usable() {
+            return Ok(c);
+        }
+        if backoff.attempts != seen
+            && let Some(e) = &backoff.last_error
+        {
+            // An attempt made while we queued just failed: share its verdict.
+            return Err(e.clone());
+        }
+        let previous = self
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(prev) = previous.filter(|p| p.id != backoff.judged) {
+            // Judge each dead connection once, not on every attempt after it.
+            backoff.judged = prev.id;
+            if prev.opened_at.elapsed() < STABLE_AFTER {
+                // It died young (e.g. TooManyConnections right after the
+                // hello): back off as after a failed connect, or a refusing
+                // broker would see a tight reconnect loop.
+                let not_before = Instant::now() + backoff.delay;
+                backoff.not_before =
+                    Some(backoff.not_before.map_or(not_before, |t| t.max(not_before)));
+                backoff.delay = (backoff.delay * 2).min(self.opts.reconnect_backoff_max);
+            } else {
+                backoff.delay = self.opts.reconnect_backoff;
+            }
+        }
+        if let Some(t) = backoff.not_before {
+            tokio::time::sleep_until(t).await;
+        }
+        backoff.attempts += 1;
+        self.attempts.store(backoff.attempts, Ordering::Release);
+        let id = self.opened.load(Ordering::Relaxed) + 1;
+        let o = &self.opts;
+        match connection::open(
+            &self.addr,
+            id,
+            o.connect_timeout,
+            o.request_timeout,
+            o.max_response_bytes,
+        )
+        .await
+        {
+            Ok(conn) => {
+                self.opened.store(id, Ordering::Relaxed);
+                // The delay is reset once this connection proves stable (above).
+                backoff.not_before = None;
+                backoff.last_error = None;
+                let old = self
+                    .current
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .replace(conn.clone());
+                drop(old); // A draining connection lives on until its answers are in.
+                tracing::debug!(addr = %self.addr, id, "connected");
+                Ok(conn)
+            }
+            Err(e) => {
+                tracing::debug!(addr = %self.addr, error = %e, retry_in = ?backoff.delay, "connect failed");
+                backoff.not_before = Some(Instant::now() + backoff.delay);
+                backoff.delay = (backoff.delay * 2).min(o.reconnect_backoff_max);
+                backoff.last_error = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    async fn permit(&self) -> Result<OwnedSemaphorePermit, ClientError> {
+        self.permits
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| ClientError::Closed)
+    }
+
+    async fn call(
+        &self,
+        head: Bytes,
+        body: Option<Bytes>,
+        extra_wait: Duration,
+    ) -> Result<Reply, ClientError> {
+        let permit = self.permit().await?;
+        let conn = self.conn().await?;
+        let (tx, rx) = oneshot::channel();
+        conn.submit(head, body, ReplyTo::Oneshot(tx), Some(permit), extra_wait)?;
+        match rx.await {
+            Ok(r) => r,
+            Err(_) => Err(ClientError::lost(conn.addr(), "connection closed")),
+        }
+    }
+
+    pub(crate) async fn produce(
+        &self,
+        topic: &str,
+        partition: u32,
+        ack: Ack,
+        batch: Bytes,
+    ) -> Result<u64, ClientError> {
+        topic_name(topic)?;
+        let head = connection::produce_head(topic, partition, ack)?;
+        match self.call(head, Some(batch), Duration::ZERO).await? {
+            Reply::Produce { base_offset } => Ok(base_offset),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub(crate) async fn fetch(
+        &self,
+        topic: &str,
+        partition: u32,
+        offset: u64,
+        max_bytes: u32,
+        max_wait: Duration,
+    ) -> Result<FetchResponse, ClientError> {
+        let max_wait_ms = u32::try_from(max_wait.as_millis()).unwrap_or(u32::MAX);
+        let head = connection::encode_control(&Request::Fetch(Fetch {
+            topic: topic_name(topic)?,
+            partition,
+            offset,
+            max_bytes,
+            max_wait_ms,
+        }))?;
+        match self.call(head, None, max_wait).await? {
+            Reply::Fetch(mut f) => {
+                f.topic = Arc::from(topic);
+                f.partition = partition;
+                Ok(f)
+            }
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub(crate) async fn commit(
+        &self,
+        group: &str,
+        topic: &str,
+        partition: u32,
+        offset: u64,
+    ) -> Result<(), ClientError> {
+        let head = connection::encode_control(&Request::Commit(Commit {
+            group: group_name(group)?,
+            topic: topic_name(topic)?,
+            partition,
+            offset,
+        }))?;
+        match self.call(head, None, Duration::ZERO).await? {
+            Reply::Commit => Ok(()),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub(crate) async fn committed(
+        &self,
+        group: &str,
+        topic: &str,
+        partition: u32,
+    ) -> Result<Option<u64>, ClientError> {
+        let head = connection::encode_control(&Request::Committed(Committed {
+            group: group_name(group)?,
+            topic: topic_name(topic)?,
+            partition,
+        }))?;
+        match self.call(head, None, Duration::ZERO).await? {
+            Reply::Committed(o) => Ok(o),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub(crate) async fn metadata(
+        &self,
+        topic: Option<&str>,
+    ) -> Result<Vec<TopicMetadata>, ClientError> {
+        let topic = topic.map(topic_name).transpose()?;
+        let head = connection::encode_control(&Request::Metadata(topic))?;
+        match self.call(head, None, Duration::ZERO).await? {
+            Reply::Metadata(t) => Ok(t),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub(crate) async fn create_topic(
+        &self,
+        topic: &str,
+        settings: TopicSettings,
+    ) -> Result<(), ClientError> {
+        let head = connection::encode_control(&Request::CreateTopic(CreateTopic {
+            topic: topic_name(topic)?,
+            settings,
+        }))?;
+        match self.call(head, None, Duration::ZERO).await? {
+            Reply::CreateTopic => Ok(()),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub(crate) async fn delete_topic(&self, topic: &str) -> Result<(), ClientError> {
+        let head = connection::encode_control(&Request::DeleteTopic(topic_name(topic)?))?;
+        match self.call(head, None, Duration::ZERO).await? {
+            Reply::DeleteTopic => Ok(()),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub(crate) async fn ping(&self) -> Result<(), ClientError> {
+        let head = connection::encode_control(&Request::Ping)?;
+        match self.call(head, None, Duration::ZERO).await? {
+            Reply::Ping => Ok(()),
+            other => Err(unexpected(&other)),
+        }
+    }
+}
