@@ -5,7 +5,10 @@
 //! - [`hermit_bin`]: the path of a freshly built `hermit` (built once per run).
 //! - [`start_broker`]: a `hermit broker` child process ([`BrokerProcess`],
 //!   shared with `hermit bench`) on a temp data dir.
-//! - [`run_hermit`]: run any other `hermit` command and capture its output.
+//! - [`run_hermit`]: run any other `hermit` command and capture its output;
+//!   [`run_hermit_without_tty`] with no terminal to ask a password on;
+//!   [`spawn_hermit`] + [`wait_output`] for long-running ones (`consume`).
+//! - [`keygen`]: a key pair made by `hermit keygen` under [`PASSWORD`].
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -75,4 +78,103 @@ pub fn start_broker(data_dir: &Path, listen: &str, extra: &[&str]) -> BrokerProc
         Duration::from_secs(60),
     )
     .unwrap_or_else(|lines| panic!("the broker did not start:\n{}", lines.join("\n")))
+}
+
+/// The password every key made by [`keygen`] is wrapped under.
+pub const PASSWORD: &str = "correct horse battery staple";
+
+/// Make a key pair with `hermit keygen --out DIR/NAME.key` (password from
+/// `HERMIT_PASSWORD`, never an argument); returns the key file and the
+/// `.pub` file it wrote beside it.
+pub fn keygen(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let key = dir.join(format!("{name}.key"));
+    let out = run_hermit(
+        &["keygen", "--out", path_str(&key)],
+        b"",
+        &[("HERMIT_PASSWORD", PASSWORD)],
+    );
+    assert!(
+        out.status.success(),
+        "hermit keygen failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (key, dir.join(format!("{name}.pub")))
+}
+
+/// A path as `&str` (test paths are UTF-8).
+pub fn path_str(p: &Path) -> &str {
+    p.to_str().expect("test paths are UTF-8")
+}
+
+/// Like [`run_hermit`], but in a new session without a controlling
+/// terminal, so a command that would ask for a password on `/dev/tty`
+/// fails instead of waiting for a person (when the tests run from a shell).
+pub fn run_hermit_without_tty(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    use std::io::Write;
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(hermit_bin());
+    cmd.args(args)
+        .env_remove("HERMIT_PASSWORD")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            rustix::process::setsid()
+                .map(drop)
+                .map_err(std::io::Error::from)
+        });
+    }
+    let mut child = cmd.spawn().expect("spawn hermit");
+    let mut input = child.stdin.take().expect("piped stdin");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("wait for hermit");
+    let _ = writer.join();
+    out
+}
+
+/// A long-running `hermit` command (e.g. `consume`) with piped stdout and
+/// stderr and no stdin.
+pub fn spawn_hermit(args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+    let mut cmd = Command::new(hermit_bin());
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.spawn().expect("spawn hermit")
+}
+
+/// Wait for `child` to exit by itself and collect its output; kill it and
+/// panic if it is still running after `limit` (a hung test fails instead
+/// of hanging the suite).
+pub fn wait_output(child: std::process::Child, limit: Duration) -> Output {
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.expect("wait for hermit"),
+        Err(_) => {
+            if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+            let out = rx.recv().ok().and_then(Result::ok);
+            panic!(
+                "hermit (pid {pid}) still running after {limit:?}; stderr:\n{}",
+                out.map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+                    .unwrap_or_default()
+            );
+        }
+    }
 }
