@@ -36,6 +36,7 @@ pub mod seal;
 pub mod seq;
 pub mod signing;
 
+mod fxhash;
 mod pairwise;
 mod reader;
 mod rng;

@@ -20,7 +20,7 @@
 //! output buffer. Legacy (compatibility) records — the JSON `{"iv", "data"}` of
 //! the browser `ChatCrypto` — are refused unless [`Opener::allow_legacy`] is set.
 
-use std::collections::HashMap;
+use super::fxhash::FxMap;
 use std::fmt;
 
 use aes_gcm::aead::inout::InOutBuf;
@@ -241,9 +241,9 @@ struct Stream {
 /// Opens records addressed to one identity. See the [module docs](self).
 pub struct Opener {
     identity: Identity,
-    peers: HashMap<Kid, Peer>,
+    peers: FxMap<Kid, Peer>,
     /// topic → sender fingerprint → state; nested so look-ups borrow the topic.
-    streams: HashMap<String, HashMap<Fingerprint, Stream>>,
+    streams: FxMap<String, FxMap<Fingerprint, Stream>>,
     allow_legacy: bool,
     require_signatures: bool,
 }
@@ -291,8 +291,8 @@ impl Opener {
     pub fn new(identity: Identity) -> Self {
         Self {
             identity,
-            peers: HashMap::new(),
-            streams: HashMap::new(),
+            peers: FxMap::default(),
+            streams: FxMap::default(),
             allow_legacy: false,
             require_signatures: false,
         }

@@ -13,7 +13,7 @@
 //! callers that seal billions of records to one peer across restarts persist it
 //! with [`Sealer::direct_seals`] / [`Sealer::restore_direct_seals`].
 
-use std::collections::HashMap;
+use super::fxhash::FxMap;
 use std::collections::hash_map::Entry;
 use std::fmt;
 use std::sync::Arc;
@@ -189,7 +189,7 @@ struct DirectSlot {
 struct TopicState {
     seq: SeqGen,
     multi_ctx: [u8; 32],
-    direct: HashMap<Fingerprint, DirectSlot>,
+    direct: FxMap<Fingerprint, DirectSlot>,
 }
 
 impl TopicState {
@@ -198,7 +198,7 @@ impl TopicState {
             seq: SeqGen::new(),
             multi_ctx: envelope::ctx_digest(Mode::Multi, topic, own, None)
                 .ok_or(SealError::TopicTooLong { len: topic.len() })?,
-            direct: HashMap::new(),
+            direct: FxMap::default(),
         })
     }
 }
@@ -209,8 +209,8 @@ pub struct Sealer {
     rng: StdRng,
     signer: Option<SigningIdentity>,
     pad: bool,
-    pairs: HashMap<Fingerprint, Arc<PairState>>,
-    topics: HashMap<String, TopicState>,
+    pairs: FxMap<Fingerprint, Arc<PairState>>,
+    topics: FxMap<String, TopicState>,
     /// Reused across MULTI records to check recipient kids are distinct.
     scratch_kids: Vec<Kid>,
 }
@@ -229,7 +229,7 @@ impl fmt::Debug for Sealer {
 
 /// The cached pairwise state for `peer`, running ECDH the first time.
 fn pair_entry<'a>(
-    pairs: &'a mut HashMap<Fingerprint, Arc<PairState>>,
+    pairs: &'a mut FxMap<Fingerprint, Arc<PairState>>,
     identity: &Identity,
     peer: &PublicKey,
 ) -> &'a Arc<PairState> {
@@ -299,8 +299,8 @@ impl Sealer {
             rng: rng::seeded().map_err(|_| SealError::Rng)?,
             signer: None,
             pad: false,
-            pairs: HashMap::new(),
-            topics: HashMap::new(),
+            pairs: FxMap::default(),
+            topics: FxMap::default(),
             scratch_kids: Vec::new(),
         })
     }
