@@ -40,10 +40,15 @@ pub enum BenchCommand {
 
 /// Run a benchmark command and print its results.
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    // One round trip at a time gains nothing from a second thread but the
+    // cost of waking it; the other scenarios keep both cores busy.
+    let runtime = match &cmd {
+        BenchCommand::Rtt(_) => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+        _ => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
+    }
+    .context("cannot start the async runtime")?;
     let (name, settings, target, runs) = match &cmd {
         BenchCommand::Stress(a) => ("stress", a.settings(), &a.target, a.target.runs),
         BenchCommand::Catchup(a) => ("catchup", a.settings(), &a.target, a.target.runs),
