@@ -123,7 +123,7 @@ impl Drop for EchoOff<'_> {
 /// (`hermit consume … > out.jsonl`).
 fn ask_tty(prompt: &str) -> anyhow::Result<Password> {
     use rustix::termios::{LocalModes, OptionalActions, tcgetattr, tcsetattr};
-    let mut tty = std::fs::OpenOptions::new()
+    let tty = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .open("/dev/tty")
@@ -138,11 +138,14 @@ fn ask_tty(prompt: &str) -> anyhow::Result<Password> {
     quiet.local_modes.remove(LocalModes::ECHO);
     // Still echo the newline, so the next output starts on its own line.
     quiet.local_modes.insert(LocalModes::ECHONL);
-    tty.write_all(prompt.as_bytes())
-        .and_then(|()| tty.flush())
-        .context("cannot write to the terminal")?;
+    // Echo goes off before the prompt shows, so nothing typed after the
+    // prompt can be echoed (or discarded by the flush).
     tcsetattr(&tty, OptionalActions::Flush, &quiet).context("cannot turn off echo")?;
     let guard = EchoOff { tty: &tty, saved };
+    (&tty)
+        .write_all(prompt.as_bytes())
+        .and_then(|()| (&tty).flush())
+        .context("cannot write to the terminal")?;
     let mut raw = Zeroizing::new(Vec::new());
     BufReader::new(guard.tty)
         .take(MAX_LEN + 1)
