@@ -546,3 +546,98 @@ fn a_one_component_relative_data_dir_works() {
     let _ = child.wait();
     assert!(listening, "{}", seen.join("\n"));
 }
+
+/// `hermit keygen` on a terminal: the password is asked twice on the
+/// controlling terminal with echo off (the terminal shows the prompts, never
+/// the password), and the key opens with it afterwards.
+#[test]
+fn keygen_asks_twice_on_the_terminal_without_echo() {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    use std::io::Read as _;
+    use std::os::unix::process::CommandExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("tty.key");
+    let secret = "s3cret-typed-on-a-tty";
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let name = ptsname(&master, Vec::new()).unwrap();
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_str().unwrap())
+        .unwrap();
+    let mut cmd = Command::new(hermit_e2e_tests::hermit_bin());
+    cmd.args(["keygen", "--out", path_str(&key)])
+        .env_remove("HERMIT_PASSWORD")
+        .stdin(slave.try_clone().unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: setsid and the TIOCSCTTY ioctl are async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            rustix::process::setsid()?;
+            // stdin is the pty's slave: make it the controlling terminal.
+            rustix::process::ioctl_tiocsctty(std::io::stdin())?;
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().unwrap();
+    // Only the child may hold the slave, so the terminal closes when it exits.
+    drop(cmd);
+    drop(slave);
+
+    // Everything the terminal displays, read by a thread (reads block).
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let mut reader = std::fs::File::from(master.try_clone().unwrap());
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 1024];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut screen = Vec::new();
+    let wait_for = |needle: &str, screen: &mut Vec<u8>| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !String::from_utf8_lossy(screen).contains(needle) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(bytes) => screen.extend(bytes),
+                Err(_) => panic!(
+                    "no {needle:?} on the terminal; it shows {:?}",
+                    String::from_utf8_lossy(screen)
+                ),
+            }
+        }
+    };
+    let mut term = std::fs::File::from(master);
+    wait_for("New password", &mut screen);
+    term.write_all(format!("{secret}\n").as_bytes()).unwrap();
+    wait_for("Repeat the password", &mut screen);
+    term.write_all(format!("{secret}\n").as_bytes()).unwrap();
+    let out = hermit_e2e_tests::wait_output(child, Duration::from_secs(60));
+    assert_code(&out, 0);
+    // The rest of the screen: the reader ends once no one holds the slave.
+    loop {
+        match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(bytes) => screen.extend(bytes),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(e) => panic!("the terminal stays open after hermit exited: {e}"),
+        }
+    }
+    let shown = String::from_utf8_lossy(&screen);
+    assert!(
+        !shown.contains(secret),
+        "the password was echoed: {shown:?}"
+    );
+    assert!(stdout(&out).contains("fingerprint"), "{}", stdout(&out));
+    let unlocked = run_hermit(
+        &["key", "export", path_str(&key)],
+        b"",
+        &[("HERMIT_PASSWORD", secret)],
+    );
+    assert_code(&unlocked, 0);
+}
