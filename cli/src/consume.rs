@@ -60,7 +60,10 @@ pub struct ConsumeArgs {
     #[arg(long, short)]
     exit_on_end: bool,
     /// `text`: each plaintext and the delimiter; `jsonl`: one JSON object
-    /// per record (see docs); `raw`: plaintexts back to back.
+    /// per record (topic, partition, offset, timestamp in ms, sender
+    /// fingerprint, seq, mode, and `payload`, or `payload_b64` when the
+    /// plaintext is not UTF-8, or `error` for a record that failed to
+    /// open); `raw`: plaintexts back to back.
     #[arg(long, default_value = "text", value_parser = ["text", "jsonl", "raw"])]
     output: String,
     /// What follows each plaintext in `text` output: one byte, or `\n`, `\t`, `\0`.
