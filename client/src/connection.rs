@@ -72,7 +72,7 @@ pub(crate) enum ReplyTo {
 }
 
 impl ReplyTo {
-    fn deliver(self, r: Result<Reply, ClientError>) {
+    pub(crate) fn deliver(self, r: Result<Reply, ClientError>) {
         // A receiver that went away no longer wants the answer.
         match self {
             ReplyTo::Oneshot(tx) => {
@@ -361,6 +361,18 @@ impl Conn {
             }
             (None, None) => unreachable!("one of the two is set"),
         };
+        if corr != 0
+            && let Err(ClientError::Broker { status, .. }) = &result
+            && closes_connection(*status)
+        {
+            // The broker closes the connection after this refusal
+            // (docs/PROTOCOL.md §4): send nothing more on it, so that the
+            // next request goes to a new connection instead of being lost
+            // in the closing one.
+            self.drain(format!(
+                "the broker closes it after refusing a request ({status})"
+            ));
+        }
         match (corr, pending) {
             (0, _) => {
                 let why = match result {
@@ -378,6 +390,19 @@ impl Conn {
         }
         Ok(())
     }
+}
+
+/// Refusals after which the broker closes the connection (docs/PROTOCOL.md §4).
+fn closes_connection(status: Status) -> bool {
+    matches!(
+        status,
+        Status::InvalidTopicName
+            | Status::PayloadTooLarge
+            | Status::CorruptBatch
+            | Status::InvalidRequest
+            | Status::UnknownOp
+            | Status::KeyTooLarge
+    )
 }
 
 /// Decode a response frame into a [`Reply`] or the broker's error. `frame`,
