@@ -97,6 +97,27 @@ fn sealed_damage_tail_and_missing_index_are_told_apart_and_nothing_changes() {
 }
 
 #[test]
+fn damage_inside_the_active_segment_with_valid_batches_after_it_is_corruption() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, logs) = build(dir.path());
+    let last = logs.last().unwrap();
+    let mut bytes = std::fs::read(last).unwrap();
+    assert!(
+        bytes.len() > 200,
+        "the active segment holds several batches"
+    );
+    bytes[50] ^= 1; // inside its first batch
+    std::fs::write(last, &bytes).unwrap();
+    let report = check_dir(dir.path()).unwrap();
+    assert!(report.has_corruption(), "{report:?}");
+    let p = report.partitions.iter().find(|p| p.topic == "chk").unwrap();
+    assert!(matches!(
+        p.segments.last().unwrap().findings[..],
+        [Finding::Damaged { .. }]
+    ));
+}
+
+#[test]
 fn refuses_to_run_beside_a_live_broker() {
     let dir = tempfile::tempdir().unwrap();
     let _log = open(dir.path(), opts(600));

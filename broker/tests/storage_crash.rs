@@ -266,21 +266,59 @@ fn bits_at(i: u64) -> Vec<u8> {
 }
 
 #[test]
-fn bit_flip_in_an_active_batch_keeps_the_batches_before_it() {
+fn bit_flip_in_an_active_batch_with_batches_after_it_is_fenced_not_truncated() {
     let fx = build();
-    let inside = batches_in(&active_log(fx.dir.path()));
-    // A batch with batches before and after it in the active segment.
+    let active = active_log(fx.dir.path());
+    let inside = batches_in(&active);
+    let seg_base = inside[0].2;
+    // A batch with batches before and after it in the active segment: the
+    // batches after it were acknowledged, so damage here is not a torn
+    // tail; it is fenced like damage in a sealed segment and nothing after
+    // it is lost.
     let (pos, len, base) = inside[2];
+    let to = next_of(&fx.batch(base).1);
     for i in 0..len {
         for bit in bits_at(i) {
             let d = fx.copy();
             flip_bit(&active_log(d.path()), pos + i, bit);
-            assert_exact_prefix(
-                d.path(),
-                default_opts(),
-                &fx.before(base),
-                base,
-                i % 16 == 0,
+            let log = open(d.path(), default_opts());
+            let ranges = topic_part(&log).corrupt_ranges();
+            assert_eq!(ranges.len(), 1, "byte {i} bit {bit}: {ranges:?}");
+            assert_eq!(
+                (ranges[0].from_offset, ranges[0].to_offset),
+                (base, to),
+                "byte {i} bit {bit}"
+            );
+            assert_fenced(&fx, &log, seg_base, base, to);
+            // Writing goes on after the damaged (now sealed) segment.
+            let p = topic_part(&log);
+            let next = p.append(&batch(b"k", 1, 5, 99)).unwrap();
+            assert_eq!(next.base_offset, fx.next);
+            drop(p);
+            drop(log);
+            if i % 16 == 0 {
+                // And the fence survives a restart (now found by verification).
+                let log = open(
+                    d.path(),
+                    crash_opts(VerifySealed::Startup, RecoveryMode::TolerateTailCorruption),
+                );
+                assert_eq!(
+                    topic_part(&log).corrupt_ranges().len(),
+                    1,
+                    "byte {i} bit {bit}"
+                );
+                assert_eq!(topic_part(&log).high_watermark(), fx.next + 1);
+            }
+            // Absolute consistency refuses to start on it.
+            let d = fx.copy();
+            flip_bit(&active_log(d.path()), pos + i, bit);
+            assert!(
+                Log::open(
+                    d.path(),
+                    crash_opts(VerifySealed::Background, RecoveryMode::AbsoluteConsistency)
+                )
+                .is_err(),
+                "byte {i} bit {bit}"
             );
         }
     }

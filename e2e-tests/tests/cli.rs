@@ -517,13 +517,10 @@ fn completions_are_generated_for_every_shell() {
 }
 
 /// A relative data directory of one component (`--data-dir data`) must
-/// work like `./data`. It does not: the broker fsyncs the parent directory
-/// of what it creates, and `Path::new("data").parent()` is `Some("")`, not
-/// `None`, so `broker/src/log/fsutil.rs`'s `parent()` returns the empty
-/// path and the open fails with "open directory : No such file or
-/// directory". `--data-dir ./data` and the default `./hermit-data` work.
+/// work like `./data`. (It once did not: the broker fsyncs the parent
+/// directory of what it creates, and `Path::new("data").parent()` is
+/// `Some("")`, which names no directory.)
 #[test]
-#[ignore = "broker bug: `hermit broker --data-dir data` fails (fsutil::parent returns \"\" for a one-component relative path)"]
 fn a_one_component_relative_data_dir_works() {
     use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();

@@ -10,7 +10,7 @@ use hermit_protocol::RecordHeader;
 use super::error::{IoContext, Result, StorageError};
 use super::index::Index;
 use super::lock::DirLock;
-use super::reader::{Continuity, ScanOptions, SegmentReader};
+use super::reader::{self, Continuity, ScanOptions, SegmentReader};
 use super::segment::{self, HARD_MAX_BATCH, idx_name};
 use super::{CleanupName, TopicFile};
 
@@ -202,7 +202,18 @@ fn check_partition(
                 }
                 Ok(None) => break,
                 Err(StorageError::Corrupt { position, kind, .. }) => {
-                    findings.push(if last {
+                    // Damage in the last segment is a torn tail only if no
+                    // valid batch follows it (recovery applies the same rule).
+                    let valid_after = last
+                        && reader::find_resync(
+                            &file,
+                            &path,
+                            position + 1,
+                            size,
+                            reader.next_offset().unwrap_or(base),
+                        )?
+                        .is_some();
+                    findings.push(if last && !valid_after {
                         Finding::DamagedTail {
                             position,
                             bytes: size - position,

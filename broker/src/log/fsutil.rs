@@ -46,5 +46,22 @@ pub fn create_dir_durable(dir: &Path) -> Result<()> {
 
 /// The parent directory of a path inside the data directory.
 pub fn parent(path: &Path) -> &Path {
-    path.parent().unwrap_or(Path::new("."))
+    // `Path::new("data").parent()` is `Some("")`, which names no directory.
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parents_of_relative_paths_are_real_directories() {
+        assert_eq!(parent(Path::new("data")), Path::new("."));
+        assert_eq!(parent(Path::new("./data")), Path::new("."));
+        assert_eq!(parent(Path::new("a/b")), Path::new("a"));
+        assert_eq!(parent(Path::new("/")), Path::new("."));
+    }
 }

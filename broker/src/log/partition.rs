@@ -20,7 +20,7 @@ use tokio::sync::watch;
 use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
 use super::index::IndexBuilder;
-use super::reader::{Continuity, ScanOptions, SegmentReader};
+use super::reader::{self, Continuity, ScanOptions, SegmentReader};
 use super::segment::{
     self, HARD_MAX_BATCH, SealedSegment, SegmentFile, Verification, idx_name, log_name,
 };
@@ -242,9 +242,29 @@ impl Partition {
             let _ = last;
         }
         let active_base = bases.last().copied().unwrap_or(0);
-        let active = Self::recover_active(&dir, active_base, &opts, topic, id)?;
-        let next_offset = active.1;
-        let active = active.0;
+        let dense = policy.cleanup != Cleanup::Compact;
+        let (mut active, mut next_offset, bad) =
+            Self::recover_active(&dir, active_base, &opts, topic, id)?;
+        if !bad.is_empty() {
+            // Seal the damaged segment with its fenced ranges, so the sealed
+            // segments' fencing serves it, and write on in a fresh segment.
+            let idx_path = dir.join(idx_name(active.base));
+            let index = active.index.clone().finish();
+            index.write(&idx_path)?;
+            sealed.push(Arc::new(SealedSegment::sealed_with(
+                active.base,
+                next_offset,
+                active.size,
+                active.file.clone(),
+                idx_path,
+                index,
+                active.max_timestamp,
+                dense,
+                Verification { bad, index: None },
+            )));
+            let fresh = Self::recover_active(&dir, next_offset, &opts, topic, id)?;
+            (active, next_offset) = (fresh.0, fresh.1);
+        }
         let log_start = sealed.first().map_or(active.base, |s| s.base);
         let size = active.size;
         let visible = Visible {
@@ -275,17 +295,21 @@ impl Partition {
         Ok(Arc::new(p))
     }
 
-    /// Scan the active segment from its start, truncating a torn or corrupt
-    /// tail (or refusing, in absolute-consistency mode). Returns it and the
-    /// next offset. The recovered bytes are fsynced: after a crash they may
-    /// only have been in the page cache.
+    /// Scan the active segment from its start. A torn or corrupt *tail* —
+    /// damage with no valid batch after it, what a crash leaves — is
+    /// truncated (or refused, in absolute-consistency mode). Damage with
+    /// valid batches after it is not a crash artifact: those batches were
+    /// acknowledged, so nothing is truncated; the damaged ranges are
+    /// returned to be fenced. Returns the segment, the next offset and the
+    /// fenced ranges. The recovered bytes are fsynced: after a crash they
+    /// may only have been in the page cache.
     fn recover_active(
         dir: &Path,
         base: u64,
         opts: &LogOptions,
         topic: &str,
         id: u32,
-    ) -> Result<(Active, u64)> {
+    ) -> Result<(Active, u64, Vec<segment::BadRange>)> {
         let path = dir.join(log_name(base));
         let created = !path.exists();
         let file = open_rw(&path, true)?;
@@ -296,39 +320,67 @@ impl Partition {
         let mut index = IndexBuilder::new(base, opts.index_interval_bytes);
         let mut max_timestamp = 0;
         let mut buf = Vec::new();
-        let mut reader = SegmentReader::new(
-            &file,
-            &path,
-            0,
-            len,
-            ScanOptions::verify(Continuity::Strict(base), HARD_MAX_BATCH),
-            &mut buf,
-        );
-        let damage = loop {
-            match reader.next_batch() {
-                Ok(Some(b)) => {
-                    index.observe(b.header.base_offset, b.position);
-                    max_timestamp = max_timestamp.max(b.header.timestamp_ns);
+        let mut bad = Vec::new();
+        let (mut pos, mut expected) = (0, base);
+        let (end, next_offset) = loop {
+            let mut reader = SegmentReader::new(
+                &file,
+                &path,
+                pos,
+                len,
+                ScanOptions::verify(Continuity::Strict(expected), HARD_MAX_BATCH),
+                &mut buf,
+            );
+            let damage = loop {
+                match reader.next_batch() {
+                    Ok(Some(b)) => {
+                        index.observe(b.header.base_offset, b.position);
+                        max_timestamp = max_timestamp.max(b.header.timestamp_ns);
+                    }
+                    Ok(None) => break None,
+                    Err(e @ StorageError::Corrupt { .. }) => break Some(e),
+                    Err(e) => return Err(e),
                 }
-                Ok(None) => break None,
-                Err(e @ StorageError::Corrupt { .. }) => break Some(e),
-                Err(e) => return Err(e),
+            };
+            let (at, next) = (reader.position(), reader.next_offset().unwrap_or(expected));
+            let Some(err) = damage else {
+                break (at, next);
+            };
+            match reader::find_resync(&file, &path, at + 1, len, next)? {
+                Some((resume, resume_offset)) => {
+                    tracing::error!(
+                        topic, partition = id, segment = %path.display(),
+                        from_offset = next, to_offset = resume_offset, from_byte = at, to_byte = resume,
+                        reason = %err,
+                        "corrupt range inside the active segment, with valid batches after it: \
+                         it is fenced (never served), nothing is truncated"
+                    );
+                    if opts.recovery_mode == RecoveryMode::AbsoluteConsistency {
+                        return Err(err);
+                    }
+                    bad.push(segment::BadRange {
+                        from_offset: next,
+                        to_offset: resume_offset,
+                        from_pos: at,
+                        to_pos: resume,
+                    });
+                    (pos, expected) = (resume, resume_offset);
+                }
+                None => {
+                    if opts.recovery_mode == RecoveryMode::AbsoluteConsistency {
+                        return Err(err);
+                    }
+                    tracing::warn!(
+                        topic, partition = id, segment = %path.display(),
+                        valid_bytes = at, dropped_bytes = len - at, next_offset = next,
+                        reason = %err,
+                        "truncating the torn tail of the active segment"
+                    );
+                    file.set_len(at).ctx("truncate torn tail", &path)?;
+                    break (at, next);
+                }
             }
         };
-        let end = reader.position();
-        let next_offset = reader.next_offset().unwrap_or(base);
-        if let Some(err) = damage {
-            if opts.recovery_mode == RecoveryMode::AbsoluteConsistency {
-                return Err(err);
-            }
-            tracing::warn!(
-                topic, partition = id, segment = %path.display(),
-                valid_bytes = end, dropped_bytes = len - end, next_offset,
-                reason = %err,
-                "truncating the torn tail of the active segment"
-            );
-            file.set_len(end).ctx("truncate torn tail", &path)?;
-        }
         if len > 0 {
             file.sync_data().ctx("fsync recovered segment", &path)?;
         }
@@ -342,6 +394,7 @@ impl Partition {
                 max_timestamp,
             },
             next_offset,
+            bad,
         ))
     }
 

@@ -314,6 +314,71 @@ impl<'f> SegmentReader<'f> {
     }
 }
 
+/// Search `[from, end)` of a segment for the first position where a valid
+/// batch (CRC-checked, base offset at least `min_offset`) starts. Returns
+/// its position and base offset.
+///
+/// This tells a torn tail from damage in the middle of a log: a crash only
+/// ever leaves an incomplete *last* write, so if any valid batch follows
+/// the first bad one, the bad bytes are corruption and what follows is
+/// acknowledged data that must not be truncated away.
+pub fn find_resync(
+    file: &File,
+    path: &Path,
+    from: u64,
+    end: u64,
+    min_offset: u64,
+) -> Result<Option<(u64, u64)>> {
+    const CHUNK: usize = 1 << 20;
+    let mut chunk = vec![0u8; CHUNK.min(end.saturating_sub(from) as usize)];
+    let mut scratch = Vec::new();
+    let mut pos = from;
+    while pos < end {
+        let n = ((end - pos) as usize).min(chunk.len());
+        file.read_exact_at(&mut chunk[..n], pos)
+            .map_err(|e| StorageError::io("read", path, e))?;
+        for (i, _) in chunk[..n]
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == hermit_protocol::record::MAGIC)
+        {
+            let at = pos + i as u64;
+            if end - at < HEADER_LEN as u64 {
+                continue;
+            }
+            // Cheap plausibility checks before a CRC over the claimed length.
+            let mut hb = [0u8; HEADER_LEN];
+            match chunk.get(i..i + HEADER_LEN) {
+                Some(b) => hb.copy_from_slice(b),
+                None => file
+                    .read_exact_at(&mut hb, at)
+                    .map_err(|e| StorageError::io("read", path, e))?,
+            }
+            let Ok(h) = RecordHeader::decode(&hb) else {
+                continue;
+            };
+            let plausible = h.base_offset >= min_offset
+                && h.base_offset - min_offset < (1 << 40)
+                && h.key_len <= (1 << 20)
+                && h.batch_len() <= end - at;
+            if !plausible {
+                continue;
+            }
+            let mut opts = ScanOptions::verify(
+                Continuity::Monotonic(min_offset),
+                super::segment::HARD_MAX_BATCH,
+            );
+            opts.buffer = 64 * 1024;
+            let mut reader = SegmentReader::new(file, path, at, end, opts, &mut scratch);
+            if let Ok(Some(b)) = reader.next_batch() {
+                return Ok(Some((at, b.header.base_offset)));
+            }
+        }
+        pos += n as u64;
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -416,6 +481,30 @@ mod tests {
             err,
             Some(StorageError::Corrupt { kind: Corruption::TornHeader { have: 20 }, position, .. }) if position == first.len() as u64
         ));
+    }
+
+    #[test]
+    fn resync_finds_the_next_valid_batch_after_damage() {
+        let first = batch(0, 3, 10);
+        let mut second = batch(3, 2, 10);
+        let third = batch(5, 1, 10);
+        second[40] ^= 0xff; // payload damage: CRC fails, lengths intact
+        let (f, len) = file_with(&[first.clone(), second.clone(), third.clone()]);
+        let at = (first.len() + second.len()) as u64;
+        assert_eq!(
+            find_resync(f.as_file(), f.path(), first.len() as u64 + 1, len, 3).unwrap(),
+            Some((at, 5))
+        );
+        // Nothing valid after a torn tail.
+        let (f, _) = file_with(&[first.clone(), second.clone()]);
+        let torn = (first.len() + second.len() - 4) as u64;
+        assert_eq!(
+            find_resync(f.as_file(), f.path(), first.len() as u64 + 1, torn, 3).unwrap(),
+            None
+        );
+        // Batches with offsets below the minimum are not a resync point.
+        let (f, len) = file_with(&[first.clone(), batch(0, 3, 10)]);
+        assert_eq!(find_resync(f.as_file(), f.path(), 1, len, 3).unwrap(), None);
     }
 
     #[test]

@@ -129,6 +129,33 @@ impl SealedSegment {
         max_timestamp: u64,
         dense: bool,
     ) -> SealedSegment {
+        Self::sealed_with(
+            base,
+            end_offset,
+            size,
+            file,
+            idx_path,
+            index,
+            max_timestamp,
+            dense,
+            Verification::default(),
+        )
+    }
+
+    /// A segment sealed by this process whose contents were already checked,
+    /// with the result (e.g. an active segment recovered with damage inside).
+    #[allow(clippy::too_many_arguments)]
+    pub fn sealed_with(
+        base: u64,
+        end_offset: u64,
+        size: u64,
+        file: Arc<SegmentFile>,
+        idx_path: PathBuf,
+        index: Index,
+        max_timestamp: u64,
+        dense: bool,
+        verification: Verification,
+    ) -> SealedSegment {
         let s = SealedSegment {
             base,
             end_offset,
@@ -140,7 +167,8 @@ impl SealedSegment {
             max_timestamp: AtomicU64::new(max_timestamp),
             verified: OnceLock::new(),
         };
-        let _ = s.verified.set(Verification::default());
+        report(&s, &verification);
+        let _ = s.verified.set(verification);
         s
     }
 

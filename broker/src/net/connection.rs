@@ -84,6 +84,8 @@ struct State {
     wake_tx: mpsc::UnboundedSender<u32>,
     scratch: Vec<u8>,
     closing: Option<Closing>,
+    /// The connection-level notice to send once everything else is answered.
+    notice: Option<(Status, &'static str)>,
 }
 
 /// A connection, from accept to close.
@@ -120,6 +122,7 @@ impl Connection {
                 wake_tx,
                 scratch: Vec::new(),
                 closing: None,
+                notice: None,
             },
             wake_rx,
             sync_rx,
@@ -221,12 +224,17 @@ impl Connection {
             if !self.st.out.is_empty() && self.st.out.flush(&self.stream, &metrics)? > 0 {
                 last_progress = Instant::now();
             }
-            if self.st.closing.is_some()
-                && self.st.acks.is_empty()
-                && self.st.fetches.is_empty()
-                && self.st.out.is_empty()
-            {
-                return Ok(());
+            if self.st.closing.is_some() && self.st.acks.is_empty() && self.st.fetches.is_empty() {
+                // The closing notice goes last, after every answer, so a
+                // client that stops reading at it has missed nothing.
+                if let Some((status, msg)) = self.st.notice.take() {
+                    // Correlation id 0 is reserved for connection-level notices.
+                    self.st.error(0, Op::Ping as u8, status, msg, None);
+                    continue;
+                }
+                if self.st.out.is_empty() {
+                    return Ok(());
+                }
             }
             let in_flight = self.st.in_flight();
             let can_read = self.st.closing.is_none()
@@ -357,10 +365,7 @@ impl State {
             Closing::Idle => Some((Status::Timeout, "connection idle for too long")),
             Closing::PeerClosed | Closing::BadInput => None,
         };
-        if let Some((status, msg)) = notice {
-            // Correlation id 0 is reserved for connection-level notices.
-            self.error(0, Op::Ping as u8, status, msg, None);
-        }
+        self.notice = notice;
     }
 
     fn bad_input(&mut self, corr: Option<u32>, op: Option<u8>, status: Status, message: &str) {
