@@ -174,6 +174,17 @@ async fn several_recipients_get_one_multi_record_blinded_with_the_senders_key() 
         matches!(err, SealedError::Seal(SealError::SelfRecipient)),
         "{err:?}"
     );
+    let err = alice
+        .sp
+        .send(topic, None, b"x", &[bob.public(), alice.public()])
+        .await
+        .expect_err("self among others");
+    assert!(
+        matches!(err, SealedError::Seal(SealError::SelfRecipient)),
+        "{err:?}"
+    );
+    // Nothing was queued, not even an empty batch.
+    assert_eq!(env.producer.buffered_bytes(), 0);
     env.producer.flush().await;
     let mut c = env.reader(&bob, &[&alice], topic).await;
     opened(&mut c).await;

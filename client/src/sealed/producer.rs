@@ -7,10 +7,11 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
 
-use crate::crypto::envelope::{self, Mode};
+use crate::crypto::envelope::{self, MAX_RECIPIENTS, Mode};
+use crate::crypto::seal::MAX_PLAINTEXT_LEN;
 use crate::crypto::{
-    BlindedKey, ConversationKey, Fingerprint, Identity, KeyError, PublicKey, SealError, Sealer,
-    SigningIdentity,
+    BlindedKey, ConversationKey, Fingerprint, Identity, KeyError, Kid, PublicKey, SealError,
+    Sealer, SigningIdentity,
 };
 use crate::error::ClientError;
 use crate::producer::{Delivered, Delivery, Producer};
@@ -319,6 +320,37 @@ impl SealedProducer {
         lock(&self.inner.conv).own.blind(&input)
     }
 
+    /// The sealer's argument checks, run before the producer is involved:
+    /// a refused record must not even open a batch (and the producer's lock
+    /// is not taken for it).
+    fn check(&self, plaintext: &[u8], to: &To<'_>) -> Result<(), SealError> {
+        if plaintext.len() > MAX_PLAINTEXT_LEN {
+            return Err(SealError::PlaintextTooLarge {
+                len: plaintext.len(),
+            });
+        }
+        let own = self.inner.identity.fingerprint();
+        match to {
+            To::Direct(r) if r.fingerprint() == own => Err(SealError::SelfRecipient),
+            To::Direct(_) => Ok(()),
+            To::Multi([]) => Err(SealError::NoRecipients),
+            To::Multi(rs) if rs.len() > MAX_RECIPIENTS => {
+                Err(SealError::TooManyRecipients { n: rs.len() })
+            }
+            To::Multi(rs) if rs.iter().any(|r| r.fingerprint() == own) => {
+                Err(SealError::SelfRecipient)
+            }
+            To::Multi(rs) => {
+                let mut kids: Vec<Kid> = rs.iter().map(PublicKey::kid).collect();
+                kids.sort_unstable();
+                match kids.windows(2).find(|w| w[0] == w[1]) {
+                    Some(w) => Err(SealError::DuplicateRecipient { kid: w[0] }),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+
     /// Makes the sealer derive the pairwise key of every recipient it has not
     /// met yet now, before the producer's lock is taken: otherwise its first
     /// record to a peer would run an ECDH (~0.1 ms) inside the writer, with
@@ -382,6 +414,7 @@ impl SealedProducer {
         plaintext: &[u8],
         to: To<'_>,
     ) -> Result<SealedDelivery, SealedError> {
+        self.check(plaintext, &to).map_err(SealedError::Seal)?;
         self.warm(&to);
         let hint = self.len_hint(plaintext, &to);
         let batch_key: &[u8] = blinded.as_ref().map_or(&[], |b| &b.0[..]);
