@@ -183,6 +183,16 @@ async fn several_recipients_get_one_multi_record_blinded_with_the_senders_key() 
         matches!(err, SealedError::Seal(SealError::SelfRecipient)),
         "{err:?}"
     );
+    let alone = SealedGroup::generate(vec![alice.public()]).expect("rng");
+    let err = alice
+        .sp
+        .send_group(topic, &alone, None, b"x")
+        .await
+        .expect_err("nobody else");
+    assert!(
+        matches!(err, SealedError::Seal(SealError::NoRecipients)),
+        "{err:?}"
+    );
     // Nothing was queued, not even an empty batch.
     assert_eq!(env.producer.buffered_bytes(), 0);
     env.producer.flush().await;

@@ -260,11 +260,15 @@ impl SealedProducer {
         plaintext: &[u8],
         recipients: &[PublicKey],
     ) -> Result<SealedDelivery, SealedError> {
-        let (to, blinded) = match recipients {
-            [] => return Err(SealedError::Seal(SealError::NoRecipients)),
-            [one] => (To::Direct(one), key.map(|k| self.pairwise_blind(one, k))),
-            many => (To::Multi(many), key.map(|k| self.multi_blind(many, k))),
+        let to = match recipients {
+            [one] => To::Direct(one),
+            many => To::Multi(many),
         };
+        self.check(plaintext, &to).map_err(SealedError::Seal)?;
+        let blinded = key.map(|k| match to {
+            To::Direct(one) => self.pairwise_blind(one, k),
+            To::Multi(many) => self.multi_blind(many, k),
+        });
         self.seal_and_send(topic, blinded, plaintext, to).await
     }
 
@@ -288,12 +292,10 @@ impl SealedProducer {
             .filter(|m| m.fingerprint() != own)
             .cloned()
             .collect();
-        if recipients.is_empty() {
-            return Err(SealedError::Seal(SealError::NoRecipients));
-        }
+        let to = To::Multi(&recipients);
+        self.check(plaintext, &to).map_err(SealedError::Seal)?;
         let blinded = key.map(|k| group.blind(k));
-        self.seal_and_send(topic, blinded, plaintext, To::Multi(&recipients))
-            .await
+        self.seal_and_send(topic, blinded, plaintext, to).await
     }
 
     fn pairwise_blind(&self, peer: &PublicKey, key: &[u8]) -> BlindedKey {
@@ -320,7 +322,8 @@ impl SealedProducer {
         lock(&self.inner.conv).own.blind(&input)
     }
 
-    /// The sealer's argument checks, run before the producer is involved:
+    /// The sealer's argument checks, run before keys are derived or the
+    /// producer is involved:
     /// a refused record must not even open a batch (and the producer's lock
     /// is not taken for it).
     fn check(&self, plaintext: &[u8], to: &To<'_>) -> Result<(), SealError> {
@@ -414,7 +417,6 @@ impl SealedProducer {
         plaintext: &[u8],
         to: To<'_>,
     ) -> Result<SealedDelivery, SealedError> {
-        self.check(plaintext, &to).map_err(SealedError::Seal)?;
         self.warm(&to);
         let hint = self.len_hint(plaintext, &to);
         let batch_key: &[u8] = blinded.as_ref().map_or(&[], |b| &b.0[..]);
