@@ -46,7 +46,9 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Rtt(_) => tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build(),
-        _ => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
+        _ => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build(),
     }
     .context("cannot start the async runtime")?;
     let (name, settings, target, runs) = match &cmd {
