@@ -16,10 +16,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use hermit_client::crypto::{Identity, Opener, PublicKey, Sealer};
+use hermit_client::crypto::{Identity, PublicKey};
 use hermit_client::{
-    Ack, Client, ClientOptions, Consumer, ConsumerOptions, Producer, ProducerOptions, StartFrom,
-    TopicSettings,
+    Ack, Client, ClientOptions, Consumer, ConsumerOptions, Producer, ProducerOptions,
+    SealedConsumer, SealedProducer, SealedProducerOptions, StartFrom, TopicSettings,
 };
 
 use crate::report::Run;
@@ -181,10 +181,6 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     let consumer = if args.no_consumer {
         None
     } else {
-        let mut opener = Opener::new(clone_identity(&reader)?);
-        for s in &senders {
-            opener.trust(s.public_key())?;
-        }
         let client = Client::connect(addr.clone(), ClientOptions::default()).await?;
         let options = ConsumerOptions {
             start: StartFrom::Earliest,
@@ -193,31 +189,25 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
             auto_commit: None,
             ..ConsumerOptions::default()
         };
-        let mut consumer = Consumer::new(&client, &topic, options).await?;
-        let sealed = args.seal != Seal::None;
-        let (topic, received, bar) = (topic.clone(), received.clone(), bar.clone());
+        // Plaintext through the Consumer; sealed through the SDK's
+        // SealedConsumer, which opens (and checks) every record.
+        let mut reader_side = if args.seal == Seal::None {
+            Reader::Plain(Consumer::new(&client, &topic, options).await?)
+        } else {
+            let trusted = senders.iter().map(|s| s.public_key().clone()).collect();
+            Reader::Sealed(Box::new(
+                SealedConsumer::new(&client, clone_identity(&reader)?, trusted, &topic, options)
+                    .await?,
+            ))
+        };
+        let (received, bar) = (received.clone(), bar.clone());
         Some(tokio::spawn(async move {
             let mut hist =
                 hdrhistogram::Histogram::<u64>::new(3).expect("3 significant figures are valid");
-            let mut plain = Vec::with_capacity(1024);
             let mut n = 0u64;
             let mut now = 0u64;
             while n < total {
-                let rec = consumer.next().await?;
-                let body: &[u8] = if sealed {
-                    plain.clear();
-                    opener
-                        .open_into(&topic, &rec.value, &mut plain)
-                        .with_context(|| format!("record at offset {} did not open", rec.offset))?;
-                    &plain
-                } else {
-                    &rec.value
-                };
-                let sent = u64::from_be_bytes(
-                    body[..8]
-                        .try_into()
-                        .context("record shorter than its timestamp")?,
-                );
+                let sent = reader_side.next_timestamp().await?;
                 // Reading the clock costs as much as handling a record: read
                 // it every 16 records (they arrive microseconds apart).
                 if n.is_multiple_of(16) {
@@ -232,7 +222,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
             }
             received.store(n, Ordering::Relaxed);
             let elapsed = base.elapsed();
-            drop(consumer);
+            drop(reader_side);
             Ok::<_, anyhow::Error>((elapsed, hist))
         }))
     };
@@ -254,7 +244,14 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
         producers.push(tokio::spawn(async move {
             let client = Client::connect(addr, ClientOptions::default()).await?;
             let producer = Producer::new(&client, options);
-            let mut sealer = Sealer::new(sender)?;
+            let sealed = match seal {
+                Seal::None => None,
+                _ => Some(SealedProducer::new(
+                    &producer,
+                    sender,
+                    SealedProducerOptions::default(),
+                )?),
+            };
             let mut record = template(size);
             let mut last_of_batch =
                 Vec::with_capacity((messages / u64::from(batch.max(1)) + 1) as usize);
@@ -264,26 +261,12 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
                 if i.is_multiple_of(16) {
                     record[..8].copy_from_slice(&(base.elapsed().as_nanos() as u64).to_be_bytes());
                 }
-                let delivery = match seal {
-                    Seal::None => producer.send(&topic, b"", &record).await?,
-                    Seal::Direct => {
-                        producer
-                            .send_with(&topic, b"", size + 56, |buf| {
-                                sealer
-                                    .seal_direct_into(&topic, &recipients[0], &record, buf)
-                                    .map(|_| ())
-                            })
-                            .await?
-                    }
-                    Seal::Multi(n) => {
-                        producer
-                            .send_with(&topic, b"", size + 86 + 56 * n, |buf| {
-                                sealer
-                                    .seal_multi_into(&topic, &recipients, &record, buf)
-                                    .map(|_| ())
-                            })
-                            .await?
-                    }
+                let delivery = match &sealed {
+                    None => producer.send(&topic, b"", &record).await?,
+                    Some(s) => s
+                        .send(&topic, None, &record, &recipients)
+                        .await?
+                        .into_delivery(),
                 };
                 if (i + 1) % u64::from(batch.max(1)) == 0 || i + 1 == messages {
                     last_of_batch.push(delivery);
@@ -360,6 +343,32 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
         );
     }
     Ok(r)
+}
+
+/// The consumer side: plain records, or sealed ones opened by the SDK.
+enum Reader {
+    Plain(Consumer),
+    Sealed(Box<SealedConsumer>),
+}
+
+impl Reader {
+    /// The send time carried by the next record.
+    async fn next_timestamp(&mut self) -> anyhow::Result<u64> {
+        let stamp = |b: &[u8]| -> anyhow::Result<u64> {
+            Ok(u64::from_be_bytes(
+                b.get(..8)
+                    .context("record shorter than its timestamp")?
+                    .try_into()?,
+            ))
+        };
+        match self {
+            Reader::Plain(c) => stamp(&c.next().await?.value),
+            Reader::Sealed(c) => match c.next().await? {
+                Ok(opened) => stamp(opened.plaintext.as_bytes()),
+                Err(e) => Err(anyhow::anyhow!("a record did not open: {e}")),
+            },
+        }
+    }
 }
 
 /// Total bytes of the files under `dir`.
