@@ -192,7 +192,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
         // Plaintext through the Consumer; sealed through the SDK's
         // SealedConsumer, which opens (and checks) every record.
         let mut reader_side = if args.seal == Seal::None {
-            Reader::Plain(Consumer::new(&client, &topic, options).await?)
+            Reader::Plain(Box::new(Consumer::new(&client, &topic, options).await?))
         } else {
             let trusted = senders.iter().map(|s| s.public_key().clone()).collect();
             Reader::Sealed(Box::new(
@@ -347,7 +347,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
 
 /// The consumer side: plain records, or sealed ones opened by the SDK.
 enum Reader {
-    Plain(Consumer),
+    Plain(Box<Consumer>),
     Sealed(Box<SealedConsumer>),
 }
 
