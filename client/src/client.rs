@@ -99,6 +99,8 @@ macro_rules! dispatch {
     ($self:ident, $t:ident => $call:expr) => {
         match &$self.transport {
             Transport::Hermit($t) => $call,
+            #[cfg(feature = "nats")]
+            Transport::Nats($t) => $call,
         }
     };
 }
@@ -123,9 +125,17 @@ impl Client {
             Endpoint::Hermit { addr } => {
                 Transport::Hermit(Arc::new(Hermit::connect(addr, options.clone()).await?))
             }
+            #[cfg(feature = "nats")]
+            Endpoint::Nats {
+                servers,
+                options: nats,
+            } => Transport::Nats(Arc::new(
+                crate::transport::nats::Nats::connect(&url, servers, nats, options.clone()).await?,
+            )),
+            #[cfg(not(feature = "nats"))]
             Endpoint::Nats { .. } => {
                 return Err(ClientError::InvalidArgument(format!(
-                    "{url}: the NATS transport is not implemented yet"
+                    "{url}: this build of hermit-client has no NATS transport (cargo feature `nats`)"
                 )));
             }
         };
@@ -150,6 +160,8 @@ impl Client {
     pub fn transport_kind(&self) -> TransportKind {
         match &self.transport {
             Transport::Hermit(_) => TransportKind::Hermit,
+            #[cfg(feature = "nats")]
+            Transport::Nats(_) => TransportKind::Nats,
         }
     }
 
@@ -158,10 +170,17 @@ impl Client {
         dispatch!(self, t => t.connections_opened())
     }
 
+    #[cfg(feature = "nats")]
+    pub(crate) fn transport(&self) -> &Transport {
+        &self.transport
+    }
+
     /// What the producer sends batches on, (re)connecting if needed.
     pub(crate) async fn link(&self) -> Result<Link, ClientError> {
         Ok(match &self.transport {
             Transport::Hermit(h) => Link::Hermit(h.conn().await?),
+            #[cfg(feature = "nats")]
+            Transport::Nats(n) => Link::Nats(n.link()),
         })
     }
 

@@ -387,6 +387,10 @@ impl State {
 struct Shared {
     client: Client,
     opts: ProducerOptions,
+    /// Random id naming this producer's batches to NATS JetStream, which
+    /// drops a resent batch it already stored (same id and batch number).
+    #[cfg_attr(not(feature = "nats"), allow(dead_code))]
+    producer_id: u64,
     state: Mutex<State>,
     /// Wakes the sender task: a sealed batch, a new linger deadline, flush, close.
     wake: Notify,
@@ -477,8 +481,20 @@ impl Producer {
         let mut opts = options;
         opts.batch_records = opts.batch_records.max(1);
         opts.max_in_flight = opts.max_in_flight.max(1);
+        #[cfg(feature = "nats")]
+        if let crate::transport::Transport::Nats(n) = client.transport() {
+            // One batch is one NATS message: at most 65,536 records (the
+            // offset encoding) and the server's max_payload.
+            opts.batch_records = crate::transport::nats::clamp_batch_records(opts.batch_records);
+            let room = n
+                .max_payload()
+                .saturating_sub(crate::transport::nats::MESSAGE_OVERHEAD)
+                .max(1024);
+            opts.batch_bytes = opts.batch_bytes.min(room);
+        }
         let shared = Arc::new(Shared {
             client: client.clone(),
+            producer_id: rand::random(),
             opts,
             state: Mutex::new(State {
                 topics: FxMap::default(),
@@ -842,6 +858,8 @@ struct Flight {
 /// The sender task's view of one partition.
 struct PartQ {
     topic: Arc<str>,
+    #[cfg_attr(not(feature = "nats"), allow(dead_code))]
+    partition: u32,
     /// The HermitMQ produce frame head, shared by every batch of the partition.
     head: Bytes,
     /// Waiting to be sent, in order (retries go back to the front).
@@ -919,6 +937,7 @@ impl Sender {
         let i = self.parts.len();
         self.parts.push(PartQ {
             topic: topic.clone(),
+            partition,
             head,
             queue: VecDeque::new(),
             in_flight: VecDeque::new(),
@@ -1122,6 +1141,18 @@ impl Sender {
                     Some(permit),
                     Duration::ZERO,
                 ),
+                #[cfg(feature = "nats")]
+                Link::Nats(n) => {
+                    n.submit_batch(
+                        &p.topic,
+                        p.partition,
+                        &ready.body,
+                        (self.shared.producer_id, ready.seq),
+                        reply,
+                        permit,
+                    )
+                    .await
+                }
             };
             let p = &mut self.parts[pidx];
             match sent {
@@ -1136,11 +1167,25 @@ impl Sender {
                     self.finished.push((ready, Err(e)));
                     self.report();
                 }
+                #[cfg(feature = "nats")]
+                Err(e) if matches!(conn, Link::Nats(_)) && !e.is_retriable() => {
+                    // Refused before sending (unknown topic or partition
+                    // with auto-create off, a batch NATS cannot carry).
+                    self.finished.push((ready, Err(e)));
+                    self.report();
+                }
                 Err(e) => {
                     // The connection died under us: put the batch back and retry on a new one.
                     p.queue.push_front(ready);
                     self.last_error = Some(e);
                     self.conn = None;
+                    #[cfg(feature = "nats")]
+                    if matches!(conn, Link::Nats(_)) {
+                        // The NATS client reconnects by itself: wait before
+                        // asking again rather than spin on the same error.
+                        self.conn_retry_at = Some(Instant::now() + self.shared.opts.retry_backoff);
+                        self.expire_queued();
+                    }
                 }
             }
             self.mark(pidx);

@@ -8,7 +8,7 @@
 //! - **NATS JetStream** (`nats://host:port[,host:port…][?option=value&…]`,
 //!   cargo feature `nats`): replicated JetStream streams on one NATS server
 //!   or a cluster. The mapping (topics, offsets, groups) is in
-//!   `docs/SCALE-OUT.md`.
+//!   `docs/SCALE-OUT.md`; the offset encoding in [`nats_offset`].
 //!
 //! Which one is chosen by [`Endpoint::parse`] from the URL given to
 //! [`Client::connect`](crate::Client::connect). Dispatch is a `match` on a
@@ -16,6 +16,9 @@
 //! one predictable branch per batch.
 
 pub(crate) mod hermit;
+#[cfg(feature = "nats")]
+pub(crate) mod nats;
+pub mod nats_offset;
 
 use std::sync::Arc;
 
@@ -172,6 +175,8 @@ fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
 #[derive(Clone)]
 pub(crate) enum Transport {
     Hermit(Arc<hermit::Hermit>),
+    #[cfg(feature = "nats")]
+    Nats(Arc<nats::Nats>),
 }
 
 /// What the producer's sender task sends batches on: a live HermitMQ
@@ -180,6 +185,8 @@ pub(crate) enum Transport {
 #[derive(Clone)]
 pub(crate) enum Link {
     Hermit(Arc<Conn>),
+    #[cfg(feature = "nats")]
+    Nats(nats::NatsLink),
 }
 
 impl Link {
@@ -188,6 +195,8 @@ impl Link {
     pub(crate) fn id(&self) -> u64 {
         match self {
             Link::Hermit(c) => c.id,
+            #[cfg(feature = "nats")]
+            Link::Nats(n) => n.epoch,
         }
     }
 
@@ -195,6 +204,8 @@ impl Link {
     pub(crate) fn is_usable(&self) -> bool {
         match self {
             Link::Hermit(c) => c.is_usable(),
+            #[cfg(feature = "nats")]
+            Link::Nats(n) => n.is_usable(),
         }
     }
 }

@@ -7,6 +7,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+#[cfg(feature = "nats")]
+pub mod nats;
+
 use hermit_broker::config::Config;
 use hermit_broker::embedded::EmbeddedBroker;
 use hermit_client::{Client, ClientOptions};
