@@ -103,6 +103,8 @@ pub(crate) struct Nats {
     /// Bumped when the connection drops: batches in flight on the old
     /// connection are answered before more of their partition are sent.
     epoch: Arc<AtomicU64>,
+    /// The same, to wake the tasks awaiting acks of the old connection.
+    epoch_changed: tokio::sync::watch::Receiver<u64>,
     /// Replicas for new streams once decided (option, or the server's answer).
     replicas: Mutex<Option<usize>>,
     /// Partitions known to exist.
@@ -157,10 +159,26 @@ impl NatsLink {
             .await
             .map_err(|e| n.publish_error(&e))?;
         let nats = n.clone();
+        let epoch = self.epoch;
+        let mut epoch_changed = n.epoch_changed.clone();
         tokio::spawn(async move {
-            let result = ack.await;
+            // The ack of a publish written to a connection that dropped may
+            // never come: fail it at once rather than after the request
+            // timeout. The producer resends it under the same id, and
+            // JetStream drops the copy if the first one was stored.
+            let dropped = async {
+                while *epoch_changed.borrow_and_update() == epoch {
+                    if epoch_changed.changed().await.is_err() {
+                        std::future::pending::<()>().await;
+                    }
+                }
+            };
+            let result = tokio::select! {
+                r = ack.into_future() => nats.publish_result(&part, r),
+                () = dropped => Err(nats.lost("the connection dropped before the ack")),
+            };
             drop(permit);
-            reply.deliver(nats.publish_result(&part, result));
+            reply.deliver(result);
         });
         Ok(())
     }
@@ -219,6 +237,8 @@ impl Nats {
             .collect::<Result<_, _>>()?;
         let epoch = Arc::new(AtomicU64::new(0));
         let events = epoch.clone();
+        let (epoch_tx, epoch_changed) = tokio::sync::watch::channel(0u64);
+        let epoch_tx = Arc::new(epoch_tx);
         let (base, max) = (
             client_opts.reconnect_backoff,
             client_opts.reconnect_backoff_max,
@@ -233,10 +253,12 @@ impl Nats {
             })
             .event_callback(move |event| {
                 let events = events.clone();
+                let epoch_tx = epoch_tx.clone();
                 async move {
                     match event {
                         async_nats::Event::Disconnected => {
-                            events.fetch_add(1, Ordering::AcqRel);
+                            let now = events.fetch_add(1, Ordering::AcqRel) + 1;
+                            epoch_tx.send_replace(now);
                             tracing::debug!("NATS connection lost; reconnecting");
                         }
                         async_nats::Event::Connected => tracing::debug!("NATS connected"),
@@ -259,6 +281,7 @@ impl Nats {
             request_timeout: client_opts.request_timeout,
             permits: Arc::new(Semaphore::new(client_opts.max_in_flight.max(1))),
             epoch,
+            epoch_changed,
             parts: Mutex::new(HashMap::new()),
             creating: tokio::sync::Mutex::new(()),
             offsets_ready: tokio::sync::OnceCell::new(),
