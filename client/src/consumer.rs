@@ -414,6 +414,45 @@ impl Consumer {
         }
     }
 
+    /// The next record if one is already fetched: no waiting and no I/O,
+    /// so a loop over a large fetch response costs no future per record.
+    /// `None` means call [`Consumer::next`] (which may wait, and runs the
+    /// periodic commit when it is due). Like `next`, it marks every record
+    /// returned before as finished.
+    pub fn try_next(&mut self) -> Option<Result<Record, ClientError>> {
+        if self.current.is_none() || self.next_auto_commit.is_some_and(|t| t <= Instant::now()) {
+            return None;
+        }
+        self.finish_returned();
+        self.take_buffered()
+    }
+
+    /// A record from the current fetch response, if any is left.
+    fn take_buffered(&mut self) -> Option<Result<Record, ClientError>> {
+        let (pidx, records) = self.current.as_mut()?;
+        let pidx = *pidx;
+        match records.next() {
+            Some(Ok(rec)) => {
+                let p = &mut self.parts[pidx];
+                p.position = rec.offset.saturating_add(1);
+                p.returned = Some(p.position);
+                Some(Ok(rec))
+            }
+            Some(Err(e)) => {
+                // Stay at the bad batch: disown the prefetch beyond it.
+                self.current = None;
+                let p = &mut self.parts[pidx];
+                let at = p.position;
+                self.reposition(pidx, at);
+                Some(Err(e))
+            }
+            None => {
+                self.current = None;
+                None
+            }
+        }
+    }
+
     /// The next record, waiting for one as long as it takes (wrap it in
     /// `tokio::time::timeout` to bound the wait). Calling it marks every
     /// record returned before as finished (see the module docs).
@@ -424,25 +463,8 @@ impl Consumer {
             self.auto_commit().await;
         }
         loop {
-            if let Some((pidx, records)) = &mut self.current {
-                let pidx = *pidx;
-                match records.next() {
-                    Some(Ok(rec)) => {
-                        let p = &mut self.parts[pidx];
-                        p.position = rec.offset.saturating_add(1);
-                        p.returned = Some(p.position);
-                        return Ok(rec);
-                    }
-                    Some(Err(e)) => {
-                        // Stay at the bad batch: disown the prefetch beyond it.
-                        self.current = None;
-                        let p = &mut self.parts[pidx];
-                        let at = p.position;
-                        self.reposition(pidx, at);
-                        return Err(e);
-                    }
-                    None => self.current = None,
-                }
+            if let Some(r) = self.take_buffered() {
+                return r;
             }
             self.start_fetches();
             let auto = self.next_auto_commit;

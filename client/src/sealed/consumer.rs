@@ -243,6 +243,10 @@ impl SealedConsumer {
         if self.next_auto_commit.is_some_and(|t| t <= Instant::now()) {
             self.auto_commit().await;
         }
+        // Records already fetched are opened without another future.
+        if let Some(record) = self.inner.try_next() {
+            return Ok(self.open(record?));
+        }
         let record = loop {
             let due = self.next_auto_commit;
             tokio::select! {
