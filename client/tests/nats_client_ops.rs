@@ -50,17 +50,23 @@ async fn every_operation_round_trips_over_jetstream() {
         let b = batch(b"", &[&i.to_be_bytes(), b"second"]);
         bases.push(c.produce("ops.v1", 1, Ack::Durable, b).await.unwrap());
     }
-    let want: Vec<u64> = (1..=50).map(NatsOffset::batch_start).collect();
-    assert_eq!(bases, want, "offset = stream sequence << 16");
+    let want: Vec<u64> = (1..=50).map(|s| NatsOffset::batch_base(s, 2)).collect();
+    assert_eq!(
+        bases, want,
+        "the batch in message s ends where message s + 1's range starts"
+    );
 
     let meta = c.metadata(Some("ops.v1")).await.unwrap();
     assert_eq!(meta.len(), 1);
     assert_eq!(meta[0].name, "ops.v1");
     assert_eq!(meta[0].partitions.len(), 3);
-    assert_eq!(meta[0].partitions[1].log_start, NatsOffset::batch_start(1));
+    assert_eq!(
+        meta[0].partitions[1].log_start,
+        NatsOffset::sequence_start(1)
+    );
     assert_eq!(
         meta[0].partitions[1].high_watermark,
-        NatsOffset::batch_start(51)
+        NatsOffset::sequence_start(51)
     );
     assert_eq!(
         meta[0].partitions[0].high_watermark, meta[0].partitions[0].log_start,
@@ -75,7 +81,7 @@ async fn every_operation_round_trips_over_jetstream() {
     );
 
     // Fetch from the middle of a batch: the batch comes whole, records_from skips.
-    let mid = NatsOffset::batch_start(4) + 1;
+    let mid = NatsOffset::record(4, 2, 1);
     let f = c
         .fetch("ops.v1", 1, mid, 1 << 20, Duration::ZERO)
         .await
@@ -84,21 +90,23 @@ async fn every_operation_round_trips_over_jetstream() {
     assert_eq!(recs[0].offset, mid);
     assert_eq!(&recs[0].value[..], b"second");
     assert_eq!(recs[0].timestamp_ns, 7);
-    assert_eq!(recs[1].offset, NatsOffset::batch_start(5));
+    assert_eq!(recs[1].offset, NatsOffset::record(5, 2, 0));
     assert_eq!(&recs[1].value[..], &4u32.to_be_bytes());
-    assert_eq!(recs.last().unwrap().offset, NatsOffset::batch_start(50) + 1);
+    assert_eq!(recs.last().unwrap().offset, NatsOffset::record(50, 2, 1));
     assert_eq!(
         f.records().next().unwrap().unwrap().offset,
-        NatsOffset::batch_start(4)
+        NatsOffset::record(4, 2, 0)
     );
     // The position after a whole batch, in either spelling, continues there.
-    for after in [NatsOffset::batch_start(4) + 2, NatsOffset::batch_start(5)] {
+    // After batch 4 (the start of sequence 5's range), or anywhere in that
+    // range before batch 5's first record: batch 5 comes next.
+    for after in [mid + 1, NatsOffset::sequence_start(5) + 3] {
         let f = c
             .fetch("ops.v1", 1, after, 1 << 20, Duration::ZERO)
             .await
             .unwrap();
         let first = f.records_from(after).next().unwrap().unwrap();
-        assert_eq!(first.offset, NatsOffset::batch_start(5));
+        assert_eq!(first.offset, NatsOffset::record(5, 2, 0));
     }
     // Offset 0 means "from the start", as with the broker.
     let f = c
@@ -107,7 +115,7 @@ async fn every_operation_round_trips_over_jetstream() {
         .unwrap();
     assert_eq!(
         f.records_from(0).next().unwrap().unwrap().offset,
-        NatsOffset::batch_start(1)
+        NatsOffset::record(1, 2, 0)
     );
 
     // Keys travel in a header and come back as the batch key.
@@ -132,7 +140,7 @@ async fn every_operation_round_trips_over_jetstream() {
     assert_eq!(c.committed("g", "ops.v1", 1).await.unwrap(), Some(mid + 1));
     assert_eq!(c.committed("other group", "ops.v1", 1).await.unwrap(), None);
     let err = c
-        .commit("g", "ops.v1", 1, NatsOffset::batch_start(52))
+        .commit("g", "ops.v1", 1, NatsOffset::sequence_start(52))
         .await
         .unwrap_err();
     assert_eq!(err.status(), Some(Status::OffsetAheadOfLog), "{err}");
@@ -183,7 +191,13 @@ async fn out_of_range_unknown_and_long_polls() {
         .await
         .unwrap();
     match c
-        .fetch("oor", 0, NatsOffset::batch_start(9), 1024, Duration::ZERO)
+        .fetch(
+            "oor",
+            0,
+            NatsOffset::sequence_start(9),
+            1024,
+            Duration::ZERO,
+        )
         .await
         .unwrap_err()
     {
@@ -193,13 +207,13 @@ async fn out_of_range_unknown_and_long_polls() {
             ..
         } => assert_eq!(
             (log_start, high_watermark),
-            (NatsOffset::batch_start(1), NatsOffset::batch_start(2))
+            (NatsOffset::sequence_start(1), NatsOffset::sequence_start(2))
         ),
         other => panic!("expected OffsetOutOfRange, got {other:?}"),
     }
 
     // A long poll at the end wakes on the next produce, well before its wait.
-    let end = NatsOffset::batch_start(2);
+    let end = NatsOffset::sequence_start(2);
     let poll = {
         let c = c.clone();
         tokio::spawn(async move {
@@ -208,7 +222,8 @@ async fn out_of_range_unknown_and_long_polls() {
         })
     };
     tokio::time::sleep(Duration::from_millis(300)).await;
-    c.produce("oor", 0, Ack::Durable, batch(b"", &[b"4"]))
+    let base = c
+        .produce("oor", 0, Ack::Durable, batch(b"", &[b"4"]))
         .await
         .unwrap();
     let f = tokio::time::timeout(Duration::from_secs(5), poll)
@@ -217,14 +232,19 @@ async fn out_of_range_unknown_and_long_polls() {
         .unwrap()
         .unwrap();
     let r = f.records_from(end).next().unwrap().unwrap();
-    assert_eq!((r.offset, &r.value[..]), (end, &b"4"[..]));
+    assert_eq!((r.offset, &r.value[..]), (base, &b"4"[..]));
+    assert_eq!(
+        base + 1,
+        NatsOffset::sequence_start(3),
+        "right-aligned in its range"
+    );
     // And an empty long poll comes back empty after its wait.
     let started = tokio::time::Instant::now();
     let f = c
         .fetch(
             "oor",
             0,
-            NatsOffset::batch_start(3),
+            NatsOffset::sequence_start(3),
             1 << 20,
             Duration::from_millis(300),
         )
@@ -293,6 +313,21 @@ async fn a_server_without_jetstream_or_a_bad_url_is_a_clear_error() {
         .await
         .unwrap_err();
     assert!(matches!(err, ClientError::InvalidArgument(_)), "{err:?}");
+    // A stream name is a directory name on the server: at most 255 bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let server = NatsServer::single(dir.path());
+    let c = nats_client(&server.url(), ClientOptions::default()).await;
+    let longest = "t".repeat(246);
+    c.create_topic(&longest, settings(1)).await.unwrap();
+    c.produce(&longest, 0, Ack::Durable, batch(b"", &[b"fits"]))
+        .await
+        .unwrap();
+    let err = c
+        .create_topic(&"t".repeat(247), settings(1))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::InvalidArgument(_)), "{err:?}");
+    drop((c, server));
     // Replicas a single server cannot give: refused by the server, typed.
     let dir = tempfile::tempdir().unwrap();
     let server = NatsServer::single(dir.path());

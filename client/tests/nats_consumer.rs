@@ -145,7 +145,7 @@ async fn start_positions_and_the_reset_policy() {
     let mut k = Consumer::new(&c, "pos", opts(StartFrom::Latest, ResetPolicy::Error))
         .await
         .unwrap();
-    assert_eq!(k.position(0), Some(NatsOffset::batch_start(4)));
+    assert_eq!(k.position(0), Some(NatsOffset::sequence_start(4)));
     let base = c
         .produce("pos", 0, Ack::Durable, batch(30..31))
         .await
@@ -165,9 +165,9 @@ async fn start_positions_and_the_reset_policy() {
     )
     .await
     .unwrap();
-    assert_eq!(k.position(0), Some(NatsOffset::batch_start(5)));
+    assert_eq!(k.position(0), Some(NatsOffset::sequence_start(5)));
     // Beyond the end: Error reports the bounds...
-    let far = NatsOffset::batch_start(500);
+    let far = NatsOffset::sequence_start(500);
     let mut k = Consumer::new(&c, "pos", opts(StartFrom::Offset(far), ResetPolicy::Error))
         .await
         .unwrap();
@@ -178,7 +178,7 @@ async fn start_positions_and_the_reset_policy() {
             ..
         }) => assert_eq!(
             (log_start, high_watermark),
-            (NatsOffset::batch_start(1), NatsOffset::batch_start(5))
+            (NatsOffset::sequence_start(1), NatsOffset::sequence_start(5))
         ),
         other => panic!("expected OffsetOutOfRange, got {other:?}"),
     }
@@ -201,7 +201,7 @@ async fn start_positions_and_the_reset_policy() {
             .await
             .is_err()
     );
-    assert_eq!(k.position(0), Some(NatsOffset::batch_start(5)));
+    assert_eq!(k.position(0), Some(NatsOffset::sequence_start(5)));
     let base = c
         .produce("pos", 0, Ack::Durable, batch(31..32))
         .await
@@ -248,7 +248,7 @@ async fn all_partitions_by_default_and_unknown_topics_typed() {
     let mut got = Vec::new();
     for _ in 0..30 {
         let r = next(&mut k).await.unwrap();
-        let index = NatsOffset::decode(r.offset).index;
+        let index = NatsOffset::decode(r.offset).slot - (65_536 - 10);
         assert_eq!(value(&r), r.partition * 10 + index);
         got.push(value(&r));
     }
@@ -289,7 +289,8 @@ async fn a_foreign_or_altered_message_is_an_error_every_time_never_a_skip() {
         .await
         .unwrap();
     assert_eq!(next(&mut k).await.unwrap().offset, first);
-    let bad = NatsOffset::batch_start(2);
+    // The foreign message is sequence 2; without headers it reads as one record.
+    let bad = NatsOffset::record(2, 1, 0);
     for _ in 0..3 {
         match next(&mut k).await {
             Err(ClientError::CorruptBatch {
@@ -299,16 +300,13 @@ async fn a_foreign_or_altered_message_is_an_error_every_time_never_a_skip() {
             }) => assert_eq!(base_offset, bad),
             other => panic!("expected the corrupt batch at {bad}, got {other:?}"),
         }
-        // The position after the first batch, which is where the bad one starts.
+        // The position after the first batch: before the bad one.
         assert_eq!(
             k.position(0),
             Some(first + 1),
             "the consumer stays at the bad batch"
         );
-        assert_eq!(
-            NatsOffset::decode(first + 1).sequence + 1,
-            NatsOffset::decode(bad).sequence
-        );
+        assert_eq!(first + 1, NatsOffset::sequence_start(2));
     }
     k.seek(0, third).unwrap();
     let r = next(&mut k).await.unwrap();

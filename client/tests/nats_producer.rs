@@ -194,9 +194,9 @@ async fn a_full_batch_goes_at_once_and_a_lone_record_after_its_linger() {
             got,
             Delivered {
                 partition: 0,
-                offset: NatsOffset::batch_start(1) + i as u64
+                offset: NatsOffset::record(1, 3, i as u32)
             },
-            "the first batch is stream message 1, its records 0..3"
+            "the first batch is stream message 1, its records at the end of its range"
         );
     }
     let producer = Producer::new(
@@ -211,7 +211,7 @@ async fn a_full_batch_goes_at_once_and_a_lone_record_after_its_linger() {
         .await
         .expect("a lingering record was never sent")
         .unwrap();
-    assert_eq!(got.offset, NatsOffset::batch_start(2));
+    assert_eq!(got.offset, NatsOffset::record(2, 1, 0));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -297,7 +297,7 @@ async fn send_with_writes_in_place_and_a_failing_writer_leaves_no_trace() {
     let b = producer.send("inplace", b"", b"second").await.unwrap();
     producer.flush().await;
     let (a, b) = (a.await.unwrap(), b.await.unwrap());
-    let base = NatsOffset::batch_start(1);
+    let base = NatsOffset::batch_base(1, 2);
     assert_eq!(
         (a.offset, b.offset),
         (base, base + 1),
@@ -454,7 +454,7 @@ async fn a_new_topic_starts_on_partition_0_then_spreads_once_created() {
         first.await.unwrap(),
         Delivered {
             partition: 0,
-            offset: NatsOffset::batch_start(1)
+            offset: NatsOffset::record(1, 1, 0)
         }
     );
     let mut seen = std::collections::BTreeSet::new();

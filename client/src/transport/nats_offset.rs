@@ -1,66 +1,90 @@
 //! Offsets over NATS JetStream.
 //!
 //! A HermitMQ offset is a `u64` per partition; over NATS a partition is one
-//! JetStream stream, and one record batch is one stream message. A record's
-//! offset packs the message's stream sequence and the record's index in its
-//! batch:
+//! JetStream stream, and one record batch is one stream message. Each stream
+//! sequence owns the 65,536 offsets `sequence << 16 .. (sequence + 1) << 16`,
+//! and a batch of `count` records takes the *last* `count` of them:
 //!
 //! ```text
-//! offset = stream_sequence << 16 | index        (index < 65,536)
+//! offset of record i of the batch in message s = ((s + 1) << 16) − count + i
 //! ```
 //!
-//! - **Order.** Offsets compare as (sequence, index): records of a partition
-//!   keep their order, and every offset after a record is larger.
+//! - **Order.** Offsets grow with the stream sequence, then with the record
+//!   index: records of a partition keep their order, and every offset after
+//!   a record is larger.
+//! - **The position after a batch is the start of the next sequence,**
+//!   `(s + 1) << 16`, whatever the count. So the position after the last
+//!   record of a partition equals its high watermark, `(last + 1) << 16`,
+//!   as with the broker (a reader is at the end when `position >=
+//!   high_watermark`).
 //! - **Seek and commit.** Any `u64` is a position: the first record at or
-//!   after `(sequence, index)`. A sequence that no longer exists (deleted by
-//!   retention or compaction) reads on from the next stored message. The
-//!   position after the last record of a message, `sequence << 16 | count`,
-//!   and `(sequence + 1) << 16` name the same place.
+//!   after it. A position inside a sequence's range but before its batch
+//!   (`s << 16 ..` the batch's first offset) reads the whole batch. A
+//!   sequence that no longer exists (deleted by retention or compaction)
+//!   reads on from the next stored message.
 //! - **Sequence 0.** JetStream numbers messages from 1, so offsets
-//!   `0..65_536` read from the first message (an application that starts
-//!   at offset 0 gets the whole partition, as with the broker).
+//!   `0..65_536` read from the first message (an application that starts at
+//!   offset 0 gets the whole partition while its first message is stored).
 //! - **Limits.** At most 65,536 records per batch (the producer seals a
-//!   batch before that); stream sequences up to 2^48 − 1 (2.8 × 10^14
-//!   batches per partition — 8,900 years at a million batches a second).
-//!   Offsets are not dense: a batch of 100 records takes 100 of the 65,536
-//!   offsets of its sequence, and the next batch starts at the next sequence.
+//!   batch before that); stream sequences up to 2^48 − 2 (2.8 × 10^14
+//!   batches per partition: 8,900 years at a million batches a second).
+//!   Offsets are not dense: the high watermark minus the log start is
+//!   65,536 × the number of messages, not a record count, and the next
+//!   record's offset is at or above the high watermark (equal only after a
+//!   full batch of 65,536 records).
 
-/// Bits of the record index in an offset.
+/// Bits of a sequence's offset range.
 pub const INDEX_BITS: u32 = 16;
 
 /// Most records in one batch (one stream message).
 pub const MAX_RECORDS_PER_BATCH: u32 = 1 << INDEX_BITS;
 
-/// Largest stream sequence an offset can name.
-pub const MAX_SEQUENCE: u64 = u64::MAX >> INDEX_BITS;
+/// Largest stream sequence an offset can name (its batch ends at `u64::MAX + 1`
+/// at most… minus one range, so that the end still fits).
+pub const MAX_SEQUENCE: u64 = (u64::MAX >> INDEX_BITS) - 1;
 
-/// A position in a partition over NATS: a stream sequence and a record index.
+/// A position in a partition over NATS: a stream sequence and a slot in its
+/// range of 65,536 offsets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NatsOffset {
     /// Stream sequence of the batch's message.
     pub sequence: u64,
-    /// Index of the record in its batch.
-    pub index: u32,
+    /// Slot in the sequence's offset range (a batch of `count` records uses
+    /// the slots `65_536 − count ..`).
+    pub slot: u32,
 }
 
 impl NatsOffset {
-    /// The offset of the first record of the message `sequence`.
-    pub fn batch_start(sequence: u64) -> u64 {
-        sequence.min(MAX_SEQUENCE) << INDEX_BITS
+    /// The first offset of `sequence`'s range: a position before any record
+    /// of its batch (and after every record of earlier ones).
+    pub fn sequence_start(sequence: u64) -> u64 {
+        sequence.min(MAX_SEQUENCE + 1) << INDEX_BITS
+    }
+
+    /// The offset of the first record of the batch stored as message
+    /// `sequence` with `count` records (1..=65,536).
+    pub fn batch_base(sequence: u64, count: u32) -> u64 {
+        Self::sequence_start(sequence.saturating_add(1))
+            - u64::from(count.clamp(1, MAX_RECORDS_PER_BATCH))
+    }
+
+    /// The record offset `index` of that batch.
+    pub fn record(sequence: u64, count: u32, index: u32) -> u64 {
+        Self::batch_base(sequence, count) + u64::from(index)
     }
 
     /// Split an offset.
     pub fn decode(offset: u64) -> NatsOffset {
         NatsOffset {
             sequence: offset >> INDEX_BITS,
-            index: (offset & u64::from(MAX_RECORDS_PER_BATCH - 1)) as u32,
+            slot: (offset & u64::from(MAX_RECORDS_PER_BATCH - 1)) as u32,
         }
     }
 
-    /// Join; `None` when the sequence or the index does not fit.
+    /// Join; `None` when the sequence or the slot does not fit.
     pub fn encode(self) -> Option<u64> {
-        (self.sequence <= MAX_SEQUENCE && self.index < MAX_RECORDS_PER_BATCH)
-            .then(|| self.sequence << INDEX_BITS | u64::from(self.index))
+        (self.sequence <= MAX_SEQUENCE + 1 && self.slot < MAX_RECORDS_PER_BATCH)
+            .then(|| self.sequence << INDEX_BITS | u64::from(self.slot))
     }
 
     /// The same position with sequence 0 (which JetStream never uses) read
@@ -69,7 +93,7 @@ impl NatsOffset {
         if self.sequence == 0 {
             NatsOffset {
                 sequence: 1,
-                index: 0,
+                slot: 0,
             }
         } else {
             self
@@ -84,26 +108,29 @@ mod tests {
 
     #[test]
     fn layout() {
-        assert_eq!(NatsOffset::batch_start(1), 65_536);
+        assert_eq!(NatsOffset::sequence_start(1), 65_536);
+        // A batch of 100 records in message 1 ends where message 2 starts.
+        assert_eq!(NatsOffset::batch_base(1, 100), 131_072 - 100);
         assert_eq!(
-            NatsOffset::decode(65_536 * 7 + 99),
+            NatsOffset::record(1, 100, 99) + 1,
+            NatsOffset::sequence_start(2)
+        );
+        // A full batch starts at its sequence's start.
+        assert_eq!(
+            NatsOffset::batch_base(7, MAX_RECORDS_PER_BATCH),
+            NatsOffset::sequence_start(7)
+        );
+        assert_eq!(
+            NatsOffset::decode(NatsOffset::record(7, 10, 3)),
             NatsOffset {
                 sequence: 7,
-                index: 99
+                slot: 65_536 - 10 + 3
             }
         );
         assert_eq!(
             NatsOffset {
-                sequence: MAX_SEQUENCE + 1,
-                index: 0
-            }
-            .encode(),
-            None
-        );
-        assert_eq!(
-            NatsOffset {
-                sequence: 1,
-                index: MAX_RECORDS_PER_BATCH
+                sequence: MAX_SEQUENCE + 2,
+                slot: 0
             }
             .encode(),
             None
@@ -112,8 +139,13 @@ mod tests {
             NatsOffset::decode(12).normalized(),
             NatsOffset {
                 sequence: 1,
-                index: 0
+                slot: 0
             }
+        );
+        // The last batch an offset can name still has an end.
+        assert_eq!(
+            NatsOffset::batch_base(MAX_SEQUENCE, 1),
+            u64::MAX - (MAX_RECORDS_PER_BATCH as u64)
         );
     }
 
@@ -124,13 +156,21 @@ mod tests {
         }
 
         #[test]
-        fn order_is_sequence_then_index(
-            a in (0..=MAX_SEQUENCE, 0..MAX_RECORDS_PER_BATCH),
-            b in (0..=MAX_SEQUENCE, 0..MAX_RECORDS_PER_BATCH),
+        fn records_of_later_batches_come_after(
+            s in 1..MAX_SEQUENCE,
+            gap in 1u64..1000,
+            c1 in 1..=MAX_RECORDS_PER_BATCH,
+            c2 in 1..=MAX_RECORDS_PER_BATCH,
+            i1 in any::<u32>(),
         ) {
-            let oa = NatsOffset { sequence: a.0, index: a.1 };
-            let ob = NatsOffset { sequence: b.0, index: b.1 };
-            prop_assert_eq!(oa.cmp(&ob), oa.encode().unwrap().cmp(&ob.encode().unwrap()));
+            let t = s.saturating_add(gap).min(MAX_SEQUENCE);
+            prop_assume!(t > s);
+            let last_of_first = NatsOffset::record(s, c1, c1 - 1);
+            let first_of_second = NatsOffset::record(t, c2, 0);
+            prop_assert!(last_of_first < first_of_second);
+            prop_assert_eq!(last_of_first + 1, NatsOffset::sequence_start(s + 1));
+            let i = i1 % c1;
+            prop_assert_eq!(NatsOffset::decode(NatsOffset::record(s, c1, i)).sequence, s);
         }
     }
 }

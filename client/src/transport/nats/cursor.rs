@@ -237,10 +237,9 @@ impl Cursor {
     fn resumes_at(&self, want: NatsOffset) -> bool {
         match self.last {
             None => want.sequence == self.start,
-            Some((seq, count)) => {
-                (want.sequence == seq && want.index >= count)
-                    || (want.sequence == seq + 1 && want.index == 0)
-            }
+            // The position after a batch is the start of the next sequence
+            // (any slot of it: a batch there, if any, is right-aligned).
+            Some((seq, _)) => want.sequence == seq + 1,
         }
     }
 
@@ -425,7 +424,7 @@ impl Cursor {
         self.last = Some((got.seq, got.count()));
         self.pending = ack.pending;
         let next = ack.stream_seq.saturating_add(ack.pending).saturating_add(1);
-        self.bounds.1 = self.bounds.1.max(NatsOffset::batch_start(next));
+        self.bounds.1 = self.bounds.1.max(NatsOffset::sequence_start(next));
         Ok(Some(got))
     }
 }
@@ -435,7 +434,7 @@ impl Cursor {
 pub(crate) fn response(
     topic: Arc<str>,
     partition: u32,
-    want: NatsOffset,
+    want: u64,
     cursor: &Cursor,
     got: Vec<Got>,
 ) -> Result<FetchResponse, ClientError> {
@@ -445,12 +444,12 @@ pub(crate) fn response(
         .sum();
     let mut buf = BytesMut::with_capacity(size);
     for g in &got {
-        if g.seq == want.sequence && g.count() <= want.index {
-            continue;
+        if NatsOffset::sequence_start(g.seq + 1) <= want {
+            continue; // Wholly before the position asked for.
         }
         append_batch(
             &mut buf,
-            NatsOffset::batch_start(g.seq),
+            NatsOffset::batch_base(g.seq, g.count()),
             g.meta.as_ref(),
             &g.payload,
         )?;

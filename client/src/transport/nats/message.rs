@@ -25,6 +25,7 @@ pub(crate) struct Outgoing {
     pub headers: [(&'static str, String); 4],
     pub key: Bytes,
     pub payload: Bytes,
+    pub count: u32,
 }
 
 /// Split one whole batch (header, key, payload) into headers and payload.
@@ -54,6 +55,7 @@ pub(crate) fn outgoing(batch: &Bytes) -> Result<Outgoing, ClientError> {
         ],
         key: batch.slice(key_at..payload_at),
         payload: batch.slice(payload_at..len),
+        count: h.record_count,
     })
 }
 
@@ -175,7 +177,7 @@ mod tests {
             records in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..50), 1..20),
             seq in 1u64..1 << 40,
         ) {
-            let base = crate::transport::nats_offset::NatsOffset::batch_start(seq);
+            let base = crate::transport::nats_offset::NatsOffset::batch_base(seq, records.len() as u32);
             let f = round_trip(&key, &records, base);
             let got: Vec<(u64, Vec<u8>, Vec<u8>)> = f
                 .records()
@@ -195,7 +197,7 @@ mod tests {
     fn foreign_or_altered_messages_read_as_corrupt_batches() {
         // Not written by HermitMQ: no headers.
         let mut buf = BytesMut::new();
-        append_batch(&mut buf, 1 << 16, None, b"plain text from elsewhere").unwrap();
+        append_batch(&mut buf, (2 << 16) - 1, None, b"plain text from elsewhere").unwrap();
         // Written by HermitMQ, one payload byte flipped in the store.
         let mut b = BatchBuilder::new(b"k");
         b.push(b"hello");
@@ -205,7 +207,7 @@ mod tests {
         let m = meta(|n| headers.get(n).map(String::as_str)).unwrap();
         let mut payload = out.payload.to_vec();
         payload[6] ^= 1;
-        append_batch(&mut buf, 2 << 16, Some(&m), &payload).unwrap();
+        append_batch(&mut buf, (3 << 16) - 1, Some(&m), &payload).unwrap();
         let f = FetchResponse {
             topic: Arc::from("t"),
             partition: 0,
@@ -216,14 +218,14 @@ mod tests {
         assert!(matches!(
             f.records().next(),
             Some(Err(ClientError::CorruptBatch {
-                base_offset: 65_536,
+                base_offset: 131_071,
                 ..
             }))
         ));
         assert!(matches!(
             f.records_from(2 << 16).next(),
             Some(Err(ClientError::CorruptBatch {
-                base_offset: 131_072,
+                base_offset: 196_607,
                 ..
             }))
         ));

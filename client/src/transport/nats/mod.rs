@@ -144,6 +144,7 @@ impl NatsLink {
         let n = &self.nats;
         let part = n.partition(topic, partition).await?;
         let out = message::outgoing(batch)?;
+        let count = out.count;
         let subject = part.subject_for(topic, partition, &out.key);
         let mut headers = HeaderMap::new();
         for (k, v) in out.headers {
@@ -174,7 +175,7 @@ impl NatsLink {
                 }
             };
             let result = tokio::select! {
-                r = ack.into_future() => nats.publish_result(&part, r),
+                r = ack.into_future() => nats.publish_result(&part, count, r),
                 () = dropped => Err(nats.lost("the connection dropped before the ack")),
             };
             drop(permit);
@@ -421,6 +422,7 @@ impl Nats {
     fn publish_result(
         &self,
         part: &PartInfo,
+        count: u32,
         result: Result<jetstream::publish::PublishAck, PublishError>,
     ) -> Result<Reply, ClientError> {
         match result {
@@ -438,7 +440,7 @@ impl Nats {
                 }),
             ),
             Ok(ack) => Ok(Reply::Produce {
-                base_offset: NatsOffset::batch_start(ack.sequence),
+                base_offset: NatsOffset::batch_base(ack.sequence, count),
             }),
             Err(e) => {
                 if e.kind() == PublishErrorKind::StreamNotFound {
@@ -516,7 +518,7 @@ impl Nats {
             return Ok(p.clone());
         }
         topic_name(topic)?;
-        let stream = stream_name(topic, partition);
+        let stream = checked_stream_name(topic, partition)?;
         let info = match self.stream_info(&stream).await? {
             Some(info) => info,
             None => {
@@ -646,6 +648,7 @@ impl Nats {
         topic: &str,
         settings: &TopicSettings,
     ) -> Result<(), ClientError> {
+        checked_stream_name(topic, settings.partitions.saturating_sub(1))?;
         for p in 0..settings.partitions {
             self.create_stream(|r| self.stream_config(topic, p, settings, r))
                 .await?;
@@ -696,6 +699,7 @@ impl Nats {
         let topic: Arc<str> = Arc::from(topic);
         let part = self.partition(&topic, partition).await?;
         let out = message::outgoing(&batch)?;
+        let count = out.count;
         let subject = part.subject_for(&topic, partition, &out.key);
         let mut headers = HeaderMap::new();
         for (k, v) in out.headers {
@@ -715,7 +719,7 @@ impl Nats {
             )
             .await
             .map_err(|e| self.publish_error(&e))?;
-        match self.publish_result(&part, ack.await)? {
+        match self.publish_result(&part, count, ack.await)? {
             Reply::Produce { base_offset } => Ok(base_offset),
             _ => unreachable!("publish_result answers Produce"),
         }
@@ -743,7 +747,7 @@ impl Nats {
                 let (log_start, high_watermark) = bounds(&info.state);
                 let first = NatsOffset::decode(log_start).sequence;
                 let next = NatsOffset::decode(high_watermark).sequence;
-                let past_end = want.sequence > next || (want.sequence == next && want.index > 0);
+                let past_end = want.sequence > next || (want.sequence == next && want.slot > 0);
                 // Compaction removes old messages from the head of the
                 // stream: reading from before it is reading from its start
                 // (as with the broker, whose log start compaction never moves).
@@ -753,8 +757,8 @@ impl Nats {
                         log_start,
                         high_watermark,
                         message: format!(
-                            "offset {offset} (sequence {}, record {}) is outside the stream {}",
-                            want.sequence, want.index, part.stream
+                            "offset {offset} (sequence {}, slot {}) is outside the stream {}",
+                            want.sequence, want.slot, part.stream
                         ),
                     });
                 }
@@ -763,7 +767,7 @@ impl Nats {
             }
         };
         let got = cursor.read(max_bytes, max_wait).await?;
-        let resp = cursor::response(topic.clone(), partition, want, &cursor, got)?;
+        let resp = cursor::response(topic.clone(), partition, offset, &cursor, got)?;
         self.cursors.put(topic, partition, cursor);
         Ok(resp)
     }
@@ -1004,6 +1008,19 @@ impl Nats {
     }
 }
 
+/// The stream of a partition, refused when its name would not fit in a
+/// file name (JetStream keeps each stream in a directory of that name).
+fn checked_stream_name(topic: &str, partition: u32) -> Result<String, ClientError> {
+    let name = stream_name(topic, partition);
+    if name.len() > MAX_STREAM_NAME {
+        return Err(ClientError::InvalidArgument(format!(
+            "topic {topic:?}: its stream name {name:?} is longer than the {MAX_STREAM_NAME} bytes \
+             a NATS stream name can have (topics up to 243 bytes always fit)"
+        )));
+    }
+    Ok(name)
+}
+
 /// (log start, high watermark) of a partition's stream as offsets.
 fn bounds(state: &stream::State) -> (u64, u64) {
     let next = state.last_sequence.saturating_add(1);
@@ -1014,8 +1031,8 @@ fn bounds(state: &stream::State) -> (u64, u64) {
         state.first_sequence.max(1)
     };
     (
-        NatsOffset::batch_start(first),
-        NatsOffset::batch_start(next),
+        NatsOffset::sequence_start(first),
+        NatsOffset::sequence_start(next),
     )
 }
 

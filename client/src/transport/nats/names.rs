@@ -19,6 +19,12 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 
+/// Longest stream name: JetStream stores a stream in a directory of that
+/// name, and file names are at most 255 bytes. With the `HERMIT_` prefix and
+/// a partition suffix, this leaves topic names of up to 246 bytes (partition
+/// 0) to 243 bytes (partition 4,095) of the broker's 249.
+pub(crate) const MAX_STREAM_NAME: usize = 255;
+
 /// Prefix of the stream of every partition.
 pub(crate) const STREAM_PREFIX: &str = "HERMIT_";
 /// First subject token of every partition.
