@@ -362,7 +362,13 @@ impl Reader {
             ))
         };
         match self {
-            Reader::Plain(c) => stamp(&c.next().await?.value),
+            Reader::Plain(c) => {
+                let record = match c.try_next() {
+                    Some(r) => r?,
+                    None => c.next().await?,
+                };
+                stamp(&record.value)
+            }
             Reader::Sealed(c) => match c.next().await? {
                 Ok(opened) => stamp(opened.plaintext.as_bytes()),
                 Err(e) => Err(anyhow::anyhow!("a record did not open: {e}")),
