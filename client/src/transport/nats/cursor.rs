@@ -47,8 +47,10 @@ const PULL_BATCH: usize = 1024;
 const MIN_EXPIRES: Duration = Duration::from_millis(100);
 /// …and at most this long.
 const MAX_EXPIRES: Duration = Duration::from_secs(30);
-/// A pull request not answered this long after it expired is taken as lost.
-const GRACE: Duration = Duration::from_secs(2);
+/// A pull request not answered this long after it expired is taken as lost
+/// (its server went away): short, since taking a live one for lost costs
+/// only one more pull request.
+const GRACE: Duration = Duration::from_millis(500);
 /// A fetch asked not to wait still gives messages in transit this long to
 /// arrive (NATS has no "what is there now" that also keeps the cursor).
 const MIN_FIRST_WAIT: Duration = Duration::from_millis(50);
@@ -88,9 +90,14 @@ pub(crate) fn parse_ack(reply: &str) -> Option<AckInfo<'_>> {
     })
 }
 
-/// One outstanding pull request, as far as this side can tell.
+/// One outstanding pull request. Each has its own reply subject
+/// (`<inbox>.<id>`): a status (expired, byte budget used up) says which
+/// request it ends. Messages arrive on their own subject, and fill the
+/// requests in the order they were made (the server's waiting queue is
+/// first in, first out).
 #[derive(Debug)]
 struct Pull {
+    id: u64,
     msgs: i64,
     bytes: i64,
     batch: usize,
@@ -131,7 +138,9 @@ pub(crate) struct Cursor {
     stream: String,
     consumer: String,
     next_subject: String,
-    inbox: async_nats::Subject,
+    /// Pull requests are answered on `<inbox>.<id>`.
+    inbox: String,
+    next_pull: u64,
     sub: async_nats::Subscriber,
     /// Sequence the consumer started at.
     start: u64,
@@ -208,10 +217,10 @@ impl Cursor {
             .await?;
         check_consumer(&config, &info)?;
         let lost = |e: &dyn std::fmt::Display| ClientError::lost(&nats.url, e.to_string());
-        let inbox = async_nats::Subject::from(nats.client.new_inbox());
+        let inbox = nats.client.new_inbox();
         let sub = nats
             .client
-            .subscribe(inbox.clone())
+            .subscribe(format!("{inbox}.*"))
             .await
             .map_err(|e| lost(&e))?;
         Ok(Cursor {
@@ -221,6 +230,7 @@ impl Cursor {
             stream: stream.to_owned(),
             consumer: info.name,
             inbox,
+            next_pull: 0,
             sub,
             start,
             last: None,
@@ -249,13 +259,7 @@ impl Cursor {
 
     /// Drop pull requests that should have been answered by now.
     fn expire_pulls(&mut self, now: Instant) {
-        while self
-            .pulls
-            .front()
-            .is_some_and(|p| p.expires_at + GRACE <= now)
-        {
-            self.pulls.pop_front();
-        }
+        self.pulls.retain(|p| p.expires_at + GRACE > now);
     }
 
     /// Keep up to two pull requests outstanding.
@@ -285,11 +289,18 @@ impl Cursor {
             expires: u64::try_from(expires.as_nanos()).unwrap_or(u64::MAX),
         };
         let body = serde_json::to_vec(&req).expect("invariant: a plain struct serializes");
+        let id = self.next_pull;
+        self.next_pull += 1;
         self.client
-            .publish_with_reply(self.next_subject.clone(), self.inbox.clone(), body.into())
+            .publish_with_reply(
+                self.next_subject.clone(),
+                format!("{}.{id}", self.inbox),
+                body.into(),
+            )
             .await
             .map_err(|e| self.dead(format!("pull request not sent: {e}")))?;
         self.pulls.push_back(Pull {
+            id,
             msgs: batch as i64,
             bytes: if max_bytes == 0 {
                 i64::MAX
@@ -353,24 +364,38 @@ impl Cursor {
         Ok(got)
     }
 
+    /// The pull request a status answers (by its reply subject), if it is
+    /// still outstanding.
+    fn answered(&self, subject: &str) -> Option<usize> {
+        let id: u64 = subject
+            .strip_prefix(self.inbox.as_str())?
+            .strip_prefix('.')?
+            .parse()
+            .ok()?;
+        self.pulls.iter().position(|p| p.id == id)
+    }
+
     fn handle(&mut self, m: async_nats::Message) -> Result<Option<Got>, ClientError> {
+        let pull = self.answered(m.subject.as_str());
         match m.status {
             None | Some(StatusCode::OK) => {}
             Some(StatusCode::IDLE_HEARTBEAT) => return Ok(None),
             Some(StatusCode::TIMEOUT | StatusCode::NOT_FOUND) => {
-                // The oldest pull request ended (expired, or nothing to give).
-                self.pulls.pop_front();
+                // The pull request ended (expired, or nothing to give).
+                if let Some(i) = pull {
+                    self.pulls.remove(i);
+                }
                 return Ok(None);
             }
             Some(StatusCode::REQUEST_TERMINATED) => {
                 let why = m.description.unwrap_or_default();
-                let oldest = self.pulls.pop_front();
+                let ended = pull.and_then(|i| self.pulls.remove(i));
                 if why.contains("MaxBytes") {
                     // The request's byte budget is used up. If it gave
                     // nothing, the next message alone is larger than the
                     // budget: fetch it on its own (a fetch always returns
                     // at least one batch).
-                    let gave_nothing = oldest.is_none_or(|p| p.msgs == p.batch as i64);
+                    let gave_nothing = ended.is_some_and(|p| p.msgs == p.batch as i64);
                     self.big_next |= gave_nothing;
                     return Ok(None);
                 }
