@@ -19,6 +19,15 @@ use crate::transport::hermit::Hermit;
 use crate::transport::{Endpoint, Link, Transport, TransportKind};
 
 /// Connection settings. Each field's doc ends with its default.
+///
+/// Over NATS (`nats://…`, see `docs/SCALE-OUT.md`): `connect_timeout` bounds
+/// the first connection and the wait for JetStream to answer,
+/// `request_timeout` every JetStream request and publish ack, `max_in_flight`
+/// the requests and batches in flight, the backoffs the NATS client's
+/// reconnects; `max_response_bytes` does not apply (the server's
+/// `max_payload` does). Transport settings of NATS (replicas, partitions of
+/// auto-created topics, auto-create) are options of the URL:
+/// [`NatsOptions`](crate::NatsOptions).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClientOptions {
     /// Limit on opening a connection (TCP connect plus the hello). Default 5 s.
