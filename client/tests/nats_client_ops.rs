@@ -308,6 +308,24 @@ async fn a_server_without_jetstream_or_a_bad_url_is_a_clear_error() {
         .unwrap_err();
     assert!(matches!(err, ClientError::Connect { .. }), "{err:?}");
     assert!(err.is_retriable());
+    // A NATS server without JetStream: named as such.
+    let dir = tempfile::tempdir().unwrap();
+    let plain = NatsServer::without_jetstream(dir.path());
+    let err = Client::connect(
+        plain.url(),
+        ClientOptions {
+            connect_timeout: Duration::from_millis(500),
+            ..ClientOptions::default()
+        },
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, ClientError::Connect { .. }), "{err:?}");
+    let why = std::error::Error::source(&err)
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    assert!(why.contains("JetStream"), "{why}");
+    drop(plain);
     // Options are checked, not guessed.
     let err = Client::connect("nats://127.0.0.1:4222?replica=3", ClientOptions::default())
         .await

@@ -47,10 +47,15 @@ pub struct NatsServer {
 
 impl NatsServer {
     fn spawn(name: &str, dir: &Path, port: u16, extra: &[String]) -> NatsServer {
+        let mut args = vec!["-js".to_owned()];
+        args.extend_from_slice(extra);
+        NatsServer::spawn_with(name, dir, port, &args)
+    }
+
+    fn spawn_with(name: &str, dir: &Path, port: u16, extra: &[String]) -> NatsServer {
         let store = dir.join(format!("{name}-store"));
         std::fs::create_dir_all(&store).expect("create the store dir");
         let mut args = vec![
-            "-js".to_owned(),
             "-a".to_owned(),
             "127.0.0.1".to_owned(),
             "-p".to_owned(),
@@ -114,6 +119,11 @@ impl NatsServer {
     /// A single server with JetStream on a free port, storing under `dir`.
     pub fn single(dir: &Path) -> NatsServer {
         NatsServer::spawn("solo", dir, free_addr().port(), &[])
+    }
+
+    /// A server without JetStream (a misconfiguration the client must name).
+    pub fn without_jetstream(dir: &Path) -> NatsServer {
+        NatsServer::spawn_with("plain", dir, free_addr().port(), &[])
     }
 
     /// `nats://127.0.0.1:PORT`.
