@@ -93,6 +93,10 @@ pub struct StressArgs {
     /// Skip the consumer (producer figures only).
     #[arg(long)]
     pub no_consumer: bool,
+    /// Start the consumer only once every producer is done: its rate is then
+    /// the catch-up rate of one reader (end-to-end latency is not reported).
+    #[arg(long, conflicts_with = "no_consumer")]
+    pub consume_after: bool,
 }
 
 impl StressArgs {
@@ -103,7 +107,7 @@ impl StressArgs {
     /// One line describing the settings.
     pub fn settings(&self) -> String {
         format!(
-            "producers={} messages={} size={} batch={} linger={}ms in_flight={} seal={:?} acks={:?} fsync={} partitions={} broker={}",
+            "producers={} messages={} size={} batch={} linger={}ms in_flight={} seal={:?} acks={:?} fsync={} partitions={} broker={}{}",
             self.producers,
             self.messages,
             self.size,
@@ -115,6 +119,11 @@ impl StressArgs {
             self.target.fsync,
             self.partitions,
             self.target.broker.as_deref().unwrap_or("embedded"),
+            if self.consume_after {
+                " consume_after"
+            } else {
+                ""
+            },
         )
     }
 }
@@ -178,6 +187,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     let bar = progress(total, "consumed");
 
     // The consumer, started before the producers, reads from the beginning.
+    let gate = Arc::new(tokio::sync::Notify::new());
     let consumer = if args.no_consumer {
         None
     } else {
@@ -200,8 +210,15 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
                     .await?,
             ))
         };
-        let (received, bar) = (received.clone(), bar.clone());
+        let (received, bar, gate) = (received.clone(), bar.clone(), gate.clone());
+        let consume_after = args.consume_after;
         Some(tokio::spawn(async move {
+            let began = if consume_after {
+                gate.notified().await;
+                Instant::now()
+            } else {
+                base
+            };
             let mut hist =
                 hdrhistogram::Histogram::<u64>::new(3).expect("3 significant figures are valid");
             let mut n = 0u64;
@@ -221,7 +238,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
                 }
             }
             received.store(n, Ordering::Relaxed);
-            let elapsed = base.elapsed();
+            let elapsed = began.elapsed();
             drop(reader_side);
             Ok::<_, anyhow::Error>((elapsed, hist))
         }))
@@ -286,6 +303,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     for p in producers {
         producer_time = producer_time.max(p.await.context("a producer task panicked")??);
     }
+    gate.notify_one();
     let consumed = match consumer {
         Some(c) => Some(c.await.context("the consumer task panicked")??),
         None => None,

@@ -33,6 +33,7 @@ mod connection;
 pub mod consumer;
 pub mod crypto;
 pub mod error;
+mod fxhash;
 pub mod partitioner;
 pub mod producer;
 pub mod records;

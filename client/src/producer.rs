@@ -56,6 +56,7 @@ use tokio::time::Instant;
 use crate::client::Client;
 use crate::connection::{Completion, Reply, ReplyTo, Token, produce_head};
 use crate::error::ClientError;
+use crate::fxhash::FxMap;
 use crate::partitioner::{next_round_robin, partition_for_key};
 use crate::transport::Link;
 
@@ -213,36 +214,6 @@ impl Future for Delivery {
         Poll::Pending
     }
 }
-
-/// FxHash (the rustc hasher): topic names and keys are looked up on every
-/// `send`, and SipHash's DoS resistance buys nothing for names the
-/// application chose itself.
-#[derive(Default, Clone, Copy)]
-struct FxHasher(u64);
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-    }
-
-    fn write_u8(&mut self, b: u8) {
-        self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // No code path panics while holding these locks except a caller's record

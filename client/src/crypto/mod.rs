@@ -36,7 +36,6 @@ pub mod seal;
 pub mod seq;
 pub mod signing;
 
-mod fxhash;
 mod pairwise;
 mod reader;
 mod rng;

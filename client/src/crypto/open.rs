@@ -20,7 +20,7 @@
 //! output buffer. Legacy (compatibility) records — the JSON `{"iv", "data"}` of
 //! the browser `ChatCrypto` — are refused unless [`Opener::allow_legacy`] is set.
 
-use super::fxhash::FxMap;
+use crate::fxhash::FxMap;
 use std::fmt;
 
 use aes_gcm::aead::inout::InOutBuf;

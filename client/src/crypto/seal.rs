@@ -13,7 +13,7 @@
 //! callers that seal billions of records to one peer across restarts persist it
 //! with [`Sealer::direct_seals`] / [`Sealer::restore_direct_seals`].
 
-use super::fxhash::FxMap;
+use crate::fxhash::FxMap;
 use std::collections::hash_map::Entry;
 use std::fmt;
 use std::sync::Arc;

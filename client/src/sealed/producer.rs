@@ -1,6 +1,6 @@
 //! [`SealedProducer`]: seals records in place through [`Producer::send_with`].
 
-use std::collections::{HashMap, HashSet};
+use crate::fxhash::{FxMap, FxSet};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -142,11 +142,11 @@ impl Future for SealedDelivery {
 /// Conversation keys for blinding, cached: each costs an ECDH.
 struct ConvKeys {
     /// `K_pair(own, peer)` by peer.
-    pairwise: HashMap<Fingerprint, ConversationKey>,
+    pairwise: FxMap<Fingerprint, ConversationKey>,
     /// `K_pair(own, own)`: the sender's own blinding key for ad hoc recipient sets.
     own: ConversationKey,
     /// Peers whose pairwise key the sealer has already derived.
-    warmed: HashSet<Fingerprint>,
+    warmed: FxSet<Fingerprint>,
 }
 
 struct Inner {
@@ -220,9 +220,9 @@ impl SealedProducer {
                 identity,
                 sealer: Mutex::new(sealer),
                 conv: Mutex::new(ConvKeys {
-                    pairwise: HashMap::new(),
+                    pairwise: FxMap::default(),
                     own,
-                    warmed: HashSet::new(),
+                    warmed: FxSet::default(),
                 }),
                 padding: options.padding,
                 signing,

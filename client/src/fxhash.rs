@@ -1,8 +1,9 @@
-//! A fast non-cryptographic hasher for the sealer's and opener's lookup
-//! tables. Their keys are fingerprints and key ids (SHA-256 output, already
-//! uniform) and topic names the application chose; entries are only ever
-//! added for trusted peers, so SipHash's flooding resistance buys nothing
-//! here, while its cost showed up at ~5 % of a sealed round trip.
+//! A fast non-cryptographic hasher for the SDK's per-record lookup tables
+//! (the producer's batch accumulators, the sealer's and opener's peer and
+//! stream tables). Their keys are fingerprints and key ids (SHA-256 output,
+//! already uniform) and topic names and keys the application chose; nothing
+//! a remote party controls is inserted, so SipHash's flooding resistance buys
+//! nothing here, while its cost showed up at ~5 % of a sealed round trip.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -52,6 +53,9 @@ impl Hasher for FxHasher {
 
 /// A `HashMap` with [`FxHasher`].
 pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// A `HashSet` with [`FxHasher`].
+pub(crate) type FxSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
 
 #[cfg(test)]
 mod tests {
