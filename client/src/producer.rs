@@ -299,22 +299,24 @@ struct Book {
 }
 
 /// Hand a batch to the sender task (or drop it if every record written
-/// into it was rolled back).
-fn seal_into(book: &mut Book, topic: &Arc<str>, open: Open) {
+/// into it was rolled back). Returns whether it was dropped: then `flush`
+/// and senders waiting for space must be woken, as no ack ever will be.
+fn seal_into(book: &mut Book, topic: &Arc<str>, open: Open) -> bool {
     if open.count == 0 {
         book.buffered -= open.reserved;
         book.outstanding.remove(&open.seq);
-        return;
+        return true;
     }
     book.sealed.push(Sealed {
         topic: topic.clone(),
         open,
     });
+    false
 }
 
 impl State {
     /// Seal open batches whose linger is over (all of them with `all`); return
-    /// whether anything was sealed.
+    /// whether an empty batch (every record rolled back) was dropped.
     fn seal_due(&mut self, now: Instant, linger: Duration, all: bool) -> bool {
         let mut earliest: Option<Instant> = None;
         let mut due: Vec<(Arc<str>, Open)> = Vec::new();
@@ -347,11 +349,11 @@ impl State {
             acc.keyed.retain(|_, o| o.is_some());
         }
         self.book.earliest_linger = earliest;
-        let any = !due.is_empty();
+        let mut dropped = false;
         for (t, o) in due {
-            seal_into(&mut self.book, &t, o);
+            dropped |= seal_into(&mut self.book, &t, o);
         }
-        any
+        dropped
     }
 }
 
@@ -629,7 +631,8 @@ impl Producer {
             .is_some_and(|o| o.count > 0 && o.buf.len() + need > opts.batch_bytes)
         {
             let o = slot.take().expect("invariant: checked Some");
-            seal_into(book, &acc.name, o);
+            // Never empty here (it holds at least one record).
+            let _ = seal_into(book, &acc.name, o);
         }
         if slot.is_none() {
             let overhead = HEADER_LEN + key.len();
@@ -698,7 +701,8 @@ impl Producer {
         });
         if open.count >= opts.batch_records || open.buf.len() >= opts.batch_bytes {
             let o = slot.take().expect("invariant: just written");
-            seal_into(book, &acc.name, o);
+            // Never empty here (it holds at least one record).
+            let _ = seal_into(book, &acc.name, o);
             if !keyed && partition == acc.sticky {
                 acc.sticky = next_round_robin(acc.sticky, n);
             }
@@ -954,20 +958,28 @@ impl Sender {
         let linger = self.shared.opts.linger;
         loop {
             // Intake: seal what is due, take sealed batches.
-            let (sealed, closed, linger_at) = {
+            let (sealed, closed, linger_at, dropped) = {
                 let mut st = self.shared.lock();
                 let now = Instant::now();
                 let all = st.book.seal_all || st.book.closed;
+                let mut dropped = false;
                 if all || st.book.earliest_linger.is_some_and(|t| t <= now) {
-                    st.seal_due(now, linger, all);
+                    dropped = st.seal_due(now, linger, all);
                     st.book.seal_all = false;
                 }
                 (
                     std::mem::take(&mut st.book.sealed),
                     st.book.closed,
                     st.book.earliest_linger,
+                    dropped,
                 )
             };
+            if dropped {
+                // No ack will come for a dropped batch: its space and its
+                // place in `outstanding` were released just now.
+                self.shared.progress.notify_waiters();
+                self.shared.space.notify_waiters();
+            }
             if !sealed.is_empty() {
                 let ts = now_ns();
                 for s in sealed {

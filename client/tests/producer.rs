@@ -264,6 +264,35 @@ impl std::fmt::Display for SealFailed {
 impl std::error::Error for SealFailed {}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flush_returns_after_a_writer_failed_in_a_batch_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let c = client(broker.addr()).await;
+    let producer = Producer::new(&c, ProducerOptions::default());
+    // The failing record is the first of its batch: the batch is left
+    // empty and dropped, and nothing will ever acknowledge it.
+    let err = producer
+        .send_with("lonely", b"", 5, |buf| {
+            buf.extend_from_slice(b"half-");
+            Err(SealFailed)
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::Write(_)), "{err:?}");
+    tokio::time::timeout(Duration::from_secs(10), producer.flush())
+        .await
+        .expect("flush returns once the emptied batch is dropped");
+    assert_eq!(producer.buffered_bytes(), 0);
+    let d = producer.send("lonely", b"", b"after").await.unwrap();
+    producer.flush().await;
+    assert_eq!(
+        d.await.unwrap().offset,
+        0,
+        "nothing of the failed record was sent"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn send_with_writes_in_place_and_a_failing_or_panicking_writer_leaves_no_trace() {
     let dir = tempfile::tempdir().unwrap();
     let broker = broker(dir.path(), |_| {}).await;
