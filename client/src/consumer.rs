@@ -147,6 +147,45 @@ struct FetchDone {
     result: Result<FetchResponse, ClientError>,
 }
 
+/// Delivers a fetch task's outcome exactly once: if the task ends without
+/// one (a panic unwinding through it), the drop sends a retriable error, so
+/// the consumer never waits for an answer that cannot come.
+struct Reply {
+    tx: Option<mpsc::UnboundedSender<FetchDone>>,
+    pidx: usize,
+    generation: u64,
+    offset: u64,
+    addr: String,
+}
+
+impl Reply {
+    /// Send `result`, unless something was sent already.
+    fn deliver(&mut self, result: Result<FetchResponse, ClientError>) {
+        if let Some(tx) = self.tx.take() {
+            // The consumer may be gone; then nobody wants the answer.
+            let _ = tx.send(FetchDone {
+                pidx: self.pidx,
+                generation: self.generation,
+                offset: self.offset,
+                result,
+            });
+        }
+    }
+}
+
+impl Drop for Reply {
+    fn drop(&mut self) {
+        if self.tx.is_none() {
+            return;
+        }
+        let addr = std::mem::take(&mut self.addr);
+        self.deliver(Err(ClientError::ConnectionLost {
+            addr,
+            reason: "the fetch task ended without an answer".to_owned(),
+        }));
+    }
+}
+
 /// Reads records from a topic; see the [module docs](self) for positions,
 /// commits and errors.
 pub struct Consumer {
@@ -314,20 +353,22 @@ impl Consumer {
         let (client, topic, tx) = (self.client.clone(), self.topic.clone(), self.tx.clone());
         let (partition, offset, generation) = (p.partition, p.fetch_at, p.generation);
         let (max_bytes, max_wait) = (self.opts.max_bytes, self.opts.max_wait);
+        let addr = client.addr().to_owned();
         tokio::spawn(async move {
+            let mut reply = Reply {
+                tx: Some(tx),
+                pidx,
+                generation,
+                offset,
+                addr,
+            };
             if !delay.is_zero() {
                 tokio::time::sleep(delay).await;
             }
             let result = client
                 .fetch(&topic, partition, offset, max_bytes, max_wait)
                 .await;
-            // The consumer may be gone; then nobody wants the answer.
-            let _ = tx.send(FetchDone {
-                pidx,
-                generation,
-                offset,
-                result,
-            });
+            reply.deliver(result);
         });
     }
 
