@@ -8,7 +8,9 @@ use crate::exit::{ExitClass, USAGE, client_error};
 /// `hermit topics …`
 #[derive(Debug, clap::Subcommand)]
 pub enum TopicsCommand {
-    /// One line per topic: name, partitions, cleanup, retention, records stored.
+    /// One line per topic: name, partitions, cleanup, retention, and the span
+    /// of offsets stored (the record count on a HermitMQ broker without
+    /// compaction; over NATS each message spans 65,536 offsets).
     List {
         #[command(flatten)]
         broker: BrokerAddr,
@@ -120,10 +122,10 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
                     .max(5);
                 println!(
                     "{:width$}  {:>10}  {:7}  {:>13}  {:>15}  {:>10}",
-                    "TOPIC", "PARTITIONS", "CLEANUP", "RETENTION_MS", "RETENTION_BYTES", "RECORDS"
+                    "TOPIC", "PARTITIONS", "CLEANUP", "RETENTION_MS", "RETENTION_BYTES", "OFFSETS"
                 );
                 for t in &topics {
-                    let records: u64 = t
+                    let offsets: u64 = t
                         .partitions
                         .iter()
                         .map(|p| p.high_watermark.saturating_sub(p.log_start))
@@ -135,7 +137,7 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
                         cleanup(t.cleanup),
                         limit(t.retention_ms),
                         limit(t.retention_bytes),
-                        records
+                        offsets
                     );
                 }
                 Ok(())
