@@ -334,21 +334,25 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
             total as f64 / elapsed.as_secs_f64() / 1e6,
             "M msgs/s",
         );
-        r.add(
-            "e2e_p50",
-            hist.value_at_quantile(0.50) as f64 / 1000.0,
-            "ms",
-        );
-        r.add(
-            "e2e_p99",
-            hist.value_at_quantile(0.99) as f64 / 1000.0,
-            "ms",
-        );
-        r.add(
-            "e2e_p999",
-            hist.value_at_quantile(0.999) as f64 / 1000.0,
-            "ms",
-        );
+        // Send-to-read latency, unless the reader started only after the
+        // producers finished (then it measures the backlog, not latency).
+        if !args.consume_after {
+            r.add(
+                "e2e_p50",
+                hist.value_at_quantile(0.50) as f64 / 1000.0,
+                "ms",
+            );
+            r.add(
+                "e2e_p99",
+                hist.value_at_quantile(0.99) as f64 / 1000.0,
+                "ms",
+            );
+            r.add(
+                "e2e_p999",
+                hist.value_at_quantile(0.999) as f64 / 1000.0,
+                "ms",
+            );
+        }
     }
     if let (Some(a), Some(b)) = (usage_before, usage_after) {
         let cpu = b.cpu_seconds - a.cpu_seconds;
