@@ -279,9 +279,6 @@ impl SealedConsumer {
             timestamp_ns,
             kind,
         };
-        if let Some(kind) = addressed_elsewhere(&value, self.own_kid) {
-            return Err(fail(kind));
-        }
         // Sized so the buffer never reallocates (which would leave an unwiped
         // copy behind): a plaintext is never longer than its record.
         let mut plaintext = Zeroizing::new(Vec::with_capacity(value.len()));
@@ -301,6 +298,10 @@ impl SealedConsumer {
                 padded: o.padded,
                 plaintext: Plaintext(plaintext),
             }),
+            // Opening fails, with no state changed, on every record that is
+            // not addressed to us; only then is the header parsed a second
+            // time to say whose it is (the common path parses once).
+            Err(_) if let Some(kind) = addressed_elsewhere(&value, self.own_kid) => Err(fail(kind)),
             Err(e) => {
                 tracing::debug!(topic = %topic, partition, offset, error = %e, "record did not open");
                 track.held.insert(offset);
