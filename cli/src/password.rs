@@ -118,6 +118,96 @@ impl Drop for EchoOff<'_> {
     }
 }
 
+/// A signal that ends the process while echo is off (Ctrl-C at the prompt,
+/// the terminal hanging up, a `kill`) must not leave the terminal silent:
+/// while armed, the handlers here put the saved modes back, then let the
+/// signal do what it would have done (the default action, re-raised).
+mod restore_on_signal {
+    use std::os::fd::{AsRawFd as _, BorrowedFd};
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    use rustix::termios::{OptionalActions, Termios, tcsetattr};
+
+    /// The signals whose default action ends the process, and that a user
+    /// or the terminal sends.
+    const SIGNALS: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
+    /// The terminal's descriptor while armed, else -1.
+    static TTY: AtomicI32 = AtomicI32::new(-1);
+    /// The modes to restore: the terminal's own, read before echo went off
+    /// (the same for every prompt of a process, as each restores them).
+    static SAVED: OnceLock<Termios> = OnceLock::new();
+
+    extern "C" fn restore_and_reraise(sig: libc::c_int) {
+        // Only atomics, two system calls and a re-raise: async-signal-safe.
+        let fd = TTY.swap(-1, Ordering::AcqRel);
+        if fd >= 0
+            && let Some(saved) = SAVED.get()
+        {
+            // SAFETY: `fd` is the open terminal of an armed `Armed`, which
+            // disarms (stores -1) before the file is closed.
+            let tty = unsafe { BorrowedFd::borrow_raw(fd) };
+            let _ = tcsetattr(tty, OptionalActions::Now, saved);
+            // The line typed so far never got its newline.
+            let _ = rustix::io::write(tty, b"\n");
+        }
+        // SAFETY: resetting to the default action and raising are
+        // async-signal-safe; the signal is blocked until this handler
+        // returns, then its default action ends the process.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+    }
+
+    /// Handlers installed for the life of a prompt; dropping it puts the
+    /// previous ones back.
+    pub(super) struct Armed {
+        previous: Vec<(libc::c_int, libc::sigaction)>,
+    }
+
+    /// Installs the handlers for `tty`, whose modes are `saved`. Signals
+    /// the process ignores (`nohup`) stay ignored.
+    pub(super) fn arm(tty: &std::fs::File, saved: &Termios) -> Armed {
+        let _ = SAVED.set(saved.clone());
+        TTY.store(tty.as_raw_fd(), Ordering::Release);
+        let mut previous = Vec::with_capacity(SIGNALS.len());
+        for sig in SIGNALS {
+            // SAFETY: plain sigaction calls on zero-initialised C structs;
+            // the handler only does async-signal-safe work.
+            unsafe {
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
+                    || old.sa_sigaction == libc::SIG_IGN
+                {
+                    continue;
+                }
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = restore_and_reraise as extern "C" fn(libc::c_int) as usize;
+                libc::sigemptyset(&mut action.sa_mask);
+                action.sa_flags = libc::SA_RESTART;
+                if libc::sigaction(sig, &action, std::ptr::null_mut()) == 0 {
+                    previous.push((sig, old));
+                }
+            }
+        }
+        Armed { previous }
+    }
+
+    impl Drop for Armed {
+        fn drop(&mut self) {
+            TTY.store(-1, Ordering::Release);
+            for (sig, old) in &self.previous {
+                // SAFETY: restores the action read in `arm`.
+                unsafe {
+                    libc::sigaction(*sig, old, std::ptr::null_mut());
+                }
+            }
+        }
+    }
+}
+
 /// Prompt on `/dev/tty` and read one line with echo off. Uses the
 /// controlling terminal, not stdin/stderr, so it works with both redirected
 /// (`hermit consume … > out.jsonl`).
@@ -138,6 +228,9 @@ fn ask_tty(prompt: &str) -> anyhow::Result<Password> {
     quiet.local_modes.remove(LocalModes::ECHO);
     // Still echo the newline, so the next output starts on its own line.
     quiet.local_modes.insert(LocalModes::ECHONL);
+    // Armed before echo goes off; dropped after it is back on (declared
+    // before the guard, so dropped after it).
+    let _armed = restore_on_signal::arm(&tty, &saved);
     // Echo goes off before the prompt shows, so nothing typed after the
     // prompt can be echoed (or discarded by the flush).
     tcsetattr(&tty, OptionalActions::Flush, &quiet).context("cannot turn off echo")?;

@@ -544,18 +544,23 @@ fn a_one_component_relative_data_dir_works() {
     assert!(listening, "{}", seen.join("\n"));
 }
 
-/// `hermit keygen` on a terminal: the password is asked twice on the
-/// controlling terminal with echo off (the terminal shows the prompts, never
-/// the password), and the key opens with it afterwards.
-#[test]
-fn keygen_asks_twice_on_the_terminal_without_echo() {
+/// `hermit args` with a new pseudo-terminal as its controlling terminal
+/// (and stdin; stdout and stderr are piped). Returns the child, the pty's
+/// slave side (drop it so the terminal closes when the child exits; keep it
+/// to read the terminal's modes), the master to type on, and everything the
+/// terminal displays, read by a thread (reads block).
+fn hermit_on_pty(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::fs::File,
+    std::fs::File,
+    std::sync::mpsc::Receiver<Vec<u8>>,
+) {
     use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
     use std::io::Read as _;
     use std::os::unix::process::CommandExt;
 
-    let dir = tempfile::tempdir().unwrap();
-    let key = dir.path().join("tty.key");
-    let secret = "s3cret-typed-on-a-tty";
     let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
     grantpt(&master).unwrap();
     unlockpt(&master).unwrap();
@@ -566,7 +571,7 @@ fn keygen_asks_twice_on_the_terminal_without_echo() {
         .open(name.to_str().unwrap())
         .unwrap();
     let mut cmd = Command::new(hermit_e2e_tests::hermit_bin());
-    cmd.args(["keygen", "--out", path_str(&key)])
+    cmd.args(args)
         .env_remove("HERMIT_PASSWORD")
         .stdin(slave.try_clone().unwrap())
         .stdout(Stdio::piped())
@@ -581,11 +586,8 @@ fn keygen_asks_twice_on_the_terminal_without_echo() {
         });
     }
     let child = cmd.spawn().unwrap();
-    // Only the child may hold the slave, so the terminal closes when it exits.
     drop(cmd);
-    drop(slave);
 
-    // Everything the terminal displays, read by a thread (reads block).
     let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
     let mut reader = std::fs::File::from(master.try_clone().unwrap());
     std::thread::spawn(move || {
@@ -596,21 +598,37 @@ fn keygen_asks_twice_on_the_terminal_without_echo() {
             }
         }
     });
-    let mut screen = Vec::new();
-    let wait_for = |needle: &str, screen: &mut Vec<u8>| {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !String::from_utf8_lossy(screen).contains(needle) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(left) {
-                Ok(bytes) => screen.extend(bytes),
-                Err(_) => panic!(
-                    "no {needle:?} on the terminal; it shows {:?}",
-                    String::from_utf8_lossy(screen)
-                ),
-            }
+    (child, slave, std::fs::File::from(master), rx)
+}
+
+/// Reads what the terminal displays into `screen` until it shows `needle`.
+fn wait_for_screen(rx: &std::sync::mpsc::Receiver<Vec<u8>>, needle: &str, screen: &mut Vec<u8>) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !String::from_utf8_lossy(screen).contains(needle) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(bytes) => screen.extend(bytes),
+            Err(_) => panic!(
+                "no {needle:?} on the terminal; it shows {:?}",
+                String::from_utf8_lossy(screen)
+            ),
         }
-    };
-    let mut term = std::fs::File::from(master);
+    }
+}
+
+/// `hermit keygen` on a terminal: the password is asked twice on the
+/// controlling terminal with echo off (the terminal shows the prompts, never
+/// the password), and the key opens with it afterwards.
+#[test]
+fn keygen_asks_twice_on_the_terminal_without_echo() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("tty.key");
+    let secret = "s3cret-typed-on-a-tty";
+    let (child, slave, mut term, rx) = hermit_on_pty(&["keygen", "--out", path_str(&key)]);
+    // Only the child may hold the slave, so the terminal closes when it exits.
+    drop(slave);
+    let mut screen = Vec::new();
+    let wait_for = |needle: &str, screen: &mut Vec<u8>| wait_for_screen(&rx, needle, screen);
     wait_for("New password", &mut screen);
     term.write_all(format!("{secret}\n").as_bytes()).unwrap();
     wait_for("Repeat the password", &mut screen);
@@ -637,4 +655,38 @@ fn keygen_asks_twice_on_the_terminal_without_echo() {
         &[("HERMIT_PASSWORD", secret)],
     );
     assert_code(&unlocked, 0);
+}
+
+/// Ctrl-C at the password prompt ends `hermit keygen` (by the signal, as
+/// usual) with the terminal's echo back on — it is off while the password is
+/// typed — and no key file written.
+#[test]
+fn ctrl_c_at_the_password_prompt_leaves_the_echo_on() {
+    use rustix::termios::{LocalModes, tcgetattr};
+    use std::os::unix::process::ExitStatusExt as _;
+
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("never.key");
+    let (child, slave, mut term, rx) = hermit_on_pty(&["keygen", "--out", path_str(&key)]);
+    let echo = |tty: &std::fs::File| {
+        tcgetattr(tty)
+            .unwrap()
+            .local_modes
+            .contains(LocalModes::ECHO)
+    };
+    assert!(echo(&slave), "a new terminal echoes");
+    let mut screen = Vec::new();
+    wait_for_screen(&rx, "New password", &mut screen);
+    assert!(!echo(&slave), "echo is off while the password is typed");
+    // Half a password, then Ctrl-C (the terminal sends SIGINT).
+    term.write_all(b"half-typed\x03").unwrap();
+    let out = hermit_e2e_tests::wait_output(child, Duration::from_secs(60));
+    assert_eq!(
+        out.status.signal(),
+        Some(rustix::process::Signal::INT.as_raw()),
+        "{}",
+        stderr(&out)
+    );
+    assert!(echo(&slave), "hermit left the terminal without echo");
+    assert!(!key.exists(), "a key file was written");
 }
