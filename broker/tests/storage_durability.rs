@@ -269,3 +269,27 @@ fn under_fsync_interval_appends_are_visible_at_once_and_synced_by_the_timer() {
     }
     log.close().unwrap();
 }
+
+/// A produce that took its partition handle before the topic was deleted
+/// must not be acknowledged into the deleted files: the append is refused
+/// (`UnknownTopic`), and a topic created again under the name starts empty.
+#[test]
+fn an_append_through_a_handle_taken_before_deletion_is_refused() {
+    let dir = scratch_dir();
+    let log = open(dir.path(), durable_opts(FsyncPolicy::Always));
+    let p = create(&log, "doomed");
+    let before = p.append(&batch(b"", 3, 10, 1)).unwrap();
+    assert_eq!(before.base_offset, 0);
+
+    log.delete_topic("doomed").unwrap();
+    let e = p.append(&batch(b"", 3, 10, 2)).unwrap_err();
+    assert!(
+        matches!(e, StorageError::UnknownTopic(ref t) if t == "doomed"),
+        "{e}"
+    );
+    assert_eq!(e.status(), Status::UnknownTopic);
+
+    let again = log.partition("doomed", 0, true).unwrap();
+    assert_eq!(again.high_watermark(), 0);
+    assert_eq!(read_all(&again, 0).unwrap(), Vec::new());
+}

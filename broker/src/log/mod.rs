@@ -562,6 +562,10 @@ impl Log {
             .unwrap_or_else(|p| p.into_inner())
             .remove(name)
             .ok_or_else(|| StorageError::UnknownTopic(name.to_owned()))?;
+        // No longer reachable by name; handles taken before stop appending.
+        for p in topic.partitions() {
+            p.mark_deleted();
+        }
         let trash = self.dir.join("trash");
         if !trash.exists() {
             fsutil::create_dir_durable(&trash)?;

@@ -108,6 +108,9 @@ struct Inner {
     next_offset: u64,
     visible: Visible,
     failed: Option<String>,
+    /// The topic was deleted: appends through a handle taken before are
+    /// refused (they would land in files about to be removed).
+    deleted: bool,
 }
 
 /// One partition of a topic.
@@ -286,6 +289,7 @@ impl Partition {
                 next_offset,
                 visible,
                 failed: None,
+                deleted: false,
             }),
             hw_tx,
             synced: AtomicU64::new(next_offset),
@@ -515,6 +519,9 @@ impl Partition {
         let len = header.batch_len();
 
         let mut inner = self.lock();
+        if inner.deleted {
+            return Err(StorageError::UnknownTopic(self.topic.clone()));
+        }
         if let Some(reason) = &inner.failed {
             return Err(self.failed_error(reason));
         }
@@ -683,6 +690,15 @@ impl Partition {
             self.hw_tx.send_replace(offset);
         }
         Ok(true)
+    }
+
+    /// Refuses every later append (`UnknownTopic`): called for each
+    /// partition by [`Log::delete_topic`](super::Log::delete_topic) before it
+    /// moves the files away. An append holding the lock finishes first, so
+    /// every append either took effect before the deletion (and went with
+    /// the topic) or is refused — none is acknowledged into removed files.
+    pub(crate) fn mark_deleted(&self) {
+        self.lock().deleted = true;
     }
 
     /// fsync everything (shutdown, tests). Works under every fsync policy.
