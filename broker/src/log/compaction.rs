@@ -19,7 +19,7 @@ use super::fsutil;
 use super::index::IndexBuilder;
 use super::partition::{Partition, remove_segment_files};
 use super::reader::{Continuity, ScanOptions, SegmentReader};
-use super::segment::{HARD_MAX_BATCH, SealedSegment, SegmentFile};
+use super::segment::{HARD_MAX_BATCH, Parts, SealedSegment, SegmentFile, Verification};
 
 /// Decides whether a batch survives: `(key, base_offset, payload_len, timestamp_ns)`.
 type KeepFn<'a> = &'a dyn Fn(&[u8], u64, u32, u64) -> bool;
@@ -213,18 +213,22 @@ impl Partition {
             return Err(interrupted(SwapStep::WroteIndex));
         }
         let file = File::open(&seg.file.path).ctx("open segment", &seg.file.path)?;
-        let new = SealedSegment::sealed_now(
-            seg.base,
-            seg.end_offset,
-            pos,
-            Arc::new(SegmentFile {
-                path: seg.file.path.clone(),
-                file,
-            }),
-            seg.idx_path.clone(),
-            index,
-            max_ts,
-            false, // compacted: offsets have holes
+        // Written from batches checked by the compaction scan.
+        let new = SealedSegment::sealed(
+            Parts {
+                base: seg.base,
+                end_offset: seg.end_offset,
+                size: pos,
+                file: Arc::new(SegmentFile {
+                    path: seg.file.path.clone(),
+                    file,
+                }),
+                idx_path: seg.idx_path.clone(),
+                index,
+                max_timestamp: max_ts,
+                dense: false, // compacted: offsets have holes
+            },
+            Verification::default(),
         );
         self.replace_sealed(seg, Some(Arc::new(new)));
         tracing::info!(

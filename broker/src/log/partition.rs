@@ -254,15 +254,17 @@ impl Partition {
             let idx_path = dir.join(idx_name(active.base));
             let index = active.index.clone().finish();
             index.write(&idx_path)?;
-            sealed.push(Arc::new(SealedSegment::sealed_with(
-                active.base,
-                next_offset,
-                active.size,
-                active.file.clone(),
-                idx_path,
-                index,
-                active.max_timestamp,
-                dense,
+            sealed.push(Arc::new(SealedSegment::sealed(
+                segment::Parts {
+                    base: active.base,
+                    end_offset: next_offset,
+                    size: active.size,
+                    file: active.file.clone(),
+                    idx_path,
+                    index,
+                    max_timestamp: active.max_timestamp,
+                    dense,
+                },
                 Verification { bad, index: None },
             )));
             let fresh = Self::recover_active(&dir, next_offset, &opts, topic, id)?;
@@ -611,15 +613,19 @@ impl Partition {
             max_timestamp: 0,
         };
         let old = std::mem::replace(&mut inner.active, new);
-        inner.sealed.push(Arc::new(SealedSegment::sealed_now(
-            old.base,
-            new_base,
-            old.size,
-            old.file,
-            idx_path,
-            index,
-            old.max_timestamp,
-            self.policy.cleanup != Cleanup::Compact,
+        // Every batch of it was CRC-checked on append.
+        inner.sealed.push(Arc::new(SealedSegment::sealed(
+            segment::Parts {
+                base: old.base,
+                end_offset: new_base,
+                size: old.size,
+                file: old.file,
+                idx_path,
+                index,
+                max_timestamp: old.max_timestamp,
+                dense: self.policy.cleanup != Cleanup::Compact,
+            },
+            Verification::default(),
         )));
         // The old segment is durable now.
         if self.synced.load(Ordering::Acquire) < new_base {

@@ -116,60 +116,52 @@ pub struct SealedSegment {
     verified: OnceLock<Verification>,
 }
 
-impl SealedSegment {
-    /// A segment sealed by this process: every batch was CRC-checked on append.
-    #[allow(clippy::too_many_arguments)]
-    pub fn sealed_now(
-        base: u64,
-        end_offset: u64,
-        size: u64,
-        file: Arc<SegmentFile>,
-        idx_path: PathBuf,
-        index: Index,
-        max_timestamp: u64,
-        dense: bool,
-    ) -> SealedSegment {
-        Self::sealed_with(
-            base,
-            end_offset,
-            size,
-            file,
-            idx_path,
-            index,
-            max_timestamp,
-            dense,
-            Verification::default(),
-        )
-    }
+/// What a sealed segment is made of, handed over when it is sealed or opened.
+#[derive(Debug)]
+pub struct Parts {
+    /// First offset.
+    pub base: u64,
+    /// Offset after its last batch (the next segment's base).
+    pub end_offset: u64,
+    /// Size of the `.log` in bytes.
+    pub size: u64,
+    /// The log file.
+    pub file: Arc<SegmentFile>,
+    /// Its `.idx` path.
+    pub idx_path: PathBuf,
+    /// Its index.
+    pub index: Index,
+    /// Newest batch timestamp (for retention).
+    pub max_timestamp: u64,
+    /// Whether offsets are dense (see [`SealedSegment::is_dense`]).
+    pub dense: bool,
+}
 
-    /// A segment sealed by this process whose contents were already checked,
-    /// with the result (e.g. an active segment recovered with damage inside).
-    #[allow(clippy::too_many_arguments)]
-    pub fn sealed_with(
-        base: u64,
-        end_offset: u64,
-        size: u64,
-        file: Arc<SegmentFile>,
-        idx_path: PathBuf,
-        index: Index,
-        max_timestamp: u64,
-        dense: bool,
-        verification: Verification,
-    ) -> SealedSegment {
-        let s = SealedSegment {
-            base,
-            end_offset,
-            size,
-            file,
-            idx_path,
-            index,
-            dense,
-            max_timestamp: AtomicU64::new(max_timestamp),
-            verified: OnceLock::new(),
-        };
+impl SealedSegment {
+    /// A segment sealed by this process, with what is known of its contents:
+    /// `Verification::default()` when every batch was CRC-checked on append,
+    /// or the result of the check (e.g. an active segment recovered with
+    /// damage inside).
+    pub fn sealed(parts: Parts, verification: Verification) -> SealedSegment {
+        let s = Self::unverified(parts);
         report(&s, &verification);
         let _ = s.verified.set(verification);
         s
+    }
+
+    /// The segment, its contents not verified yet.
+    fn unverified(p: Parts) -> SealedSegment {
+        SealedSegment {
+            base: p.base,
+            end_offset: p.end_offset,
+            size: p.size,
+            file: p.file,
+            idx_path: p.idx_path,
+            index: p.index,
+            dense: p.dense,
+            max_timestamp: AtomicU64::new(p.max_timestamp),
+            verified: OnceLock::new(),
+        }
     }
 
     /// Open a segment sealed before this start. Loads (or rebuilds) its index;
@@ -202,39 +194,37 @@ impl SealedSegment {
         };
         let seg = match index {
             Some(index) => {
-                let max_ts = tail_max_timestamp(&file, &index, size, scratch)?;
-                SealedSegment {
+                let max_timestamp = tail_max_timestamp(&file, &index, size, scratch)?;
+                Self::unverified(Parts {
                     base,
                     end_offset,
                     size,
                     file,
                     idx_path,
                     index,
+                    max_timestamp,
                     dense,
-                    max_timestamp: AtomicU64::new(max_ts),
-                    verified: OnceLock::new(),
-                }
+                })
             }
             None => {
-                let (builder, verification, max_ts) = verify_scan(
+                let (builder, verification, max_timestamp) = verify_scan(
                     &file, base, end_offset, size, interval, dense, None, scratch,
                 )?;
                 let index = builder.finish();
                 index.write(&idx_path)?;
-                let seg = SealedSegment {
-                    base,
-                    end_offset,
-                    size,
-                    file,
-                    idx_path,
-                    index,
-                    dense,
-                    max_timestamp: AtomicU64::new(max_ts),
-                    verified: OnceLock::new(),
-                };
-                report(&seg, &verification);
-                let _ = seg.verified.set(verification);
-                seg
+                Self::sealed(
+                    Parts {
+                        base,
+                        end_offset,
+                        size,
+                        file,
+                        idx_path,
+                        index,
+                        max_timestamp,
+                        dense,
+                    },
+                    verification,
+                )
             }
         };
         Ok(seg)
