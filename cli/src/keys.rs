@@ -34,6 +34,15 @@ const MAX_FILE: u64 = 16 * 1024;
 /// `hermit keygen`
 #[derive(Debug, clap::Args)]
 pub struct KeygenArgs {
+    #[command(flatten)]
+    dest: KeyOut,
+    #[command(flatten)]
+    password: PasswordArgs,
+}
+
+/// Where a new key file and its public key go (`keygen`, `key import`).
+#[derive(Debug, clap::Args)]
+pub struct KeyOut {
     /// Where to write the password-protected private key (SEALKEY armor, mode 0600).
     #[arg(long, short, value_name = "FILE")]
     out: PathBuf,
@@ -43,8 +52,15 @@ pub struct KeygenArgs {
     /// Overwrite existing files.
     #[arg(long)]
     force: bool,
-    #[command(flatten)]
-    password: PasswordArgs,
+}
+
+impl KeyOut {
+    /// The public key's path, once neither file would be overwritten unasked.
+    fn checked(&self) -> anyhow::Result<PathBuf> {
+        let pub_out = self.pub_out.clone().unwrap_or_else(|| pub_path(&self.out));
+        refuse_overwrite(&[&self.out, &pub_out], self.force)?;
+        Ok(pub_out)
+    }
 }
 
 /// `hermit pubkey`
@@ -73,15 +89,8 @@ pub enum KeyCommand {
         /// Read the base64 PKCS#8 from FILE (`-`: stdin, the default).
         #[arg(long, value_name = "FILE")]
         pkcs8_file: Option<PathBuf>,
-        /// Where to write the key file.
-        #[arg(long, short, value_name = "FILE")]
-        out: PathBuf,
-        /// Where to write the public key [default: FILE with `.pub` for `.key`].
-        #[arg(long, value_name = "FILE")]
-        pub_out: Option<PathBuf>,
-        /// Overwrite existing files.
-        #[arg(long)]
-        force: bool,
+        #[command(flatten)]
+        dest: KeyOut,
         #[command(flatten)]
         password: PasswordArgs,
     },
@@ -114,23 +123,15 @@ impl IdentityArgs {
 
 /// Run `hermit keygen`.
 pub fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
-    let pub_out = args.pub_out.unwrap_or_else(|| pub_path(&args.out));
-    refuse_overwrite(&[&args.out, &pub_out], args.force)?;
-    let password = args
-        .password
-        .new_password(&args.out.display().to_string())?;
+    let out = &args.dest.out;
+    let pub_out = args.dest.checked()?;
+    let password = args.password.new_password(&out.display().to_string())?;
     let identity = Identity::generate().context("cannot generate a key pair")?;
-    write_identity(
-        &identity,
-        &password,
-        KdfParams::RECOMMENDED,
-        &args.out,
-        &pub_out,
-    )?;
+    write_identity(&identity, &password, KdfParams::RECOMMENDED, out, &pub_out)?;
     print!("{}", pub_file_text(identity.public_key()));
     eprintln!(
         "wrote {} (private key, keep it) and {} (public key, give it to your peers)",
-        args.out.display(),
+        out.display(),
         pub_out.display()
     );
     Ok(())
@@ -153,20 +154,18 @@ pub fn key(cmd: KeyCommand) -> anyhow::Result<()> {
         KeyCommand::Import {
             pkcs8,
             pkcs8_file,
-            out,
-            pub_out,
-            force,
+            dest,
             password,
         } => {
-            let pub_out = pub_out.unwrap_or_else(|| pub_path(&out));
-            refuse_overwrite(&[&out, &pub_out], force)?;
+            let out = &dest.out;
+            let pub_out = dest.checked()?;
             let text = match (pkcs8, pkcs8_file) {
                 (Some(b64), _) => Zeroizing::new(b64),
                 (None, path) => read_secret_text(path.as_deref())?,
             };
             let identity = parse_pkcs8(&text)?;
             let pw = password.new_password(&out.display().to_string())?;
-            write_identity(&identity, &pw, KdfParams::RECOMMENDED, &out, &pub_out)?;
+            write_identity(&identity, &pw, KdfParams::RECOMMENDED, out, &pub_out)?;
             print!("{}", pub_file_text(identity.public_key()));
             eprintln!("imported into {} and {}", out.display(), pub_out.display());
             Ok(())

@@ -312,11 +312,7 @@ impl Identity {
     /// # Errors
     /// [`KeyError::Base64`] or [`KeyError::InvalidPkcs8`].
     pub fn from_pkcs8_base64(b64: &str) -> Result<Self, KeyError> {
-        let der = Zeroizing::new(
-            B64.decode(b64.trim())
-                .map_err(|_| KeyError::Base64 { what: "PKCS#8" })?,
-        );
-        Self::from_pkcs8_der(&der)
+        Self::from_pkcs8_der(&pkcs8_der_from_base64(b64)?)
     }
 
     /// Exports PKCS#8 DER, 138 bytes with the public key inside.
@@ -368,6 +364,14 @@ impl fmt::Debug for Identity {
             .field("secret", &"<redacted>")
             .finish()
     }
+}
+
+/// Decodes standard padded base64 of a PKCS#8 document (surrounding white
+/// space ignored) into a buffer wiped on drop.
+pub(crate) fn pkcs8_der_from_base64(b64: &str) -> Result<Zeroizing<Vec<u8>>, KeyError> {
+    B64.decode(b64.trim())
+        .map(Zeroizing::new)
+        .map_err(|_| KeyError::Base64 { what: "PKCS#8" })
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use p256::pkcs8::{DecodePrivateKey as _, DecodePublicKey as _, EncodePrivateKey 
 use zeroize::Zeroizing;
 
 use super::envelope::SIGNATURE_LEN;
-use super::identity::{Fingerprint, KeyError, PublicKey};
+use super::identity::{Fingerprint, KeyError, PublicKey, pkcs8_der_from_base64};
 
 /// A private ECDSA P-256 signing key (zeroized on drop, redacted `Debug`).
 #[derive(Clone)]
@@ -59,11 +59,7 @@ impl SigningIdentity {
     /// # Errors
     /// [`KeyError::Base64`] or [`KeyError::InvalidPkcs8`].
     pub fn from_pkcs8_base64(b64: &str) -> Result<Self, KeyError> {
-        let der = Zeroizing::new(
-            B64.decode(b64.trim())
-                .map_err(|_| KeyError::Base64 { what: "PKCS#8" })?,
-        );
-        Self::from_pkcs8_der(&der)
+        Self::from_pkcs8_der(&pkcs8_der_from_base64(b64)?)
     }
 
     /// Exports PKCS#8 DER (138 bytes, public key inside).
