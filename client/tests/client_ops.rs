@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use hermit_broker::config::FsyncPolicy;
-use hermit_client::{Ack, Cleanup, Client, ClientError, ClientOptions, Status, TopicSettings};
+use hermit_client::{Ack, Client, ClientError, ClientOptions, Status};
 use hermit_protocol::BatchBuilder;
 use hermit_protocol::Op;
 use hermit_protocol::frame::{
@@ -19,15 +19,6 @@ use hermit_protocol::hello::Hello;
 use support::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-
-fn settings(partitions: u32) -> TopicSettings {
-    TopicSettings {
-        partitions,
-        cleanup: Cleanup::Delete,
-        retention_ms: 0,
-        retention_bytes: 0,
-    }
-}
 
 fn batch(records: &[&[u8]]) -> Bytes {
     let mut b = BatchBuilder::new(b"");

@@ -14,15 +14,7 @@ use hermit_client::{
 };
 use hermit_protocol::BatchBuilder;
 use support::nats::*;
-
-fn settings(partitions: u32) -> TopicSettings {
-    TopicSettings {
-        partitions,
-        cleanup: Cleanup::Delete,
-        retention_ms: 0,
-        retention_bytes: 0,
-    }
-}
+use support::settings;
 
 fn batch(key: &[u8], records: &[&[u8]]) -> Bytes {
     let mut b = BatchBuilder::new(key);

@@ -11,65 +11,10 @@ use std::time::Duration;
 use hermit_broker::config::FsyncPolicy;
 use hermit_client::partitioner::partition_for_key;
 use hermit_client::{
-    Ack, Cleanup, Client, ClientError, Consumer, ConsumerOptions, Delivered, Producer,
-    ProducerOptions, StartFrom, Status, TopicSettings,
+    Ack, ClientError, Consumer, ConsumerOptions, Delivered, Producer, ProducerOptions, StartFrom,
+    Status,
 };
 use support::*;
-
-fn settings(partitions: u32) -> TopicSettings {
-    TopicSettings {
-        partitions,
-        cleanup: Cleanup::Delete,
-        retention_ms: 0,
-        retention_bytes: 0,
-    }
-}
-
-/// A 27-byte record naming its producer and sequence number.
-fn record(producer: u8, seq: u32) -> [u8; 27] {
-    let mut r = [b'.'; 27];
-    r[0] = producer;
-    r[1..5].copy_from_slice(&seq.to_be_bytes());
-    r
-}
-
-fn parse(value: &[u8]) -> (u8, u32) {
-    assert_eq!(value.len(), 27, "record length");
-    (
-        value[0],
-        u32::from_be_bytes([value[1], value[2], value[3], value[4]]),
-    )
-}
-
-/// Read every record of `topic` from the start until `total` have arrived;
-/// returns (partition, offset) → value.
-async fn read_all(client: &Client, topic: &str, total: usize) -> HashMap<(u32, u64), Vec<u8>> {
-    let mut consumer = Consumer::new(
-        client,
-        topic,
-        ConsumerOptions {
-            start: StartFrom::Earliest,
-            ..ConsumerOptions::default()
-        },
-    )
-    .await
-    .unwrap();
-    let mut out = HashMap::with_capacity(total);
-    while out.len() < total {
-        let r = tokio::time::timeout(Duration::from_secs(30), consumer.next())
-            .await
-            .unwrap_or_else(|_| panic!("only {} of {total} records arrived", out.len()))
-            .unwrap();
-        assert!(
-            out.insert((r.partition, r.offset), r.value.to_vec())
-                .is_none(),
-            "offset {} of partition {} read twice",
-            r.offset,
-            r.partition
-        );
-    }
-    out
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_producers_of_100k_records_arrive_complete_in_order_once_where_delivered() {

@@ -2,17 +2,21 @@
 //! a real port, a stallable TCP proxy, a scripted fake broker.
 #![allow(dead_code)]
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 #[cfg(feature = "nats")]
 pub mod nats;
 
 use hermit_broker::config::Config;
 use hermit_broker::embedded::EmbeddedBroker;
-use hermit_client::{Client, ClientOptions};
+use hermit_client::{
+    Cleanup, Client, ClientOptions, Consumer, ConsumerOptions, StartFrom, TopicSettings,
+};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -115,4 +119,68 @@ impl StallProxy {
 /// A flag a test sets from one task and reads from another.
 pub fn flag() -> Arc<AtomicBool> {
     Arc::new(AtomicBool::new(false))
+}
+
+/// A topic of `partitions` with time and size retention off.
+pub fn settings(partitions: u32) -> TopicSettings {
+    TopicSettings {
+        partitions,
+        cleanup: Cleanup::Delete,
+        retention_ms: 0,
+        retention_bytes: 0,
+    }
+}
+
+/// A 27-byte record naming its producer and sequence number.
+pub fn record(producer: u8, seq: u32) -> [u8; 27] {
+    let mut r = [b'.'; 27];
+    r[0] = producer;
+    r[1..5].copy_from_slice(&seq.to_be_bytes());
+    r
+}
+
+/// The producer and sequence number of a [`record`].
+pub fn parse(value: &[u8]) -> (u8, u32) {
+    assert_eq!(value.len(), 27, "record length");
+    (
+        value[0],
+        u32::from_be_bytes([value[1], value[2], value[3], value[4]]),
+    )
+}
+
+/// Read every record of `topic` from the start until `total` have arrived,
+/// each once, and no more after them; returns (partition, offset) → value.
+pub async fn read_all(client: &Client, topic: &str, total: usize) -> HashMap<(u32, u64), Vec<u8>> {
+    let mut consumer = Consumer::new(
+        client,
+        topic,
+        ConsumerOptions {
+            start: StartFrom::Earliest,
+            ..ConsumerOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    let mut out = HashMap::with_capacity(total);
+    while out.len() < total {
+        let r = tokio::time::timeout(Duration::from_secs(30), consumer.next())
+            .await
+            .unwrap_or_else(|_| panic!("only {} of {total} records arrived", out.len()))
+            .unwrap();
+        assert!(
+            out.insert((r.partition, r.offset), r.value.to_vec())
+                .is_none(),
+            "offset {} of partition {} read twice",
+            r.offset,
+            r.partition
+        );
+    }
+    // Nothing more than what was sent.
+    assert!(
+        tokio::time::timeout(Duration::from_millis(500), consumer.next())
+            .await
+            .is_err(),
+        "more records than were sent"
+    );
+    out
 }
