@@ -10,10 +10,7 @@ use std::time::Duration;
 
 use hermit_broker::config::FsyncPolicy;
 use hermit_client::partitioner::partition_for_key;
-use hermit_client::{
-    Ack, ClientError, Consumer, ConsumerOptions, Delivered, Producer, ProducerOptions, StartFrom,
-    Status,
-};
+use hermit_client::{Ack, ClientError, Delivered, Producer, ProducerOptions, Status};
 use support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -153,49 +150,7 @@ async fn keyed_records_keep_their_partition_their_key_and_their_order() {
     let dir = tempfile::tempdir().unwrap();
     let broker = broker(dir.path(), |_| {}).await;
     let c = client(broker.addr()).await;
-    c.create_topic("chat", settings(4)).await.unwrap();
-    let producer = Producer::new(&c, ProducerOptions::default());
-    let keys: Vec<String> = (0..10).map(|i| format!("conversation-{i}")).collect();
-    let mut ds = Vec::new();
-    for n in 0..1000u32 {
-        for k in &keys {
-            let d = producer
-                .send("chat", k.as_bytes(), &n.to_be_bytes())
-                .await
-                .unwrap();
-            assert_eq!(d.partition(), partition_for_key(k.as_bytes(), 4));
-            ds.push((k.clone(), n, d));
-        }
-    }
-    producer.flush().await;
-    let mut consumer = Consumer::new(
-        &c,
-        "chat",
-        ConsumerOptions {
-            start: StartFrom::Earliest,
-            ..ConsumerOptions::default()
-        },
-    )
-    .await
-    .unwrap();
-    let mut next_n: HashMap<Vec<u8>, u32> = HashMap::new();
-    let mut at: HashMap<(u32, u64), (Vec<u8>, u32)> = HashMap::new();
-    for _ in 0..10_000 {
-        let r = tokio::time::timeout(Duration::from_secs(30), consumer.next())
-            .await
-            .expect("records missing")
-            .unwrap();
-        let n = u32::from_be_bytes(r.value[..].try_into().unwrap());
-        let expect = next_n.entry(r.key.to_vec()).or_insert(0);
-        assert_eq!(n, *expect, "key {:?} out of order", r.key);
-        *expect += 1;
-        assert_eq!(r.partition, partition_for_key(&r.key, 4));
-        at.insert((r.partition, r.offset), (r.key.to_vec(), n));
-    }
-    for (k, n, d) in ds {
-        let got = d.await.unwrap();
-        assert_eq!(at[&(got.partition, got.offset)], (k.into_bytes(), n));
-    }
+    keyed_records_keep_partition_key_and_order(&c, 1000).await;
     broker.shutdown().await.unwrap();
 }
 

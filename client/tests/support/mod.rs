@@ -14,8 +14,10 @@ pub mod nats;
 
 use hermit_broker::config::Config;
 use hermit_broker::embedded::EmbeddedBroker;
+use hermit_client::partitioner::partition_for_key;
 use hermit_client::{
-    Cleanup, Client, ClientOptions, Consumer, ConsumerOptions, StartFrom, TopicSettings,
+    Cleanup, Client, ClientOptions, Consumer, ConsumerOptions, Producer, ProducerOptions,
+    StartFrom, TopicSettings,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -183,4 +185,53 @@ pub async fn read_all(client: &Client, topic: &str, total: usize) -> HashMap<(u3
         "more records than were sent"
     );
     out
+}
+
+/// Ten keys × `rounds` records through one producer to a 4-partition topic
+/// `chat`: every record lands on its key's partition, each key's records are
+/// read in the order sent, and each delivery's offset holds that record.
+pub async fn keyed_records_keep_partition_key_and_order(c: &Client, rounds: u32) {
+    c.create_topic("chat", settings(4)).await.unwrap();
+    let producer = Producer::new(c, ProducerOptions::default());
+    let keys: Vec<String> = (0..10).map(|i| format!("conversation-{i}")).collect();
+    let mut ds = Vec::new();
+    for n in 0..rounds {
+        for k in &keys {
+            let d = producer
+                .send("chat", k.as_bytes(), &n.to_be_bytes())
+                .await
+                .unwrap();
+            assert_eq!(d.partition(), partition_for_key(k.as_bytes(), 4));
+            ds.push((k.clone(), n, d));
+        }
+    }
+    producer.flush().await;
+    let mut consumer = Consumer::new(
+        c,
+        "chat",
+        ConsumerOptions {
+            start: StartFrom::Earliest,
+            ..ConsumerOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    let mut next_n: HashMap<Vec<u8>, u32> = HashMap::new();
+    let mut at: HashMap<(u32, u64), (Vec<u8>, u32)> = HashMap::new();
+    for _ in 0..rounds * 10 {
+        let r = tokio::time::timeout(Duration::from_secs(30), consumer.next())
+            .await
+            .expect("records missing")
+            .unwrap();
+        let n = u32::from_be_bytes(r.value[..].try_into().unwrap());
+        let expect = next_n.entry(r.key.to_vec()).or_insert(0);
+        assert_eq!(n, *expect, "key {:?} out of order", r.key);
+        *expect += 1;
+        assert_eq!(r.partition, partition_for_key(&r.key, 4));
+        at.insert((r.partition, r.offset), (r.key.to_vec(), n));
+    }
+    for (k, n, d) in ds {
+        let got = d.await.unwrap();
+        assert_eq!(at[&(got.partition, got.offset)], (k.into_bytes(), n));
+    }
 }
