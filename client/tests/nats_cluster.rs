@@ -105,6 +105,94 @@ async fn stream_leader(node: &str, stream: &str, not: Option<&str>) -> (String, 
     }
 }
 
+/// Polls `cond` every 20 ms until it holds; panics with `what` after 60 s.
+async fn until(what: &str, mut cond: impl FnMut() -> bool) {
+    let started = tokio::time::Instant::now();
+    while !cond() {
+        assert!(started.elapsed() < Duration::from_secs(60), "{what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Waits until every replica of `stream` but the leader reports itself
+/// current with nothing to catch up on (asked of the cluster through `node`).
+async fn replicas_current(node: &str, stream: &str) {
+    let raw = async_nats::connect(node).await.unwrap();
+    let js = async_nats::jetstream::new(raw);
+    let started = tokio::time::Instant::now();
+    loop {
+        let current = async {
+            let mut s = js.get_stream(stream).await.ok()?;
+            let cluster = s.info().await.ok()?.cluster.clone()?;
+            Some(
+                cluster.replicas.len() == 2
+                    && cluster
+                        .replicas
+                        .iter()
+                        .all(|r| r.current && !r.offline && r.lag.unwrap_or(0) == 0),
+            )
+        }
+        .await;
+        if current == Some(true) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the replicas of {stream} never caught up"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The high watermark of every partition of the topic, as the cluster
+/// reports it now.
+async fn high_watermarks(c: &Client) -> Vec<(u32, u64)> {
+    c.metadata(Some(TOPIC)).await.unwrap()[0]
+        .partitions
+        .iter()
+        .map(|p| (p.partition, p.high_watermark))
+        .collect()
+}
+
+/// Whether `sc` has read every partition up to `ends`.
+fn read_up_to(sc: &SealedConsumer, ends: &[(u32, u64)]) -> bool {
+    ends.iter()
+        .all(|&(p, end)| sc.position(p).is_some_and(|pos| pos >= end))
+}
+
+/// Reads with `sc` until it has read up to the high watermarks it is sent
+/// (once the producers are done); returns how often each plaintext was read
+/// and the errors of records that did not open.
+async fn read_until_ends(
+    mut sc: SealedConsumer,
+    mut ends: tokio::sync::watch::Receiver<Option<Vec<(u32, u64)>>>,
+) -> (HashMap<String, usize>, Vec<String>) {
+    let mut read: HashMap<String, usize> = HashMap::new();
+    let mut errors = Vec::new();
+    loop {
+        if ends
+            .borrow_and_update()
+            .as_deref()
+            .is_some_and(|e| read_up_to(&sc, e))
+        {
+            break;
+        }
+        tokio::select! {
+            r = sc.next() => match r {
+                Ok(Ok(r)) => {
+                    let text = r.plaintext.to_str().unwrap().to_owned();
+                    *read.entry(text).or_default() += 1;
+                }
+                Ok(Err(e)) => errors.push(e.to_string()),
+                Err(e) => panic!("the consumer failed: {e:#}"),
+            },
+            changed = ends.changed() => changed.unwrap(),
+        }
+    }
+    sc.close().await.unwrap();
+    (read, errors)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_disks_in_clear() {
     let dir = tempfile::tempdir().unwrap();
@@ -130,11 +218,12 @@ async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_dis
         .collect();
     let sender_keys: Vec<PublicKey> = senders.iter().map(|s| s.public_key().clone()).collect();
 
-    // The group's consumer, reading while the records are produced.
-    let stop = Arc::new(AtomicBool::new(false));
+    // The group's consumer, reading while the records are produced, until
+    // it has read everything stored once the producers are done.
+    let (ends_tx, ends_rx) = tokio::sync::watch::channel(None);
     let consumer = {
         let c = nats_client(&url, options()).await;
-        let mut sc = SealedConsumer::new(
+        let sc = SealedConsumer::new(
             &c,
             Identity::from_pkcs8_der(&reader.to_pkcs8_der()).unwrap(),
             sender_keys.clone(),
@@ -148,34 +237,7 @@ async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_dis
         )
         .await
         .unwrap();
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            let mut read: HashMap<String, usize> = HashMap::new();
-            let mut errors = Vec::new();
-            let mut idle = 0;
-            loop {
-                match tokio::time::timeout(Duration::from_millis(500), sc.next()).await {
-                    Ok(Ok(Ok(r))) => {
-                        idle = 0;
-                        let text = r.plaintext.to_str().unwrap().to_owned();
-                        *read.entry(text).or_default() += 1;
-                    }
-                    Ok(Ok(Err(e))) => errors.push(e.to_string()),
-                    Ok(Err(e)) => panic!("the consumer failed: {e:#}"),
-                    Err(_) if stop.load(Ordering::Acquire) => {
-                        idle += 1;
-                        // Five seconds of nothing after the producers are done.
-                        if idle >= 10 {
-                            break;
-                        }
-                        continue;
-                    }
-                    Err(_) => {}
-                }
-            }
-            sc.close().await.unwrap();
-            (read, errors)
-        })
+        tokio::spawn(read_until_ends(sc, ends_rx))
     };
 
     // Producers: keyed (one partition per conversation, so each sender's
@@ -260,7 +322,7 @@ async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_dis
                 .sum::<u64>()
         })
         .unwrap_or(0)
-        < 10 << 16
+        < 20 << 16
     {
         assert!(
             started.elapsed() < Duration::from_secs(60),
@@ -268,7 +330,6 @@ async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_dis
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    tokio::time::sleep(Duration::from_millis(500)).await;
     let before = acked_count.load(Ordering::Relaxed);
     eprintln!(
         "killing {} (leader of {stream0}) after {before} acknowledgements",
@@ -284,19 +345,23 @@ async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_dis
         "{new_leader} leads {stream0} after {:?} ({elected} acknowledgements)",
         started.elapsed()
     );
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    until(
+        "nothing was acknowledged with the node down and a new leader elected",
+        || acked_count.load(Ordering::Relaxed) >= elected + 100,
+    )
+    .await;
     let during = acked_count.load(Ordering::Relaxed);
-    assert!(
-        during > elected,
-        "nothing was acknowledged with the node down and a new leader elected"
-    );
     cluster.nodes[victim].restart();
     eprintln!(
         "{} is back after {during} acknowledgements",
         cluster.nodes[victim].name
     );
-    // Keep the stream flowing for a while with the node back.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // The stream keeps flowing while the node catches up, and after.
+    replicas_current(&survivor, &stream0).await;
+    until("nothing was acknowledged after the node came back", || {
+        acked_count.load(Ordering::Relaxed) >= during + 100
+    })
+    .await;
     producing.store(false, Ordering::Release);
 
     let mut acked: Vec<String> = Vec::new();
@@ -322,9 +387,9 @@ async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_dis
     );
 
     // The group has read every acknowledged record exactly once: the
-    // consumer stops once nothing more arrives for a while.
+    // consumer stops once it has read up to the end of every partition.
     let wanted: HashSet<&str> = acked.iter().map(String::as_str).collect();
-    stop.store(true, Ordering::Release);
+    ends_tx.send_replace(Some(high_watermarks(&admin).await));
     let (read, errors) = consumer.await.unwrap();
     assert!(errors.is_empty(), "records that did not open: {errors:?}");
     let twice: Vec<_> = read.iter().filter(|(_, n)| **n > 1).collect();
@@ -364,7 +429,7 @@ async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_dis
             .is_err(),
         "the group read a record twice after resuming at its commit"
     );
-    let mut fresh = SealedConsumer::new(
+    let fresh = SealedConsumer::new(
         &c,
         Identity::from_pkcs8_der(&reader.to_pkcs8_der()).unwrap(),
         sender_keys,
@@ -376,12 +441,12 @@ async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_dis
     )
     .await
     .unwrap();
-    let mut all: HashMap<String, usize> = HashMap::new();
-    while let Ok(r) = tokio::time::timeout(Duration::from_secs(3), fresh.next()).await {
-        let r = r.unwrap().expect("every stored record opens");
-        *all.entry(r.plaintext.to_str().unwrap().to_owned())
-            .or_default() += 1;
-    }
+    let (_ends_tx, ends) = tokio::sync::watch::channel(Some(high_watermarks(&admin).await));
+    let (all, errors) = read_until_ends(fresh, ends).await;
+    assert!(
+        errors.is_empty(),
+        "stored records that did not open: {errors:?}"
+    );
 
     assert!(all.values().all(|&n| n == 1), "a record is stored twice");
     assert!(
@@ -399,8 +464,11 @@ async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_dis
         .await
         .unwrap();
     plain.close().await;
-    // Let the returned node catch up, then stop every node (flushes the stores).
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Every node holds every stream in full, then all stop (flushing the stores).
+    for p in 0..PARTITIONS {
+        let stream = format!("HERMIT_{}_{p}", TOPIC.replace('.', "~"));
+        replicas_current(&survivor, &stream).await;
+    }
     drop((c, admin));
     for n in &mut cluster.nodes {
         n.kill();
