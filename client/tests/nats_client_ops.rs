@@ -214,6 +214,10 @@ async fn out_of_range_unknown_and_long_polls() {
         })
     };
     tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !poll.is_finished(),
+        "the fetch at the end answered before anything was produced"
+    );
     let base = c
         .produce("oor", 0, Ack::Durable, batch(b"", &[b"4"]))
         .await

@@ -6,7 +6,6 @@ mod sealed_support;
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::time::Duration;
 
 use hermit_client::crypto::{ConversationKey, Identity, SigningIdentity};
 use hermit_client::{SealedGroup, SealedProducerOptions};
@@ -201,7 +200,6 @@ async fn debug_output_shows_no_secret() {
     let r = opened(&mut c).await;
     assert_eq!(r.plaintext.to_str(), Ok(text));
     let e = failed(&mut c).await;
-    tokio::time::sleep(Duration::from_millis(1)).await;
 
     let outputs = [
         format!("{:?}", alice.sp),
