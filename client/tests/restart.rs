@@ -46,26 +46,7 @@ async fn run(stop: Stop) {
             ..ProducerOptions::default()
         },
     );
-    let (third_tx, third_rx) = tokio::sync::oneshot::channel();
-    let sending = {
-        let producer = producer.clone();
-        tokio::spawn(async move {
-            let mut ds = Vec::with_capacity(RECORDS as usize);
-            let mut third_tx = Some(third_tx);
-            for seq in 0..RECORDS {
-                let d = producer
-                    .send("restart", b"", &seq.to_be_bytes())
-                    .await
-                    .unwrap();
-                if seq == RECORDS / 3 {
-                    let _ = third_tx.take().unwrap().send(d);
-                } else {
-                    ds.push((seq, d));
-                }
-            }
-            ds
-        })
-    };
+    let (third_rx, sending) = send_in_background(&producer, "restart", RECORDS);
     // Once a third is acknowledged, stop the broker under the stream.
     let third = third_rx.await.unwrap().await.unwrap();
     assert!(

@@ -16,7 +16,7 @@ use hermit_broker::config::Config;
 use hermit_broker::embedded::EmbeddedBroker;
 use hermit_client::partitioner::partition_for_key;
 use hermit_client::{
-    Cleanup, Client, ClientOptions, Consumer, ConsumerOptions, Producer, ProducerOptions,
+    Cleanup, Client, ClientOptions, Consumer, ConsumerOptions, Delivery, Producer, ProducerOptions,
     StartFrom, TopicSettings,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -234,4 +234,34 @@ pub async fn keyed_records_keep_partition_key_and_order(c: &Client, rounds: u32)
         let got = d.await.unwrap();
         assert_eq!(at[&(got.partition, got.offset)], (k.into_bytes(), n));
     }
+}
+
+/// Sends records `0..records` (each its sequence number, big-endian) to
+/// `topic` from a task. The delivery of record `records / 3` comes back
+/// through the receiver as soon as it is queued (await it to know a third
+/// of the stream is acknowledged); the task returns the others.
+pub fn send_in_background(
+    producer: &Producer,
+    topic: &'static str,
+    records: u32,
+) -> (
+    tokio::sync::oneshot::Receiver<Delivery>,
+    tokio::task::JoinHandle<Vec<(u32, Delivery)>>,
+) {
+    let (third_tx, third_rx) = tokio::sync::oneshot::channel();
+    let producer = producer.clone();
+    let sending = tokio::spawn(async move {
+        let mut ds = Vec::with_capacity(records as usize);
+        let mut third_tx = Some(third_tx);
+        for seq in 0..records {
+            let d = producer.send(topic, b"", &seq.to_be_bytes()).await.unwrap();
+            if seq == records / 3 {
+                let _ = third_tx.take().unwrap().send(d);
+            } else {
+                ds.push((seq, d));
+            }
+        }
+        ds
+    });
+    (third_rx, sending)
 }
