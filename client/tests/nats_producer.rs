@@ -35,75 +35,7 @@ async fn ten_producers_arrive_complete_in_order_once_where_delivered() {
     let server = NatsServer::single(dir.path());
     let url = server.url();
     let admin = nats_client(&url, ClientOptions::default()).await;
-    admin
-        .create_topic("many", settings(PARTITIONS))
-        .await
-        .unwrap();
-
-    let mut tasks = Vec::new();
-    for pid in 0..PRODUCERS {
-        let url = url.clone();
-        tasks.push(tokio::spawn(async move {
-            // One connection per producer, as separate processes would have.
-            let c = nats_client(&url, ClientOptions::default()).await;
-            let producer = Producer::new(&c, ProducerOptions::default());
-            let mut deliveries = Vec::with_capacity(records as usize);
-            for seq in 0..records {
-                deliveries.push(producer.send("many", b"", &record(pid, seq)).await.unwrap());
-            }
-            producer.flush().await;
-            let mut delivered = Vec::with_capacity(records as usize);
-            for d in deliveries {
-                let r = d.try_result().expect("resolved after flush").unwrap();
-                delivered.push(r);
-            }
-            producer.close().await;
-            delivered
-        }));
-    }
-    let mut delivered: Vec<Vec<Delivered>> = Vec::new();
-    for t in tasks {
-        delivered.push(t.await.unwrap());
-    }
-
-    let total = PRODUCERS as usize * records as usize;
-    let stored = read_all(&admin, "many", total).await;
-    assert_eq!(stored.len(), total);
-    // Every delivery points at its own record.
-    for (pid, ds) in delivered.iter().enumerate() {
-        for (seq, d) in ds.iter().enumerate() {
-            let v = stored
-                .get(&(d.partition, d.offset))
-                .unwrap_or_else(|| panic!("delivered {d:?} is not in the stream"));
-            assert_eq!(parse(v), (pid as u8, seq as u32), "record at {d:?}");
-        }
-    }
-    // Exactly once, and in send order within each partition.
-    let mut by_partition: Vec<Vec<(u64, u8, u32)>> = vec![Vec::new(); PARTITIONS as usize];
-    for ((p, o), v) in &stored {
-        let (pid, seq) = parse(v);
-        by_partition[*p as usize].push((*o, pid, seq));
-    }
-    let mut seen = vec![vec![false; records as usize]; PRODUCERS as usize];
-    for (p, recs) in by_partition.iter_mut().enumerate() {
-        assert!(!recs.is_empty(), "partition {p} got nothing");
-        recs.sort_unstable();
-        let mut last: HashMap<u8, u32> = HashMap::new();
-        for &(o, pid, seq) in recs.iter() {
-            assert!(
-                !seen[pid as usize][seq as usize],
-                "{pid}/{seq} stored twice"
-            );
-            seen[pid as usize][seq as usize] = true;
-            if let Some(prev) = last.insert(pid, seq) {
-                assert!(
-                    prev < seq,
-                    "partition {p} offset {o}: {pid}/{seq} after {pid}/{prev}"
-                );
-            }
-        }
-    }
-    assert!(seen.iter().flatten().all(|&s| s));
+    producers_arrive_complete_in_order_once(&admin, &url, PRODUCERS, records, PARTITIONS).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,7 +5,6 @@
 
 mod support;
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use hermit_broker::config::FsyncPolicy;
@@ -21,79 +20,8 @@ async fn ten_producers_of_100k_records_arrive_complete_in_order_once_where_deliv
     let dir = tempfile::tempdir().unwrap();
     let broker = broker(dir.path(), |_| {}).await;
     let admin = client(broker.addr()).await;
-    admin
-        .create_topic("many", settings(PARTITIONS))
-        .await
-        .unwrap();
-
-    let mut tasks = Vec::new();
-    for pid in 0..PRODUCERS {
-        let addr = broker.addr();
-        tasks.push(tokio::spawn(async move {
-            // One connection per producer, as separate processes would have.
-            let c = client(addr).await;
-            let producer = Producer::new(&c, ProducerOptions::default());
-            let mut deliveries = Vec::with_capacity(RECORDS as usize);
-            for seq in 0..RECORDS {
-                deliveries.push(producer.send("many", b"", &record(pid, seq)).await.unwrap());
-            }
-            producer.flush().await;
-            let mut delivered = Vec::with_capacity(RECORDS as usize);
-            for d in deliveries {
-                // flush() returned, so every delivery is already resolved.
-                let r = d.try_result().expect("resolved after flush").unwrap();
-                delivered.push(r);
-            }
-            producer.close().await;
-            delivered
-        }));
-    }
-    let mut delivered: Vec<Vec<Delivered>> = Vec::new();
-    for t in tasks {
-        delivered.push(t.await.unwrap());
-    }
-
-    let total = PRODUCERS as usize * RECORDS as usize;
-    let stored = read_all(&admin, "many", total).await;
-    assert_eq!(stored.len(), total);
-    // Every delivery points at its own record.
-    for (pid, ds) in delivered.iter().enumerate() {
-        for (seq, d) in ds.iter().enumerate() {
-            let v = stored
-                .get(&(d.partition, d.offset))
-                .unwrap_or_else(|| panic!("delivered {d:?} is not in the log"));
-            assert_eq!(parse(v), (pid as u8, seq as u32), "record at {d:?}");
-        }
-    }
-    // Exactly once, and in send order within each partition.
-    let mut by_partition: Vec<Vec<(u64, u8, u32)>> = vec![Vec::new(); PARTITIONS as usize];
-    for ((p, o), v) in &stored {
-        let (pid, seq) = parse(v);
-        by_partition[*p as usize].push((*o, pid, seq));
-    }
-    let mut seen = vec![vec![false; RECORDS as usize]; PRODUCERS as usize];
-    for (p, recs) in by_partition.iter_mut().enumerate() {
-        assert!(
-            !recs.is_empty(),
-            "partition {p} got nothing: round robin is broken"
-        );
-        recs.sort_unstable();
-        let mut last: HashMap<u8, u32> = HashMap::new();
-        for &(o, pid, seq) in recs.iter() {
-            assert!(
-                !seen[pid as usize][seq as usize],
-                "{pid}/{seq} stored twice"
-            );
-            seen[pid as usize][seq as usize] = true;
-            if let Some(prev) = last.insert(pid, seq) {
-                assert!(
-                    prev < seq,
-                    "partition {p} offset {o}: {pid}/{seq} after {pid}/{prev}"
-                );
-            }
-        }
-    }
-    assert!(seen.iter().flatten().all(|&s| s));
+    let url = broker.addr().to_string();
+    producers_arrive_complete_in_order_once(&admin, &url, PRODUCERS, RECORDS, PARTITIONS).await;
     broker.shutdown().await.unwrap();
 }
 

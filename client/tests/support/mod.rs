@@ -16,8 +16,8 @@ use hermit_broker::config::Config;
 use hermit_broker::embedded::EmbeddedBroker;
 use hermit_client::partitioner::partition_for_key;
 use hermit_client::{
-    Cleanup, Client, ClientOptions, Consumer, ConsumerOptions, Delivery, Producer, ProducerOptions,
-    StartFrom, TopicSettings,
+    Cleanup, Client, ClientOptions, Consumer, ConsumerOptions, Delivered, Delivery, Producer,
+    ProducerOptions, StartFrom, TopicSettings,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -264,4 +264,93 @@ pub fn send_in_background(
         ds
     });
     (third_rx, sending)
+}
+
+/// `producers` producers, each on its own connection to `url`, send
+/// `records` records each (round robin over the `partitions` of a new topic
+/// `many`); `admin` then reads them all back: every record stored exactly
+/// once, in send order within its partition, every partition used, and every
+/// delivery pointing at its own record.
+pub async fn producers_arrive_complete_in_order_once(
+    admin: &Client,
+    url: &str,
+    producers: u8,
+    records: u32,
+    partitions: u32,
+) {
+    admin
+        .create_topic("many", settings(partitions))
+        .await
+        .unwrap();
+
+    let mut tasks = Vec::new();
+    for pid in 0..producers {
+        let url = url.to_owned();
+        tasks.push(tokio::spawn(async move {
+            // One connection per producer, as separate processes would have.
+            let c = Client::connect(url, ClientOptions::default())
+                .await
+                .expect("client connects");
+            let producer = Producer::new(&c, ProducerOptions::default());
+            let mut deliveries = Vec::with_capacity(records as usize);
+            for seq in 0..records {
+                deliveries.push(producer.send("many", b"", &record(pid, seq)).await.unwrap());
+            }
+            producer.flush().await;
+            let mut delivered = Vec::with_capacity(records as usize);
+            for d in deliveries {
+                // flush() returned, so every delivery is already resolved.
+                let r = d.try_result().expect("resolved after flush").unwrap();
+                delivered.push(r);
+            }
+            producer.close().await;
+            delivered
+        }));
+    }
+    let mut delivered: Vec<Vec<Delivered>> = Vec::new();
+    for t in tasks {
+        delivered.push(t.await.unwrap());
+    }
+
+    let total = producers as usize * records as usize;
+    let stored = read_all(admin, "many", total).await;
+    assert_eq!(stored.len(), total);
+    // Every delivery points at its own record.
+    for (pid, ds) in delivered.iter().enumerate() {
+        for (seq, d) in ds.iter().enumerate() {
+            let v = stored
+                .get(&(d.partition, d.offset))
+                .unwrap_or_else(|| panic!("delivered {d:?} is not stored"));
+            assert_eq!(parse(v), (pid as u8, seq as u32), "record at {d:?}");
+        }
+    }
+    // Exactly once, and in send order within each partition.
+    let mut by_partition: Vec<Vec<(u64, u8, u32)>> = vec![Vec::new(); partitions as usize];
+    for ((p, o), v) in &stored {
+        let (pid, seq) = parse(v);
+        by_partition[*p as usize].push((*o, pid, seq));
+    }
+    let mut seen = vec![vec![false; records as usize]; producers as usize];
+    for (p, recs) in by_partition.iter_mut().enumerate() {
+        assert!(
+            !recs.is_empty(),
+            "partition {p} got nothing: round robin is broken"
+        );
+        recs.sort_unstable();
+        let mut last: HashMap<u8, u32> = HashMap::new();
+        for &(o, pid, seq) in recs.iter() {
+            assert!(
+                !seen[pid as usize][seq as usize],
+                "{pid}/{seq} stored twice"
+            );
+            seen[pid as usize][seq as usize] = true;
+            if let Some(prev) = last.insert(pid, seq) {
+                assert!(
+                    prev < seq,
+                    "partition {p} offset {o}: {pid}/{seq} after {pid}/{prev}"
+                );
+            }
+        }
+    }
+    assert!(seen.iter().flatten().all(|&s| s));
 }
