@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole HermitMQ test suite, from a fresh machine: installs what the
 # tests need (Node.js for the Web Crypto interop tests, nats-server for the
-# NATS JetStream transport), then checks formatting and lints and runs every
-# test of every crate. CI runs exactly this (.ci/run).
+# NATS JetStream transport), then checks formatting, lints and docs and runs
+# every test of every crate. CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,5 +19,7 @@ fi
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+# Docs build without warnings (broken intra-doc links, stray HTML).
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace --all-targets
 cargo test --workspace --doc

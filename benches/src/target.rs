@@ -29,7 +29,7 @@ pub struct TargetArgs {
     /// Start a broker for the run (the default when --broker is not given).
     #[arg(long)]
     pub embedded: bool,
-    /// fsync policy of the started broker: always | interval:<ms> | never.
+    /// fsync policy of the started broker: always | interval:MS | never.
     #[arg(long, default_value = "always", value_name = "POLICY")]
     pub fsync: String,
     /// Parent directory for the started broker's temp data directory.

@@ -25,7 +25,7 @@ pub struct BrokerArgs {
     /// Data directory [default: ./hermit-data].
     #[arg(long, value_name = "DIR")]
     data_dir: Option<String>,
-    /// fsync policy: always | interval:<ms> | never [default: always].
+    /// fsync policy: always | interval:MS | never [default: always].
     #[arg(long, value_name = "POLICY")]
     fsync: Option<String>,
     /// Log format: text | json [default: text].

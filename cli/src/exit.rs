@@ -15,7 +15,7 @@ pub const AUTH: u8 = 4;
 pub const INTEGRITY: u8 = 5;
 
 /// An error tagged with the exit code it should produce. It sits in the
-/// error chain (so `{:#}` prints "connection failure: <cause>: ..."), where
+/// error chain (so `{:#}` prints `connection failure: <cause>: ...`), where
 /// [`code_for`] finds it even under further context.
 #[derive(Debug)]
 pub struct Classified {

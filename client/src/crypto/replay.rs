@@ -7,7 +7,7 @@
 //! sender issued that this reader has not (yet) seen — withheld, lost, or
 //! addressed to someone else on the same topic.
 //!
-//! [`ReplayWindow::check`] never mutates; [`ReplayWindow::accept`] is called only
+//! `ReplayWindow::check` never mutates; `ReplayWindow::accept` is called only
 //! after a record authenticated, so forged records cannot move the window.
 
 /// Width of the window in records.
