@@ -1280,11 +1280,19 @@ impl Sender {
             return;
         }
         let finished = std::mem::take(&mut self.finished);
+        // Deliveries resolve before their batches leave `outstanding`:
+        // `flush` returns once `outstanding` is past its mark, and promises
+        // that every delivery sent before it is resolved by then.
+        let mut done = Vec::with_capacity(finished.len());
+        for (r, res) in finished {
+            r.slot.complete(res);
+            done.push((r.seq, r.reserved));
+        }
         {
             let mut st = self.shared.lock();
-            for (r, _) in &finished {
-                st.book.buffered -= r.reserved;
-                st.book.outstanding.remove(&r.seq);
+            for (seq, reserved) in done {
+                st.book.buffered -= reserved;
+                st.book.outstanding.remove(&seq);
             }
             // A first ack to a topic that did not exist: the broker created
             // it, so its partition count can be learned now.
@@ -1302,9 +1310,6 @@ impl Sender {
                     _ => {}
                 }
             }
-        }
-        for (r, res) in finished {
-            r.slot.complete(res);
         }
         self.shared.space.notify_waiters();
         self.shared.progress.notify_waiters();

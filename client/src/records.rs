@@ -199,21 +199,30 @@ impl Iterator for Records {
                 continue;
             }
             let (at, end, base) = (b.at, b.end, b.base_offset);
-            let Some(len_bytes) = self
-                .batches
-                .get(at..at + RECORD_LEN_PREFIX)
-                .filter(|_| at + RECORD_LEN_PREFIX <= end)
-            else {
-                return self.corrupt(
-                    base,
-                    WireError::BadPayload("record length prefix cut short"),
-                );
-            };
-            let len = u32::from_be_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]])
-                as usize;
-            let start = at + RECORD_LEN_PREFIX;
-            let Some(stop) = start.checked_add(len).filter(|&s| s <= end) else {
-                return self.corrupt(base, WireError::BadPayload("record runs past the payload"));
+            let (start, stop) = if at == end && b.count == 1 {
+                // An empty payload holding one record is a tombstone
+                // (PROTOCOL.md §5): one record with an empty value.
+                (at, at)
+            } else {
+                let Some(len_bytes) = self
+                    .batches
+                    .get(at..at + RECORD_LEN_PREFIX)
+                    .filter(|_| at + RECORD_LEN_PREFIX <= end)
+                else {
+                    return self.corrupt(
+                        base,
+                        WireError::BadPayload("record length prefix cut short"),
+                    );
+                };
+                let len =
+                    u32::from_be_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]])
+                        as usize;
+                let start = at + RECORD_LEN_PREFIX;
+                let Some(stop) = start.checked_add(len).filter(|&s| s <= end) else {
+                    return self
+                        .corrupt(base, WireError::BadPayload("record runs past the payload"));
+                };
+                (start, stop)
             };
             let b = self.cur.as_mut().expect("invariant: checked above");
             let Some(offset) = b.base_offset.checked_add(u64::from(b.index)) else {

@@ -343,6 +343,52 @@ fn batch_at(base: u64, records: std::ops::Range<u32>) -> Vec<u8> {
     b
 }
 
+/// A tombstone (empty payload, one record: PROTOCOL.md §5) is read as one
+/// record with an empty value, and reading goes on after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tombstone_is_read_as_an_empty_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let c = client(broker.addr()).await;
+    c.produce("tomb", 0, Ack::Durable, batch(0..2))
+        .await
+        .unwrap();
+    let at = c
+        .produce(
+            "tomb",
+            0,
+            Ack::Durable,
+            Bytes::from(BatchBuilder::tombstone(b"k", 1)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(at, 2);
+    c.produce("tomb", 0, Ack::Durable, batch(3..5))
+        .await
+        .unwrap();
+    let mut k = Consumer::new(
+        &c,
+        "tomb",
+        ConsumerOptions {
+            start: StartFrom::Earliest,
+            ..ConsumerOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    for i in 0..5u64 {
+        let r = next(&mut k).await.unwrap();
+        assert_eq!(r.offset, i);
+        if i == 2 {
+            assert!(r.value.is_empty(), "{r:?}");
+            assert_eq!(&r.key[..], b"k");
+        } else {
+            assert_eq!(u64::from(value(&r)), i);
+        }
+    }
+    broker.shutdown().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_corrupt_batch_is_an_error_every_time_never_a_skip() {
     let mut batches = batch_at(0, 0..1);

@@ -260,15 +260,19 @@ pub struct RecordIter<'a> {
     buf: &'a [u8],
     left: u32,
     failed: bool,
+    /// An empty payload holding one record: a tombstone, one empty record.
+    tombstone: bool,
 }
 
 impl<'a> RecordIter<'a> {
-    /// Iterate over `count` records in `payload`.
+    /// Iterate over `count` records in `payload`. An empty payload with a
+    /// count of 1 is a tombstone: one record with an empty value.
     pub fn new(payload: &'a [u8], count: u32) -> Self {
         RecordIter {
             buf: payload,
             left: count,
             failed: false,
+            tombstone: payload.is_empty() && count == 1,
         }
     }
 
@@ -284,6 +288,11 @@ impl<'a> Iterator for RecordIter<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
             return None;
+        }
+        if self.tombstone {
+            self.tombstone = false;
+            self.left = 0;
+            return Some(Ok(&[]));
         }
         if self.left == 0 {
             if self.buf.is_empty() {
@@ -376,6 +385,16 @@ impl BatchBuilder {
     /// Payload bytes so far.
     pub fn payload_len(&self) -> usize {
         self.buf.len() - HEADER_LEN - self.key_len as usize
+    }
+
+    /// A tombstone for `key`: an empty payload with `record_count = 1`,
+    /// which compaction keeps as "this key is gone" and readers see as one
+    /// record with an empty value (see [`RecordIter::new`]).
+    pub fn tombstone(key: &[u8], timestamp_ns: u64) -> Vec<u8> {
+        let mut b = Self::new(key);
+        b.count = 1;
+        b.finish(timestamp_ns)
+            .expect("invariant: an empty payload always fits")
     }
 
     /// Write the header and CRC; returns the finished batch (base offset 0).
@@ -530,5 +549,20 @@ mod tests {
         assert!(RecordIter::new(&payload, 1).any(|r| r.is_err()));
         let huge = u32::MAX.to_be_bytes();
         assert!(RecordIter::new(&huge, 1).next().unwrap().is_err());
+    }
+
+    #[test]
+    fn a_tombstone_is_one_empty_record() {
+        let t = BatchBuilder::tombstone(b"gone", 7);
+        let (view, len) = BatchView::parse(&t).unwrap();
+        assert_eq!(len, t.len());
+        assert_eq!(view.header.payload_len, 0);
+        assert_eq!(view.header.record_count, 1);
+        assert_eq!(view.key(), b"gone");
+        let records: Vec<_> = view.records().collect::<Result<_, _>>().unwrap();
+        assert_eq!(records, vec![&[][..]]);
+        // Only a count of 1 makes an empty payload a tombstone.
+        assert!(RecordIter::new(&[], 2).any(|r| r.is_err()));
+        assert_eq!(RecordIter::new(&[], 0).count(), 0);
     }
 }

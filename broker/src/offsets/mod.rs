@@ -208,27 +208,13 @@ impl OffsetStore {
             let mut map = shard.lock().unwrap_or_else(|p| p.into_inner());
             let doomed: Vec<Key> = map.keys().filter(|k| k.1 == topic).cloned().collect();
             for key in doomed {
-                let mut b = BatchBuilder::new(&encode_key(&key.0, &key.1, key.2));
-                // A tombstone: one record slot, empty payload.
-                b.push(&[]);
-                let mut batch = b.finish(now_ns()).map_err(StorageError::InvalidBatch)?;
-                make_tombstone(&mut batch);
+                let batch = BatchBuilder::tombstone(&encode_key(&key.0, &key.1, key.2), now_ns());
                 self.log.append(&batch)?;
                 map.remove(&key);
             }
         }
         Ok(())
     }
-}
-
-/// Turn a one-record batch into a tombstone: empty payload, recomputed CRC.
-fn make_tombstone(batch: &mut Vec<u8>) {
-    use hermit_protocol::record::{CRC_AT, CRC_START, HEADER_LEN, PAYLOAD_LEN_AT, RecordHeader};
-    let h = RecordHeader::decode(batch).expect("invariant: built by BatchBuilder");
-    batch.truncate(HEADER_LEN + h.key_len as usize);
-    batch[PAYLOAD_LEN_AT..PAYLOAD_LEN_AT + 4].copy_from_slice(&0u32.to_be_bytes());
-    let crc = crc32c::crc32c(&batch[CRC_START..]);
-    batch[CRC_AT..CRC_AT + 4].copy_from_slice(&crc.to_be_bytes());
 }
 
 #[cfg(test)]

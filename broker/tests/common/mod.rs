@@ -120,15 +120,7 @@ pub fn keyed(key: &[u8], n: usize, size: usize, seed: u64, ts: u64) -> Vec<u8> {
 
 /// A tombstone for `key`: one record, empty payload, CRC recomputed.
 pub fn tombstone(key: &[u8], ts: u64) -> Vec<u8> {
-    use hermit_protocol::record::{CRC_AT, CRC_START, HEADER_LEN, PAYLOAD_LEN_AT};
-    let mut b = BatchBuilder::new(key);
-    b.push(&[]);
-    let mut v = b.finish(ts).unwrap();
-    v.truncate(HEADER_LEN + key.len());
-    v[PAYLOAD_LEN_AT..PAYLOAD_LEN_AT + 4].copy_from_slice(&0u32.to_be_bytes());
-    let crc = crc32c::crc32c(&v[CRC_START..]);
-    v[CRC_AT..CRC_AT + 4].copy_from_slice(&crc.to_be_bytes());
-    v
+    BatchBuilder::tombstone(key, ts)
 }
 
 /// The batch bytes as the log stores them: `bytes` with `base` patched in.
