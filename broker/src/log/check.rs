@@ -211,6 +211,7 @@ fn check_partition(
                             position + 1,
                             size,
                             reader.next_offset().unwrap_or(base),
+                            segment::max_end(base),
                         )?
                         .is_some();
                     findings.push(if last && !valid_after {

@@ -352,8 +352,11 @@ impl Partition {
             let Some(err) = damage else {
                 break (at, next);
             };
-            match reader::find_resync(&file, &path, at + 1, len, next)? {
+            match reader::find_resync(&file, &path, at + 1, len, next, segment::max_end(base))? {
                 Some((resume, resume_offset)) => {
+                    if opts.recovery_mode == RecoveryMode::AbsoluteConsistency {
+                        return Err(err);
+                    }
                     tracing::error!(
                         topic, partition = id, segment = %path.display(),
                         from_offset = next, to_offset = resume_offset, from_byte = at, to_byte = resume,
@@ -361,9 +364,6 @@ impl Partition {
                         "corrupt range inside the active segment, with valid batches after it: \
                          it is fenced (never served), nothing is truncated"
                     );
-                    if opts.recovery_mode == RecoveryMode::AbsoluteConsistency {
-                        return Err(err);
-                    }
                     bad.push(segment::BadRange {
                         from_offset: next,
                         to_offset: resume_offset,

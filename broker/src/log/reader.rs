@@ -315,8 +315,10 @@ impl<'f> SegmentReader<'f> {
 }
 
 /// Search `[from, end)` of a segment for the first position where a valid
-/// batch (CRC-checked, base offset at least `min_offset`) starts. Returns
-/// its position and base offset.
+/// batch (CRC-checked, base offset at least `min_offset`, ending at or
+/// before `offset_limit`) starts. Returns its position and base offset.
+/// Recovery, verification and `hermit log check` all resume here after
+/// damage, so they fence the same ranges.
 ///
 /// This tells a torn tail from damage in the middle of a log: a crash only
 /// ever leaves an incomplete *last* write, so if any valid batch follows
@@ -328,6 +330,7 @@ pub fn find_resync(
     from: u64,
     end: u64,
     min_offset: u64,
+    offset_limit: u64,
 ) -> Result<Option<(u64, u64)>> {
     const CHUNK: usize = 1 << 20;
     let mut chunk = vec![0u8; CHUNK.min(end.saturating_sub(from) as usize)];
@@ -358,7 +361,9 @@ pub fn find_resync(
                 continue;
             };
             let plausible = h.base_offset >= min_offset
-                && h.base_offset - min_offset < (1 << 40)
+                && h.base_offset
+                    .checked_add(u64::from(h.record_count))
+                    .is_some_and(|e| e <= offset_limit)
                 && h.key_len <= (1 << 20)
                 && h.batch_len() <= end - at;
             if !plausible {
@@ -369,6 +374,7 @@ pub fn find_resync(
                 super::segment::HARD_MAX_BATCH,
             );
             opts.buffer = 64 * 1024;
+            opts.offset_limit = Some(offset_limit);
             let mut reader = SegmentReader::new(file, path, at, end, opts, &mut scratch);
             if let Ok(Some(b)) = reader.next_batch() {
                 return Ok(Some((at, b.header.base_offset)));
@@ -492,19 +498,38 @@ mod tests {
         let (f, len) = file_with(&[first.clone(), second.clone(), third.clone()]);
         let at = (first.len() + second.len()) as u64;
         assert_eq!(
-            find_resync(f.as_file(), f.path(), first.len() as u64 + 1, len, 3).unwrap(),
+            find_resync(
+                f.as_file(),
+                f.path(),
+                first.len() as u64 + 1,
+                len,
+                3,
+                u64::MAX
+            )
+            .unwrap(),
             Some((at, 5))
         );
         // Nothing valid after a torn tail.
         let (f, _) = file_with(&[first.clone(), second.clone()]);
         let torn = (first.len() + second.len() - 4) as u64;
         assert_eq!(
-            find_resync(f.as_file(), f.path(), first.len() as u64 + 1, torn, 3).unwrap(),
+            find_resync(
+                f.as_file(),
+                f.path(),
+                first.len() as u64 + 1,
+                torn,
+                3,
+                u64::MAX
+            )
+            .unwrap(),
             None
         );
         // Batches with offsets below the minimum are not a resync point.
         let (f, len) = file_with(&[first.clone(), batch(0, 3, 10)]);
-        assert_eq!(find_resync(f.as_file(), f.path(), 1, len, 3).unwrap(), None);
+        assert_eq!(
+            find_resync(f.as_file(), f.path(), 1, len, 3, u64::MAX).unwrap(),
+            None
+        );
     }
 
     #[test]

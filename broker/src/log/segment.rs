@@ -10,7 +10,7 @@ use hermit_protocol::record::{HEADER_LEN, RecordHeader};
 
 use super::error::{IoContext, Result, StorageError};
 use super::index::{Index, IndexBuilder};
-use super::reader::{Continuity, ScanOptions, SegmentReader};
+use super::reader::{self, Continuity, ScanOptions, SegmentReader};
 
 /// Largest batch any scan accepts: beyond every configurable limit
 /// (1 GiB payload, 1 MiB key), so lowering a limit never makes old data "corrupt".
@@ -133,7 +133,8 @@ pub struct Parts {
     pub index: Index,
     /// Newest batch timestamp (for retention).
     pub max_timestamp: u64,
-    /// Whether offsets are dense (see [`SealedSegment::is_dense`]).
+    /// Whether offsets are dense: the topic is never compacted, so each batch
+    /// starts where the previous one ended.
     pub dense: bool,
 }
 
@@ -166,7 +167,7 @@ impl SealedSegment {
 
     /// Open a segment sealed before this start. Loads (or rebuilds) its index;
     /// verification of its contents is left to [`SealedSegment::verify`].
-    /// `dense`: the topic is never compacted (see [`SealedSegment::is_dense`]).
+    /// `dense`: the topic is never compacted (see [`Parts::dense`]).
     pub fn open(
         dir: &Path,
         base: u64,
@@ -207,9 +208,8 @@ impl SealedSegment {
                 })
             }
             None => {
-                let (builder, verification, max_timestamp) = verify_scan(
-                    &file, base, end_offset, size, interval, dense, None, scratch,
-                )?;
+                let (builder, verification, max_timestamp) =
+                    verify_scan(&file, base, end_offset, size, interval, dense, scratch)?;
                 let index = builder.finish();
                 index.write(&idx_path)?;
                 Self::sealed(
@@ -228,11 +228,6 @@ impl SealedSegment {
             }
         };
         Ok(seg)
-    }
-
-    /// Whether the segment's offsets are dense (no compaction holes).
-    pub fn is_dense(&self) -> bool {
-        self.dense
     }
 
     /// The verification result, if the segment has been verified.
@@ -261,7 +256,6 @@ impl SealedSegment {
             self.size,
             interval,
             self.dense,
-            Some(&self.index),
             scratch,
         )?;
         self.max_timestamp.fetch_max(max_ts, Ordering::Relaxed);
@@ -332,9 +326,15 @@ fn tail_max_timestamp(
     Ok(max_ts)
 }
 
+/// The offset no batch of the segment based at `base` may reach past: index
+/// entries hold offsets relative to the base in 32 bits.
+pub fn max_end(base: u64) -> u64 {
+    base.saturating_add(u64::from(u32::MAX))
+}
+
 /// Walk a sealed segment verifying every batch; on damage, resynchronise at
-/// the next index entry that holds a valid batch. Returns a fresh index
-/// builder, the verification result and the newest timestamp.
+/// the next valid batch ([`reader::find_resync`], as recovery does). Returns
+/// a fresh index builder, the verification result and the newest timestamp.
 ///
 /// A `dense` segment is held to exact offset continuity from `base` to
 /// `end_offset`: a batch whose base offset is off (a flipped bit there passes
@@ -347,7 +347,6 @@ pub fn verify_scan(
     size: u64,
     interval: u64,
     dense: bool,
-    old_index: Option<&Index>,
     scratch: &mut Vec<u8>,
 ) -> Result<(IndexBuilder, Verification, u64)> {
     let continuity = |from: u64| {
@@ -395,26 +394,9 @@ pub fn verify_scan(
         let bad_pos = *position;
         let bad_offset = reader.next_offset().unwrap_or(expected);
         tracing::debug!(error = %err, "verification found damage");
-        // Find the next index entry after the damage that holds a valid batch.
-        let resync = old_index.and_then(|idx| {
-            (0..idx.len())
-                .map(|i| idx.entry(i))
-                .filter(|e| u64::from(e.position) > bad_pos)
-                .find_map(|e| {
-                    let at = u64::from(e.position);
-                    let offset = base + u64::from(e.rel_offset);
-                    // An entry behind the last good offset cannot be a place to resume.
-                    if offset < bad_offset {
-                        return None;
-                    }
-                    let mut o = ScanOptions::verify(Continuity::Strict(offset), HARD_MAX_BATCH);
-                    o.offset_limit = Some(end_offset);
-                    o.buffer = 64 * 1024;
-                    let mut tmp = Vec::new();
-                    let mut r = SegmentReader::new(&file.file, &file.path, at, size, o, &mut tmp);
-                    matches!(r.next_batch(), Ok(Some(_))).then_some((at, offset))
-                })
-        });
+        let limit = end_offset.min(max_end(base));
+        let resync =
+            reader::find_resync(&file.file, &file.path, bad_pos + 1, size, bad_offset, limit)?;
         match resync {
             Some((at, offset)) => {
                 verification.bad.push(BadRange {

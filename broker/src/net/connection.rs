@@ -211,9 +211,6 @@ impl Connection {
         let max_in_flight = self.st.shared.config.max_in_flight as usize;
         let metrics = self.st.shared.metrics.clone();
         let mut last_progress = Instant::now();
-        if *self.shutdown.borrow() {
-            self.st.begin_closing(Closing::Shutdown);
-        }
         loop {
             // Checked every turn, not only when the select picks it: a client
             // that keeps the socket readable must not starve the shutdown.
