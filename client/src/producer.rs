@@ -35,7 +35,8 @@
 //!   `buffer_bytes` from `send` until its batch is acknowledged or failed;
 //!   `send` waits (back-pressure) while the buffer is full.
 //! - **Delivery timeout.** A batch still not acknowledged `delivery_timeout`
-//!   after it was sealed fails with the last error seen.
+//!   after its first record was written (linger included) fails with the
+//!   last error seen.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::future::Future;
@@ -87,7 +88,8 @@ pub struct ProducerOptions {
     pub max_in_flight: usize,
     /// Wait before resending batches after a retriable failure. Default 100 ms.
     pub retry_backoff: Duration,
-    /// A batch not acknowledged this long after it was sealed fails. Default 120 s.
+    /// A batch not acknowledged this long after its first record was written
+    /// (linger included) fails. Default 120 s.
     pub delivery_timeout: Duration,
 }
 
@@ -626,13 +628,17 @@ impl Producer {
         // waking only when the list goes from empty to non-empty: one
         // wake-up (often a cross-thread unpark) per intake, not per batch.
         let was_empty = book.sealed.is_empty();
-        if slot
-            .as_ref()
-            .is_some_and(|o| o.count > 0 && o.buf.len() + need > opts.batch_bytes)
-        {
+        // A full batch goes; so does a keyed batch opened before the topic's
+        // partition count changed (its records belong elsewhere now).
+        if slot.as_ref().is_some_and(|o| {
+            o.partition != partition || (o.count > 0 && o.buf.len() + need > opts.batch_bytes)
+        }) {
             let o = slot.take().expect("invariant: checked Some");
-            // Never empty here (it holds at least one record).
-            let _ = seal_into(book, &acc.name, o);
+            if seal_into(book, &acc.name, o) {
+                // An empty batch was dropped: no ack will release its place.
+                self.shared.progress.notify_waiters();
+                self.shared.space.notify_waiters();
+            }
         }
         if slot.is_none() {
             let overhead = HEADER_LEN + key.len();

@@ -44,16 +44,12 @@ fn produce_frame(corr: u32, batch: &[u8]) -> BytesMut {
     out
 }
 
-/// BROKER BUG (reported, not fixed here): `Connection::serve` polls its
-/// `select!` with `biased;` and puts `stream.readable()` before
-/// `shutdown.changed()`. While the client keeps sending, the socket is
-/// always readable, so the connection does not notice the shutdown: it keeps
-/// reading and appending (here 29,700 of the 30,000 batches came after the
-/// request, instead of at most ~1k), and `EmbeddedBroker::shutdown` takes as
-/// long as the client keeps writing (seen: 4 s to 160 s with an unbounded
-/// writer). Moving the `shutdown.changed()` branch above `readable()` fixes
-/// it (checked on a scratch copy: 0–23 batches after the request, every
-/// append acknowledged, the notice delivered).
+/// Regression guard: the first broker polled its `select!` with `biased;`
+/// and `stream.readable()` before `shutdown.changed()`, so while the client
+/// kept sending the connection never noticed the shutdown (29,700 of 30,000
+/// batches appended after the request; `EmbeddedBroker::shutdown` took as
+/// long as the client kept writing). The broker now checks the shutdown
+/// every turn: only what was already in flight may follow the request.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn graceful_shutdown_stops_reading_promptly_under_a_pipelining_client() {
     let dir = tempfile::tempdir().unwrap();
@@ -137,19 +133,13 @@ async fn graceful_shutdown_stops_reading_promptly_under_a_pipelining_client() {
     );
 }
 
-/// BROKER BUG (reported, not fixed here): when the broker ends a connection
-/// (bad input here; shutdown or idle likewise) while bytes the client sent
-/// are still unread in its socket, dropping the socket makes the kernel send
-/// a TCP RST instead of a FIN. The client then gets `ECONNRESET`, and its
-/// kernel may discard answers it had received but not yet read — the error
-/// frame explaining the close, acks (whose batches the SDK then resends as
-/// duplicates), the corr-0 notice. On this Linux the answers were still
-/// readable before the reset was reported, so the visible symptom is
-/// `ECONNRESET` instead of EOF (the SDK treats both as a lost connection);
-/// stacks that drop unread data on RST lose the answers. A lingering close
-/// (shut down the write side, then read and discard for a short while before
-/// dropping) avoids it. The same happens after a shutdown once the bug above
-/// is fixed (seen in 2 of 4 runs on the scratch copy).
+/// Regression guard: when the broker ended a connection (bad input here;
+/// shutdown or idle likewise) while bytes the client sent were still unread
+/// in its socket, dropping the socket made the kernel send a TCP RST instead
+/// of a FIN, so the client got `ECONNRESET` and could lose answers it had
+/// not read yet (the error frame, acks, the corr-0 notice). The broker now
+/// closes gently: it shuts down its write side, then reads and discards
+/// for a short while before dropping the socket.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_the_broker_ends_closes_cleanly_even_with_unread_client_bytes() {
     let dir = tempfile::tempdir().unwrap();

@@ -476,6 +476,11 @@ async fn oversized_batches_are_refused_by_the_client_or_typed_by_the_broker() {
     assert!(!err.is_retriable());
     // The broker closes a connection after a frame it refuses; the client reconnects.
     within("ping after the refusal", c.ping()).await.unwrap();
+    assert_eq!(
+        c.connections_opened(),
+        2,
+        "the next request took a new connection"
+    );
     broker.shutdown().await.unwrap();
 }
 
