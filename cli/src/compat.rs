@@ -96,10 +96,10 @@ pub fn run(cmd: CompatCommand) -> anyhow::Result<()> {
             let mut emit = |msg: &[u8]| writeln!(out, "{}", crypto.encrypt(msg).to_json());
             if io.lines {
                 for line in lines(&input) {
-                    emit(line).context("cannot write to stdout")?;
+                    crate::out::checked(emit(line))?;
                 }
             } else {
-                emit(&input).context("cannot write to stdout")?;
+                crate::out::checked(emit(&input))?;
             }
         }
         CompatCommand::Decrypt { io, iv, data } => {
@@ -129,19 +129,17 @@ pub fn run(cmd: CompatCommand) -> anyhow::Result<()> {
                         .with_context(|| format!("cannot decrypt the message on line {line}"))
                         .unwrap_err()
                 })?;
-                out.write_all(&plain)
-                    .and_then(|()| {
-                        if io.lines {
-                            out.write_all(b"\n")
-                        } else {
-                            Ok(())
-                        }
-                    })
-                    .context("cannot write to stdout")?;
+                crate::out::checked(out.write_all(&plain).and_then(|()| {
+                    if io.lines {
+                        out.write_all(b"\n")
+                    } else {
+                        Ok(())
+                    }
+                }))?;
             }
         }
     }
-    out.flush().context("cannot write to stdout")
+    crate::out::checked(out.flush())
 }
 
 /// Lines without their `\n` (or `\r\n`); no empty last line for a final newline.

@@ -189,11 +189,12 @@ async fn consume(
                     write_failed(&mut out, &args, &e)
                 }
             };
-            match written.and_then(|()| out.flush()) {
+            match crate::out::checked(written.and_then(|()| out.flush())) {
                 Ok(()) => {}
-                // The reader went away (`| head`): a normal way to stop.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-                Err(e) => return Err(anyhow::Error::new(e).context("cannot write to stdout")),
+                // The reader went away (`| head`): a normal way to stop,
+                // after the consumer is closed (its commits) below.
+                Err(e) if crate::out::stopped(&e) => return Ok(()),
+                Err(e) => return Err(e),
             }
         }
     }

@@ -47,10 +47,10 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     let result = crate::conn::runtime()?.block_on(demo(dir.path(), &args));
     if args.keep {
         let kept = dir.keep();
-        println!();
-        println!("Kept {}:", kept.display());
-        println!("  hermit log check {}/data", kept.display());
-        println!("  hermit log dump {}/data", kept.display());
+        let d = kept.display();
+        // Shown even after a failure; the demo's own error comes first.
+        let shown = outln!("\nKept {d}:\n  hermit log check {d}/data\n  hermit log dump {d}/data");
+        return result.and(shown);
     }
     result
 }
@@ -91,31 +91,31 @@ async fn demo(root: &Path, args: &DemoArgs) -> anyhow::Result<()> {
     let keys = root.join("keys");
     std::fs::create_dir_all(&keys).context("cannot create the key directory")?;
     let (m, t, p) = DEMO_KDF;
-    println!("HermitMQ demo: a broker that never sees what it carries.");
-    println!();
-    println!(
+    outln!("HermitMQ demo: a broker that never sees what it carries.")?;
+    outln!()?;
+    outln!(
         "1. Two throwaway identities, Alice and Bob (P-256 key pairs), in {}.",
         keys.display()
-    );
-    println!(
+    )?;
+    outln!(
         "   NOTE: their key files use weak, test-only Argon2id parameters (m = {} KiB, t = {t}, p = {p})",
         m
-    );
-    println!("   so this demo runs in a second. `hermit keygen` uses m = 64 MiB, t = 3, p = 4.");
+    )?;
+    outln!("   so this demo runs in a second. `hermit keygen` uses m = 64 MiB, t = 3, p = 4.")?;
     let alice = identity(&keys, "alice")?;
     let bob = identity(&keys, "bob")?;
-    println!("   Alice  {}", alice.fingerprint());
-    println!("   Bob    {}", bob.fingerprint());
+    outln!("   Alice  {}", alice.fingerprint())?;
+    outln!("   Bob    {}", bob.fingerprint())?;
 
     let broker = EmbeddedBroker::start(&data, EmbeddedBroker::test_config())
         .await
         .context("cannot start the demo broker")?;
-    println!();
-    println!(
+    outln!()?;
+    outln!(
         "2. A broker on {} (in this process), data in {}.",
         broker.addr(),
         data.display()
-    );
+    )?;
     let result = exchange(&broker, &data, &alice, &bob, &messages(args)).await;
     broker
         .shutdown()
@@ -140,11 +140,11 @@ async fn exchange(
     let producer = Producer::new(&client, ProducerOptions::default());
     let sealed = SealedProducer::new(&producer, alice.clone(), SealedProducerOptions::default())
         .map_err(sealed_error)?;
-    println!();
-    println!(
+    outln!()?;
+    outln!(
         "3. Alice seals {} messages to Bob and sends them to topic {TOPIC:?}.",
         messages.len()
-    );
+    )?;
     let bob_key = [bob.public_key().clone()];
     for m in messages {
         let d = sealed
@@ -187,39 +187,39 @@ async fn exchange(
     let bytes =
         std::fs::read(&segment).with_context(|| format!("cannot read {}", segment.display()))?;
     let rel = segment.strip_prefix(data).unwrap_or(&segment).to_path_buf();
-    println!();
-    println!(
+    outln!()?;
+    outln!(
         "4. Side by side: each batch as the broker wrote it to {} (hex),",
         rel.display()
-    );
-    println!("   and what Bob read from it.");
+    )?;
+    outln!("   and what Bob read from it.")?;
     let mut position = 0usize;
     for batch in BatchIter::new(&bytes) {
         let batch = batch.with_context(|| format!("cannot parse {}", segment.display()))?;
         let h = batch.header;
         let len = batch.as_bytes().len();
         if let Some(r) = read.iter().find(|r| h.contains(r.offset)) {
-            print_record(position, batch.as_bytes(), h.key_len as usize, r);
+            print_record(position, batch.as_bytes(), h.key_len as usize, r)?;
         }
         position += len;
     }
 
-    println!();
+    outln!()?;
     let leaks = find_plaintexts(data, messages)?;
     if leaks.is_empty() {
-        println!(
+        outln!(
             "5. Every file under {} searched for the {} plaintexts: no 8-byte piece of any of them is there.",
             data.display(),
             messages.len()
-        );
+        )?;
     } else {
         anyhow::bail!("plaintext found on the broker's disk: {leaks:?}");
     }
-    println!();
-    println!(
+    outln!()?;
+    outln!(
         "Next: `hermit keygen --out alice.key`, `hermit broker`, `hermit consume`, `hermit produce`."
-    );
-    println!("See README.md for a five-minute tour.");
+    )?;
+    outln!("See README.md for a five-minute tour.")?;
     Ok(())
 }
 
@@ -228,7 +228,7 @@ fn print_record(
     batch: &[u8],
     key_len: usize,
     r: &hermit_client::sealed::OpenedRecord,
-) {
+) -> anyhow::Result<()> {
     let sealed_len = batch.len() - HEADER_LEN - key_len - RECORD_LEN_PREFIX;
     let plain = String::from_utf8_lossy(r.plaintext.as_bytes());
     let left_title = format!("stored at byte {position}: {} bytes", batch.len());
@@ -262,12 +262,13 @@ fn print_record(
         .collect();
     let rows = lines.len().max(right.len());
     right.resize(rows, String::new());
-    println!();
-    println!("   {left_title:<50} │");
+    outln!()?;
+    outln!("   {left_title:<50} │")?;
     for (i, r) in right.iter().enumerate() {
         let l = lines.get(i).map_or("", String::as_str);
-        println!("   {l:<50} │ {r}");
+        outln!("   {l:<50} │ {r}")?;
     }
+    Ok(())
 }
 
 fn short_fp(hex: &str) -> String {

@@ -128,7 +128,7 @@ pub fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
     let password = args.password.new_password(&out.display().to_string())?;
     let identity = Identity::generate().context("cannot generate a key pair")?;
     write_identity(&identity, &password, KdfParams::RECOMMENDED, out, &pub_out)?;
-    print!("{}", pub_file_text(identity.public_key()));
+    out!("{}", pub_file_text(identity.public_key()))?;
     eprintln!(
         "wrote {} (private key, keep it) and {} (public key, give it to your peers)",
         out.display(),
@@ -141,9 +141,9 @@ pub fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
 pub fn pubkey(args: PubkeyArgs) -> anyhow::Result<()> {
     let key = load_public_key(&args.key)?;
     if args.fingerprint {
-        println!("{}", key.fingerprint().to_hex());
+        outln!("{}", key.fingerprint().to_hex())?;
     } else {
-        print!("{}", pub_file_text(&key));
+        out!("{}", pub_file_text(&key))?;
     }
     Ok(())
 }
@@ -166,7 +166,7 @@ pub fn key(cmd: KeyCommand) -> anyhow::Result<()> {
             let identity = parse_pkcs8(&text)?;
             let pw = password.new_password(&out.display().to_string())?;
             write_identity(&identity, &pw, KdfParams::RECOMMENDED, out, &pub_out)?;
-            print!("{}", pub_file_text(identity.public_key()));
+            out!("{}", pub_file_text(identity.public_key()))?;
             eprintln!("imported into {} and {}", out.display(), pub_out.display());
             Ok(())
         }
@@ -185,7 +185,7 @@ pub fn key(cmd: KeyCommand) -> anyhow::Result<()> {
                 })
                 .to_string(),
             );
-            println!("{}", line.as_str());
+            outln!("{}", line.as_str())?;
             Ok(())
         }
     }

@@ -49,7 +49,7 @@ fn check(dir: PathBuf) -> anyhow::Result<()> {
         let bytes: u64 = p.segments.iter().map(|s| s.size).sum();
         let next = p.segments.last().map_or(0, |s| s.next_offset);
         let start = p.segments.first().map_or(0, |s| s.base);
-        println!(
+        outln!(
             "{}/{}: {} segments, {} batches, {} bytes, offsets {}..{}",
             p.topic,
             p.partition,
@@ -58,7 +58,7 @@ fn check(dir: PathBuf) -> anyhow::Result<()> {
             bytes,
             start,
             next
-        );
+        )?;
         for s in &p.segments {
             for f in &s.findings {
                 let what = match f {
@@ -80,12 +80,12 @@ fn check(dir: PathBuf) -> anyhow::Result<()> {
                         "index disagrees with the log; rebuilt on the next start".into()
                     }
                 };
-                println!("  {}: {what}", s.path.display());
+                outln!("  {}: {what}", s.path.display())?;
             }
         }
     }
     for o in &report.other {
-        println!("CORRUPT: {o}");
+        outln!("CORRUPT: {o}")?;
     }
     if report.has_corruption() {
         return Err(anyhow::anyhow!("{} holds corrupt data", dir.display())).class(INTEGRITY);
@@ -116,9 +116,15 @@ fn dump(dir: PathBuf, topic: Option<String>, partition: Option<u32>) -> anyhow::
             .collect();
         parts.sort_unstable();
         for p in parts {
+            // The callback cannot stop the scan: after a failed write it
+            // only skips the rest, and the error is returned after it.
+            let mut written = Ok(());
             let damage = check::dump_partition(&tdir.join(p.to_string()), |e| {
+                if written.is_err() {
+                    return;
+                }
                 let h = &e.header;
-                println!(
+                written = outln!(
                     "{name}/{p} offset={} records={} position={} bytes={} key_len={} payload_len={} timestamp_ns={} crc=0x{:08x} segment={}",
                     h.base_offset,
                     h.record_count,
@@ -134,9 +140,10 @@ fn dump(dir: PathBuf, topic: Option<String>, partition: Option<u32>) -> anyhow::
                         .unwrap_or_default(),
                 );
             })?;
+            written?;
             for (path, why) in damage {
                 damaged = true;
-                println!("{name}/{p} DAMAGED {}: {why}", path.display());
+                outln!("{name}/{p} DAMAGED {}: {why}", path.display())?;
             }
         }
     }

@@ -13,8 +13,13 @@
 //! - `compat`: `hermit compat encrypt|decrypt`, the browser article's messages.
 //! - `logtool`: `hermit log check|dump` — offline data directory inspection.
 //! - `exit`: exit codes and error classification.
+//! - `out`: writing to stdout, where a closed pipe is a quiet stop.
 //!
 //! stdout carries data only; logs, progress and errors go to stderr.
+
+// First: its `outln!`/`out!` macros are used by the modules below.
+#[macro_use]
+mod out;
 
 mod broker;
 mod compat;
@@ -99,13 +104,18 @@ fn main() -> std::process::ExitCode {
         Command::Compat(cmd) => compat::run(cmd),
         Command::Log(cmd) => logtool::run(cmd),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "hermit", &mut std::io::stdout());
-            Ok(())
+            // Into memory, then through `out` (clap_complete::generate
+            // panics when stdout is closed).
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "hermit", &mut script);
+            out::write(&script)
         }
         Command::Bench(cmd) => hermit_benches::run(cmd),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        // The reader of stdout went away (`| head`): a normal way to stop.
+        Err(e) if out::stopped(&e) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             exit::code_for(&e).into()

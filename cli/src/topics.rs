@@ -110,7 +110,7 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
                 topics.sort_by(|a, b| a.name.cmp(&b.name));
                 if output == "json" {
                     for t in &topics {
-                        println!("{}", to_json(t));
+                        outln!("{}", to_json(t))?;
                     }
                     return Ok(());
                 }
@@ -120,17 +120,22 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
                     .max()
                     .unwrap_or(5)
                     .max(5);
-                println!(
+                outln!(
                     "{:width$}  {:>10}  {:7}  {:>13}  {:>15}  {:>10}",
-                    "TOPIC", "PARTITIONS", "CLEANUP", "RETENTION_MS", "RETENTION_BYTES", "OFFSETS"
-                );
+                    "TOPIC",
+                    "PARTITIONS",
+                    "CLEANUP",
+                    "RETENTION_MS",
+                    "RETENTION_BYTES",
+                    "OFFSETS"
+                )?;
                 for t in &topics {
                     let offsets: u64 = t
                         .partitions
                         .iter()
                         .map(|p| p.high_watermark.saturating_sub(p.log_start))
                         .sum();
-                    println!(
+                    outln!(
                         "{:width$}  {:>10}  {:7}  {:>13}  {:>15}  {:>10}",
                         t.name,
                         t.partitions.len(),
@@ -138,7 +143,7 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
                         limit(t.retention_ms),
                         limit(t.retention_bytes),
                         offsets
-                    );
+                    )?;
                 }
                 Ok(())
             }
@@ -177,25 +182,29 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
                 let topics = client.metadata(Some(&topic)).await.map_err(client_error)?;
                 for t in &topics {
                     if output == "json" {
-                        println!("{}", to_json(t));
+                        outln!("{}", to_json(t))?;
                         continue;
                     }
-                    println!(
+                    outln!(
                         "topic {}  cleanup {}  retention_ms {}  retention_bytes {}",
                         t.name,
                         cleanup(t.cleanup),
                         limit(t.retention_ms),
                         limit(t.retention_bytes)
-                    );
-                    println!(
+                    )?;
+                    outln!(
                         "{:>9}  {:>12}  {:>14}",
-                        "PARTITION", "LOG_START", "HIGH_WATERMARK"
-                    );
+                        "PARTITION",
+                        "LOG_START",
+                        "HIGH_WATERMARK"
+                    )?;
                     for p in &t.partitions {
-                        println!(
+                        outln!(
                             "{:>9}  {:>12}  {:>14}",
-                            p.partition, p.log_start, p.high_watermark
-                        );
+                            p.partition,
+                            p.log_start,
+                            p.high_watermark
+                        )?;
                     }
                 }
                 Ok(())

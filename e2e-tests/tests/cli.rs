@@ -200,6 +200,9 @@ fn log_check_on_a_corrupted_data_dir_exits_5() {
     assert_eq!(broker.terminate().unwrap().code(), Some(0));
     let clean = run_hermit(&["log", "check", path_str(&data)], b"", &[]);
     assert_code(&clean, 0);
+    // `hermit log dump DIR | head`: no panic when the reader goes away.
+    assert_quiet_stop(&["log", "dump", path_str(&data)]);
+    assert_quiet_stop(&["log", "check", path_str(&data)]);
 
     let segment = data.join("topics/chat/0/00000000000000000000.log");
     assert!(
@@ -501,6 +504,38 @@ fn the_demo_runs_with_no_arguments_in_a_few_seconds() {
     // Not a timed assert of speed, a guard against a demo that hangs or
     // runs the real key derivation: generous even for a loaded debug build.
     assert!(took < Duration::from_secs(30), "{took:?}");
+}
+
+/// `hermit args…` with stdout a pipe whose read end is already closed (as
+/// after `| head` exited), so its first write to stdout fails with EPIPE.
+fn run_with_closed_stdout(args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    Command::new(hermit_e2e_tests::hermit_bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// A closed stdout (`hermit … | head`) is a normal way to stop: exit 0,
+/// nothing on stderr, in particular no panic (exit 101).
+#[track_caller]
+fn assert_quiet_stop(args: &[&str]) {
+    let out = run_with_closed_stdout(args);
+    assert_code(&out, 0);
+    assert!(out.stderr.is_empty(), "{args:?}: {}", stderr(&out));
+}
+
+#[test]
+fn a_closed_stdout_stops_quietly() {
+    assert_quiet_stop(&["completions", "bash"]);
+    assert_quiet_stop(&["demo"]);
+    let dir = tempfile::tempdir().unwrap();
+    let (_, pubf) = keygen(dir.path(), "alice");
+    assert_quiet_stop(&["pubkey", path_str(&pubf)]);
 }
 
 #[test]
