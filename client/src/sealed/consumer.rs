@@ -25,8 +25,6 @@ pub type Received = Result<OpenedRecord, SealedRecordError>;
 struct Track {
     /// After the last record returned by `next()`.
     returned: Option<u64>,
-    /// After the last finished record (returned before the latest `next()`).
-    finished: Option<u64>,
     /// Records that failed to open and were not acknowledged: the oldest is
     /// as far as any commit goes.
     held: BTreeSet<u64>,
@@ -237,9 +235,8 @@ impl SealedConsumer {
     /// # Errors
     /// [`ClientError`] from the underlying [`Consumer`].
     pub async fn next(&mut self) -> Result<Received, ClientError> {
-        for t in self.tracks.values_mut() {
-            t.finished = t.returned;
-        }
+        // The periodic commit runs only here, before another record is
+        // returned: what was returned so far is exactly what is finished.
         if self.next_auto_commit.is_some_and(|t| t <= Instant::now()) {
             self.auto_commit().await;
         }
@@ -331,7 +328,6 @@ impl SealedConsumer {
         let t = self.tracks.entry(partition).or_default();
         t.held.retain(|&h| h < offset);
         t.returned = Some(offset);
-        t.finished = Some(offset);
         Ok(())
     }
 
@@ -360,15 +356,14 @@ impl SealedConsumer {
         if let Some(every) = self.auto_commit {
             self.next_auto_commit = Some(Instant::now() + every);
         }
-        if let Err(e) = self.commit_with(|t| t.commit_target(t.finished)).await {
+        if let Err(e) = self.commit_returned().await {
             tracing::warn!(topic = %self.inner.topic(), error = %e, "periodic commit failed; will retry");
         }
     }
 
-    async fn commit_with(
-        &mut self,
-        target: impl Fn(&Track) -> Option<u64>,
-    ) -> Result<(), ClientError> {
+    /// Commits every partition up to its last returned record, capped at
+    /// the oldest held one.
+    async fn commit_returned(&mut self) -> Result<(), ClientError> {
         let Some(group) = self.group.clone() else {
             return Err(ClientError::InvalidArgument(
                 "commit needs a consumer group (ConsumerOptions::group)".into(),
@@ -376,7 +371,9 @@ impl SealedConsumer {
         };
         let topic = self.inner.topic().to_owned();
         for (&partition, t) in &mut self.tracks {
-            let Some(offset) = target(t) else { continue };
+            let Some(offset) = t.commit_target(t.returned) else {
+                continue;
+            };
             if t.committed == Some(offset) {
                 continue;
             }
@@ -395,7 +392,7 @@ impl SealedConsumer {
     /// # Errors
     /// [`ClientError::InvalidArgument`] without a group; the broker's error.
     pub async fn commit(&mut self) -> Result<(), ClientError> {
-        self.commit_with(|t| t.commit_target(t.returned)).await
+        self.commit_returned().await
     }
 
     /// Stops: with a group and `auto_commit`, a final [`SealedConsumer::commit`].
