@@ -1,6 +1,7 @@
 //! `hermit produce`: seal messages from stdin or a file to one or more
 //! recipients and send them. One message per line (or per `--delimiter`
-//! byte), or the whole input as one message (`--file`).
+//! byte), or the whole input as one message (`--file`). A message longer
+//! than 50 MiB (the broker's default payload limit) stops the input.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -15,6 +16,12 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 use crate::conn::BrokerAddr;
 use crate::exit::{ExitClass, USAGE, client_error};
 use crate::keys::{IdentityArgs, load_public_key};
+
+/// The longest message read: the broker's default limit on a batch's
+/// payload (50 MiB; a sealed message is a little longer than its
+/// plaintext). Reads stop one byte past it, so `--file /dev/zero` or an
+/// endless line is refused instead of filling the memory.
+const MAX_MESSAGE: u64 = hermit_protocol::frame::DEFAULT_MAX_PAYLOAD as u64;
 
 /// `hermit produce`
 #[derive(Debug, clap::Args)]
@@ -37,7 +44,7 @@ pub struct ProduceArgs {
     /// Message separator: one byte, or `\n`, `\t`, `\0`.
     #[arg(long, short = 'D', default_value = "\\n", value_parser = parse_delimiter)]
     delimiter: u8,
-    /// Send the whole input as one message.
+    /// Send the whole input as one message (at most 50 MiB, as any message).
     #[arg(long, conflicts_with = "delimiter")]
     file: bool,
     /// How long a batch waits for more messages, in ms.
@@ -190,7 +197,6 @@ async fn produce(
     let mut reader = BufReader::with_capacity(256 * 1024, input);
     let mut sent = 0u64;
     let mut read = 0u64;
-    let mut buf = Vec::new();
     let send = |msg: Vec<u8>| {
         let sealed = sealed.clone();
         let recipients = &recipients;
@@ -205,27 +211,42 @@ async fn produce(
             anyhow::Ok(())
         }
     };
-    if args.file {
-        reader
-            .read_to_end(&mut buf)
-            .await
-            .context("cannot read the input")?;
-        read = buf.len() as u64;
-        send(std::mem::take(&mut buf)).await?;
-        sent = 1;
-    } else {
+    // Read and send until the input ends or something fails. A failure
+    // stops the reading only: what was queued before it is still flushed
+    // and counted below, and the error returned after that.
+    let stopped: anyhow::Result<()> = async {
+        let mut buf = Vec::new();
+        if args.file {
+            (&mut reader)
+                .take(MAX_MESSAGE + 1)
+                .read_to_end(&mut buf)
+                .await
+                .context("cannot read the input")?;
+            read = buf.len() as u64;
+            if read > MAX_MESSAGE {
+                return Err(too_long("the input (--file)"));
+            }
+            send(buf).await?;
+            sent = 1;
+            return Ok(());
+        }
         loop {
             buf.clear();
-            let n = reader
+            // At most one byte more than the largest message: a message
+            // of MAX_MESSAGE bytes and its delimiter.
+            let n = (&mut reader)
+                .take(MAX_MESSAGE + 1)
                 .read_until(args.delimiter, &mut buf)
                 .await
                 .context("cannot read the input")?;
             if n == 0 {
-                break;
+                return Ok(());
             }
             read += n as u64;
             if buf.last() == Some(&args.delimiter) {
                 buf.pop();
+            } else if n as u64 > MAX_MESSAGE {
+                return Err(too_long(&format!("message {}", sent + 1)));
             }
             send(buf.clone()).await?;
             sent += 1;
@@ -235,12 +256,22 @@ async fn produce(
             }
         }
     }
+    .await;
     drop(tx);
     sealed.flush().await;
     let outcome = waiter.await.context("the delivery task panicked")?;
     producer.close().await;
     if let Some(bar) = progress {
         bar.finish_and_clear();
+    }
+    if let Err(e) = stopped {
+        if let Some((index, failed)) = outcome.failed {
+            eprintln!("error: message {index} was not acknowledged: {failed:#}");
+        }
+        return Err(e.context(format!(
+            "stopped after {sent} messages ({} acknowledged)",
+            outcome.acked
+        )));
     }
     if let Some((index, e)) = outcome.failed {
         return Err(e.context(format!(
@@ -252,6 +283,13 @@ async fn produce(
         eprintln!("sent {sent} messages ({read} bytes) to {topic}");
     }
     Ok(())
+}
+
+/// An error for a message longer than [`MAX_MESSAGE`].
+fn too_long(what: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{what} is longer than {MAX_MESSAGE} bytes, the broker's default limit on a batch"
+    )
 }
 
 /// Exit class of a sealed producer or consumer error.

@@ -361,6 +361,71 @@ fn a_web_crypto_key_imports_and_exports_byte_for_byte() {
 }
 
 #[test]
+fn produce_refuses_an_overlong_message_and_still_sends_the_ones_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let (alice, alice_pub) = keygen(dir.path(), "alice");
+    let (bob, bob_pub) = keygen(dir.path(), "bob");
+    let broker = start_broker(&dir.path().join("data"), "127.0.0.1:0", &[]);
+    let addr = broker.addr().to_string();
+    let env = [PW, ("HERMIT_BROKER", addr.as_str())];
+    let produce = |extra: &[&str]| {
+        let mut args = vec![
+            "produce",
+            "-t",
+            "big",
+            "-i",
+            path_str(&alice),
+            "--to",
+            path_str(&bob_pub),
+        ];
+        args.extend(extra);
+        run_hermit(&args, b"", &env)
+    };
+    // Two lines, then one longer than the 50 MiB limit and no end of line.
+    let input = dir.path().join("input");
+    let mut f = std::fs::File::create(&input).unwrap();
+    f.write_all(b"one\ntwo\n").unwrap();
+    let chunk = vec![b'x'; 1 << 20];
+    for _ in 0..51 {
+        f.write_all(&chunk).unwrap();
+    }
+    drop(f);
+    let out = produce(&[path_str(&input)]);
+    assert_code(&out, 1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("stopped after 2 messages (2 acknowledged)")
+            && err.contains("message 3 is longer than 52428800 bytes"),
+        "{err}"
+    );
+    // An endless input is refused, not read into memory.
+    let out = produce(&["--file", "/dev/zero"]);
+    assert_code(&out, 1);
+    assert!(
+        stderr(&out).contains("the input (--file) is longer than"),
+        "{}",
+        stderr(&out)
+    );
+    let read = run_hermit(
+        &[
+            "consume",
+            "-t",
+            "big",
+            "-i",
+            path_str(&bob),
+            "--trust",
+            path_str(&alice_pub),
+            "--exit-on-end",
+        ],
+        b"",
+        &env,
+    );
+    assert_code(&read, 0);
+    assert_eq!(stdout(&read), "one\ntwo\n");
+    assert_eq!(broker.terminate().unwrap().code(), Some(0));
+}
+
+#[test]
 fn compat_encrypt_and_decrypt_interoperate_with_web_crypto() {
     let dir = tempfile::tempdir().unwrap();
     let (bob, bob_pub) = keygen(dir.path(), "bob");
