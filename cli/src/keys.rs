@@ -58,9 +58,34 @@ impl KeyOut {
     /// The public key's path, once neither file would be overwritten unasked.
     fn checked(&self) -> anyhow::Result<PathBuf> {
         let pub_out = self.pub_out.clone().unwrap_or_else(|| pub_path(&self.out));
+        if same_path(&self.out, &pub_out) {
+            return Err(anyhow::anyhow!(
+                "--out and --pub-out both name {}: the public key would overwrite the private key",
+                self.out.display()
+            ))
+            .class(USAGE);
+        }
         refuse_overwrite(&[&self.out, &pub_out], self.force)?;
         Ok(pub_out)
     }
+}
+
+/// Whether `a` and `b` name the same file: equal as given, or once their
+/// directories are resolved (`k` and `./k`, `d/k` and `d/../d/k`, through
+/// symlinked directories). A directory that does not exist yet compares as
+/// given only.
+fn same_path(a: &Path, b: &Path) -> bool {
+    if a == b {
+        return true;
+    }
+    let resolved = |p: &Path| -> Option<PathBuf> {
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some(dir.canonicalize().ok()?.join(p.file_name()?))
+    };
+    matches!((resolved(a), resolved(b)), (Some(x), Some(y)) if x == y)
 }
 
 /// `hermit pubkey`
@@ -157,6 +182,21 @@ pub fn key(cmd: KeyCommand) -> anyhow::Result<()> {
             dest,
             password,
         } => {
+            let key_from_stdin =
+                pkcs8.is_none() && pkcs8_file.as_ref().is_none_or(|p| p.as_os_str() == "-");
+            if key_from_stdin
+                && password
+                    .password_file
+                    .as_ref()
+                    .is_some_and(|p| p.as_os_str() == "-")
+            {
+                return Err(anyhow::anyhow!(
+                    "the PKCS#8 key and --password-file - cannot both come from stdin: \
+                     give one of them as a file (--pkcs8-file FILE, --password-file FILE) \
+                     or the password in HERMIT_PASSWORD"
+                ))
+                .class(USAGE);
+            }
             let out = &dest.out;
             let pub_out = dest.checked()?;
             let text = match (pkcs8, pkcs8_file) {
@@ -412,6 +452,21 @@ mod tests {
         assert_eq!(pub_path(Path::new("a/alice.key")), Path::new("a/alice.pub"));
         assert_eq!(pub_path(Path::new("alice")), Path::new("alice.pub"));
         assert_eq!(pub_path(Path::new("alice.pem")), Path::new("alice.pem.pub"));
+    }
+
+    #[test]
+    fn same_path_sees_through_dot_and_dot_dot() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        assert!(same_path(Path::new("k"), Path::new("k")));
+        assert!(same_path(Path::new("k"), Path::new("./k")));
+        assert!(same_path(&d.join("sub/k"), &d.join("sub/../sub/k")));
+        assert!(!same_path(&d.join("sub/k"), &d.join("k")));
+        assert!(!same_path(Path::new("k"), Path::new("k.pub")));
+        // A missing directory compares as given.
+        assert!(same_path(&d.join("no/k"), &d.join("no/k")));
+        assert!(!same_path(&d.join("no/k"), &d.join("no/./j")));
     }
 
     #[test]

@@ -361,6 +361,76 @@ fn a_web_crypto_key_imports_and_exports_byte_for_byte() {
 }
 
 #[test]
+fn the_public_key_never_overwrites_the_private_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("k");
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let roundabout = dir.path().join("sub/../k");
+    for pub_out in [&key, &roundabout] {
+        let out = run_hermit(
+            &[
+                "keygen",
+                "--out",
+                path_str(&key),
+                "--pub-out",
+                path_str(pub_out),
+                "--force",
+            ],
+            b"",
+            &[PW],
+        );
+        assert_code(&out, 2);
+        assert!(stderr(&out).contains("would overwrite the private key"));
+        assert!(!key.exists());
+    }
+    let pkcs8 = node(&json!({"op": "keygen", "count": 1, "alg": "ECDH"}))[0]["pkcs8"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let out = run_hermit(
+        &[
+            "key",
+            "import",
+            "--pkcs8",
+            &pkcs8,
+            "--out",
+            path_str(&key),
+            "--pub-out",
+            path_str(&key),
+        ],
+        b"",
+        &[PW],
+    );
+    assert_code(&out, 2);
+    assert!(!key.exists());
+}
+
+#[test]
+fn key_import_refuses_to_read_the_key_and_the_password_from_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("k.key");
+    for extra in [&[][..], &["--pkcs8-file", "-"]] {
+        let mut args = vec![
+            "key",
+            "import",
+            "--out",
+            path_str(&key),
+            "--password-file",
+            "-",
+        ];
+        args.extend(extra);
+        let out = run_hermit(&args, format!("{PASSWORD}\n").as_bytes(), &[]);
+        assert_code(&out, 2);
+        assert!(
+            stderr(&out).contains("cannot both come from stdin"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!key.exists());
+    }
+}
+
+#[test]
 fn produce_refuses_an_overlong_message_and_still_sends_the_ones_before() {
     let dir = tempfile::tempdir().unwrap();
     let (alice, alice_pub) = keygen(dir.path(), "alice");
