@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::io::IoSlice;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::{Buf, Bytes, BytesMut};
@@ -33,6 +33,9 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use crate::error::ClientError;
+// Nothing panics while holding these locks; if something did, the data
+// is still consistent (every update is a single insert/remove).
+use crate::lock;
 use crate::records::FetchResponse;
 
 /// Most frames the writer takes from its queue for one vectored write.
@@ -126,12 +129,6 @@ pub(crate) struct Conn {
     inner: Mutex<Inner>,
     /// Flipped when the connection dies, so the reader and writer stop.
     closed: watch::Sender<bool>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Nothing panics while holding these locks; if something did, the data
-    // is still consistent (every update is a single insert/remove).
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Connect, exchange hellos, and start the reader and writer tasks.

@@ -41,7 +41,7 @@
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -58,6 +58,9 @@ use crate::client::Client;
 use crate::connection::{Completion, Reply, ReplyTo, Token, produce_head};
 use crate::error::ClientError;
 use crate::fxhash::FxMap;
+// No code path panics while holding these locks except a caller's record
+// writer, and a rollback guard restores the batch then.
+use crate::lock;
 use crate::partitioner::{next_round_robin, partition_for_key};
 use crate::transport::Link;
 
@@ -215,12 +218,6 @@ impl Future for Delivery {
         }
         Poll::Pending
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // No code path panics while holding these locks except a caller's record
-    // writer, and a rollback guard restores the batch then.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A batch being filled.

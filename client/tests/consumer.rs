@@ -103,7 +103,9 @@ async fn the_periodic_commit_covers_finished_records_only() {
         "auto",
         ConsumerOptions {
             group: Some("g".into()),
-            auto_commit: Some(Duration::from_millis(50)),
+            // Long enough that opening and reading five records never
+            // straddle it, even on a slow machine.
+            auto_commit: Some(Duration::from_millis(500)),
             ..ConsumerOptions::default()
         },
     )
@@ -113,7 +115,7 @@ async fn the_periodic_commit_covers_finished_records_only() {
         assert_eq!(next(&mut consumer).await.unwrap().offset, i);
     }
     // Let the interval pass while record 4 is "being handled".
-    tokio::time::sleep(Duration::from_millis(80)).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
     assert_eq!(
         c.committed("g", "auto", 0).await.unwrap(),
         None,

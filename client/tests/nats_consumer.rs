@@ -104,7 +104,9 @@ async fn the_periodic_commit_covers_finished_records_only() {
         "auto",
         ConsumerOptions {
             group: Some("g".into()),
-            auto_commit: Some(Duration::from_millis(50)),
+            // Long enough that opening and reading five records never
+            // straddle it, even on a slow machine.
+            auto_commit: Some(Duration::from_millis(500)),
             ..ConsumerOptions::default()
         },
     )
@@ -113,7 +115,7 @@ async fn the_periodic_commit_covers_finished_records_only() {
     for &offset in &at[..5] {
         assert_eq!(next(&mut consumer).await.unwrap().offset, offset);
     }
-    tokio::time::sleep(Duration::from_millis(80)).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
     assert_eq!(c.committed("g", "auto", 0).await.unwrap(), None);
     assert_eq!(next(&mut consumer).await.unwrap().offset, at[5]);
     assert_eq!(c.committed("g", "auto", 0).await.unwrap(), Some(at[5]));
@@ -195,13 +197,23 @@ async fn start_positions_and_the_reset_policy() {
     let mut k = Consumer::new(&c, "pos", opts(StartFrom::Offset(far), ResetPolicy::Latest))
         .await
         .unwrap();
-    // Let it find the offset out of range and move to the end before producing.
-    assert!(
-        tokio::time::timeout(Duration::from_millis(500), k.next())
-            .await
-            .is_err()
-    );
-    assert_eq!(k.position(0), Some(NatsOffset::sequence_start(5)));
+    // Let it find the offset out of range and move to the end before
+    // producing (nothing arrives meanwhile: the topic is not written to).
+    let end = Some(NatsOffset::sequence_start(5));
+    let started = tokio::time::Instant::now();
+    while k.position(0) != end {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no reset to the end: at {:?}",
+            k.position(0)
+        );
+        assert!(
+            tokio::time::timeout(Duration::from_millis(50), k.next())
+                .await
+                .is_err(),
+            "a record before anything was produced"
+        );
+    }
     let base = c
         .produce("pos", 0, Ack::Durable, batch(31..32))
         .await

@@ -4,7 +4,7 @@ use crate::fxhash::{FxMap, FxSet};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use crate::crypto::envelope::{self, MAX_RECIPIENTS, Mode};
@@ -17,6 +17,9 @@ use crate::error::ClientError;
 use crate::producer::{Delivered, Delivery, Producer};
 
 use super::SealedError;
+// A panic under these locks leaves the maps consistent (inserts are
+// atomic), and the sealer appends nothing when it fails.
+use crate::lock;
 
 /// Sealing options. Each field's doc ends with its default.
 #[derive(Clone, Default)]
@@ -181,12 +184,6 @@ impl fmt::Debug for SealedProducer {
             .field("producer", &self.inner.producer)
             .finish_non_exhaustive()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic under these locks leaves the maps consistent (inserts are
-    // atomic), and the sealer appends nothing when it fails.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Who a record is sealed to.

@@ -18,7 +18,7 @@
 //! server goes away (the pull is answered "no responders").
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use async_nats::StatusCode;
@@ -29,8 +29,10 @@ use hermit_protocol::Status;
 use tokio::time::Instant;
 
 use super::Nats;
+use super::PartKey;
 use super::message::{Meta, append_batch, meta};
 use crate::error::ClientError;
+use crate::lock;
 use crate::records::FetchResponse;
 use crate::transport::nats_offset::NatsOffset;
 
@@ -57,10 +59,6 @@ const MIN_FIRST_WAIT: Duration = Duration::from_millis(50);
 /// Once a message has arrived and the server said more are pending, wait
 /// this long for the next one before answering with what is there.
 const PENDING_WAIT: Duration = Duration::from_millis(250);
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// The JetStream metadata in a message's reply subject.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -522,8 +520,9 @@ fn check_consumer(want: &consumer::Config, got: &consumer::Info) -> Result<(), C
     }
 }
 
-/// A topic's partition.
-type PartKey = (Arc<str>, u32);
+/// Idle cursors kept per partition (one per reader of it in this client,
+/// typically one).
+const MAX_IDLE_PER_PARTITION: usize = 4;
 
 /// Idle cursors by partition.
 pub(crate) struct Pool {
@@ -579,13 +578,25 @@ impl Pool {
         Some(v.swap_remove(i))
     }
 
-    /// Keep a cursor for the next fetch.
+    /// Keep a cursor for the next fetch. At most [`MAX_IDLE_PER_PARTITION`]
+    /// wait per partition: a reader that keeps asking for positions no
+    /// cursor continues at (retrying a corrupt batch, seeking around) must
+    /// not pile up server-side consumers until the sweep.
     pub(crate) fn put(&self, topic: Arc<str>, partition: u32, mut cursor: Cursor) {
         cursor.idle_since = Instant::now();
-        lock(&self.idle)
-            .entry((topic, partition))
-            .or_default()
-            .push(cursor);
+        let evicted = {
+            let mut idle = lock(&self.idle);
+            let v = idle.entry((topic, partition)).or_default();
+            let evicted = (v.len() >= MAX_IDLE_PER_PARTITION).then(|| {
+                let oldest = (0..v.len())
+                    .min_by_key(|&i| v[i].idle_since)
+                    .expect("invariant: the list is full, so not empty");
+                v.swap_remove(oldest)
+            });
+            v.push(cursor);
+            evicted
+        };
+        drop(evicted); // Outside the lock: the drop spawns a delete.
     }
 
     /// Close every cursor of a deleted topic.

@@ -24,7 +24,7 @@ pub(crate) mod names;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_nats::jetstream::context::{
@@ -45,6 +45,8 @@ use self::names::*;
 use crate::client::{ClientOptions, group_name, topic_name};
 use crate::connection::{Reply, ReplyTo};
 use crate::error::ClientError;
+// Nothing panics under these locks (map inserts and removes only).
+use crate::lock;
 use crate::records::FetchResponse;
 use crate::transport::NatsOptions;
 use crate::transport::nats_offset::{MAX_RECORDS_PER_BATCH, MAX_SEQUENCE, NatsOffset};
@@ -62,13 +64,8 @@ const CLUSTER_REPLICAS: usize = 3;
 /// Room kept in a message for the headers, the subject and the protocol line.
 pub(crate) const MESSAGE_OVERHEAD: usize = 1024;
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Nothing panics under these locks (map inserts and removes only).
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// A topic's partition.
-type PartKey = (Arc<str>, u32);
+pub(super) type PartKey = (Arc<str>, u32);
 
 /// What is known of one partition's stream.
 #[derive(Debug)]

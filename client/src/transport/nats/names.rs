@@ -43,7 +43,7 @@ pub(crate) const H_CRC: &str = "Hermit-Crc";
 
 /// Keys up to this length go into a compacted topic's subject as they are
 /// (base64url: 4/3 longer); longer keys as their SHA-256, so that the subject
-/// stays far below NATS's 4 KiB control line. Blinded keys are 32 bytes.
+/// stays far below NATS's 4 KiB control line. Blinded keys are 16 bytes.
 pub(crate) const MAX_PLAIN_KEY: usize = 64;
 
 /// `topic` with `.` written as `~`.
