@@ -58,13 +58,41 @@ impl fmt::Debug for SealedProducerOptions {
 pub struct SealedGroup {
     members: Vec<PublicKey>,
     key: ConversationKey,
+    /// The members but the sender, for the last sender that sent: worked
+    /// out once, not per record (a group may have thousands of members).
+    others: Arc<Mutex<Option<Others>>>,
 }
+
+/// A sender's fingerprint and the group's other members.
+type Others = (Fingerprint, Arc<[PublicKey]>);
 
 impl SealedGroup {
     /// A group of `members` (the sender may be among them; it is left out of
     /// each record's recipients) with a shared secret received from a member.
     pub fn new(members: Vec<PublicKey>, key: ConversationKey) -> Self {
-        Self { members, key }
+        Self {
+            members,
+            key,
+            others: Arc::default(),
+        }
+    }
+
+    /// Every member but `own`.
+    fn others(&self, own: &Fingerprint) -> Arc<[PublicKey]> {
+        let mut cached = lock(&self.others);
+        match &*cached {
+            Some((fp, others)) if fp == own => others.clone(),
+            _ => {
+                let others: Arc<[PublicKey]> = self
+                    .members
+                    .iter()
+                    .filter(|m| m.fingerprint() != own)
+                    .cloned()
+                    .collect();
+                *cached = Some((*own, others.clone()));
+                others
+            }
+        }
     }
 
     /// A group of `members` with a fresh random secret, which its creator
@@ -282,13 +310,7 @@ impl SealedProducer {
         key: Option<&[u8]>,
         plaintext: &[u8],
     ) -> Result<SealedDelivery, SealedError> {
-        let own = self.inner.identity.fingerprint();
-        let recipients: Vec<PublicKey> = group
-            .members
-            .iter()
-            .filter(|m| m.fingerprint() != own)
-            .cloned()
-            .collect();
+        let recipients = group.others(self.inner.identity.fingerprint());
         let to = To::Multi(&recipients);
         self.check(plaintext, &to).map_err(SealedError::Seal)?;
         let blinded = key.map(|k| group.blind(k));
