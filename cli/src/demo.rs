@@ -9,10 +9,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 use hermit_broker::embedded::EmbeddedBroker;
+use hermit_broker::log::check;
 use hermit_client::crypto::{Identity, KdfParams, KeyFile};
 use hermit_client::sealed::{SealedConsumer, SealedProducer, SealedProducerOptions};
 use hermit_client::{Client, ClientOptions, ConsumerOptions, Producer, ProducerOptions, StartFrom};
-use hermit_protocol::record::{BatchIter, HEADER_LEN, RECORD_LEN_PREFIX};
+use hermit_protocol::record::{BatchView, HEADER_LEN, RECORD_LEN_PREFIX};
 
 use crate::exit::client_error;
 use crate::keys::write_identity;
@@ -178,42 +179,57 @@ async fn exchange(
     }
     consumer.close().await.map_err(client_error)?;
 
-    // What is on disk: the partition's first segment file, read directly.
-    let segment = data
-        .join("topics")
-        .join(TOPIC)
-        .join("0")
-        .join(format!("{:020}.log", 0));
-    let bytes =
-        std::fs::read(&segment).with_context(|| format!("cannot read {}", segment.display()))?;
-    let rel = segment.strip_prefix(data).unwrap_or(&segment).to_path_buf();
+    // What is on disk: every batch of the partition, found by the broker's
+    // own reader of its segment files.
+    let stored = stored_batches(data)?;
+    let partition = data.join("topics").join(TOPIC).join("0");
+    let mut segments: Vec<&Path> = stored.iter().map(|b| b.segment.as_path()).collect();
+    segments.dedup();
+    let shown = match segments.as_slice() {
+        [one] => one,
+        _ => partition.as_path(),
+    };
     outln!()?;
     outln!(
         "4. Side by side: each batch as the broker wrote it to {} (hex),",
-        rel.display()
+        shown.strip_prefix(data).unwrap_or(shown).display()
     )?;
     outln!("   and what Bob read from it.")?;
-    let mut position = 0usize;
-    for batch in BatchIter::new(&bytes) {
-        let batch = batch.with_context(|| format!("cannot parse {}", segment.display()))?;
-        let h = batch.header;
-        let len = batch.as_bytes().len();
-        if let Some(r) = read.iter().find(|r| h.contains(r.offset)) {
-            print_record(position, batch.as_bytes(), h.key_len as usize, r)?;
+    for b in &stored {
+        let (batch, _) = BatchView::parse(&b.bytes)
+            .with_context(|| format!("cannot parse {}", b.segment.display()))?;
+        if let Some(r) = read.iter().find(|r| batch.header.contains(r.offset)) {
+            print_record(b.position, &b.bytes, batch.header.key_len as usize, r)?;
         }
-        position += len;
     }
 
     outln!()?;
-    let leaks = find_plaintexts(data, messages)?;
-    if leaks.is_empty() {
+    let checked: Vec<&String> = messages.iter().filter(|m| m.len() >= WINDOW).collect();
+    let leaks = find_plaintexts(&stored, &checked)?;
+    if !leaks.is_empty() {
+        anyhow::bail!("plaintext found on the broker's disk: {leaks:?}");
+    }
+    let rel = partition.strip_prefix(data).unwrap_or(&partition);
+    let plural = |n: usize| if n == 1 { "message" } else { "messages" };
+    if checked.is_empty() {
         outln!(
-            "5. Every file under {} searched for the {} plaintexts: no 8-byte piece of any of them is there.",
-            data.display(),
-            messages.len()
+            "5. No message is {WINDOW} bytes or longer, so none is searched for in the records stored in {}.",
+            rel.display()
         )?;
     } else {
-        anyhow::bail!("plaintext found on the broker's disk: {leaks:?}");
+        outln!(
+            "5. The records of every batch in {} searched for the {} {}: no {WINDOW}-byte piece of any of them is there.",
+            rel.display(),
+            checked.len(),
+            plural(checked.len())
+        )?;
+    }
+    let short = messages.len() - checked.len();
+    if short > 0 {
+        outln!(
+            "   {short} {} shorter than {WINDOW} bytes not searched for: a piece that short could be there by chance.",
+            plural(short)
+        )?;
     }
     outln!()?;
     outln!(
@@ -224,7 +240,7 @@ async fn exchange(
 }
 
 fn print_record(
-    position: usize,
+    position: u64,
     batch: &[u8],
     key_len: usize,
     r: &hermit_client::sealed::OpenedRecord,
@@ -275,34 +291,91 @@ fn short_fp(hex: &str) -> String {
     format!("{}…", &hex[..hex.len().min(16)])
 }
 
-/// Plaintexts (or any 8-byte piece of one) found in any file under `dir`.
-fn find_plaintexts(dir: &Path, messages: &[String]) -> anyhow::Result<Vec<PathBuf>> {
+/// Length of the plaintext pieces searched for in the stored records.
+const WINDOW: usize = 8;
+
+/// One batch as stored in a segment file.
+struct StoredBatch {
+    segment: PathBuf,
+    position: u64,
+    bytes: Vec<u8>,
+}
+
+/// Every batch of the demo topic's partition, in offset order, read with
+/// the broker's own segment reader (`hermit log dump`'s).
+fn stored_batches(data: &Path) -> anyhow::Result<Vec<StoredBatch>> {
+    let dir = data.join("topics").join(TOPIC).join("0");
+    let mut entries = Vec::new();
+    let damage = check::dump_partition(&dir, |e| entries.push(e.clone()))
+        .with_context(|| format!("cannot read {}", dir.display()))?;
+    if let Some((path, why)) = damage.first() {
+        anyhow::bail!("{} is damaged: {why}", path.display());
+    }
+    let mut file: Option<(PathBuf, Vec<u8>)> = None;
+    let mut stored = Vec::new();
+    for e in entries {
+        if file.as_ref().is_none_or(|(p, _)| *p != e.segment) {
+            let bytes = std::fs::read(&e.segment)
+                .with_context(|| format!("cannot read {}", e.segment.display()))?;
+            file = Some((e.segment.clone(), bytes));
+        }
+        let Some((_, bytes)) = &file else { continue };
+        let batch = usize::try_from(e.position)
+            .ok()
+            .zip(usize::try_from(e.header.batch_len()).ok())
+            .and_then(|(at, len)| bytes.get(at..at.checked_add(len)?))
+            .with_context(|| format!("{} ends inside a batch", e.segment.display()))?;
+        stored.push(StoredBatch {
+            segment: e.segment,
+            position: e.position,
+            bytes: batch.to_vec(),
+        });
+    }
+    Ok(stored)
+}
+
+/// The offsets of stored batches whose records (the bytes after the batch
+/// header and key) hold a [`WINDOW`]-byte piece of any of `messages`.
+fn find_plaintexts(stored: &[StoredBatch], messages: &[&String]) -> anyhow::Result<Vec<u64>> {
     let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in
-            std::fs::read_dir(&d).with_context(|| format!("cannot list {}", d.display()))?
-        {
-            let path = entry
-                .with_context(|| format!("cannot list {}", d.display()))?
-                .path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let bytes =
-                std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-            let leaked = messages.iter().any(|m| {
-                let m = m.as_bytes();
-                let w = m.len().min(8);
-                w > 0
-                    && m.windows(w)
-                        .any(|piece| bytes.windows(w).any(|b| b == piece))
-            });
-            if leaked {
-                found.push(path);
-            }
+    for b in stored {
+        let (batch, _) = BatchView::parse(&b.bytes)
+            .with_context(|| format!("cannot parse {}", b.segment.display()))?;
+        let records = batch.payload();
+        let leaked = messages.iter().any(|m| {
+            m.as_bytes()
+                .windows(WINDOW)
+                .any(|piece| records.windows(WINDOW).any(|r| r == piece))
+        });
+        if leaked {
+            found.push(batch.header.base_offset);
         }
     }
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hermit_protocol::record::BatchBuilder;
+
+    fn stored(key: &[u8], record: &[u8]) -> StoredBatch {
+        let mut b = BatchBuilder::new(key);
+        b.push(record);
+        StoredBatch {
+            segment: PathBuf::from("x.log"),
+            position: 0,
+            bytes: b.finish(1).unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_piece_of_a_plaintext_in_the_records_is_found() {
+        let secret = "attack at dawn".to_string();
+        let leaked = stored(b"", b"xx dawn, attack at y");
+        assert_eq!(find_plaintexts(&[leaked], &[&secret]).unwrap(), [0]);
+        // Seven bytes in common are not enough; the key is not searched.
+        let clean = stored(b"attack at dawn", b"attack ");
+        assert!(find_plaintexts(&[clean], &[&secret]).unwrap().is_empty());
+    }
 }

@@ -622,6 +622,8 @@ fn compat_encrypt_and_decrypt_interoperate_with_web_crypto() {
 
 #[test]
 fn the_demo_runs_with_no_arguments_in_a_few_seconds() {
+    // Built (or checked by cargo) before the clock starts.
+    hermit_e2e_tests::hermit_bin();
     let started = Instant::now();
     let out = run_hermit(&["demo"], b"", &[]);
     let took = started.elapsed();
@@ -639,6 +641,20 @@ fn the_demo_runs_with_no_arguments_in_a_few_seconds() {
     // Not a timed assert of speed, a guard against a demo that hangs or
     // runs the real key derivation: generous even for a loaded debug build.
     assert!(took < Duration::from_secs(30), "{took:?}");
+    // Text that is in the broker's other files (topic.toml says
+    // `cleanup = "delete"`) is no leak: only the stored records are searched,
+    // and only for messages of 8 bytes or more.
+    let out = run_hermit(
+        &["demo", "-m", "delete", "-m", "cleanup = \"delete\""],
+        b"",
+        &[],
+    );
+    assert_code(&out, 0);
+    assert!(
+        stdout(&out).contains("1 message shorter than 8 bytes not searched for"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 /// `hermit args…` with stdout a pipe whose read end is already closed (as
