@@ -1,4 +1,4 @@
-//! Interoperability with the real Web Crypto API (`crypto.subtle` in Node 20+).
+//! Interoperability with the real Web Crypto API (`crypto.subtle` in Node 18+).
 //!
 //! The JS side lives in `tests/js/`: `chat_crypto.mjs` is the browser article's
 //! `ChatCrypto`, `sealed_record.mjs` an independent sealed-record v1 implementation
@@ -31,7 +31,7 @@ fn node(request: &Value) -> Value {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| {
-            panic!("the Web Crypto interop tests need Node.js 20+ as `node` on PATH: {e}")
+            panic!("the Web Crypto interop tests need Node.js 18+ as `node` on PATH: {e}")
         });
     let input = serde_json::to_vec(request).expect("serialize request");
     child

@@ -45,7 +45,7 @@ fn node(request: &Value) -> Value {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("these tests need Node.js 20+ as `node` on PATH: {e}"));
+        .unwrap_or_else(|e| panic!("these tests need Node.js 18+ as `node` on PATH: {e}"));
     child
         .stdin
         .take()

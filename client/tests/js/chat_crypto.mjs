@@ -1,5 +1,6 @@
 // The browser article's ChatCrypto, written as a browser runs it: the Web Crypto
-// API (`crypto.subtle`) and nothing else. Node 20+ provides the same global.
+// API (`crypto.subtle`) and nothing else. The one line a browser does without
+// is the import: `crypto` there is the global (see webcrypto.mjs).
 //
 //   K = SHA-256(ECDH(myPrivate, theirPublic) x-coordinate)   -> AES-GCM 256
 //   encrypt(text) -> { iv: base64(12 random bytes), data: base64(ciphertext || tag) }
@@ -8,6 +9,8 @@
 // Text goes through TextEncoder / TextDecoder. The decoder is created with
 // `ignoreBOM: true` (keep a leading U+FEFF) and `fatal: true` (refuse invalid
 // UTF-8 instead of inserting U+FFFD): the defaults would silently change data.
+
+import { crypto } from './webcrypto.mjs';
 
 export function toBase64(bytes) {
   let binary = '';

@@ -12,6 +12,7 @@
 
 import { ChatCrypto, fromBase64, toBase64 } from './chat_crypto.mjs';
 import * as sr from './sealed_record.mjs';
+import { crypto } from './webcrypto.mjs';
 
 const ALGS = {
   ECDH: { params: { name: 'ECDH', namedCurve: 'P-256' }, privUsages: ['deriveBits'], pubUsages: [] },

@@ -5,6 +5,8 @@
 // A party is { priv?: CryptoKey, pub: CryptoKey, fp: Uint8Array(32) } where
 // fp = SHA-256(canonical SPKI) and kid = fp[0..8].
 
+import { crypto } from './webcrypto.mjs';
+
 const enc = new TextEncoder();
 const CTX_LABEL = enc.encode('sealed-record/v1');
 const WRAP_LABEL = enc.encode('sealed-record/v1 wrap');
