@@ -7,7 +7,8 @@
 //!   shared with `hermit bench`) on a temp data dir.
 //! - [`run_hermit`]: run any other `hermit` command and capture its output;
 //!   [`run_hermit_without_tty`] with no terminal to ask a password on;
-//!   [`spawn_hermit`] + [`wait_output`] for long-running ones (`consume`).
+//!   [`spawn_hermit`] + [`wait_output`] for long-running ones (`consume`);
+//!   [`assert_code`] / [`assert_ok`] on what they return.
 //! - [`keygen`]: a key pair made by `hermit keygen` under [`PASSWORD`].
 
 use std::path::{Path, PathBuf};
@@ -47,12 +48,36 @@ pub fn hermit_bin() -> PathBuf {
 
 /// Run `hermit args…` with `stdin` and extra environment; wait for it.
 pub fn run_hermit(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    run(args, stdin, env, false)
+}
+
+/// Like [`run_hermit`], but in a new session without a controlling
+/// terminal and without `HERMIT_PASSWORD` from the test's environment, so
+/// a command that would ask for a password on `/dev/tty` fails instead of
+/// waiting for a person (when the tests run from a shell).
+pub fn run_hermit_without_tty(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    run(args, stdin, env, true)
+}
+
+fn run(args: &[&str], stdin: &[u8], env: &[(&str, &str)], without_tty: bool) -> Output {
     use std::io::Write;
     let mut cmd = Command::new(hermit_bin());
     cmd.args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    if without_tty {
+        use std::os::unix::process::CommandExt;
+        cmd.env_remove("HERMIT_PASSWORD");
+        // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                rustix::process::setsid()
+                    .map(drop)
+                    .map_err(std::io::Error::from)
+            });
+        }
+    }
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -65,6 +90,25 @@ pub fn run_hermit(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
     let out = child.wait_with_output().expect("wait for hermit");
     let _ = writer.join();
     out
+}
+
+/// Assert that a finished `hermit` exited with `code`; shows its stdout
+/// and stderr otherwise.
+#[track_caller]
+pub fn assert_code(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// [`assert_code`] 0.
+#[track_caller]
+pub fn assert_ok(out: &Output) {
+    assert_code(out, 0);
 }
 
 /// Start `hermit broker` on `data_dir` (see [`BrokerProcess::start`]);
@@ -93,51 +137,13 @@ pub fn keygen(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
         b"",
         &[("HERMIT_PASSWORD", PASSWORD)],
     );
-    assert!(
-        out.status.success(),
-        "hermit keygen failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     (key, dir.join(format!("{name}.pub")))
 }
 
 /// A path as `&str` (test paths are UTF-8).
 pub fn path_str(p: &Path) -> &str {
     p.to_str().expect("test paths are UTF-8")
-}
-
-/// Like [`run_hermit`], but in a new session without a controlling
-/// terminal, so a command that would ask for a password on `/dev/tty`
-/// fails instead of waiting for a person (when the tests run from a shell).
-pub fn run_hermit_without_tty(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
-    use std::io::Write;
-    use std::os::unix::process::CommandExt;
-    let mut cmd = Command::new(hermit_bin());
-    cmd.args(args)
-        .env_remove("HERMIT_PASSWORD")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
-    unsafe {
-        cmd.pre_exec(|| {
-            rustix::process::setsid()
-                .map(drop)
-                .map_err(std::io::Error::from)
-        });
-    }
-    let mut child = cmd.spawn().expect("spawn hermit");
-    let mut input = child.stdin.take().expect("piped stdin");
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().expect("wait for hermit");
-    let _ = writer.join();
-    out
 }
 
 /// A long-running `hermit` command (e.g. `consume`) with piped stdout and

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use hermit_client::crypto::Identity;
 use hermit_client::sealed::{SealedConsumer, SealedProducer};
 use hermit_client::{Client, ClientOptions, ConsumerOptions, Producer, ProducerOptions};
-use hermit_e2e_tests::{PASSWORD, keygen, path_str, run_hermit, start_broker};
+use hermit_e2e_tests::{PASSWORD, assert_ok, keygen, path_str, run_hermit, start_broker};
 
 const WINDOW: usize = 8;
 
@@ -76,11 +76,7 @@ fn no_plaintext_reaches_the_brokers_disk() {
             args.extend(["--to", t]);
         }
         let out = run_hermit(&args, input.as_bytes(), &env);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_ok(&out);
     }
     let doc: Vec<u8> = (0..64 * 1024u32)
         .map(|i| b"abcdefghijklmnopqrstuvwxyz0123456789"[(i * 7 % 36) as usize])
@@ -103,11 +99,7 @@ fn no_plaintext_reaches_the_brokers_disk() {
         b"",
         &env,
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     plaintexts.push(doc);
     // Bob reads it all with a group, so commits land on disk too.
     let out = run_hermit(
@@ -126,11 +118,7 @@ fn no_plaintext_reaches_the_brokers_disk() {
         b"",
         &env,
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     assert!(
         String::from_utf8_lossy(&out.stdout)
             .matches(&marker)

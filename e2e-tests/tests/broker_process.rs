@@ -1,6 +1,6 @@
 //! The `hermit broker` process: lock, signals, exit codes, configuration errors.
 
-use hermit_e2e_tests::{run_hermit, start_broker};
+use hermit_e2e_tests::{assert_ok, run_hermit, start_broker};
 
 #[test]
 fn a_second_broker_on_the_same_directory_is_refused_clearly() {
@@ -102,9 +102,5 @@ fn kill9_then_restart_recovers() {
     let again = start_broker(dir.path(), "127.0.0.1:0", &[]);
     assert_eq!(again.terminate().unwrap().code(), Some(0));
     let out = run_hermit(&["log", "check", dir.path().to_str().unwrap()], b"", &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
 }

@@ -10,7 +10,7 @@ use hermit_client::crypto::{ConversationKey, Identity, PublicKey};
 use hermit_client::sealed::{OpenedRecord, SealedConsumer, SealedGroup, SealedProducer};
 use hermit_client::{Client, ClientOptions, ConsumerOptions, Producer, ProducerOptions, StartFrom};
 use hermit_e2e_tests::{
-    PASSWORD, keygen, path_str, run_hermit, spawn_hermit, start_broker, wait_output,
+    PASSWORD, assert_ok, keygen, path_str, run_hermit, spawn_hermit, start_broker, wait_output,
 };
 use serde_json::Value;
 
@@ -18,7 +18,7 @@ const PW: (&str, &str) = ("HERMIT_PASSWORD", PASSWORD);
 
 fn fingerprint(pub_file: &std::path::Path) -> String {
     let out = run_hermit(&["pubkey", "--fingerprint", path_str(pub_file)], b"", &[]);
-    assert!(out.status.success());
+    assert_ok(&out);
     String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }
 
@@ -64,11 +64,7 @@ fn alice_and_bob_chat_through_hermit_processes() {
         input.as_bytes(),
         &env,
     );
-    assert!(
-        sent.status.success(),
-        "{}",
-        String::from_utf8_lossy(&sent.stderr)
-    );
+    assert_ok(&sent);
     let printed = String::from_utf8(sent.stdout).unwrap();
     let acked: Vec<Vec<u64>> = printed
         .lines()
@@ -77,11 +73,7 @@ fn alice_and_bob_chat_through_hermit_processes() {
     assert_eq!(acked.len(), 3, "{printed}");
 
     let out = wait_output(bob_reads, Duration::from_secs(60));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let records: Vec<Value> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -114,11 +106,7 @@ fn alice_and_bob_chat_through_hermit_processes() {
         b"Hi Alice, got all three.\n",
         &env,
     );
-    assert!(
-        reply.status.success(),
-        "{}",
-        String::from_utf8_lossy(&reply.stderr)
-    );
+    assert_ok(&reply);
     assert!(
         reply.stdout.is_empty(),
         "produce prints nothing unless asked"
@@ -137,11 +125,7 @@ fn alice_and_bob_chat_through_hermit_processes() {
         b"",
         &env,
     );
-    assert!(
-        alice_reads.status.success(),
-        "{}",
-        String::from_utf8_lossy(&alice_reads.stderr)
-    );
+    assert_ok(&alice_reads);
     assert_eq!(alice_reads.stdout, b"Hi Alice, got all three.\n");
 
     // A group remembers where it stopped: a second run reads only what is new.
@@ -162,11 +146,7 @@ fn alice_and_bob_chat_through_hermit_processes() {
             b"",
             &env,
         );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_ok(&out);
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(expect)
@@ -186,7 +166,7 @@ fn alice_and_bob_chat_through_hermit_processes() {
         b"one more\n",
         &env,
     );
-    assert!(more.status.success());
+    assert_ok(&more);
     group(b"one more\n");
     assert_eq!(broker.terminate().unwrap().code(), Some(0));
 }

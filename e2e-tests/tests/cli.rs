@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use hermit_e2e_tests::{
-    PASSWORD, keygen, path_str, run_hermit, run_hermit_without_tty, start_broker,
+    PASSWORD, assert_code, keygen, path_str, run_hermit, run_hermit_without_tty, start_broker,
 };
 use serde_json::{Value, json};
 
@@ -23,17 +23,6 @@ fn stderr(out: &Output) -> String {
 
 fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8")
-}
-
-#[track_caller]
-fn assert_code(out: &Output, code: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        stderr(out)
-    );
 }
 
 /// One request to Node's Web Crypto (see the module docs).
