@@ -1,6 +1,6 @@
 //! The `hermit broker` process: lock, signals, exit codes, configuration errors.
 
-use hermit_e2e_tests::{assert_ok, run_hermit, start_broker};
+use hermit_e2e_tests::{PASSWORD, assert_ok, keygen, path_str, run_hermit, start_broker};
 
 #[test]
 fn a_second_broker_on_the_same_directory_is_refused_clearly() {
@@ -93,14 +93,59 @@ fn invalid_configuration_exits_2_naming_the_key() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("max_conections"));
 }
 
+/// Messages acknowledged by the CLI (durable acks, the default) survive a
+/// SIGKILL: the restarted broker (the lock died with the process) serves
+/// them, and the data directory checks clean afterwards. Under load and
+/// over several kills: durability.rs.
 #[test]
 fn kill9_then_restart_recovers() {
     let dir = tempfile::tempdir().unwrap();
-    let b = start_broker(dir.path(), "127.0.0.1:0", &[]);
+    let data = dir.path().join("data");
+    let (alice, alice_pub) = keygen(dir.path(), "alice");
+    let (bob, bob_pub) = keygen(dir.path(), "bob");
+    let b = start_broker(&data, "127.0.0.1:0", &[]);
+    let addr = b.addr().to_string();
+    let env = [
+        ("HERMIT_PASSWORD", PASSWORD),
+        ("HERMIT_BROKER", addr.as_str()),
+    ];
+    let sent = "before the kill 1\nbefore the kill 2\nbefore the kill 3\n";
+    assert_ok(&run_hermit(
+        &[
+            "produce",
+            "-t",
+            "t",
+            "-i",
+            path_str(&alice),
+            "--to",
+            path_str(&bob_pub),
+        ],
+        sent.as_bytes(),
+        &env,
+    ));
     b.kill9();
-    // The lock died with the process.
-    let again = start_broker(dir.path(), "127.0.0.1:0", &[]);
-    assert_eq!(again.terminate().unwrap().code(), Some(0));
-    let out = run_hermit(&["log", "check", dir.path().to_str().unwrap()], b"", &[]);
+    let again = start_broker(&data, "127.0.0.1:0", &[]);
+    let addr = again.addr().to_string();
+    let env = [
+        ("HERMIT_PASSWORD", PASSWORD),
+        ("HERMIT_BROKER", addr.as_str()),
+    ];
+    let out = run_hermit(
+        &[
+            "consume",
+            "-t",
+            "t",
+            "-i",
+            path_str(&bob),
+            "--trust",
+            path_str(&alice_pub),
+            "--exit-on-end",
+        ],
+        b"",
+        &env,
+    );
     assert_ok(&out);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), sent);
+    assert_eq!(again.terminate().unwrap().code(), Some(0));
+    assert_ok(&run_hermit(&["log", "check", path_str(&data)], b"", &[]));
 }
