@@ -5,11 +5,10 @@
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use hermit_client::{Ack, Client, ClientOptions, Producer, ProducerOptions, TopicSettings};
-use hermit_protocol::record::BatchView;
+use hermit_client::{Client, ClientOptions, Producer, ProducerOptions, TopicSettings};
 
 use crate::report::Run;
-use crate::target::{Target, TargetArgs, progress};
+use crate::target::{MAX_RECORD_SIZE, Target, TargetArgs, parse_ack, progress, usize_in};
 
 /// `hermit bench catchup` flags.
 #[derive(Debug, Clone, clap::Args)]
@@ -17,18 +16,26 @@ pub struct CatchupArgs {
     #[command(flatten)]
     /// Broker and output options.
     pub target: TargetArgs,
-    /// Size of the log to read, in GiB.
-    #[arg(long, default_value_t = 1.0)]
+    /// Size of the log to read, in GiB (more than 0, at most 1024).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_gib)]
     pub gib: f64,
-    /// Record size in bytes.
-    #[arg(long, default_value_t = 4096)]
+    /// Record size in bytes (1 to 32 MiB).
+    #[arg(long, default_value_t = 4096, value_parser = usize_in(1..=MAX_RECORD_SIZE))]
     pub size: usize,
     /// Records per batch.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     pub batch: u32,
     /// Bytes asked for per fetch.
-    #[arg(long, default_value_t = 16 << 20)]
+    #[arg(long, default_value_t = 16 << 20, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_bytes: u32,
+}
+
+fn parse_gib(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(g) if g > 0.0 && g <= 1024.0 => Ok(g),
+        Ok(_) => Err("expected more than 0 and at most 1024".into()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 impl CatchupArgs {
@@ -69,17 +76,17 @@ pub async fn run_once(args: &CatchupArgs, run: usize) -> anyhow::Result<Run> {
     // Load the log (not measured).
     let want = (args.gib * (1u64 << 30) as f64) as u64;
     let records = want / args.size as u64 + 1;
-    let ack = if args.target.fsync == "never" {
-        Ack::Written
-    } else {
-        Ack::Durable
-    };
+    let ack = parse_ack(None, &args.target.fsync)?;
+    // Room for `batch` records (each with its 4-byte length) and the header,
+    // within the broker's default batch payload limit.
+    let batch_bytes = ((args.size + 4).saturating_mul(args.batch as usize) + 4096)
+        .min(hermit_protocol::frame::DEFAULT_MAX_PAYLOAD as usize);
     let producer = Producer::new(
         &client,
         ProducerOptions {
             ack,
             batch_records: args.batch,
-            batch_bytes: (args.size + 4) * args.batch as usize + 4096,
+            batch_bytes,
             linger: Duration::from_millis(5),
             ..ProducerOptions::default()
         },
@@ -113,12 +120,9 @@ pub async fn run_once(args: &CatchupArgs, run: usize) -> anyhow::Result<Run> {
             .fetch(&topic, 0, offset, args.max_bytes, Duration::ZERO)
             .await?;
         bytes += r.batches.len() as u64;
-        let mut pos = 0;
-        while pos < r.batches.len() {
-            let (view, len) = BatchView::parse(&r.batches[pos..])?;
-            offset = view.header.next_offset().context("offset overflow")?;
-            pos += len;
-        }
+        offset = r
+            .next_offset()?
+            .with_context(|| format!("an empty fetch at offset {offset}, below the end {end}"))?;
         bar.set_position(offset);
     }
     let elapsed = started.elapsed();

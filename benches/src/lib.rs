@@ -66,13 +66,9 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
                 a.target.broker.is_none(),
                 "recovery starts its own broker; drop --broker"
             );
-            let dir = match &a.target.data_parent {
-                Some(p) => tempfile::tempdir_in(p),
-                None => tempfile::tempdir(),
-            }
-            .context("cannot create a temp data directory")?;
-            let bytes = recovery::prepare(a, dir.path())?;
-            Some((dir, bytes))
+            let dir = a.target.temp_data_dir()?;
+            let prepared = recovery::prepare(a, dir.path())?;
+            Some((dir, prepared))
         }
         _ => None,
     };
@@ -83,8 +79,8 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             BenchCommand::Catchup(a) => runtime.block_on(catchup::run_once(a, i))?,
             BenchCommand::Rtt(a) => runtime.block_on(rtt::run_once(a, i))?,
             BenchCommand::Recovery(a) => {
-                let (dir, bytes) = prepared.as_ref().expect("prepared above for recovery");
-                recovery::run_once(a, dir.path(), *bytes)?
+                let (dir, prepared) = prepared.as_ref().expect("prepared above for recovery");
+                runtime.block_on(recovery::run_once(a, dir.path(), *prepared))?
             }
         };
         if !json && runs > 1 {

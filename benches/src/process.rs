@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -52,7 +52,6 @@ pub fn usage(pid: u32) -> Option<Usage> {
 pub struct BrokerProcess {
     child: Child,
     addr: SocketAddr,
-    data_dir: PathBuf,
     stderr: Arc<Mutex<Vec<String>>>,
     /// From spawn to the "listening" log line.
     pub startup: Duration,
@@ -110,7 +109,6 @@ impl BrokerProcess {
             Ok(addr) => Ok(BrokerProcess {
                 child,
                 addr,
-                data_dir: data_dir.to_path_buf(),
                 stderr: lines,
                 startup: started.elapsed(),
             }),
@@ -125,11 +123,6 @@ impl BrokerProcess {
     /// Where it listens.
     pub fn addr(&self) -> SocketAddr {
         self.addr
-    }
-
-    /// Its data directory.
-    pub fn data_dir(&self) -> &Path {
-        &self.data_dir
     }
 
     /// Its pid.

@@ -8,7 +8,7 @@ use hermit_client::{Ack, Client, ClientOptions, Producer, ProducerOptions};
 use hermit_protocol::record::BatchBuilder;
 
 use crate::report::Run;
-use crate::target::{Target, TargetArgs, progress};
+use crate::target::{MAX_RECORD_SIZE, Target, TargetArgs, progress, usize_in};
 
 /// `hermit bench rtt` flags.
 #[derive(Debug, Clone, clap::Args)]
@@ -17,10 +17,10 @@ pub struct RttArgs {
     /// Broker and output options.
     pub target: TargetArgs,
     /// Round trips.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub messages: u64,
-    /// Record size.
-    #[arg(long, default_value_t = 27)]
+    /// Record size (at most 32 MiB).
+    #[arg(long, default_value_t = 27, value_parser = usize_in(..=MAX_RECORD_SIZE))]
     pub size: usize,
     /// durable | written (default: durable, or written when --fsync never).
     #[arg(long)]

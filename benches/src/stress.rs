@@ -10,20 +10,34 @@
 //! cut or repeated to `--size` bytes. With `--seal`, every record is sealed
 //! (DIRECT to one reader, or MULTI to N) in place in the batch buffer and
 //! opened by the consumer — the work a real sealed chat does.
+//!
+//! Nothing lost goes unnoticed: once the producers are done, the topic must
+//! hold exactly the records sent (its offsets count records over the
+//! HermitMQ protocol; over NATS every delivery is checked instead), and the
+//! consumer gives up when no record arrives for 30 s.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use hermit_client::crypto::{Identity, PublicKey};
 use hermit_client::{
-    Ack, Client, ClientOptions, Consumer, ConsumerOptions, Producer, ProducerOptions,
-    SealedConsumer, SealedProducer, SealedProducerOptions, StartFrom, TopicSettings,
+    Ack, Client, ClientOptions, Consumer, ConsumerOptions, Delivery, Producer, ProducerOptions,
+    SealedConsumer, SealedProducer, SealedProducerOptions, StartFrom, TopicMetadata, TopicSettings,
+    TransportKind,
 };
 
 use crate::report::Run;
-use crate::target::{Target, TargetArgs, progress};
+use crate::target::{MAX_RECORD_SIZE, Target, TargetArgs, progress, usize_in};
+
+/// The consumer gives up when no record arrives for this long.
+const CONSUMER_STALL: Duration = Duration::from_secs(30);
+
+/// How long the records' count may take to become visible after the last
+/// acknowledgement (with `--acks written` under `fsync = always`, the log's
+/// end moves only when the next group commit's fsync completes).
+const VISIBLE_DEADLINE: Duration = Duration::from_secs(10);
 
 /// The original payload.
 pub const ORIGINAL_PAYLOAD: &[u8] = br#"{"message": "Hello World!"}"#;
@@ -64,22 +78,22 @@ pub struct StressArgs {
     /// Broker and output options.
     pub target: TargetArgs,
     /// Producer tasks (each with its own connection).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = usize_in(1..=4096))]
     pub producers: usize,
     /// Records per producer.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub messages: u64,
-    /// Record size in bytes (plaintext; at least 8 for the timestamp).
-    #[arg(long, default_value_t = 27)]
+    /// Record size in bytes (plaintext; 8 for the timestamp to 32 MiB).
+    #[arg(long, default_value_t = 27, value_parser = usize_in(8..=MAX_RECORD_SIZE))]
     pub size: usize,
     /// Records per batch.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     pub batch: u32,
     /// Linger in ms (the original: 100).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(..=3_600_000))]
     pub linger: u64,
     /// Batches in flight per producer.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = usize_in(1..))]
     pub in_flight: usize,
     /// none | direct | multi:N.
     #[arg(long, default_value = "none")]
@@ -88,7 +102,7 @@ pub struct StressArgs {
     #[arg(long)]
     pub acks: Option<String>,
     /// Partitions of the topic.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub partitions: u32,
     /// Skip the consumer (producer figures only).
     #[arg(long)]
@@ -146,6 +160,9 @@ fn clone_identity(id: &Identity) -> anyhow::Result<Identity> {
 pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     anyhow::ensure!(args.size >= 8, "--size must be at least 8 (the timestamp)");
     anyhow::ensure!(args.producers >= 1 && args.messages >= 1, "nothing to send");
+    let total = (args.producers as u64)
+        .checked_mul(args.messages)
+        .context("--producers × --messages does not fit in 64 bits")?;
     let ack = args.ack()?;
     let target = Target::start(&args.target, &[])?;
     let addr = target.addr();
@@ -180,10 +197,16 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
             recipients.push(Identity::generate()?.public_key().clone());
         }
     }
-    let total = args.producers as u64 * args.messages;
+    // Over NATS the offsets count stream messages, not records (see the
+    // client's `nats_offset`): there every delivery is checked instead.
+    let nats = admin.transport_kind() == TransportKind::Nats;
+    let stored_before = if nats {
+        0
+    } else {
+        record_count(&topic_metadata(&admin, &topic).await?)
+    };
     let base = Instant::now();
     let usage_before = target.usage();
-    let received = Arc::new(AtomicU64::new(0));
     let bar = progress(total, "consumed");
 
     // The consumer, started before the producers, reads from the beginning.
@@ -210,7 +233,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
                     .await?,
             ))
         };
-        let (received, bar, gate) = (received.clone(), bar.clone(), gate.clone());
+        let (bar, gate) = (bar.clone(), gate.clone());
         let consume_after = args.consume_after;
         Some(tokio::spawn(async move {
             let began = if consume_after {
@@ -224,7 +247,12 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
             let mut n = 0u64;
             let mut now = 0u64;
             while n < total {
-                let sent = reader_side.next_timestamp().await?;
+                let Some(sent) = reader_side.next_timestamp(CONSUMER_STALL).await? else {
+                    anyhow::bail!(
+                        "the consumer got no record for {} s: {n} of {total} arrived",
+                        CONSUMER_STALL.as_secs()
+                    );
+                };
                 // Reading the clock costs as much as handling a record: read
                 // it every 16 records (they arrive microseconds apart).
                 if n.is_multiple_of(16) {
@@ -233,11 +261,9 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
                 let _ = hist.record(now.saturating_sub(sent) / 1000);
                 n += 1;
                 if n.is_multiple_of(8192) {
-                    received.store(n, Ordering::Relaxed);
                     bar.set_position(n);
                 }
             }
-            received.store(n, Ordering::Relaxed);
             let elapsed = began.elapsed();
             drop(reader_side);
             Ok::<_, anyhow::Error>((elapsed, hist))
@@ -250,7 +276,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
         let addr = addr.clone();
         let topic = topic.clone();
         let recipients = recipients.clone();
-        let (seal, messages, size, batch) = (args.seal, args.messages, args.size, args.batch);
+        let (seal, messages, size) = (args.seal, args.messages, args.size);
         let options = ProducerOptions {
             ack,
             linger: Duration::from_millis(args.linger),
@@ -270,8 +296,10 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
                 )?),
             };
             let mut record = template(size);
-            let mut last_of_batch =
-                Vec::with_capacity((messages / u64::from(batch.max(1)) + 1) as usize);
+            // NATS only: the deliveries not yet known to have succeeded
+            // (checked as they resolve, so at most about the records in
+            // flight are held).
+            let mut pending = nats.then(VecDeque::new);
             for i in 0..messages {
                 // The send time, refreshed every 16 records (sends are
                 // ~100 ns apart; the clock costs about as much as a send).
@@ -285,14 +313,15 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
                         .await?
                         .into_delivery(),
                 };
-                if (i + 1) % u64::from(batch.max(1)) == 0 || i + 1 == messages {
-                    last_of_batch.push(delivery);
+                if let Some(pending) = &mut pending {
+                    pending.push_back(delivery);
+                    settle(pending, p, false)?;
                 }
             }
+            // Returns once every record is acknowledged or failed.
             producer.flush().await;
-            for d in last_of_batch {
-                d.await
-                    .with_context(|| format!("producer {p}: a batch was not acknowledged"))?;
+            if let Some(pending) = &mut pending {
+                settle(pending, p, true)?;
             }
             let done = start.elapsed();
             producer.close().await;
@@ -302,6 +331,16 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     let mut producer_time = Duration::ZERO;
     for p in producers {
         producer_time = producer_time.max(p.await.context("a producer task panicked")??);
+    }
+    // Every record must be in the log exactly once (a failed batch is not
+    // retried by the benchmark): over the HermitMQ protocol offsets are
+    // dense, so the partitions' record counts must have grown by `total`.
+    if !nats {
+        let stored = await_stored(&admin, &topic, stored_before + total).await? - stored_before;
+        anyhow::ensure!(
+            stored == total,
+            "the topic holds {stored} new records after the producers finished, not the {total} sent"
+        );
     }
     gate.notify_one();
     let consumed = match consumer {
@@ -367,6 +406,73 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     Ok(r)
 }
 
+/// Records stored in the topic: the sum over its partitions of high
+/// watermark minus log start (a record count over the HermitMQ protocol, not
+/// over NATS).
+fn record_count(meta: &TopicMetadata) -> u64 {
+    meta.partitions
+        .iter()
+        .map(|p| p.high_watermark.saturating_sub(p.log_start))
+        .sum()
+}
+
+async fn topic_metadata(client: &Client, topic: &str) -> anyhow::Result<TopicMetadata> {
+    client
+        .metadata(Some(topic))
+        .await
+        .context("cannot read the topic's metadata")?
+        .into_iter()
+        .find(|t| t.name == topic)
+        .with_context(|| format!("the broker does not know the topic {topic}"))
+}
+
+/// [`record_count`] once it reaches `want`, or as it stands after
+/// [`VISIBLE_DEADLINE`]. Until then, long-polls each partition at its end:
+/// a fetch there returns as soon as that end moves.
+async fn await_stored(client: &Client, topic: &str, want: u64) -> anyhow::Result<u64> {
+    let deadline = Instant::now() + VISIBLE_DEADLINE;
+    loop {
+        let meta = topic_metadata(client, topic).await?;
+        let stored = record_count(&meta);
+        if stored >= want || Instant::now() >= deadline {
+            return Ok(stored);
+        }
+        for p in &meta.partitions {
+            client
+                .fetch(
+                    topic,
+                    p.partition,
+                    p.high_watermark,
+                    1,
+                    Duration::from_millis(100),
+                )
+                .await
+                .context("cannot fetch from the topic")?;
+        }
+    }
+}
+
+/// Drop the deliveries at the front of `pending` that succeeded; fail on the
+/// first that failed. With `all`, every delivery must have an outcome (call
+/// it after `Producer::flush`).
+fn settle(pending: &mut VecDeque<Delivery>, producer: usize, all: bool) -> anyhow::Result<()> {
+    while let Some(front) = pending.front() {
+        match front.try_result() {
+            Some(Ok(_)) => {
+                pending.pop_front();
+            }
+            Some(Err(e)) => {
+                return Err(e).with_context(|| format!("producer {producer}: a record failed"));
+            }
+            None if all => {
+                anyhow::bail!("producer {producer}: a record has no outcome after flush")
+            }
+            None => break,
+        }
+    }
+    Ok(())
+}
+
 /// The consumer side: plain records, or sealed ones opened by the SDK.
 enum Reader {
     Plain(Box<Consumer>),
@@ -374,8 +480,9 @@ enum Reader {
 }
 
 impl Reader {
-    /// The send time carried by the next record.
-    async fn next_timestamp(&mut self) -> anyhow::Result<u64> {
+    /// The send time carried by the next record; `None` if none arrives
+    /// within `stall`.
+    async fn next_timestamp(&mut self, stall: Duration) -> anyhow::Result<Option<u64>> {
         let stamp = |b: &[u8]| -> anyhow::Result<u64> {
             Ok(u64::from_be_bytes(
                 b.get(..8)
@@ -385,15 +492,22 @@ impl Reader {
         };
         match self {
             Reader::Plain(c) => {
+                // Records already fetched need no deadline (nor its clock read).
                 let record = match c.try_next() {
                     Some(r) => r?,
-                    None => c.next().await?,
+                    None => match tokio::time::timeout(stall, c.next()).await {
+                        Ok(r) => r?,
+                        Err(_) => return Ok(None),
+                    },
                 };
-                stamp(&record.value)
+                stamp(&record.value).map(Some)
             }
-            Reader::Sealed(c) => match c.next().await? {
-                Ok(opened) => stamp(opened.plaintext.as_bytes()),
-                Err(e) => Err(anyhow::anyhow!("a record did not open: {e}")),
+            Reader::Sealed(c) => match tokio::time::timeout(stall, c.next()).await {
+                Err(_) => Ok(None),
+                Ok(r) => match r? {
+                    Ok(opened) => stamp(opened.plaintext.as_bytes()).map(Some),
+                    Err(e) => Err(anyhow::anyhow!("a record did not open: {e}")),
+                },
             },
         }
     }

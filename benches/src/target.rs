@@ -26,7 +26,8 @@ pub struct TargetArgs {
     /// The pid of the --broker process, to report its CPU time and memory.
     #[arg(long, value_name = "PID", requires = "broker")]
     pub broker_pid: Option<u32>,
-    /// Start a broker for the run (the default when --broker is not given).
+    /// Start a broker for the run: the default when --broker is not given
+    /// (the flag only makes that choice explicit).
     #[arg(long)]
     pub embedded: bool,
     /// fsync policy of the started broker: always | interval:MS | never.
@@ -41,9 +42,18 @@ pub struct TargetArgs {
     /// Print the results as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// The `hermit` binary to start brokers with (default: this executable).
-    #[arg(long, hide = true, value_name = "PATH")]
-    pub hermit_bin: Option<PathBuf>,
+}
+
+impl TargetArgs {
+    /// A fresh temp directory for a started broker's data, under
+    /// --data-parent when given (removed when dropped).
+    pub fn temp_data_dir(&self) -> anyhow::Result<tempfile::TempDir> {
+        match &self.data_parent {
+            Some(p) => tempfile::tempdir_in(p),
+            None => tempfile::tempdir(),
+        }
+        .context("cannot create a temp data directory")
+    }
 }
 
 /// A broker under load.
@@ -73,11 +83,7 @@ impl Target {
                 pid: args.broker_pid,
             });
         }
-        let dir = match &args.data_parent {
-            Some(p) => tempfile::tempdir_in(p),
-            None => tempfile::tempdir(),
-        }
-        .context("cannot create a temp data directory")?;
+        let dir = args.temp_data_dir()?;
         let process = Self::spawn(args, dir.path(), "127.0.0.1:0", extra)?;
         Ok(Target::Embedded { process, dir })
     }
@@ -89,10 +95,7 @@ impl Target {
         listen: &str,
         extra: &[&str],
     ) -> anyhow::Result<BrokerProcess> {
-        let bin = match &args.hermit_bin {
-            Some(b) => b.clone(),
-            None => std::env::current_exe().context("cannot find the hermit executable")?,
-        };
+        let bin = std::env::current_exe().context("cannot find the hermit executable")?;
         let mut flags = vec!["--fsync", args.fsync.as_str()];
         flags.extend_from_slice(extra);
         BrokerProcess::start(&bin, dir, listen, &flags, Duration::from_secs(600))
@@ -124,6 +127,18 @@ impl Target {
         }
         Ok(())
     }
+}
+
+/// Largest record `--size`: a record must fit in one batch under the
+/// broker's default payload limit (50 MiB).
+pub const MAX_RECORD_SIZE: u64 = 32 << 20;
+
+/// A clap parser for a `usize` flag in `range` (so a bad value is refused
+/// with the range in the message, not a panic or a huge allocation later).
+pub fn usize_in(
+    range: impl std::ops::RangeBounds<u64>,
+) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(range)
 }
 
 /// The ack to ask for: as given, or durable unless the broker never fsyncs
