@@ -1,11 +1,39 @@
-//! Checked big-endian primitives shared by every decoder and encoder.
+//! Checked big-endian primitives shared by every decoder and encoder — in
+//! this crate and in the client's envelope and key-file parsers: one
+//! bounds-checked [`Reader`], so no field anywhere is read by a bare slice
+//! index.
 
 use bytes::BufMut;
 
 use crate::error::WireError;
 
+/// A read ran past the end: `need` bytes were asked for at position `at`,
+/// where only `have` were left. A failed read consumes nothing.
+///
+/// Decoders of wire frames turn it into [`WireError::UnexpectedEof`] with `?`
+/// (which counts from the start of the buffer); other parsers map it into
+/// their own "truncated" error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Eof {
+    /// Position of the read that failed.
+    pub at: usize,
+    /// Bytes the read wanted.
+    pub need: usize,
+    /// Bytes that were left.
+    pub have: usize,
+}
+
+impl From<Eof> for WireError {
+    fn from(e: Eof) -> Self {
+        WireError::UnexpectedEof {
+            need: e.at.saturating_add(e.need),
+            have: e.at + e.have,
+        }
+    }
+}
+
 /// A bounds-checked reader over a byte slice. Every read either returns the
-/// value or [`WireError::UnexpectedEof`]; nothing here can panic.
+/// value or [`Eof`]; nothing here can panic.
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
     buf: &'a [u8],
@@ -34,22 +62,22 @@ impl<'a> Reader<'a> {
     }
 
     /// Take `n` bytes.
-    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], WireError> {
-        let end = self
-            .pos
-            .checked_add(n)
-            .filter(|&end| end <= self.buf.len())
-            .ok_or(WireError::UnexpectedEof {
-                need: self.pos.saturating_add(n),
-                have: self.buf.len(),
-            })?;
-        let out = &self.buf[self.pos..end];
-        self.pos = end;
+    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], Eof> {
+        let have = self.remaining();
+        if n > have {
+            return Err(Eof {
+                at: self.pos,
+                need: n,
+                have,
+            });
+        }
+        let out = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
         Ok(out)
     }
 
     /// Take a fixed-size array.
-    pub fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
+    pub fn array<const N: usize>(&mut self) -> Result<[u8; N], Eof> {
         let b = self.bytes(N)?;
         let mut out = [0u8; N];
         out.copy_from_slice(b);
@@ -57,27 +85,27 @@ impl<'a> Reader<'a> {
     }
 
     /// Read a `u8`.
-    pub fn u8(&mut self) -> Result<u8, WireError> {
+    pub fn u8(&mut self) -> Result<u8, Eof> {
         Ok(self.array::<1>()?[0])
     }
 
     /// Read a big-endian `u16`.
-    pub fn u16(&mut self) -> Result<u16, WireError> {
+    pub fn u16(&mut self) -> Result<u16, Eof> {
         Ok(u16::from_be_bytes(self.array()?))
     }
 
     /// Read a big-endian `u32`.
-    pub fn u32(&mut self) -> Result<u32, WireError> {
+    pub fn u32(&mut self) -> Result<u32, Eof> {
         Ok(u32::from_be_bytes(self.array()?))
     }
 
     /// Read a big-endian `u64`.
-    pub fn u64(&mut self) -> Result<u64, WireError> {
+    pub fn u64(&mut self) -> Result<u64, Eof> {
         Ok(u64::from_be_bytes(self.array()?))
     }
 
     /// Read a `u8`-length-prefixed byte string.
-    pub fn bytes8(&mut self) -> Result<&'a [u8], WireError> {
+    pub fn bytes8(&mut self) -> Result<&'a [u8], Eof> {
         let n = self.u8()?;
         self.bytes(usize::from(n))
     }
@@ -140,13 +168,24 @@ mod tests {
     fn short_reads_report_need_and_have() {
         let mut r = Reader::new(&[1, 2, 3]);
         assert_eq!(r.u16().unwrap(), 0x0102);
+        let e = r.u32().unwrap_err();
         assert_eq!(
-            r.u32().unwrap_err(),
+            e,
+            Eof {
+                at: 2,
+                need: 4,
+                have: 1
+            }
+        );
+        assert_eq!(
+            WireError::from(e),
             WireError::UnexpectedEof { need: 6, have: 3 }
         );
+        // A failed read consumes nothing.
+        assert_eq!(r.remaining(), 1);
         let mut r = Reader::new(&[5, b'a']);
         assert_eq!(
-            r.bytes8().unwrap_err(),
+            WireError::from(r.bytes8().unwrap_err()),
             WireError::UnexpectedEof { need: 6, have: 2 }
         );
         let mut r = Reader::new(&[]);

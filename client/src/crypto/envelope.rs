@@ -16,7 +16,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::identity::{Fingerprint, Kid};
 use super::open::OpenError;
-use super::reader::{Eof, Reader};
+use hermit_protocol::codec::{Eof, Reader};
 
 /// The only record version this code reads or writes.
 pub const VERSION: u8 = 0x01;
@@ -256,10 +256,10 @@ impl<'a> Body<'a> {
 }
 
 fn fixed<'a, const N: usize>(r: &mut Reader<'a>) -> Result<&'a [u8; N], OpenError> {
-    Ok(r.take(N)
+    Ok(r.bytes(N)
         .map_err(truncated)?
         .try_into()
-        .expect("take(N) returns N bytes"))
+        .expect("bytes(N) returns N bytes"))
 }
 
 impl<'a> RecordView<'a> {
@@ -286,7 +286,7 @@ impl<'a> RecordView<'a> {
         };
         // Re-read within the signed part only, so the trailer never parses as body.
         let mut r = Reader::new(signed_part);
-        r.take(HEADER_LEN).map_err(truncated)?;
+        r.bytes(HEADER_LEN).map_err(truncated)?;
         let body = match header.mode {
             Mode::Direct => {
                 let recipient = Kid::from_bytes(r.array().map_err(truncated)?);
@@ -297,7 +297,7 @@ impl<'a> RecordView<'a> {
                         have: r.remaining(),
                     });
                 };
-                let ciphertext = r.take(ct_len).map_err(truncated)?;
+                let ciphertext = r.bytes(ct_len).map_err(truncated)?;
                 let tag = fixed::<TAG_LEN>(&mut r)?;
                 Body::Direct {
                     recipient,
@@ -319,7 +319,7 @@ impl<'a> RecordView<'a> {
                 if n > MAX_RECIPIENTS {
                     return Err(OpenError::TooManyRecipients { n });
                 }
-                let entries = r.take(n * MULTI_ENTRY_LEN).map_err(truncated)?;
+                let entries = r.bytes(n * MULTI_ENTRY_LEN).map_err(truncated)?;
                 if r.remaining() < TAG_LEN {
                     return Err(OpenError::Truncated {
                         need: TAG_LEN,

@@ -37,7 +37,7 @@ use rand::TryRng as _;
 use zeroize::Zeroizing;
 
 use super::identity::{Identity, PublicKey, SPKI_LEN};
-use super::reader::{Eof, Reader};
+use hermit_protocol::codec::{Eof, Reader};
 
 const MAGIC: &[u8; 7] = b"SEALKEY";
 const VERSION: u8 = 0x01;
@@ -385,7 +385,7 @@ impl KeyFile {
     /// [`KeyFileError::KdfParamOutOfRange`] or [`KeyFileError::SaltLength`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, KeyFileError> {
         let mut r = Reader::new(bytes);
-        if r.take(MAGIC.len()).map_err(truncated)? != MAGIC {
+        if r.bytes(MAGIC.len()).map_err(truncated)? != MAGIC {
             return Err(KeyFileError::BadMagic);
         }
         let version = r.u8().map_err(truncated)?;
@@ -405,7 +405,7 @@ impl KeyFile {
             return Err(KeyFileError::SaltLength { len: salt_len });
         }
         let salt_start = r.position();
-        r.take(salt_len).map_err(truncated)?;
+        r.bytes(salt_len).map_err(truncated)?;
         let salt = salt_start..salt_start + salt_len;
         let aead = r.u8().map_err(truncated)?;
         if aead != AEAD_AES256GCM {
@@ -424,7 +424,7 @@ impl KeyFile {
         if pub_len != SPKI_LEN {
             return Err(KeyFileError::PublicKeyLength { len: pub_len });
         }
-        let spki = r.take(SPKI_LEN).map_err(truncated)?;
+        let spki = r.bytes(SPKI_LEN).map_err(truncated)?;
         let public = PublicKey::from_spki_der(spki).map_err(|_| KeyFileError::InvalidPublicKey)?;
         if public.spki_der() != spki {
             return Err(KeyFileError::InvalidPublicKey);
@@ -434,7 +434,7 @@ impl KeyFile {
             return Err(KeyFileError::CiphertextLength { len: ct_len });
         }
         let ct_start = r.position();
-        r.take(ct_len as usize).map_err(truncated)?;
+        r.bytes(ct_len as usize).map_err(truncated)?;
         if r.remaining() != 0 {
             return Err(KeyFileError::TrailingBytes {
                 extra: r.remaining(),

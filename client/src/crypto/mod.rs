@@ -37,7 +37,6 @@ pub mod seq;
 pub mod signing;
 
 mod pairwise;
-mod reader;
 mod rng;
 
 pub use blind::{BlindedKey, ConversationKey};
