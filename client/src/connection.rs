@@ -431,6 +431,15 @@ fn decode(bytes: &[u8], frame: Option<&Bytes>) -> Result<Result<Reply, ClientErr
             ResponseBody::CreateTopic => Reply::CreateTopic,
             ResponseBody::DeleteTopic => Reply::DeleteTopic,
             ResponseBody::Ping => Reply::Ping,
+            // Never asked for yet: the client does not authenticate.
+            ResponseBody::Authenticate { .. } => {
+                return Err(ClientError::Protocol(
+                    hermit_protocol::WireError::InvalidField {
+                        field: "op",
+                        value: Op::Authenticate as u64,
+                    },
+                ));
+            }
         }),
         Err(e) => Err(match (e.status, e.bounds) {
             (Status::OffsetOutOfRange, Some((log_start, high_watermark))) => {

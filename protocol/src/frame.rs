@@ -61,6 +61,8 @@ pub enum Op {
     DeleteTopic = 0x07,
     /// Liveness check.
     Ping = 0x08,
+    /// Prove the connection's principal (protocol version 3, [`crate::auth`]).
+    Authenticate = 0x09,
 }
 
 impl Op {
@@ -75,6 +77,7 @@ impl Op {
             0x06 => Op::CreateTopic,
             0x07 => Op::DeleteTopic,
             0x08 => Op::Ping,
+            0x09 => Op::Authenticate,
             other => return Err(WireError::UnknownOp(other)),
         })
     }
@@ -367,6 +370,32 @@ pub struct CreateTopic<'a> {
     pub settings: TopicSettings,
 }
 
+/// Largest SPKI or signature an `Authenticate` may carry (the frame is a
+/// control frame of at most [`MAX_CONTROL_FRAME`] bytes anyway).
+pub const MAX_AUTH_FIELD: usize = 512;
+
+/// An authenticate request: proof of the principal's key ([`crate::auth`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Authenticate<'a> {
+    /// [`crate::auth::MECHANISM_P256_ECDSA`].
+    pub mechanism: u8,
+    /// The principal's public key, DER SubjectPublicKeyInfo.
+    pub spki: &'a [u8],
+    /// Signature over [`crate::auth::transcript`].
+    pub signature: &'a [u8],
+}
+
+impl std::fmt::Debug for Authenticate<'_> {
+    // A signature is no secret, but it is noise in a log line: lengths only.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authenticate")
+            .field("mechanism", &self.mechanism)
+            .field("spki_len", &self.spki.len())
+            .field("signature_len", &self.signature.len())
+            .finish()
+    }
+}
+
 /// A decoded request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Request<'a> {
@@ -386,6 +415,8 @@ pub enum Request<'a> {
     DeleteTopic(TopicName<&'a str>),
     /// Liveness check.
     Ping,
+    /// Prove the connection's principal.
+    Authenticate(Authenticate<'a>),
 }
 
 impl Request<'_> {
@@ -400,6 +431,7 @@ impl Request<'_> {
             Request::CreateTopic(_) => Op::CreateTopic,
             Request::DeleteTopic(_) => Op::DeleteTopic,
             Request::Ping => Op::Ping,
+            Request::Authenticate(_) => Op::Authenticate,
         }
     }
 
@@ -448,9 +480,40 @@ impl Request<'_> {
             }
             Request::DeleteTopic(t) => put_str8(out, "topic", t.as_str())?,
             Request::Ping => {}
+            Request::Authenticate(a) => {
+                out.put_u8(a.mechanism);
+                put_bytes16(out, "spki", a.spki)?;
+                put_bytes16(out, "signature", a.signature)?;
+            }
         }
         patch_len(out, start)
     }
+}
+
+/// Write a `u16`-length-prefixed byte string of at most [`MAX_AUTH_FIELD`] bytes.
+fn put_bytes16(out: &mut BytesMut, field: &'static str, b: &[u8]) -> Result<(), WireError> {
+    if b.len() > MAX_AUTH_FIELD {
+        return Err(WireError::TooLong {
+            field,
+            len: b.len() as u64,
+            max: MAX_AUTH_FIELD as u64,
+        });
+    }
+    out.put_u16(b.len() as u16);
+    out.put_slice(b);
+    Ok(())
+}
+
+fn bytes16_from<'a>(r: &mut Reader<'a>, field: &'static str) -> Result<&'a [u8], WireError> {
+    let n = usize::from(r.u16()?);
+    if n > MAX_AUTH_FIELD {
+        return Err(WireError::TooLong {
+            field,
+            len: n as u64,
+            max: MAX_AUTH_FIELD as u64,
+        });
+    }
+    Ok(r.bytes(n)?)
 }
 
 /// Write the frame length of the frame starting at `start`.
@@ -577,6 +640,11 @@ fn decode_body<'a>(
         }
         Op::DeleteTopic => Request::DeleteTopic(topic_from(&mut r)?),
         Op::Ping => Request::Ping,
+        Op::Authenticate => Request::Authenticate(Authenticate {
+            mechanism: r.u8()?,
+            spki: bytes16_from(&mut r, "spki")?,
+            signature: bytes16_from(&mut r, "signature")?,
+        }),
     };
     r.finish()?;
     Ok(req)
@@ -640,6 +708,11 @@ pub enum ResponseBody<'a> {
     DeleteTopic,
     /// Pong.
     Ping,
+    /// The connection now acts as this principal.
+    Authenticate {
+        /// The principal: SHA-256 of its SPKI (its fingerprint).
+        principal: [u8; 32],
+    },
 }
 
 impl ResponseBody<'_> {
@@ -654,6 +727,7 @@ impl ResponseBody<'_> {
             ResponseBody::CreateTopic => Op::CreateTopic,
             ResponseBody::DeleteTopic => Op::DeleteTopic,
             ResponseBody::Ping => Op::Ping,
+            ResponseBody::Authenticate { .. } => Op::Authenticate,
         }
     }
 }
@@ -735,6 +809,7 @@ pub fn encode_response(
                 }
             }
         }
+        ResponseBody::Authenticate { principal } => out.put_slice(principal),
         ResponseBody::Commit
         | ResponseBody::CreateTopic
         | ResponseBody::DeleteTopic
@@ -944,6 +1019,9 @@ fn decode_response_body<'a>(op: Op, r: &mut Reader<'a>) -> Result<ResponseBody<'
         Op::CreateTopic => ResponseBody::CreateTopic,
         Op::DeleteTopic => ResponseBody::DeleteTopic,
         Op::Ping => ResponseBody::Ping,
+        Op::Authenticate => ResponseBody::Authenticate {
+            principal: r.array()?,
+        },
     })
 }
 

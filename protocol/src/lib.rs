@@ -2,7 +2,9 @@
 //! no sockets, no files, no async runtime — bytes in, typed values out.
 //!
 //! # Layout
-//! - [`hello`]: the 8-byte hello exchanged once per connection.
+//! - [`hello`]: the hello exchanged once per connection (version 3 adds the
+//!   broker's flags, nonce and id).
+//! - [`auth`]: what an `Authenticate` request signs.
 //! - [`frame`]: request/response frames; [`frame::check_request`] (no
 //!   allocation, `Incomplete` when more bytes are needed) then
 //!   [`frame::decode_request`] (borrowed view).
@@ -16,6 +18,7 @@
 //! All integers are big-endian. Every length is checked before use; short or
 //! hostile input yields a [`WireError`], never a panic.
 
+pub mod auth;
 pub mod codec;
 pub mod error;
 pub mod frame;

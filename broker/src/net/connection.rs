@@ -601,6 +601,13 @@ impl State {
                 }
             }
             Request::Ping => self.respond(corr, &ResponseBody::Ping),
+            Request::Authenticate(_) => self.error(
+                corr,
+                Op::Authenticate as u8,
+                Status::InvalidRequest,
+                "this broker does not support authentication",
+                None,
+            ),
         }
     }
 

@@ -36,6 +36,7 @@ enum OwnedRequest {
     Create(String, u32, Cleanup, u64, u64),
     Delete(String),
     Ping,
+    Authenticate(u8, Vec<u8>, Vec<u8>),
 }
 
 impl OwnedRequest {
@@ -81,6 +82,11 @@ impl OwnedRequest {
             }),
             OwnedRequest::Delete(topic) => Request::DeleteTopic(t(topic)),
             OwnedRequest::Ping => Request::Ping,
+            OwnedRequest::Authenticate(m, spki, sig) => Request::Authenticate(Authenticate {
+                mechanism: *m,
+                spki,
+                signature: sig,
+            }),
         }
     }
 }
@@ -119,6 +125,12 @@ fn request_strategy() -> impl Strategy<Value = OwnedRequest> {
             .prop_map(|(t, n, c, rm, rb)| OwnedRequest::Create(t, n, c, rm, rb)),
         topic_strategy().prop_map(OwnedRequest::Delete),
         Just(OwnedRequest::Ping),
+        (
+            any::<u8>(),
+            proptest::collection::vec(any::<u8>(), 0..120),
+            proptest::collection::vec(any::<u8>(), 0..80)
+        )
+            .prop_map(|(m, k, s)| OwnedRequest::Authenticate(m, k, s)),
     ]
 }
 
@@ -207,6 +219,7 @@ enum OwnedResponse {
     Create,
     Delete,
     Ping,
+    Authenticate([u8; 32]),
 }
 
 impl OwnedResponse {
@@ -224,6 +237,7 @@ impl OwnedResponse {
             OwnedResponse::Create => ResponseBody::CreateTopic,
             OwnedResponse::Delete => ResponseBody::DeleteTopic,
             OwnedResponse::Ping => ResponseBody::Ping,
+            OwnedResponse::Authenticate(p) => ResponseBody::Authenticate { principal: *p },
         }
     }
 }
@@ -263,6 +277,7 @@ fn response_strategy() -> impl Strategy<Value = OwnedResponse> {
         Just(OwnedResponse::Create),
         Just(OwnedResponse::Delete),
         Just(OwnedResponse::Ping),
+        any::<[u8; 32]>().prop_map(OwnedResponse::Authenticate),
     ]
 }
 
@@ -456,4 +471,48 @@ fn metadata_count_bomb_is_refused_without_allocating() {
         decode_response(&out),
         Err(WireError::UnexpectedEof { .. })
     ));
+}
+
+#[test]
+fn oversized_and_truncated_authenticate_are_refused() {
+    let limits = Limits::default();
+    let good = Request::Authenticate(Authenticate {
+        mechanism: 1,
+        spki: &[1; 91],
+        signature: &[2; 64],
+    });
+    let frame = encode_req(&good, 5);
+    assert_eq!(decode_request(&frame, &limits).unwrap().request, good);
+    // A field over MAX_AUTH_FIELD cannot be encoded, nor decoded.
+    let big = [0u8; MAX_AUTH_FIELD + 1];
+    let mut out = BytesMut::new();
+    assert!(
+        Request::Authenticate(Authenticate {
+            mechanism: 1,
+            spki: &big,
+            signature: &[],
+        })
+        .encode(1, &mut out)
+        .is_err()
+    );
+    let mut raw = BytesMut::new();
+    raw.put_u32(0);
+    raw.put_u8(Op::Authenticate as u8);
+    raw.put_u32(9);
+    raw.put_u8(1);
+    raw.put_u16((MAX_AUTH_FIELD + 1) as u16);
+    raw.put_slice(&big);
+    raw.put_u16(0);
+    let len = (raw.len() - 4) as u32;
+    raw[..4].copy_from_slice(&len.to_be_bytes());
+    let e = decode_request(&raw, &limits).unwrap_err();
+    assert_eq!(e.correlation_id, Some(9));
+    // Cut anywhere inside the body: refused with the correlation id known.
+    for cut in REQUEST_HEADER_LEN..frame.len() {
+        let mut f = BytesMut::from(&frame[..cut]);
+        let len = (f.len() - 4) as u32;
+        f[..4].copy_from_slice(&len.to_be_bytes());
+        let e = decode_request(&f, &limits).unwrap_err();
+        assert_eq!(e.correlation_id, Some(5), "cut at {cut}");
+    }
 }
