@@ -183,10 +183,10 @@ fn compaction_keeps_the_newest_batch_per_key_and_young_tombstones() {
     let p = w.p.clone();
     // Only durable batches supersede older ones (see the test below).
     p.sync().unwrap();
-    let sealed_before = p.segment_count() - 1;
+    let rolled_before = p.segment_count() - 1;
     assert!(
-        sealed_before >= 3,
-        "several sealed segments: {sealed_before}"
+        rolled_before >= 3,
+        "several rolled segments: {rolled_before}"
     );
     assert_eq!(walk(&p), as_walk(&w.all()));
 
@@ -231,7 +231,7 @@ fn compaction_keeps_the_newest_batch_per_key_and_young_tombstones() {
         "reads return exactly the survivors"
     );
     // The segment of old "a" values is gone, and the log starts later.
-    assert!(p.segment_count() - 1 < sealed_before);
+    assert!(p.segment_count() - 1 < rolled_before);
     assert!(p.log_start() > 0);
     // A read at a dropped offset returns the next surviving batch.
     for e in &dropped {
@@ -271,7 +271,7 @@ fn compaction_keeps_the_newest_batch_per_key_and_young_tombstones() {
     assert_eq!(walk(&p), as_walk(&want_later));
 }
 
-/// A log where compaction rewrites exactly one sealed segment (the middle
+/// A log where compaction rewrites exactly one rolled segment (the middle
 /// one): `(data dir, contents before, contents after a full compaction)`.
 fn one_segment_to_compact() -> (tempfile::TempDir, Vec<Got>, Vec<Got>, u64) {
     let dir = scratch_dir();
@@ -392,7 +392,7 @@ fn only_a_durable_value_supersedes_an_older_one() {
     let mut w = Writer::new(create(&log));
     w.value("k", 1);
     w.value("other", 1);
-    w.roll(); // sealed and fsynced
+    w.roll(); // rolled and fsynced
     let v1 = w.entries[0].clone();
     let p = w.p.clone();
     let durable = p.synced_offset();

@@ -234,7 +234,7 @@ fn offsets_survive_compaction_of_the_offsets_topic() {
     // Topic b goes: tombstones for its keys.
     log.delete_topic("b").unwrap();
     expected.retain(|k, _| k.1 != "b");
-    // Newer commits for some keys, sealed too.
+    // Newer commits for some keys, rolled too.
     for g in 0..5 {
         log.commit(&format!("g{g}"), "a", 0, 900 + g).unwrap();
         expected.insert((format!("g{g}"), "a".into(), 0), 900 + g);

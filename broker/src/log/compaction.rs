@@ -1,5 +1,5 @@
 //! Log compaction: for topics with `cleanup = compact`, keep only the newest
-//! batch per key in sealed segments, and drop tombstones (empty payload)
+//! batch per key in rolled segments, and drop tombstones (empty payload)
 //! once they are older than the grace period.
 //!
 //! Each rewritten segment is swapped in with steps that a crash at any point
@@ -19,7 +19,7 @@ use super::fsutil;
 use super::index::IndexBuilder;
 use super::partition::{Partition, remove_segment_files};
 use super::reader::{Continuity, ScanOptions, SegmentReader};
-use super::segment::{HARD_MAX_BATCH, Parts, SealedSegment, SegmentFile, Verification};
+use super::segment::{HARD_MAX_BATCH, Parts, RolledSegment, SegmentFile, Verification};
 
 /// Decides whether a batch survives: `(key, base_offset, payload_len, timestamp_ns)`.
 type KeepFn<'a> = &'a dyn Fn(&[u8], u64, u32, u64) -> bool;
@@ -56,12 +56,12 @@ fn interrupted(step: SwapStep) -> StorageError {
 }
 
 impl Partition {
-    /// Compact the sealed segments once. `stop_after` injects a crash after a
+    /// Compact the rolled segments once. `stop_after` injects a crash after a
     /// swap step (tests); pass `None` in production.
     pub fn compact(&self, now_ns: u64, stop_after: Option<SwapStep>) -> Result<CompactionReport> {
-        let sealed = self.sealed_segments();
+        let rolled = self.rolled_segments();
         let mut report = CompactionReport::default();
-        if sealed.is_empty() {
+        if rolled.is_empty() {
             return Ok(report);
         }
         let opts = self.options();
@@ -73,7 +73,7 @@ impl Partition {
                 latest.insert(key.to_vec(), base);
             }
         };
-        for seg in &sealed {
+        for seg in &rolled {
             let v = seg.verify(opts.index_interval_bytes, &mut scratch)?;
             if !v.bad.is_empty() {
                 // Never rewrite around damage: the corrupt range stays fenced as it is.
@@ -83,7 +83,7 @@ impl Partition {
         }
         // In the active segment only durable batches count: a newer value
         // still waiting for its fsync may be lost in a crash, and the older
-        // value it would supersede must survive that. (Sealed segments are
+        // value it would supersede must survive that. (Rolled segments are
         // durable by the roll invariant.)
         let durable = self.synced_offset();
         let (active_file, active_size) = self.active_snapshot();
@@ -98,7 +98,7 @@ impl Partition {
         })?;
 
         let grace_ns = self.policy().delete_retention_ms.saturating_mul(1_000_000);
-        for seg in &sealed {
+        for seg in &rolled {
             if seg.verification().is_none_or(|v| !v.bad.is_empty()) {
                 continue;
             }
@@ -121,7 +121,7 @@ impl Partition {
     /// Rewrite one segment keeping only what `keep` accepts. Returns whether it changed.
     fn rewrite(
         &self,
-        seg: &Arc<SealedSegment>,
+        seg: &Arc<RolledSegment>,
         keep: KeepFn<'_>,
         scratch: &mut Vec<u8>,
         stop_after: Option<SwapStep>,
@@ -183,7 +183,7 @@ impl Partition {
             fs::remove_file(&cleaned_path).ctx("remove", &cleaned_path)?;
             remove_segment_files(seg)?;
             fsutil::fsync_dir(dir)?;
-            self.replace_sealed(seg, None);
+            self.replace_rolled(seg, None);
             tracing::info!(
                 topic = self.topic(),
                 partition = self.id(),
@@ -214,7 +214,7 @@ impl Partition {
         }
         let file = File::open(&seg.file.path).ctx("open segment", &seg.file.path)?;
         // Written from batches checked by the compaction scan.
-        let new = SealedSegment::sealed(
+        let new = RolledSegment::rolled(
             Parts {
                 base: seg.base,
                 end_offset: seg.end_offset,
@@ -230,7 +230,7 @@ impl Partition {
             },
             Verification::default(),
         );
-        self.replace_sealed(seg, Some(Arc::new(new)));
+        self.replace_rolled(seg, Some(Arc::new(new)));
         tracing::info!(
             topic = self.topic(),
             partition = self.id(),

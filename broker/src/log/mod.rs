@@ -4,7 +4,7 @@
 //! # Layout
 //! - [`reader`]: the segment reader, the only way to scan a log file.
 //! - [`index`]: the sparse, memory-mapped offset index.
-//! - [`segment`]: file naming, sealed segments, verification.
+//! - [`segment`]: file naming, rolled segments, verification.
 //! - [`partition`]: append, zero-copy reads, group-commit fsync, recovery, retention.
 //! - [`check`]: offline, read-only verification and dump of a data directory.
 //! - [`compaction`]: keep the newest batch per key, with an atomic swap.

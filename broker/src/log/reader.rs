@@ -3,7 +3,7 @@
 //! It walks batches from a position, checking each header, its length
 //! against the file, offset continuity and (optionally) the CRC, and stops
 //! at the first batch that fails — reporting where and why. Recovery,
-//! verification of sealed segments, index rebuilds, compaction, the offsets
+//! verification of rolled segments, index rebuilds, compaction, the offsets
 //! store and the offline `hermit log check` all scan through it, so they
 //! agree on what a valid log is.
 

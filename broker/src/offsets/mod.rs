@@ -91,7 +91,7 @@ impl OffsetStore {
         let mut scratch = Vec::new();
         let mut files: Vec<(Arc<crate::log::segment::SegmentFile>, u64)> = store
             .log
-            .sealed_segments()
+            .rolled_segments()
             .iter()
             .map(|s| (s.file.clone(), s.size))
             .collect();
