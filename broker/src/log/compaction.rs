@@ -17,9 +17,8 @@ use std::sync::Arc;
 use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
 use super::index::IndexBuilder;
-use super::partition::{Partition, remove_segment_files};
-use super::reader::{Continuity, ScanOptions, SegmentReader};
-use super::segment::{HARD_MAX_BATCH, Parts, RolledSegment, SegmentFile, Verification};
+use super::partition::{Partition, ScanCheck, ScanScope, remove_segment_files};
+use super::segment::{Parts, RolledSegment, SegmentFile, Verification};
 
 /// Decides whether a batch survives: `(key, base_offset, payload_len, timestamp_ns)`.
 type KeepFn<'a> = &'a dyn Fn(&[u8], u64, u32, u64) -> bool;
@@ -79,20 +78,24 @@ impl Partition {
                 // Never rewrite around damage: the corrupt range stays fenced as it is.
                 continue;
             }
-            scan_keys(&seg.file, seg.size, &mut scratch, &mut note)?;
+            self.scan_batches(
+                ScanScope::Rolled(seg),
+                ScanCheck::Checked,
+                &mut scratch,
+                |b| {
+                    note(b.key(), b.header.base_offset);
+                    Ok(())
+                },
+            )?;
         }
         // In the active segment only durable batches count: a newer value
         // still waiting for its fsync may be lost in a crash, and the older
         // value it would supersede must survive that. (Rolled segments are
         // durable by the roll invariant.)
         let durable = self.synced_offset();
-        let (active_file, active_size) = self.active_snapshot();
-        for_each_batch(&active_file, active_size, &mut scratch, |h, bytes| {
-            if h.next_offset().is_some_and(|end| end <= durable) {
-                note(
-                    &bytes[hermit_protocol::record::HEADER_LEN..][..h.key_len as usize],
-                    h.base_offset,
-                );
+        self.scan_batches(ScanScope::Active, ScanCheck::Checked, &mut scratch, |b| {
+            if b.header.next_offset().is_some_and(|end| end <= durable) {
+                note(b.key(), b.header.base_offset);
             }
             Ok(())
         })?;
@@ -130,9 +133,9 @@ impl Partition {
         let opts = self.options();
         // First pass: is there anything to drop?
         let mut drop_count = 0u64;
-        for_each_batch(&seg.file, seg.size, scratch, |h, bytes| {
-            let key = &bytes[hermit_protocol::record::HEADER_LEN..][..h.key_len as usize];
-            if !keep(key, h.base_offset, h.payload_len, h.timestamp_ns) {
+        self.scan_batches(ScanScope::Rolled(seg), ScanCheck::Checked, scratch, |b| {
+            let h = &b.header;
+            if !keep(b.key(), h.base_offset, h.payload_len, h.timestamp_ns) {
                 drop_count += 1;
             }
             Ok(())
@@ -156,12 +159,12 @@ impl Partition {
         let mut index = IndexBuilder::new(seg.base, opts.index_interval_bytes);
         let mut pos = 0u64;
         let mut max_ts = 0;
-        for_each_batch(&seg.file, seg.size, scratch, |h, bytes| {
-            let key = &bytes[hermit_protocol::record::HEADER_LEN..][..h.key_len as usize];
-            if keep(key, h.base_offset, h.payload_len, h.timestamp_ns) {
-                w.write_all(bytes).ctx("write", &cleaned_path)?;
+        self.scan_batches(ScanScope::Rolled(seg), ScanCheck::Checked, scratch, |b| {
+            let h = &b.header;
+            if keep(b.key(), h.base_offset, h.payload_len, h.timestamp_ns) {
+                w.write_all(b.bytes).ctx("write", &cleaned_path)?;
                 index.observe(h.base_offset, pos);
-                pos += bytes.len() as u64;
+                pos += b.bytes.len() as u64;
                 max_ts = max_ts.max(h.timestamp_ns);
             }
             Ok(())
@@ -242,37 +245,4 @@ impl Partition {
         );
         Ok(true)
     }
-}
-
-/// Scan every batch of a (verified) segment with its bytes.
-fn for_each_batch(
-    file: &SegmentFile,
-    size: u64,
-    scratch: &mut Vec<u8>,
-    mut f: impl FnMut(&hermit_protocol::RecordHeader, &[u8]) -> Result<()>,
-) -> Result<()> {
-    let mut opts = ScanOptions::verify(Continuity::Unchecked, HARD_MAX_BATCH);
-    opts.verify_crc = false; // verified already
-    opts.want_bytes = true;
-    let mut reader = SegmentReader::new(&file.file, &file.path, 0, size, opts, scratch);
-    while let Some(b) = reader.next_batch()? {
-        let bytes = b.bytes.expect("invariant: want_bytes scans return bytes");
-        f(&b.header, bytes)?;
-    }
-    Ok(())
-}
-
-fn scan_keys(
-    file: &SegmentFile,
-    size: u64,
-    scratch: &mut Vec<u8>,
-    note: &mut impl FnMut(&[u8], u64),
-) -> Result<()> {
-    for_each_batch(file, size, scratch, |h, bytes| {
-        note(
-            &bytes[hermit_protocol::record::HEADER_LEN..][..h.key_len as usize],
-            h.base_offset,
-        );
-        Ok(())
-    })
 }

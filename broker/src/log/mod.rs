@@ -43,7 +43,7 @@ use hermit_protocol::{Cleanup, TopicName};
 use serde::{Deserialize, Serialize};
 
 pub use error::{Corruption, Result, StorageError};
-pub use partition::{Appended, FileRange, Partition, ReadOutcome};
+pub use partition::{Appended, FileRange, Partition, ReadOutcome, ScanCheck, ScanScope};
 
 use crate::config::{Config, FsyncPolicy, Limit, RecoveryMode, VerifySealed};
 use crate::offsets::OffsetStore;

@@ -20,7 +20,7 @@ use tokio::sync::watch;
 use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
 use super::index::IndexBuilder;
-use super::reader::{self, Continuity, ScanOptions, SegmentReader};
+use super::reader::{self, Continuity, ScanOptions, SegmentReader, WholeBatch};
 use super::segment::{
     self, HARD_MAX_BATCH, RolledSegment, SegmentFile, Verification, idx_name, log_name,
 };
@@ -80,6 +80,32 @@ pub enum ReadOutcome {
     /// The range lies in a segment from before this start that has not been
     /// CRC-verified yet: call [`Partition::verify_segment`] (blocking) and retry.
     Unverified(Arc<RolledSegment>),
+}
+
+/// Which segments [`Partition::scan_batches`] reads.
+#[derive(Debug, Clone, Copy)]
+pub enum ScanScope<'a> {
+    /// Every segment: the rolled ones oldest first, then the active one up
+    /// to what is written when the scan starts.
+    All,
+    /// One rolled segment, whole.
+    Rolled(&'a RolledSegment),
+    /// The active segment, up to what is written when the scan starts.
+    Active,
+}
+
+/// How [`Partition::scan_batches`] checks what it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanCheck {
+    /// Bytes this broker checked already — rolled segments it verified, the
+    /// active segment (every batch was CRC-checked on append or at
+    /// recovery): headers and lengths only, no CRC; damage is an error.
+    Checked,
+    /// CRC-check every batch. At damage the rest of that segment is skipped
+    /// (never yielded) and reported, and the scan goes on with the next
+    /// segment: for readers that must start even on a damaged log, whose
+    /// damage the partition's own verification fences and reports.
+    SkipDamaged,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -992,10 +1018,58 @@ impl Partition {
         Ok(doomed.len())
     }
 
-    /// The active segment's file and its written size (a scan bound).
-    pub(crate) fn active_snapshot(&self) -> (Arc<SegmentFile>, u64) {
-        let inner = self.lock();
-        (inner.active.file.clone(), inner.active.size)
+    /// Call `f` with every whole batch of the segments `scope` names, in
+    /// log order, bytes included — read through the one segment reader,
+    /// checked as `check` says. `scratch` is the read buffer (reuse it).
+    /// The segments are those of the moment the scan starts; batches
+    /// appended after it are not seen. An error `f` returns ends the scan.
+    pub fn scan_batches(
+        &self,
+        scope: ScanScope<'_>,
+        check: ScanCheck,
+        scratch: &mut Vec<u8>,
+        mut f: impl FnMut(&WholeBatch<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let spans: Vec<(Arc<SegmentFile>, u64)> = match scope {
+            ScanScope::All => {
+                let inner = self.lock();
+                inner
+                    .rolled
+                    .iter()
+                    .map(|s| (s.file.clone(), s.size))
+                    .chain(std::iter::once((
+                        inner.active.file.clone(),
+                        inner.active.size,
+                    )))
+                    .collect()
+            }
+            ScanScope::Rolled(seg) => vec![(seg.file.clone(), seg.size)],
+            ScanScope::Active => {
+                let inner = self.lock();
+                vec![(inner.active.file.clone(), inner.active.size)]
+            }
+        };
+        for (file, size) in spans {
+            let mut opts = ScanOptions::verify(Continuity::Unchecked, HARD_MAX_BATCH);
+            opts.verify_crc = check == ScanCheck::SkipDamaged;
+            let mut reader = SegmentReader::new(&file.file, &file.path, 0, size, opts, scratch);
+            loop {
+                match reader.next_whole_batch() {
+                    Ok(Some(b)) => f(&b)?,
+                    Ok(None) => break,
+                    Err(e) if check == ScanCheck::SkipDamaged => {
+                        tracing::error!(
+                            topic = %self.topic, partition = self.id,
+                            segment = %file.path.display(), error = %e,
+                            "damaged segment; the scan skips its rest"
+                        );
+                        break;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Rolled segments, oldest first (compaction and tools).
