@@ -17,6 +17,9 @@ use crate::log::error::{Result, StorageError};
 use crate::log::partition::now_ns;
 use crate::log::{Appended, Partition, ScanCheck, ScanScope};
 
+/// Name of the internal topic holding consumer-group offsets.
+pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
+
 /// Number of in-memory shards.
 pub const SHARDS: usize = 256;
 
