@@ -9,6 +9,7 @@ use std::sync::Arc;
 use common::*;
 use hermit_broker::config::{FsyncPolicy, Limit};
 use hermit_broker::log::compaction::SwapStep;
+use hermit_broker::log::compaction::failpoints;
 use hermit_broker::log::{Log, LogOptions, Partition};
 use hermit_protocol::Cleanup;
 use hermit_protocol::frame::TopicSettings;
@@ -221,7 +222,7 @@ fn compaction_keeps_the_newest_batch_per_key_and_young_tombstones() {
         .find(|e| e.tombstone && e.key == b"d")
         .unwrap()
         .base;
-    let report = p.compact(NOW, None).unwrap();
+    let report = p.compact(NOW).unwrap();
     assert_eq!(report.batches_removed, dropped.len() as u64);
     assert!(report.segments_rewritten >= 2);
     assert!(report.bytes_freed > 0);
@@ -250,7 +251,7 @@ fn compaction_keeps_the_newest_batch_per_key_and_young_tombstones() {
     );
 
     // Compacting again changes nothing.
-    assert_eq!(p.compact(NOW, None).unwrap().batches_removed, 0);
+    assert_eq!(p.compact(NOW).unwrap().batches_removed, 0);
 
     // The compacted log reopens as it is.
     log.close().unwrap();
@@ -261,7 +262,7 @@ fn compaction_keeps_the_newest_batch_per_key_and_young_tombstones() {
 
     // Later, the young tombstone expires too.
     let later = NOW + 2 * GRACE_MS * MS;
-    let report = p.compact(later, None).unwrap();
+    let report = p.compact(later).unwrap();
     assert_eq!(report.batches_removed, 1, "the tombstone of d");
     let want_later: Vec<_> = want
         .iter()
@@ -314,7 +315,7 @@ fn a_swap_interrupted_after_any_step_leaves_the_old_or_the_new_log() {
     {
         let log = open(reference.path(), kv_opts());
         let p = log.partition(TOPIC, 0, false).unwrap();
-        let report = p.compact(NOW, None).unwrap();
+        let report = p.compact(NOW).unwrap();
         assert_eq!(report.segments_rewritten, 1);
         assert_eq!(walk(&p), after);
         log.close().unwrap();
@@ -340,7 +341,10 @@ fn a_swap_interrupted_after_any_step_leaves_the_old_or_the_new_log() {
         {
             let log = open(d.path(), kv_opts());
             let p = log.partition(TOPIC, 0, false).unwrap();
-            let err = p.compact(NOW, Some(step)).unwrap_err();
+            let err = {
+                let _stop = failpoints::stop_compaction_after(step);
+                p.compact(NOW).unwrap_err()
+            };
             assert!(err.to_string().contains("interrupted"), "{step:?}: {err}");
             // A crash: no close, no fsync, nothing more written.
             drop(p);
@@ -375,7 +379,7 @@ fn a_swap_interrupted_after_any_step_leaves_the_old_or_the_new_log() {
             assert_eq!(seg, new_log, "{step:?}");
         }
         // Compaction resumes and reaches the same end state.
-        p.compact(NOW, None).unwrap();
+        p.compact(NOW).unwrap();
         assert_eq!(walk(&p), after, "{step:?}: after compacting again");
         log.close().unwrap();
         drop((p, log));
@@ -399,7 +403,7 @@ fn only_a_durable_value_supersedes_an_older_one() {
     // A newer value, written but not yet fsynced (fsync = never: not until close).
     w.value("k", 1);
     assert!(p.synced_offset() < p.next_offset());
-    p.compact(NOW, None).unwrap();
+    p.compact(NOW).unwrap();
     // Power loss: the unsynced tail of the active segment is gone.
     let active = segment_logs(&partition_dir(dir.path(), TOPIC, 0))
         .pop()
@@ -424,7 +428,7 @@ fn only_a_durable_value_supersedes_an_older_one() {
     let mut w = Writer::new(p.clone());
     w.value("k", 1);
     log.close().unwrap();
-    let report = p.compact(NOW, None).unwrap();
+    let report = p.compact(NOW).unwrap();
     assert_eq!(report.batches_removed, 1);
     assert!(!walk(&p).contains(&Got::Batches(vec![(v1.base, v1.stored)])));
 }

@@ -254,7 +254,7 @@ fn offsets_survive_compaction_of_the_offsets_topic() {
     let size_before = offsets.size_bytes();
     // Far enough in the future that the tombstones expire as well.
     let now = hermit_broker::log::partition::now_ns() + 3_600 * 1_000_000_000;
-    let report = offsets.compact(now, None).unwrap();
+    let report = offsets.compact(now).unwrap();
     // 600 value commits + 10 tombstones + 5 newer values; 10 survive.
     assert_eq!(report.batches_removed, 600 + 10 + 5 - 10);
     assert!(offsets.size_bytes() < size_before / 10);

@@ -23,7 +23,8 @@ use super::segment::{Parts, RolledSegment, SegmentFile, Verification};
 /// Decides whether a batch survives: `(key, base_offset, payload_len, timestamp_ns)`.
 type KeepFn<'a> = &'a dyn Fn(&[u8], u64, u32, u64) -> bool;
 
-/// A step of the swap, for fault-injection tests: compaction stops right after it.
+/// A step of the swap. With the `failpoints` feature a test can make
+/// compaction stop right after one ([`failpoints::stop_compaction_after`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SwapStep {
     /// `.cleaned` written and fsynced.
@@ -47,17 +48,68 @@ pub struct CompactionReport {
     pub bytes_freed: u64,
 }
 
-/// Error returned when a fault-injection step stops compaction.
-fn interrupted(step: SwapStep) -> StorageError {
-    StorageError::Config(format!(
-        "compaction interrupted after {step:?} (fault injection)"
-    ))
+/// Fault injection for tests, compiled only with the `failpoints` feature
+/// (which only this crate's dev-dependency on itself enables).
+#[cfg(feature = "failpoints")]
+pub mod failpoints {
+    use std::cell::Cell;
+
+    use super::SwapStep;
+
+    thread_local! {
+        // Per thread: tests in one binary run in parallel, and a test's
+        // compaction runs on the test's own thread.
+        static STOP_AFTER: Cell<Option<SwapStep>> = const { Cell::new(None) };
+    }
+
+    /// While the guard lives, compaction on this thread stops right after
+    /// `step` with an error, leaving the files as a crash there would; it
+    /// also stops after the first segment it changes.
+    pub fn stop_compaction_after(step: SwapStep) -> StopGuard {
+        StopGuard {
+            previous: STOP_AFTER.replace(Some(step)),
+        }
+    }
+
+    /// Disarms [`stop_compaction_after`] when dropped.
+    #[derive(Debug)]
+    #[must_use = "the failpoint is disarmed when the guard is dropped"]
+    pub struct StopGuard {
+        previous: Option<SwapStep>,
+    }
+
+    impl Drop for StopGuard {
+        fn drop(&mut self) {
+            STOP_AFTER.set(self.previous);
+        }
+    }
+
+    pub(super) fn armed() -> Option<SwapStep> {
+        STOP_AFTER.get()
+    }
+}
+
+/// The armed failpoint step, if any (always `None` without the feature).
+fn armed_step() -> Option<SwapStep> {
+    #[cfg(feature = "failpoints")]
+    return failpoints::armed();
+    #[cfg(not(feature = "failpoints"))]
+    None
+}
+
+/// Stop here, as a crash right after `step` would, when a test armed it.
+fn failpoint(step: SwapStep) -> Result<()> {
+    if armed_step() == Some(step) {
+        return Err(StorageError::Config(format!(
+            "compaction interrupted after {step:?} (fault injection)"
+        )));
+    }
+    Ok(())
 }
 
 impl Partition {
-    /// Compact the rolled segments once. `stop_after` injects a crash after a
-    /// swap step (tests); pass `None` in production.
-    pub fn compact(&self, now_ns: u64, stop_after: Option<SwapStep>) -> Result<CompactionReport> {
+    /// Compact the rolled segments once.
+    pub fn compact(&self, now_ns: u64) -> Result<CompactionReport> {
         let rolled = self.rolled_segments();
         let mut report = CompactionReport::default();
         if rolled.is_empty() {
@@ -113,8 +165,9 @@ impl Partition {
                 let expired_tombstone = payload_len == 0 && ts.saturating_add(grace_ns) < now_ns;
                 newest && !expired_tombstone
             };
-            let changed = self.rewrite(seg, &keep, &mut scratch, stop_after, &mut report)?;
-            if changed && stop_after.is_some() {
+            let changed = self.rewrite(seg, &keep, &mut scratch, &mut report)?;
+            // An armed failpoint tests one swap: one segment is enough.
+            if changed && armed_step().is_some() {
                 return Ok(report);
             }
         }
@@ -127,7 +180,6 @@ impl Partition {
         seg: &Arc<RolledSegment>,
         keep: KeepFn<'_>,
         scratch: &mut Vec<u8>,
-        stop_after: Option<SwapStep>,
         report: &mut CompactionReport,
     ) -> Result<bool> {
         let opts = self.options();
@@ -174,9 +226,7 @@ impl Partition {
             .map_err(|e| StorageError::io("write", &cleaned_path, e.into_error()))?;
         out.sync_all().ctx("fsync", &cleaned_path)?;
         drop(out);
-        if stop_after == Some(SwapStep::WroteCleaned) {
-            return Err(interrupted(SwapStep::WroteCleaned));
-        }
+        failpoint(SwapStep::WroteCleaned)?;
         report.segments_rewritten += 1;
         report.batches_removed += drop_count;
         report.bytes_freed += seg.size - pos;
@@ -201,20 +251,14 @@ impl Partition {
             Err(e) => return Err(StorageError::io("remove index", &seg.idx_path, e)),
         }
         fsutil::fsync_dir(dir)?;
-        if stop_after == Some(SwapStep::RemovedOldIndex) {
-            return Err(interrupted(SwapStep::RemovedOldIndex));
-        }
+        failpoint(SwapStep::RemovedOldIndex)?;
         fs::rename(&cleaned_path, &seg.file.path)
             .ctx("rename compacted segment", &seg.file.path)?;
         fsutil::fsync_dir(dir)?;
-        if stop_after == Some(SwapStep::Renamed) {
-            return Err(interrupted(SwapStep::Renamed));
-        }
+        failpoint(SwapStep::Renamed)?;
         let index = index.finish();
         index.write(&seg.idx_path)?;
-        if stop_after == Some(SwapStep::WroteIndex) {
-            return Err(interrupted(SwapStep::WroteIndex));
-        }
+        failpoint(SwapStep::WroteIndex)?;
         let file = File::open(&seg.file.path).ctx("open segment", &seg.file.path)?;
         // Written from batches checked by the compaction scan.
         let new = RolledSegment::rolled(

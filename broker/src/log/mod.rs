@@ -531,7 +531,7 @@ impl Log {
                 }
                 p.enforce_retention(now_ns)?;
                 if topic.policy.cleanup == Cleanup::Compact {
-                    p.compact(now_ns, None)?;
+                    p.compact(now_ns)?;
                 }
             }
         }
