@@ -359,3 +359,23 @@ fn a_deleted_topic_stays_forgotten_when_its_tombstones_were_lost() {
     let engine = open(dir.path(), opts());
     assert_eq!(engine.committed("g", "t", 0), None, "and after a restart");
 }
+
+#[test]
+fn the_engine_not_the_log_creates_and_keeps_the_offsets_topic() {
+    use hermit_broker::offsets::OFFSETS_TOPIC;
+    let dir = scratch_dir();
+    {
+        // The log alone knows no consumer groups: it makes no offsets topic.
+        let log = common::open(dir.path(), offsets_opts(FsyncPolicy::Never));
+        assert!(log.topic(OFFSETS_TOPIC).is_none());
+        log.close().unwrap();
+    }
+    let engine = open(dir.path(), offsets_opts(FsyncPolicy::Never));
+    let t = engine.log().topic(OFFSETS_TOPIC).expect("created at open");
+    assert_eq!(t.partitions().len(), 1);
+    assert_eq!(t.policy().cleanup, Cleanup::Compact);
+    let e = engine.delete_topic(OFFSETS_TOPIC).unwrap_err();
+    assert!(e.to_string().contains("cannot be deleted"), "{e}");
+    assert!(engine.log().topic(OFFSETS_TOPIC).is_some());
+    engine.close().unwrap();
+}

@@ -24,7 +24,7 @@ use super::segment::{Parts, RolledSegment, SegmentFile, Verification};
 type KeepFn<'a> = &'a dyn Fn(&[u8], u64, u32, u64) -> bool;
 
 /// A step of the swap. With the `failpoints` feature a test can make
-/// compaction stop right after one ([`failpoints::stop_compaction_after`]).
+/// compaction stop right after one (`failpoints::stop_compaction_after`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SwapStep {
     /// `.cleaned` written and fsynced.
