@@ -66,7 +66,7 @@ impl<'de> Deserialize<'de> for FsyncPolicy {
 #[serde(rename_all = "kebab-case")]
 pub enum RecoveryMode {
     /// Truncate a torn or corrupt tail of the last (active) segment — the
-    /// normal result of a crash — and fence corrupt ranges of sealed segments
+    /// normal result of a crash — and fence corrupt ranges of rolled segments
     /// (reported, never served). Default.
     #[default]
     TolerateTailCorruption,
@@ -74,7 +74,7 @@ pub enum RecoveryMode {
     AbsoluteConsistency,
 }
 
-/// When segments sealed before this start are CRC-verified.
+/// When segments rolled before this start are CRC-verified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum VerifySealed {
@@ -159,9 +159,9 @@ pub struct Config {
     pub segment_ms: u64,
     /// Bytes of log between two index entries (0: one per batch). Default 4096.
     pub index_interval_bytes: u64,
-    /// Delete sealed segments whose newest batch is older than this. Default 7 days.
+    /// Delete rolled segments whose newest batch is older than this. Default 7 days.
     pub retention_ms: Limit,
-    /// Delete the oldest sealed segments while a partition is larger than this. Default unlimited.
+    /// Delete the oldest rolled segments while a partition is larger than this. Default unlimited.
     pub retention_bytes: Limit,
     /// How often retention and compaction run. Default 60 s.
     pub cleanup_interval_ms: u64,

@@ -9,6 +9,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::config::Config;
+use crate::engine::Engine;
 use crate::log::{Log, LogOptions, StorageError};
 use crate::net::{Metrics, Server};
 
@@ -32,7 +33,7 @@ pub enum EmbeddedError {
 /// A running in-process broker.
 pub struct EmbeddedBroker {
     addr: SocketAddr,
-    log: Arc<Log>,
+    engine: Arc<Engine>,
     metrics: Arc<Metrics>,
     stop: Option<oneshot::Sender<()>>,
     hurry: Option<oneshot::Sender<()>>,
@@ -50,11 +51,11 @@ impl EmbeddedBroker {
         config.data_dir = data_dir.to_path_buf();
         let opts = LogOptions::from_config(&config);
         let dir = data_dir.to_path_buf();
-        let log = tokio::task::spawn_blocking(move || Log::open(&dir, opts))
+        let engine = tokio::task::spawn_blocking(move || Engine::open(&dir, opts))
             .await
             .map_err(|e| StorageError::Config(format!("log recovery panicked: {e}")))??;
-        let log = Arc::new(log);
-        log.start_background(std::time::Duration::from_millis(config.cleanup_interval_ms));
+        let engine = Arc::new(engine);
+        engine.start_background(std::time::Duration::from_millis(config.cleanup_interval_ms));
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
             .map_err(|source| EmbeddedError::Bind {
@@ -67,7 +68,7 @@ impl EmbeddedBroker {
                 addr: config.listen,
                 source,
             })?;
-        let server = Server::new(log.clone(), config);
+        let server = Server::new(engine.clone(), config);
         let metrics = server.metrics();
         let (stop, stopped) = oneshot::channel::<()>();
         let (hurry, hurried) = oneshot::channel::<()>();
@@ -85,7 +86,7 @@ impl EmbeddedBroker {
         ));
         Ok(EmbeddedBroker {
             addr,
-            log,
+            engine,
             metrics,
             stop: Some(stop),
             hurry: Some(hurry),
@@ -108,7 +109,12 @@ impl EmbeddedBroker {
 
     /// Its log.
     pub fn log(&self) -> &Arc<Log> {
-        &self.log
+        self.engine.log()
+    }
+
+    /// Its engine (the log and the consumer-group offsets).
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
     }
 
     /// Its counters.
@@ -122,8 +128,8 @@ impl EmbeddedBroker {
             let _ = stop.send(());
         }
         let _ = (&mut self.task).await;
-        let log = self.log.clone();
-        let res = tokio::task::spawn_blocking(move || log.close())
+        let engine = self.engine.clone();
+        let res = tokio::task::spawn_blocking(move || engine.close())
             .await
             .map_err(|e| StorageError::Config(format!("close panicked: {e}")))?;
         drop(self);
@@ -143,6 +149,6 @@ impl EmbeddedBroker {
         // With hurry already set, the server drops every connection at once
         // and waits for their tasks, so no task holds the log afterwards.
         let _ = (&mut self.task).await;
-        // The Log is dropped without close(); the lock goes with it.
+        // The engine is dropped without close(); the lock goes with it.
     }
 }

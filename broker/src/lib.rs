@@ -7,12 +7,16 @@
 //! - [`log`]: the storage engine (segments, index, recovery, group commit,
 //!   retention, compaction).
 //! - [`offsets`]: consumer-group offsets over the internal compacted topic.
+//! - [`engine`]: the log and the offsets composed — what the server uses.
 //! - [`embedded`]: a broker in this process on a real socket (tests, demo, bench).
 //! - [`net`]: the TCP server: hello, pipelined frames, group-commit acks,
 //!   long-poll fetch with `sendfile`, limits, graceful shutdown.
+//!
+//! Layers run one way: `offsets` → `log`, `engine` → both, `net` → `engine`.
 
 pub mod config;
 pub mod embedded;
+pub mod engine;
 pub mod log;
 pub mod net;
 pub mod offsets;

@@ -61,10 +61,10 @@ fn a_clean_directory_is_clean() {
 }
 
 #[test]
-fn sealed_damage_tail_and_missing_index_are_told_apart_and_nothing_changes() {
+fn rolled_damage_tail_and_missing_index_are_told_apart_and_nothing_changes() {
     let dir = tempfile::tempdir().unwrap();
     let (pdir, logs) = build(dir.path());
-    // A flipped bit in the first (sealed) segment.
+    // A flipped bit in the first (rolled) segment.
     let mut bytes = std::fs::read(&logs[0]).unwrap();
     bytes[50] ^= 1;
     std::fs::write(&logs[0], &bytes).unwrap();

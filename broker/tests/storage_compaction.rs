@@ -9,6 +9,7 @@ use std::sync::Arc;
 use common::*;
 use hermit_broker::config::{FsyncPolicy, Limit};
 use hermit_broker::log::compaction::SwapStep;
+use hermit_broker::log::compaction::failpoints;
 use hermit_broker::log::{Log, LogOptions, Partition};
 use hermit_protocol::Cleanup;
 use hermit_protocol::frame::TopicSettings;
@@ -183,10 +184,10 @@ fn compaction_keeps_the_newest_batch_per_key_and_young_tombstones() {
     let p = w.p.clone();
     // Only durable batches supersede older ones (see the test below).
     p.sync().unwrap();
-    let sealed_before = p.segment_count() - 1;
+    let rolled_before = p.segment_count() - 1;
     assert!(
-        sealed_before >= 3,
-        "several sealed segments: {sealed_before}"
+        rolled_before >= 3,
+        "several rolled segments: {rolled_before}"
     );
     assert_eq!(walk(&p), as_walk(&w.all()));
 
@@ -221,7 +222,7 @@ fn compaction_keeps_the_newest_batch_per_key_and_young_tombstones() {
         .find(|e| e.tombstone && e.key == b"d")
         .unwrap()
         .base;
-    let report = p.compact(NOW, None).unwrap();
+    let report = p.compact(NOW).unwrap();
     assert_eq!(report.batches_removed, dropped.len() as u64);
     assert!(report.segments_rewritten >= 2);
     assert!(report.bytes_freed > 0);
@@ -231,7 +232,7 @@ fn compaction_keeps_the_newest_batch_per_key_and_young_tombstones() {
         "reads return exactly the survivors"
     );
     // The segment of old "a" values is gone, and the log starts later.
-    assert!(p.segment_count() - 1 < sealed_before);
+    assert!(p.segment_count() - 1 < rolled_before);
     assert!(p.log_start() > 0);
     // A read at a dropped offset returns the next surviving batch.
     for e in &dropped {
@@ -250,7 +251,7 @@ fn compaction_keeps_the_newest_batch_per_key_and_young_tombstones() {
     );
 
     // Compacting again changes nothing.
-    assert_eq!(p.compact(NOW, None).unwrap().batches_removed, 0);
+    assert_eq!(p.compact(NOW).unwrap().batches_removed, 0);
 
     // The compacted log reopens as it is.
     log.close().unwrap();
@@ -261,7 +262,7 @@ fn compaction_keeps_the_newest_batch_per_key_and_young_tombstones() {
 
     // Later, the young tombstone expires too.
     let later = NOW + 2 * GRACE_MS * MS;
-    let report = p.compact(later, None).unwrap();
+    let report = p.compact(later).unwrap();
     assert_eq!(report.batches_removed, 1, "the tombstone of d");
     let want_later: Vec<_> = want
         .iter()
@@ -271,7 +272,7 @@ fn compaction_keeps_the_newest_batch_per_key_and_young_tombstones() {
     assert_eq!(walk(&p), as_walk(&want_later));
 }
 
-/// A log where compaction rewrites exactly one sealed segment (the middle
+/// A log where compaction rewrites exactly one rolled segment (the middle
 /// one): `(data dir, contents before, contents after a full compaction)`.
 fn one_segment_to_compact() -> (tempfile::TempDir, Vec<Got>, Vec<Got>, u64) {
     let dir = scratch_dir();
@@ -314,7 +315,7 @@ fn a_swap_interrupted_after_any_step_leaves_the_old_or_the_new_log() {
     {
         let log = open(reference.path(), kv_opts());
         let p = log.partition(TOPIC, 0, false).unwrap();
-        let report = p.compact(NOW, None).unwrap();
+        let report = p.compact(NOW).unwrap();
         assert_eq!(report.segments_rewritten, 1);
         assert_eq!(walk(&p), after);
         log.close().unwrap();
@@ -340,7 +341,10 @@ fn a_swap_interrupted_after_any_step_leaves_the_old_or_the_new_log() {
         {
             let log = open(d.path(), kv_opts());
             let p = log.partition(TOPIC, 0, false).unwrap();
-            let err = p.compact(NOW, Some(step)).unwrap_err();
+            let err = {
+                let _stop = failpoints::stop_compaction_after(step);
+                p.compact(NOW).unwrap_err()
+            };
             assert!(err.to_string().contains("interrupted"), "{step:?}: {err}");
             // A crash: no close, no fsync, nothing more written.
             drop(p);
@@ -375,7 +379,7 @@ fn a_swap_interrupted_after_any_step_leaves_the_old_or_the_new_log() {
             assert_eq!(seg, new_log, "{step:?}");
         }
         // Compaction resumes and reaches the same end state.
-        p.compact(NOW, None).unwrap();
+        p.compact(NOW).unwrap();
         assert_eq!(walk(&p), after, "{step:?}: after compacting again");
         log.close().unwrap();
         drop((p, log));
@@ -392,14 +396,14 @@ fn only_a_durable_value_supersedes_an_older_one() {
     let mut w = Writer::new(create(&log));
     w.value("k", 1);
     w.value("other", 1);
-    w.roll(); // sealed and fsynced
+    w.roll(); // rolled and fsynced
     let v1 = w.entries[0].clone();
     let p = w.p.clone();
     let durable = p.synced_offset();
     // A newer value, written but not yet fsynced (fsync = never: not until close).
     w.value("k", 1);
     assert!(p.synced_offset() < p.next_offset());
-    p.compact(NOW, None).unwrap();
+    p.compact(NOW).unwrap();
     // Power loss: the unsynced tail of the active segment is gone.
     let active = segment_logs(&partition_dir(dir.path(), TOPIC, 0))
         .pop()
@@ -424,7 +428,7 @@ fn only_a_durable_value_supersedes_an_older_one() {
     let mut w = Writer::new(p.clone());
     w.value("k", 1);
     log.close().unwrap();
-    let report = p.compact(NOW, None).unwrap();
+    let report = p.compact(NOW).unwrap();
     assert_eq!(report.batches_removed, 1);
     assert!(!walk(&p).contains(&Got::Batches(vec![(v1.base, v1.stored)])));
 }

@@ -1,5 +1,5 @@
 //! Crash and corruption tests on real segment files: torn and zero-filled
-//! tails, bit flips in the active and in sealed segments, damaged indexes and
+//! tails, bit flips in the active and in rolled segments, damaged indexes and
 //! leftovers of interrupted writes. Each case runs on a fresh copy of one
 //! cleanly closed data directory.
 
@@ -72,7 +72,7 @@ impl Fixture {
     }
 }
 
-/// Several sealed segments of batches of 1–5 records and varied sizes, then
+/// Several rolled segments of batches of 1–5 records and varied sizes, then
 /// an active segment of five batches.
 fn build() -> Fixture {
     let dir = scratch_dir();
@@ -108,12 +108,12 @@ fn build() -> Fixture {
     drop(log);
     let fx = Fixture { dir, batches, next };
     let logs = segment_logs(&fx.partition_dir());
-    assert!(logs.len() >= 4, "several sealed segments: {logs:?}");
+    assert!(logs.len() >= 4, "several rolled segments: {logs:?}");
     assert!(
         logs[..logs.len() - 1]
             .iter()
             .any(|l| batches_in(l).len() >= 3),
-        "a sealed segment with three batches"
+        "a rolled segment with three batches"
     );
     assert_eq!(batches_in(logs.last().unwrap()).len(), 5);
     fx
@@ -273,7 +273,7 @@ fn bit_flip_in_an_active_batch_with_batches_after_it_is_fenced_not_truncated() {
     let seg_base = inside[0].2;
     // A batch with batches before and after it in the active segment: the
     // batches after it were acknowledged, so damage here is not a torn
-    // tail; it is fenced like damage in a sealed segment and nothing after
+    // tail; it is fenced like damage in a rolled segment and nothing after
     // it is lost.
     let (pos, len, base) = inside[2];
     let to = next_of(&fx.batch(base).1);
@@ -290,7 +290,7 @@ fn bit_flip_in_an_active_batch_with_batches_after_it_is_fenced_not_truncated() {
                 "byte {i} bit {bit}"
             );
             assert_fenced(&fx, &log, seg_base, base, to);
-            // Writing goes on after the damaged (now sealed) segment.
+            // Writing goes on after the damaged (now rolled) segment.
             let p = topic_part(&log);
             let next = p.append(&batch(b"k", 1, 5, 99)).unwrap();
             assert_eq!(next.base_offset, fx.next);
@@ -336,9 +336,9 @@ fn bit_flip_in_an_active_batch_with_batches_after_it_is_fenced_not_truncated() {
     }
 }
 
-/// A sealed segment and a batch of it with batches before and after it in
+/// A rolled segment and a batch of it with batches before and after it in
 /// the same segment (the smallest such batch, to keep every-byte loops short).
-fn sealed_target(fx: &Fixture) -> (PathBuf, (u64, u64, u64)) {
+fn rolled_target(fx: &Fixture) -> (PathBuf, (u64, u64, u64)) {
     let logs = segment_logs(&fx.partition_dir());
     logs[..logs.len() - 1]
         .iter()
@@ -352,7 +352,7 @@ fn sealed_target(fx: &Fixture) -> (PathBuf, (u64, u64, u64)) {
                 .map(|(_, b)| (l.clone(), b))
         })
         .min_by_key(|(_, (_, len, _))| *len)
-        .expect("a sealed segment with three batches")
+        .expect("a rolled segment with three batches")
 }
 
 fn next_of(bytes: &[u8]) -> u64 {
@@ -377,7 +377,7 @@ fn fenced_walk(fx: &Fixture, base: u64) -> Vec<Got> {
         .collect()
 }
 
-/// Reads around a fenced batch of a sealed segment: before and after are
+/// Reads around a fenced batch of a rolled segment: before and after are
 /// served exactly, the batch's own offsets are refused with CorruptData.
 fn assert_fenced(fx: &Fixture, log: &Log, seg_base: u64, base: u64, to: u64) {
     let p = topic_part(log);
@@ -413,9 +413,9 @@ fn assert_fenced(fx: &Fixture, log: &Log, seg_base: u64, base: u64, to: u64) {
 }
 
 #[test]
-fn bit_flip_in_a_sealed_batch_is_fenced_with_startup_verification() {
+fn bit_flip_in_a_rolled_batch_is_fenced_with_startup_verification() {
     let fx = build();
-    let (seg, (pos, len, base)) = sealed_target(&fx);
+    let (seg, (pos, len, base)) = rolled_target(&fx);
     let seg_base = batches_in(&seg)[0].2;
     let to = next_of(&fx.batch(base).1);
     let name = seg.file_name().unwrap().to_owned();
@@ -436,9 +436,9 @@ fn bit_flip_in_a_sealed_batch_is_fenced_with_startup_verification() {
 }
 
 #[test]
-fn bit_flip_in_a_sealed_batch_is_fenced_with_background_verification() {
+fn bit_flip_in_a_rolled_batch_is_fenced_with_background_verification() {
     let fx = build();
-    let (seg, (pos, len, base)) = sealed_target(&fx);
+    let (seg, (pos, len, base)) = rolled_target(&fx);
     let seg_base = batches_in(&seg)[0].2;
     let to = next_of(&fx.batch(base).1);
     let name = seg.file_name().unwrap().to_owned();
@@ -478,8 +478,8 @@ fn absolute_consistency_refuses_to_open_damaged_logs() {
         let log = Log::open(d.path(), strict.clone()).expect("an intact log opens");
         assert_eq!(walk(&topic_part(&log)), as_walk(&fx.batches));
     }
-    // Damage in a sealed segment, verified at startup.
-    let (seg, (pos, len, base)) = sealed_target(&fx);
+    // Damage in a rolled segment, verified at startup.
+    let (seg, (pos, len, base)) = rolled_target(&fx);
     let seg_base = batches_in(&seg)[0].2;
     let to = next_of(&fx.batch(base).1);
     let d = fx.copy();
@@ -525,9 +525,9 @@ fn idx_of(log: &Path) -> PathBuf {
 }
 
 #[test]
-fn missing_or_garbage_sealed_index_is_rebuilt() {
+fn missing_or_garbage_rolled_index_is_rebuilt() {
     let fx = build();
-    let (seg, _) = sealed_target(&fx);
+    let (seg, _) = rolled_target(&fx);
     let name = idx_of(&seg).file_name().unwrap().to_owned();
     let original = std::fs::read(idx_of(&seg)).unwrap();
     assert!(original.len() >= 24, "one entry per batch");
@@ -561,9 +561,9 @@ fn missing_or_garbage_sealed_index_is_rebuilt() {
 }
 
 #[test]
-fn bit_flip_in_a_sealed_index_never_misdirects_a_read() {
+fn bit_flip_in_a_rolled_index_never_misdirects_a_read() {
     let fx = build();
-    let (seg, _) = sealed_target(&fx);
+    let (seg, _) = rolled_target(&fx);
     let name = idx_of(&seg).file_name().unwrap().to_owned();
     let idx_len = file_len(&idx_of(&seg));
     for i in 0..idx_len {
@@ -593,7 +593,7 @@ fn leftovers_of_interrupted_writes_are_removed_at_open() {
     let d = fx.copy();
     let pdir = partition_dir(d.path(), TOPIC, 0);
     let before = file_names(&pdir);
-    let (seg, _) = sealed_target(&fx);
+    let (seg, _) = rolled_target(&fx);
     let seg_name = seg.file_name().unwrap().to_str().unwrap().to_owned();
     std::fs::write(
         pdir.join(format!("{seg_name}.cleaned")),
@@ -621,9 +621,9 @@ fn leftovers_of_interrupted_writes_are_removed_at_open() {
 }
 
 #[test]
-fn sealed_segment_missing_whole_batches_at_its_end_is_fenced_not_skipped() {
+fn rolled_segment_missing_whole_batches_at_its_end_is_fenced_not_skipped() {
     let fx = build();
-    let (seg, _) = sealed_target(&fx);
+    let (seg, _) = rolled_target(&fx);
     let inside = batches_in(&seg);
     let &(last_pos, _, last_base) = inside.last().unwrap();
     // The segment's end offset is the next segment's base.

@@ -9,7 +9,8 @@ use std::sync::{Arc, Barrier};
 
 use common::*;
 use hermit_broker::config::{FsyncPolicy, Limit};
-use hermit_broker::log::{Log, LogOptions, Partition, StorageError};
+use hermit_broker::engine::Engine;
+use hermit_broker::log::{LogOptions, Partition, StorageError};
 use hermit_broker::offsets::{SHARDS, shard_of};
 use hermit_protocol::frame::TopicSettings;
 use hermit_protocol::record::BatchBuilder;
@@ -27,20 +28,27 @@ fn offsets_opts(fsync: FsyncPolicy) -> LogOptions {
     }
 }
 
-fn create(log: &Log, name: &str, partitions: u32) {
-    log.create_topic(
-        name,
-        TopicSettings {
-            partitions,
-            cleanup: Cleanup::Delete,
-            retention_ms: 0,
-            retention_bytes: 0,
-        },
-    )
-    .unwrap();
+/// Open the data directory as the broker does: the log and the offsets over it.
+fn open(dir: &std::path::Path, opts: LogOptions) -> Engine {
+    Engine::open(dir, opts).expect("open engine")
 }
 
-/// One batch of `n` empty records: the partition's log end moves by `n`.
+fn create(engine: &Engine, name: &str, partitions: u32) {
+    engine
+        .log()
+        .create_topic(
+            name,
+            TopicSettings {
+                partitions,
+                cleanup: Cleanup::Delete,
+                retention_ms: 0,
+                retention_bytes: 0,
+            },
+        )
+        .unwrap();
+}
+
+/// One batch of `n` empty records: the partition's engine end moves by `n`.
 fn records(n: usize) -> Vec<u8> {
     let mut b = BatchBuilder::new(b"");
     for _ in 0..n {
@@ -71,11 +79,14 @@ fn a_thousand_concurrent_committers_keep_every_last_offset_across_a_restart() {
     const THREADS: usize = 1000;
     const COMMITS: u64 = 20;
     let dir = scratch_dir();
-    let log = open(dir.path(), offsets_opts(FsyncPolicy::Always));
+    let engine = open(dir.path(), offsets_opts(FsyncPolicy::Always));
     for t in 0..TOPICS {
-        create(&log, &format!("t{t}"), PARTITIONS);
+        create(&engine, &format!("t{t}"), PARTITIONS);
         for p in 0..PARTITIONS {
-            fill(&log.partition(&format!("t{t}"), p, false).unwrap(), 1000);
+            fill(
+                &engine.log().partition(&format!("t{t}"), p, false).unwrap(),
+                1000,
+            );
         }
     }
     let key = |i: usize| -> Key {
@@ -100,13 +111,13 @@ fn a_thousand_concurrent_committers_keep_every_last_offset_across_a_restart() {
     let barrier = Barrier::new(THREADS);
     std::thread::scope(|s| {
         for i in 0..THREADS {
-            let (log, barrier, k) = (&log, &barrier, key(i % KEYS));
+            let (engine, barrier, k) = (&engine, &barrier, key(i % KEYS));
             std::thread::Builder::new()
                 .stack_size(256 * 1024)
                 .spawn_scoped(s, move || {
                     barrier.wait();
                     for j in 0..COMMITS {
-                        log.commit(&k.0, &k.1, k.2, start(i) + j).unwrap();
+                        engine.commit(&k.0, &k.1, k.2, start(i) + j).unwrap();
                     }
                 })
                 .unwrap();
@@ -114,7 +125,7 @@ fn a_thousand_concurrent_committers_keep_every_last_offset_across_a_restart() {
     });
     let mut expected: BTreeMap<Key, u64> = BTreeMap::new();
     for (i, k) in keys.iter().enumerate() {
-        let got = log.offsets().committed(&k.0, &k.1, k.2).unwrap();
+        let got = engine.committed(&k.0, &k.1, k.2).unwrap();
         if i < THREADS - KEYS {
             assert!(
                 got == last(i) || got == last(i + KEYS),
@@ -125,35 +136,35 @@ fn a_thousand_concurrent_committers_keep_every_last_offset_across_a_restart() {
         }
         expected.insert(k.clone(), got);
     }
-    let offsets = log.offsets().partition().clone();
+    let offsets = engine.offsets_partition().clone();
     assert!(offsets.segment_count() > 5, "__consumer_offsets rolled");
     assert_eq!(offsets.next_offset(), (THREADS as u64) * COMMITS);
-    log.close().unwrap();
-    drop((offsets, log));
+    engine.close().unwrap();
+    drop((offsets, engine));
 
-    let log = open(dir.path(), offsets_opts(FsyncPolicy::Always));
+    let engine = open(dir.path(), offsets_opts(FsyncPolicy::Always));
     for (k, want) in &expected {
         assert_eq!(
-            log.offsets().committed(&k.0, &k.1, k.2),
+            engine.committed(&k.0, &k.1, k.2),
             Some(*want),
             "{k:?} after a restart"
         );
     }
-    let all = log.offsets().all();
+    let all = engine.offsets().all();
     assert_eq!(all.len(), KEYS);
-    log.close().unwrap();
+    engine.close().unwrap();
 }
 
 #[test]
 fn a_commit_ahead_of_the_high_watermark_is_refused() {
     let dir = scratch_dir();
-    let log = open(dir.path(), offsets_opts(FsyncPolicy::Never));
-    create(&log, "t", 2);
-    let p = log.partition("t", 0, false).unwrap();
+    let engine = open(dir.path(), offsets_opts(FsyncPolicy::Never));
+    create(&engine, "t", 2);
+    let p = engine.log().partition("t", 0, false).unwrap();
     p.append(&records(10)).unwrap();
     assert_eq!(p.high_watermark(), 10);
-    log.commit("g", "t", 0, 10).unwrap();
-    match log.commit("g", "t", 0, 11) {
+    engine.commit("g", "t", 0, 10).unwrap();
+    match engine.commit("g", "t", 0, 11) {
         Err(
             e @ StorageError::OffsetAheadOfLog {
                 offset: 11,
@@ -162,15 +173,15 @@ fn a_commit_ahead_of_the_high_watermark_is_refused() {
         ) => assert_eq!(e.status(), Status::OffsetAheadOfLog),
         other => panic!("expected OffsetAheadOfLog, got {other:?}"),
     }
-    assert_eq!(log.offsets().committed("g", "t", 0), Some(10), "unchanged");
+    assert_eq!(engine.committed("g", "t", 0), Some(10), "unchanged");
     // An empty partition takes only offset 0.
-    log.commit("g", "t", 1, 0).unwrap();
+    engine.commit("g", "t", 1, 0).unwrap();
     assert!(matches!(
-        log.commit("g", "t", 1, 1),
+        engine.commit("g", "t", 1, 1),
         Err(StorageError::OffsetAheadOfLog { .. })
     ));
     assert!(matches!(
-        log.commit("g", "t", 2, 0),
+        engine.commit("g", "t", 2, 0),
         Err(StorageError::UnknownPartition { .. })
     ));
 }
@@ -178,106 +189,106 @@ fn a_commit_ahead_of_the_high_watermark_is_refused() {
 #[test]
 fn deleting_a_topic_forgets_its_offsets_across_a_restart() {
     let dir = scratch_dir();
-    let log = open(dir.path(), offsets_opts(FsyncPolicy::Always));
+    let engine = open(dir.path(), offsets_opts(FsyncPolicy::Always));
     for t in ["gone", "kept"] {
-        create(&log, t, 2);
+        create(&engine, t, 2);
         for p in 0..2 {
-            fill(&log.partition(t, p, false).unwrap(), 100);
+            fill(&engine.log().partition(t, p, false).unwrap(), 100);
         }
     }
     for g in ["g1", "g2"] {
         for t in ["gone", "kept"] {
             for p in 0..2 {
-                log.commit(g, t, p, 42 + p as u64).unwrap();
+                engine.commit(g, t, p, 42 + p as u64).unwrap();
             }
         }
     }
-    log.delete_topic("gone").unwrap();
-    assert_eq!(log.offsets().committed("g1", "gone", 0), None);
-    log.close().unwrap();
-    drop(log);
+    engine.delete_topic("gone").unwrap();
+    assert_eq!(engine.committed("g1", "gone", 0), None);
+    engine.close().unwrap();
+    drop(engine);
 
-    let log = open(dir.path(), offsets_opts(FsyncPolicy::Always));
-    assert!(log.topic("gone").is_none());
+    let engine = open(dir.path(), offsets_opts(FsyncPolicy::Always));
+    assert!(engine.log().topic("gone").is_none());
     for g in ["g1", "g2"] {
         for p in 0..2 {
-            assert_eq!(log.offsets().committed(g, "gone", p), None, "{g}/gone/{p}");
-            assert_eq!(log.offsets().committed(g, "kept", p), Some(42 + p as u64));
+            assert_eq!(engine.committed(g, "gone", p), None, "{g}/gone/{p}");
+            assert_eq!(engine.committed(g, "kept", p), Some(42 + p as u64));
         }
     }
     // A new topic of the same name starts with no offsets.
-    create(&log, "gone", 2);
-    assert_eq!(log.offsets().committed("g1", "gone", 0), None);
-    assert_eq!(log.offsets().all().len(), 4);
+    create(&engine, "gone", 2);
+    assert_eq!(engine.committed("g1", "gone", 0), None);
+    assert_eq!(engine.offsets().all().len(), 4);
 }
 
 #[test]
 fn offsets_survive_compaction_of_the_offsets_topic() {
     let dir = scratch_dir();
-    let log = open(dir.path(), offsets_opts(FsyncPolicy::Always));
+    let engine = open(dir.path(), offsets_opts(FsyncPolicy::Always));
     for t in ["a", "b"] {
-        create(&log, t, 1);
-        fill(&log.partition(t, 0, false).unwrap(), 1000);
+        create(&engine, t, 1);
+        fill(&engine.log().partition(t, 0, false).unwrap(), 1000);
     }
     let mut expected: BTreeMap<Key, u64> = BTreeMap::new();
     for round in 0..30u64 {
         for g in 0..10 {
             for t in ["a", "b"] {
                 let o = round * 10 + g;
-                log.commit(&format!("g{g}"), t, 0, o).unwrap();
+                engine.commit(&format!("g{g}"), t, 0, o).unwrap();
                 expected.insert((format!("g{g}"), t.into(), 0), o);
             }
         }
     }
-    let offsets = log.offsets().partition().clone();
+    let offsets = engine.offsets_partition().clone();
     offsets.force_roll().unwrap();
     // Topic b goes: tombstones for its keys.
-    log.delete_topic("b").unwrap();
+    engine.delete_topic("b").unwrap();
     expected.retain(|k, _| k.1 != "b");
-    // Newer commits for some keys, sealed too.
+    // Newer commits for some keys, rolled too.
     for g in 0..5 {
-        log.commit(&format!("g{g}"), "a", 0, 900 + g).unwrap();
+        engine.commit(&format!("g{g}"), "a", 0, 900 + g).unwrap();
         expected.insert((format!("g{g}"), "a".into(), 0), 900 + g);
     }
     offsets.force_roll().unwrap();
     let size_before = offsets.size_bytes();
     // Far enough in the future that the tombstones expire as well.
     let now = hermit_broker::log::partition::now_ns() + 3_600 * 1_000_000_000;
-    let report = offsets.compact(now, None).unwrap();
+    let report = offsets.compact(now).unwrap();
     // 600 value commits + 10 tombstones + 5 newer values; 10 survive.
     assert_eq!(report.batches_removed, 600 + 10 + 5 - 10);
     assert!(offsets.size_bytes() < size_before / 10);
-    log.close().unwrap();
-    drop((offsets, log));
+    engine.close().unwrap();
+    drop((offsets, engine));
 
-    let log = open(dir.path(), offsets_opts(FsyncPolicy::Always));
-    let got: BTreeMap<Key, u64> = log
+    let engine = open(dir.path(), offsets_opts(FsyncPolicy::Always));
+    let got: BTreeMap<Key, u64> = engine
         .offsets()
         .all()
         .into_iter()
         .map(|(g, t, p, o)| ((g, t, p), o))
         .collect();
     assert_eq!(got, expected);
-    // And commits continue on top of the compacted log.
-    log.commit("g0", "a", 0, 1000).unwrap();
-    log.close().unwrap();
-    drop(log);
-    let log = open(dir.path(), offsets_opts(FsyncPolicy::Always));
-    assert_eq!(log.offsets().committed("g0", "a", 0), Some(1000));
-    assert_eq!(log.offsets().committed("g1", "a", 0), Some(901));
+    // And commits continue on top of the compacted engine.
+    engine.commit("g0", "a", 0, 1000).unwrap();
+    engine.close().unwrap();
+    drop(engine);
+    let engine = open(dir.path(), offsets_opts(FsyncPolicy::Always));
+    assert_eq!(engine.committed("g0", "a", 0), Some(1000));
+    assert_eq!(engine.committed("g1", "a", 0), Some(901));
 }
 
 #[test]
 fn a_committed_offset_ahead_of_a_log_that_lost_its_tail_is_clamped() {
     let dir = scratch_dir();
-    let log = open(dir.path(), offsets_opts(FsyncPolicy::Never));
-    create(&log, "t", 1);
-    let p = log.partition("t", 0, false).unwrap();
+    let engine = open(dir.path(), offsets_opts(FsyncPolicy::Never));
+    create(&engine, "t", 1);
+    let p = engine.log().partition("t", 0, false).unwrap();
     p.append(&records(10)).unwrap();
     p.append(&records(5)).unwrap();
-    log.commit("g", "t", 0, 15).unwrap();
-    log.close().unwrap();
-    drop((p, log));
+    engine.commit("g", "t", 0, 15).unwrap();
+    engine.close().unwrap();
+    drop((p, engine));
     // The topic's last batch never reached the disk; the commit did.
     let seg = segment_logs(&partition_dir(dir.path(), "t", 0))
         .pop()
@@ -289,17 +300,16 @@ fn a_committed_offset_ahead_of_a_log_that_lost_its_tail_is_clamped() {
         .unwrap()
         .set_len(first_len)
         .unwrap();
-    let log = open(dir.path(), offsets_opts(FsyncPolicy::Never));
-    assert_eq!(log.partition("t", 0, false).unwrap().next_offset(), 10);
-    assert_eq!(log.offsets().committed("g", "t", 0), Some(10));
-    log.close().unwrap();
-    drop(log);
-    let log = open(dir.path(), offsets_opts(FsyncPolicy::Never));
+    let engine = open(dir.path(), offsets_opts(FsyncPolicy::Never));
     assert_eq!(
-        log.offsets().committed("g", "t", 0),
-        Some(10),
-        "stays clamped"
+        engine.log().partition("t", 0, false).unwrap().next_offset(),
+        10
     );
+    assert_eq!(engine.committed("g", "t", 0), Some(10));
+    engine.close().unwrap();
+    drop(engine);
+    let engine = open(dir.path(), offsets_opts(FsyncPolicy::Never));
+    assert_eq!(engine.committed("g", "t", 0), Some(10), "stays clamped");
 }
 
 #[test]
@@ -307,25 +317,27 @@ fn a_deleted_topic_stays_forgotten_when_its_tombstones_were_lost() {
     let dir = scratch_dir();
     let opts = || offsets_opts(FsyncPolicy::Never);
     {
-        let log = open(dir.path(), opts());
+        let engine = open(dir.path(), opts());
         for t in ["t", "kept"] {
-            create(&log, t, 1);
-            log.partition(t, 0, false)
+            create(&engine, t, 1);
+            engine
+                .log()
+                .partition(t, 0, false)
                 .unwrap()
                 .append(&records(10))
                 .unwrap();
         }
-        log.commit("g", "t", 0, 5).unwrap();
-        log.commit("g", "kept", 0, 7).unwrap();
-        log.close().unwrap();
+        engine.commit("g", "t", 0, 5).unwrap();
+        engine.commit("g", "kept", 0, 7).unwrap();
+        engine.close().unwrap();
     }
-    let offsets_dir = partition_dir(dir.path(), hermit_broker::log::OFFSETS_TOPIC, 0);
+    let offsets_dir = partition_dir(dir.path(), hermit_broker::offsets::OFFSETS_TOPIC, 0);
     let active = segment_logs(&offsets_dir).pop().unwrap();
     let durable_len = std::fs::metadata(&active).unwrap().len();
     {
-        let log = open(dir.path(), opts());
-        log.delete_topic("t").unwrap();
-        assert_eq!(log.offsets().committed("g", "t", 0), None);
+        let engine = open(dir.path(), opts());
+        engine.delete_topic("t").unwrap();
+        assert_eq!(engine.committed("g", "t", 0), None);
         // Power loss: the topic's removal is durable (a directory rename,
         // fsynced), the tombstones appended after it were not yet.
     }
@@ -335,19 +347,35 @@ fn a_deleted_topic_stays_forgotten_when_its_tombstones_were_lost() {
         .unwrap()
         .set_len(durable_len)
         .unwrap();
-    let log = open(dir.path(), opts());
-    assert!(log.topic("t").is_none());
-    assert_eq!(log.offsets().committed("g", "t", 0), None, "forgotten");
-    assert_eq!(log.offsets().committed("g", "kept", 0), Some(7));
+    let engine = open(dir.path(), opts());
+    assert!(engine.log().topic("t").is_none());
+    assert_eq!(engine.committed("g", "t", 0), None, "forgotten");
+    assert_eq!(engine.committed("g", "kept", 0), Some(7));
     // A new topic of that name does not inherit the old position.
-    create(&log, "t", 1);
-    assert_eq!(log.offsets().committed("g", "t", 0), None);
-    log.close().unwrap();
-    drop(log);
-    let log = open(dir.path(), opts());
-    assert_eq!(
-        log.offsets().committed("g", "t", 0),
-        None,
-        "and after a restart"
-    );
+    create(&engine, "t", 1);
+    assert_eq!(engine.committed("g", "t", 0), None);
+    engine.close().unwrap();
+    drop(engine);
+    let engine = open(dir.path(), opts());
+    assert_eq!(engine.committed("g", "t", 0), None, "and after a restart");
+}
+
+#[test]
+fn the_engine_not_the_log_creates_and_keeps_the_offsets_topic() {
+    use hermit_broker::offsets::OFFSETS_TOPIC;
+    let dir = scratch_dir();
+    {
+        // The log alone knows no consumer groups: it makes no offsets topic.
+        let log = common::open(dir.path(), offsets_opts(FsyncPolicy::Never));
+        assert!(log.topic(OFFSETS_TOPIC).is_none());
+        log.close().unwrap();
+    }
+    let engine = open(dir.path(), offsets_opts(FsyncPolicy::Never));
+    let t = engine.log().topic(OFFSETS_TOPIC).expect("created at open");
+    assert_eq!(t.partitions().len(), 1);
+    assert_eq!(t.policy().cleanup, Cleanup::Compact);
+    let e = engine.delete_topic(OFFSETS_TOPIC).unwrap_err();
+    assert!(e.to_string().contains("cannot be deleted"), "{e}");
+    assert!(engine.log().topic(OFFSETS_TOPIC).is_some());
+    engine.close().unwrap();
 }

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use hermit_broker::config::{Config, LogFormat};
-use hermit_broker::log::{Log, LogOptions};
+use hermit_broker::engine::Engine;
+use hermit_broker::log::LogOptions;
 use hermit_broker::net::Server;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -103,17 +104,17 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     tracing::info!(data_dir = %dir.display(), fsync = %config.fsync, "opening the log");
     let opts = LogOptions::from_config(&config);
     let started = std::time::Instant::now();
-    let log = tokio::task::spawn_blocking(move || Log::open(&dir, opts))
+    let engine = tokio::task::spawn_blocking(move || Engine::open(&dir, opts))
         .await
         .context("log recovery panicked")?
         .with_context(|| format!("cannot open data directory {}", config.data_dir.display()))?;
-    let log = Arc::new(log);
+    let engine = Arc::new(engine);
     tracing::info!(
         elapsed_ms = started.elapsed().as_millis() as u64,
-        topics = log.topics().len(),
+        topics = engine.log().topics().len(),
         "log open"
     );
-    log.start_background(Duration::from_millis(config.cleanup_interval_ms));
+    engine.start_background(Duration::from_millis(config.cleanup_interval_ms));
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
@@ -141,7 +142,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             }
         }
     });
-    let server = Server::new(log.clone(), config);
+    let server = Server::new(engine.clone(), config);
     server
         .run(
             listener,
@@ -154,12 +155,12 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         )
         .await
         .context("server failed")?;
-    let closing = log.clone();
+    let closing = engine.clone();
     tokio::task::spawn_blocking(move || closing.close())
         .await
         .context("close panicked")?
         .context("final fsync failed: data written since the last fsync may be lost")?;
-    drop(log);
+    drop(engine);
     tracing::info!("shut down cleanly");
     Ok(())
 }

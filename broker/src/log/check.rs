@@ -27,7 +27,7 @@ pub enum Finding {
         /// What was wrong.
         reason: String,
     },
-    /// Damage in a sealed segment (never served by the broker).
+    /// Damage in a rolled segment (never served by the broker).
     Damaged {
         /// First bad byte.
         position: u64,
@@ -244,7 +244,7 @@ fn check_partition(
         }
         if !last && findings.is_empty() {
             // (A damaged segment's index cannot be judged past the damage.)
-            // The index of a sealed segment must hold exactly the entries a
+            // The index of a rolled segment must hold exactly the entries a
             // walk produces, whatever interval wrote it: check that every
             // entry names a batch start and that entries are a subsequence.
             let idx_path = dir.join(idx_name(base));

@@ -1,5 +1,5 @@
 //! Log compaction: for topics with `cleanup = compact`, keep only the newest
-//! batch per key in sealed segments, and drop tombstones (empty payload)
+//! batch per key in rolled segments, and drop tombstones (empty payload)
 //! once they are older than the grace period.
 //!
 //! Each rewritten segment is swapped in with steps that a crash at any point
@@ -17,14 +17,14 @@ use std::sync::Arc;
 use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
 use super::index::IndexBuilder;
-use super::partition::{Partition, remove_segment_files};
-use super::reader::{Continuity, ScanOptions, SegmentReader};
-use super::segment::{HARD_MAX_BATCH, Parts, SealedSegment, SegmentFile, Verification};
+use super::partition::{Partition, ScanCheck, ScanScope, remove_segment_files};
+use super::segment::{Parts, RolledSegment, SegmentFile, Verification};
 
 /// Decides whether a batch survives: `(key, base_offset, payload_len, timestamp_ns)`.
 type KeepFn<'a> = &'a dyn Fn(&[u8], u64, u32, u64) -> bool;
 
-/// A step of the swap, for fault-injection tests: compaction stops right after it.
+/// A step of the swap. With the `failpoints` feature a test can make
+/// compaction stop right after one (`failpoints::stop_compaction_after`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SwapStep {
     /// `.cleaned` written and fsynced.
@@ -48,20 +48,71 @@ pub struct CompactionReport {
     pub bytes_freed: u64,
 }
 
-/// Error returned when a fault-injection step stops compaction.
-fn interrupted(step: SwapStep) -> StorageError {
-    StorageError::Config(format!(
-        "compaction interrupted after {step:?} (fault injection)"
-    ))
+/// Fault injection for tests, compiled only with the `failpoints` feature
+/// (which only this crate's dev-dependency on itself enables).
+#[cfg(feature = "failpoints")]
+pub mod failpoints {
+    use std::cell::Cell;
+
+    use super::SwapStep;
+
+    thread_local! {
+        // Per thread: tests in one binary run in parallel, and a test's
+        // compaction runs on the test's own thread.
+        static STOP_AFTER: Cell<Option<SwapStep>> = const { Cell::new(None) };
+    }
+
+    /// While the guard lives, compaction on this thread stops right after
+    /// `step` with an error, leaving the files as a crash there would; it
+    /// also stops after the first segment it changes.
+    pub fn stop_compaction_after(step: SwapStep) -> StopGuard {
+        StopGuard {
+            previous: STOP_AFTER.replace(Some(step)),
+        }
+    }
+
+    /// Disarms [`stop_compaction_after`] when dropped.
+    #[derive(Debug)]
+    #[must_use = "the failpoint is disarmed when the guard is dropped"]
+    pub struct StopGuard {
+        previous: Option<SwapStep>,
+    }
+
+    impl Drop for StopGuard {
+        fn drop(&mut self) {
+            STOP_AFTER.set(self.previous);
+        }
+    }
+
+    pub(super) fn armed() -> Option<SwapStep> {
+        STOP_AFTER.get()
+    }
+}
+
+/// The armed failpoint step, if any (always `None` without the feature).
+fn armed_step() -> Option<SwapStep> {
+    #[cfg(feature = "failpoints")]
+    return failpoints::armed();
+    #[cfg(not(feature = "failpoints"))]
+    None
+}
+
+/// Stop here, as a crash right after `step` would, when a test armed it.
+fn failpoint(step: SwapStep) -> Result<()> {
+    if armed_step() == Some(step) {
+        return Err(StorageError::Config(format!(
+            "compaction interrupted after {step:?} (fault injection)"
+        )));
+    }
+    Ok(())
 }
 
 impl Partition {
-    /// Compact the sealed segments once. `stop_after` injects a crash after a
-    /// swap step (tests); pass `None` in production.
-    pub fn compact(&self, now_ns: u64, stop_after: Option<SwapStep>) -> Result<CompactionReport> {
-        let sealed = self.sealed_segments();
+    /// Compact the rolled segments once.
+    pub fn compact(&self, now_ns: u64) -> Result<CompactionReport> {
+        let rolled = self.rolled_segments();
         let mut report = CompactionReport::default();
-        if sealed.is_empty() {
+        if rolled.is_empty() {
             return Ok(report);
         }
         let opts = self.options();
@@ -73,32 +124,36 @@ impl Partition {
                 latest.insert(key.to_vec(), base);
             }
         };
-        for seg in &sealed {
+        for seg in &rolled {
             let v = seg.verify(opts.index_interval_bytes, &mut scratch)?;
             if !v.bad.is_empty() {
                 // Never rewrite around damage: the corrupt range stays fenced as it is.
                 continue;
             }
-            scan_keys(&seg.file, seg.size, &mut scratch, &mut note)?;
+            self.scan_batches(
+                ScanScope::Rolled(seg),
+                ScanCheck::Checked,
+                &mut scratch,
+                |b| {
+                    note(b.key(), b.header.base_offset);
+                    Ok(())
+                },
+            )?;
         }
         // In the active segment only durable batches count: a newer value
         // still waiting for its fsync may be lost in a crash, and the older
-        // value it would supersede must survive that. (Sealed segments are
+        // value it would supersede must survive that. (Rolled segments are
         // durable by the roll invariant.)
         let durable = self.synced_offset();
-        let (active_file, active_size) = self.active_snapshot();
-        for_each_batch(&active_file, active_size, &mut scratch, |h, bytes| {
-            if h.next_offset().is_some_and(|end| end <= durable) {
-                note(
-                    &bytes[hermit_protocol::record::HEADER_LEN..][..h.key_len as usize],
-                    h.base_offset,
-                );
+        self.scan_batches(ScanScope::Active, ScanCheck::Checked, &mut scratch, |b| {
+            if b.header.next_offset().is_some_and(|end| end <= durable) {
+                note(b.key(), b.header.base_offset);
             }
             Ok(())
         })?;
 
         let grace_ns = self.policy().delete_retention_ms.saturating_mul(1_000_000);
-        for seg in &sealed {
+        for seg in &rolled {
             if seg.verification().is_none_or(|v| !v.bad.is_empty()) {
                 continue;
             }
@@ -110,8 +165,9 @@ impl Partition {
                 let expired_tombstone = payload_len == 0 && ts.saturating_add(grace_ns) < now_ns;
                 newest && !expired_tombstone
             };
-            let changed = self.rewrite(seg, &keep, &mut scratch, stop_after, &mut report)?;
-            if changed && stop_after.is_some() {
+            let changed = self.rewrite(seg, &keep, &mut scratch, &mut report)?;
+            // An armed failpoint tests one swap: one segment is enough.
+            if changed && armed_step().is_some() {
                 return Ok(report);
             }
         }
@@ -121,18 +177,17 @@ impl Partition {
     /// Rewrite one segment keeping only what `keep` accepts. Returns whether it changed.
     fn rewrite(
         &self,
-        seg: &Arc<SealedSegment>,
+        seg: &Arc<RolledSegment>,
         keep: KeepFn<'_>,
         scratch: &mut Vec<u8>,
-        stop_after: Option<SwapStep>,
         report: &mut CompactionReport,
     ) -> Result<bool> {
         let opts = self.options();
         // First pass: is there anything to drop?
         let mut drop_count = 0u64;
-        for_each_batch(&seg.file, seg.size, scratch, |h, bytes| {
-            let key = &bytes[hermit_protocol::record::HEADER_LEN..][..h.key_len as usize];
-            if !keep(key, h.base_offset, h.payload_len, h.timestamp_ns) {
+        self.scan_batches(ScanScope::Rolled(seg), ScanCheck::Checked, scratch, |b| {
+            let h = &b.header;
+            if !keep(b.key(), h.base_offset, h.payload_len, h.timestamp_ns) {
                 drop_count += 1;
             }
             Ok(())
@@ -156,12 +211,12 @@ impl Partition {
         let mut index = IndexBuilder::new(seg.base, opts.index_interval_bytes);
         let mut pos = 0u64;
         let mut max_ts = 0;
-        for_each_batch(&seg.file, seg.size, scratch, |h, bytes| {
-            let key = &bytes[hermit_protocol::record::HEADER_LEN..][..h.key_len as usize];
-            if keep(key, h.base_offset, h.payload_len, h.timestamp_ns) {
-                w.write_all(bytes).ctx("write", &cleaned_path)?;
+        self.scan_batches(ScanScope::Rolled(seg), ScanCheck::Checked, scratch, |b| {
+            let h = &b.header;
+            if keep(b.key(), h.base_offset, h.payload_len, h.timestamp_ns) {
+                w.write_all(b.bytes).ctx("write", &cleaned_path)?;
                 index.observe(h.base_offset, pos);
-                pos += bytes.len() as u64;
+                pos += b.bytes.len() as u64;
                 max_ts = max_ts.max(h.timestamp_ns);
             }
             Ok(())
@@ -171,9 +226,7 @@ impl Partition {
             .map_err(|e| StorageError::io("write", &cleaned_path, e.into_error()))?;
         out.sync_all().ctx("fsync", &cleaned_path)?;
         drop(out);
-        if stop_after == Some(SwapStep::WroteCleaned) {
-            return Err(interrupted(SwapStep::WroteCleaned));
-        }
+        failpoint(SwapStep::WroteCleaned)?;
         report.segments_rewritten += 1;
         report.batches_removed += drop_count;
         report.bytes_freed += seg.size - pos;
@@ -183,7 +236,7 @@ impl Partition {
             fs::remove_file(&cleaned_path).ctx("remove", &cleaned_path)?;
             remove_segment_files(seg)?;
             fsutil::fsync_dir(dir)?;
-            self.replace_sealed(seg, None);
+            self.replace_rolled(seg, None);
             tracing::info!(
                 topic = self.topic(),
                 partition = self.id(),
@@ -198,23 +251,17 @@ impl Partition {
             Err(e) => return Err(StorageError::io("remove index", &seg.idx_path, e)),
         }
         fsutil::fsync_dir(dir)?;
-        if stop_after == Some(SwapStep::RemovedOldIndex) {
-            return Err(interrupted(SwapStep::RemovedOldIndex));
-        }
+        failpoint(SwapStep::RemovedOldIndex)?;
         fs::rename(&cleaned_path, &seg.file.path)
             .ctx("rename compacted segment", &seg.file.path)?;
         fsutil::fsync_dir(dir)?;
-        if stop_after == Some(SwapStep::Renamed) {
-            return Err(interrupted(SwapStep::Renamed));
-        }
+        failpoint(SwapStep::Renamed)?;
         let index = index.finish();
         index.write(&seg.idx_path)?;
-        if stop_after == Some(SwapStep::WroteIndex) {
-            return Err(interrupted(SwapStep::WroteIndex));
-        }
+        failpoint(SwapStep::WroteIndex)?;
         let file = File::open(&seg.file.path).ctx("open segment", &seg.file.path)?;
         // Written from batches checked by the compaction scan.
-        let new = SealedSegment::sealed(
+        let new = RolledSegment::rolled(
             Parts {
                 base: seg.base,
                 end_offset: seg.end_offset,
@@ -230,7 +277,7 @@ impl Partition {
             },
             Verification::default(),
         );
-        self.replace_sealed(seg, Some(Arc::new(new)));
+        self.replace_rolled(seg, Some(Arc::new(new)));
         tracing::info!(
             topic = self.topic(),
             partition = self.id(),
@@ -242,37 +289,4 @@ impl Partition {
         );
         Ok(true)
     }
-}
-
-/// Scan every batch of a (verified) segment with its bytes.
-fn for_each_batch(
-    file: &SegmentFile,
-    size: u64,
-    scratch: &mut Vec<u8>,
-    mut f: impl FnMut(&hermit_protocol::RecordHeader, &[u8]) -> Result<()>,
-) -> Result<()> {
-    let mut opts = ScanOptions::verify(Continuity::Unchecked, HARD_MAX_BATCH);
-    opts.verify_crc = false; // verified already
-    opts.want_bytes = true;
-    let mut reader = SegmentReader::new(&file.file, &file.path, 0, size, opts, scratch);
-    while let Some(b) = reader.next_batch()? {
-        let bytes = b.bytes.expect("invariant: want_bytes scans return bytes");
-        f(&b.header, bytes)?;
-    }
-    Ok(())
-}
-
-fn scan_keys(
-    file: &SegmentFile,
-    size: u64,
-    scratch: &mut Vec<u8>,
-    note: &mut impl FnMut(&[u8], u64),
-) -> Result<()> {
-    for_each_batch(file, size, scratch, |h, bytes| {
-        note(
-            &bytes[hermit_protocol::record::HEADER_LEN..][..h.key_len as usize],
-            h.base_offset,
-        );
-        Ok(())
-    })
 }

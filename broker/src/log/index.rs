@@ -5,8 +5,8 @@
 //! the segment and then one for the first batch starting at least
 //! `index_interval_bytes` after the previous entry. Lookups binary-search for
 //! the last entry at or before an offset, then walk batch headers from there.
-//! Sealed segments' indexes are memory-mapped; the active segment's lives in
-//! memory and is written (atomically) when the segment is sealed.
+//! Rolled segments' indexes are memory-mapped; the active segment's lives in
+//! memory and is written (atomically) when the segment is rolled.
 
 use std::fs::File;
 use std::path::Path;

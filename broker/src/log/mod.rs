@@ -4,7 +4,7 @@
 //! # Layout
 //! - [`reader`]: the segment reader, the only way to scan a log file.
 //! - [`index`]: the sparse, memory-mapped offset index.
-//! - [`segment`]: file naming, sealed segments, verification.
+//! - [`segment`]: file naming, rolled segments, verification.
 //! - [`partition`]: append, zero-copy reads, group-commit fsync, recovery, retention.
 //! - [`check`]: offline, read-only verification and dump of a data directory.
 //! - [`compaction`]: keep the newest batch per key, with an atomic swap.
@@ -43,16 +43,12 @@ use hermit_protocol::{Cleanup, TopicName};
 use serde::{Deserialize, Serialize};
 
 pub use error::{Corruption, Result, StorageError};
-pub use partition::{Appended, FileRange, Partition, ReadOutcome};
+pub use partition::{Appended, FileRange, Partition, ReadOutcome, ScanCheck, ScanScope};
 
 use crate::config::{Config, FsyncPolicy, Limit, RecoveryMode, VerifySealed};
-use crate::offsets::OffsetStore;
 use error::IoContext;
 use lock::DirLock;
 use sync::SyncQueue;
-
-/// Name of the internal topic holding consumer-group offsets.
-pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
 
 /// The storage settings of a broker (a subset of [`Config`]).
 #[derive(Debug, Clone)]
@@ -219,7 +215,9 @@ impl Topic {
     }
 }
 
-/// The whole storage engine of one broker.
+/// The log of one broker: its topics and their partitions. It knows no
+/// consumer groups; [`Engine`](crate::engine::Engine) keeps their offsets
+/// above it, in one of its topics.
 pub struct Log {
     dir: PathBuf,
     opts: Arc<LogOptions>,
@@ -228,7 +226,6 @@ pub struct Log {
     admin: Mutex<()>,
     sync: Arc<SyncQueue>,
     sync_thread: Mutex<Option<JoinHandle<()>>>,
-    offsets: OffsetStore,
     stop: Arc<AtomicBool>,
     _lock: DirLock,
 }
@@ -282,60 +279,6 @@ impl Log {
             topics.insert(name, Arc::new(topic));
         }
         fsutil::fsync_dir(&topics_dir)?;
-        let offsets_topic = match topics.get(OFFSETS_TOPIC) {
-            Some(t) => t.clone(),
-            None => {
-                let file = TopicFile {
-                    partitions: 1,
-                    cleanup: CleanupName::Compact,
-                    retention_ms: None,
-                    retention_bytes: None,
-                };
-                let t = Arc::new(Self::create_topic_files(
-                    &topics_dir,
-                    OFFSETS_TOPIC,
-                    file,
-                    &opts,
-                    &sync,
-                )?);
-                topics.insert(OFFSETS_TOPIC.to_owned(), t.clone());
-                t
-            }
-        };
-        let offsets = OffsetStore::load(offsets_topic.partitions[0].clone())?;
-        // Offsets of a topic that does not exist are left over from a
-        // deletion cut short by a crash: the topic's removal (a directory
-        // rename) was durable, the tombstones written after it were not.
-        // Forget them now, or a topic created later under that name would
-        // inherit them. (A commit creates its topic, so no other path leaves
-        // offsets without a topic.)
-        let mut orphaned: Vec<String> = offsets
-            .all()
-            .into_iter()
-            .map(|(_, topic, _, _)| topic)
-            .filter(|t| !topics.contains_key(t))
-            .collect();
-        orphaned.sort_unstable();
-        orphaned.dedup();
-        for topic in orphaned {
-            tracing::warn!(%topic, "forgetting the offsets of a deleted topic");
-            offsets.forget_topic(&topic)?;
-        }
-        // A committed offset may not be ahead of its log (the log may have
-        // lost an unsynced tail in a crash under fsync = interval or never).
-        for (group, topic, partition, offset) in offsets.all() {
-            let end = topics
-                .get(&topic)
-                .and_then(|t| t.partitions.get(partition as usize))
-                .map(|p| p.next_offset());
-            if let Some(end) = end
-                && offset > end
-            {
-                tracing::warn!(%group, %topic, partition, committed = offset, log_end = end,
-                    "committed offset is ahead of the log; clamping it to the log end");
-                offsets.commit(&group, &topic, partition, end)?;
-            }
-        }
         let sync_thread = sync.start(opts.fsync);
         Ok(Log {
             dir: dir.to_path_buf(),
@@ -344,7 +287,6 @@ impl Log {
             admin: Mutex::new(()),
             sync,
             sync_thread: Mutex::new(sync_thread),
-            offsets,
             stop: Arc::new(AtomicBool::new(false)),
             _lock: lock,
         })
@@ -426,11 +368,6 @@ impl Log {
     /// The storage options.
     pub fn options(&self) -> &LogOptions {
         &self.opts
-    }
-
-    /// The consumer-group offsets store.
-    pub fn offsets(&self) -> &OffsetStore {
-        &self.offsets
     }
 
     /// Watch the group-commit generation (changes after every fsync round).
@@ -547,14 +484,17 @@ impl Log {
         Ok(topic)
     }
 
-    /// Delete a topic: it disappears at once (renamed into `trash/`, then removed)
-    /// and its consumer-group offsets are forgotten.
-    pub fn delete_topic(&self, name: &str) -> Result<()> {
-        if name == OFFSETS_TOPIC {
-            return Err(StorageError::Config(format!(
-                "{OFFSETS_TOPIC} cannot be deleted"
-            )));
-        }
+    /// Delete a topic: it disappears at once (renamed into `trash/`, then
+    /// removed). Then `before_reuse` runs, while the name cannot be created
+    /// again: what a layer above keeps per topic (group offsets, see
+    /// [`Engine::delete_topic`](crate::engine::Engine::delete_topic)) is
+    /// dropped there, so a topic created later under the name inherits
+    /// nothing. Its error is returned; the topic is gone either way.
+    pub fn delete_topic(
+        &self,
+        name: &str,
+        before_reuse: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
         let _admin = self.admin.lock().unwrap_or_else(|p| p.into_inner());
         let topic = self
             .topics
@@ -577,30 +517,9 @@ impl Log {
         if let Err(e) = fs::remove_dir_all(&dest) {
             tracing::warn!(dir = %dest.display(), error = %e, "could not empty the trash; it is emptied at the next start");
         }
-        self.offsets.forget_topic(name)?;
+        before_reuse()?;
         tracing::info!(topic = name, "deleted topic");
         Ok(())
-    }
-
-    /// Commit `offset` for a group; refused if it is ahead of the partition's
-    /// high watermark. Returns the append in `__consumer_offsets` so the
-    /// caller can wait for it to be durable.
-    pub fn commit(
-        &self,
-        group: &str,
-        topic: &str,
-        partition: u32,
-        offset: u64,
-    ) -> Result<Appended> {
-        let p = self.partition(topic, partition, true)?;
-        let hw = p.high_watermark();
-        if offset > hw {
-            return Err(StorageError::OffsetAheadOfLog {
-                offset,
-                high_watermark: hw,
-            });
-        }
-        self.offsets.commit(group, topic, partition, offset)
     }
 
     /// Run retention and compaction over every partition once.
@@ -612,7 +531,7 @@ impl Log {
                 }
                 p.enforce_retention(now_ns)?;
                 if topic.policy.cleanup == Cleanup::Compact {
-                    p.compact(now_ns, None)?;
+                    p.compact(now_ns)?;
                 }
             }
         }

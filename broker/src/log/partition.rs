@@ -20,9 +20,9 @@ use tokio::sync::watch;
 use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
 use super::index::IndexBuilder;
-use super::reader::{self, Continuity, ScanOptions, SegmentReader};
+use super::reader::{self, Continuity, ScanOptions, SegmentReader, WholeBatch};
 use super::segment::{
-    self, HARD_MAX_BATCH, SealedSegment, SegmentFile, Verification, idx_name, log_name,
+    self, HARD_MAX_BATCH, RolledSegment, SegmentFile, Verification, idx_name, log_name,
 };
 use super::sync::SyncQueue;
 use super::{LogOptions, TopicPolicy};
@@ -79,7 +79,33 @@ pub enum ReadOutcome {
     },
     /// The range lies in a segment from before this start that has not been
     /// CRC-verified yet: call [`Partition::verify_segment`] (blocking) and retry.
-    Unverified(Arc<SealedSegment>),
+    Unverified(Arc<RolledSegment>),
+}
+
+/// Which segments [`Partition::scan_batches`] reads.
+#[derive(Debug, Clone, Copy)]
+pub enum ScanScope<'a> {
+    /// Every segment: the rolled ones oldest first, then the active one up
+    /// to what is written when the scan starts.
+    All,
+    /// One rolled segment, whole.
+    Rolled(&'a RolledSegment),
+    /// The active segment, up to what is written when the scan starts.
+    Active,
+}
+
+/// How [`Partition::scan_batches`] checks what it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanCheck {
+    /// Bytes this broker checked already — rolled segments it verified, the
+    /// active segment (every batch was CRC-checked on append or at
+    /// recovery): headers and lengths only, no CRC; damage is an error.
+    Checked,
+    /// CRC-check every batch. At damage the rest of that segment is skipped
+    /// (never yielded) and reported, and the scan goes on with the next
+    /// segment: for readers that must start even on a damaged log, whose
+    /// damage the partition's own verification fences and reports.
+    SkipDamaged,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -102,7 +128,7 @@ struct Active {
 }
 
 struct Inner {
-    sealed: Vec<Arc<SealedSegment>>,
+    rolled: Vec<Arc<RolledSegment>>,
     active: Active,
     log_start: u64,
     next_offset: u64,
@@ -215,11 +241,11 @@ impl Partition {
             fs::remove_file(&path).ctx("remove orphan index", &path)?;
         }
         let mut scratch = Vec::new();
-        let mut sealed = Vec::new();
+        let mut rolled = Vec::new();
         if let Some((&last, rest)) = bases.split_last() {
             for (i, &base) in rest.iter().enumerate() {
                 let end = bases[i + 1];
-                let seg = SealedSegment::open(
+                let seg = RolledSegment::open(
                     &dir,
                     base,
                     end,
@@ -240,7 +266,7 @@ impl Partition {
                         });
                     }
                 }
-                sealed.push(Arc::new(seg));
+                rolled.push(Arc::new(seg));
             }
             let _ = last;
         }
@@ -249,12 +275,12 @@ impl Partition {
         let (mut active, mut next_offset, bad) =
             Self::recover_active(&dir, active_base, &opts, topic, id)?;
         if !bad.is_empty() {
-            // Seal the damaged segment with its fenced ranges, so the sealed
+            // Roll over the damaged segment with its fenced ranges, so the rolled
             // segments' fencing serves it, and write on in a fresh segment.
             let idx_path = dir.join(idx_name(active.base));
             let index = active.index.clone().finish();
             index.write(&idx_path)?;
-            sealed.push(Arc::new(SealedSegment::sealed(
+            rolled.push(Arc::new(RolledSegment::rolled(
                 segment::Parts {
                     base: active.base,
                     end_offset: next_offset,
@@ -270,7 +296,7 @@ impl Partition {
             let fresh = Self::recover_active(&dir, next_offset, &opts, topic, id)?;
             (active, next_offset) = (fresh.0, fresh.1);
         }
-        let log_start = sealed.first().map_or(active.base, |s| s.base);
+        let log_start = rolled.first().map_or(active.base, |s| s.base);
         let size = active.size;
         let visible = Visible {
             offset: next_offset,
@@ -285,7 +311,7 @@ impl Partition {
             opts,
             policy,
             inner: Mutex::new(Inner {
-                sealed,
+                rolled,
                 active,
                 log_start,
                 next_offset,
@@ -588,7 +614,7 @@ impl Partition {
         self.queued.store(false, Ordering::SeqCst);
     }
 
-    /// Seal the active segment and start a new one at the next offset.
+    /// Roll the active segment over: start a new one at the next offset.
     /// The old segment is fsynced and its index written before the new file
     /// exists, keeping "only the active segment may be torn" true.
     fn roll(&self, inner: &mut Inner) -> Result<()> {
@@ -614,7 +640,7 @@ impl Partition {
         };
         let old = std::mem::replace(&mut inner.active, new);
         // Every batch of it was CRC-checked on append.
-        inner.sealed.push(Arc::new(SealedSegment::sealed(
+        inner.rolled.push(Arc::new(RolledSegment::rolled(
             segment::Parts {
                 base: old.base,
                 end_offset: new_base,
@@ -643,7 +669,7 @@ impl Partition {
         Ok(())
     }
 
-    /// Seal the active segment now, if it holds anything (operators, tests).
+    /// Roll the active segment over now, if it holds anything (operators, tests).
     pub fn force_roll(&self) -> Result<()> {
         let mut inner = self.lock();
         if let Some(reason) = &inner.failed {
@@ -773,23 +799,23 @@ impl Partition {
         after_base: Option<u64>,
     ) -> Result<Planned> {
         // The segment holding `offset`, or (after a hole) the first one after `after_base`.
-        let pick_sealed = match after_base {
+        let pick_rolled = match after_base {
             None => {
-                let i = inner.sealed.partition_point(|s| s.base <= offset);
+                let i = inner.rolled.partition_point(|s| s.base <= offset);
                 match i.checked_sub(1) {
-                    Some(j) if inner.sealed[j].end_offset > offset => Some(j),
+                    Some(j) if inner.rolled[j].end_offset > offset => Some(j),
                     // In no segment (one emptied by compaction was removed):
                     // the next segment's first batch follows the offset.
-                    _ if i < inner.sealed.len() => Some(i),
+                    _ if i < inner.rolled.len() => Some(i),
                     _ => None,
                 }
             }
-            Some(b) => inner.sealed.iter().position(|s| s.base > b),
+            Some(b) => inner.rolled.iter().position(|s| s.base > b),
         };
         let visible = inner.visible;
         let limit = |p0: u64| p0.saturating_add(u64::from(max_bytes));
-        if let Some(i) = pick_sealed {
-            let seg = &inner.sealed[i];
+        if let Some(i) = pick_rolled {
+            let seg = &inner.rolled[i];
             let Some(verification) = seg.verification() else {
                 return Ok(Planned::Unverified(seg.clone()));
             };
@@ -913,55 +939,55 @@ impl Partition {
     }
 
     /// CRC-verify a segment opened at start (blocking; run off the async runtime).
-    pub fn verify_segment(&self, seg: &SealedSegment) -> Result<()> {
+    pub fn verify_segment(&self, seg: &RolledSegment) -> Result<()> {
         let mut scratch = Vec::new();
         seg.verify(self.opts.index_interval_bytes, &mut scratch)
             .map(|_| ())
     }
 
-    /// Sealed segments not yet verified (for the background verifier).
-    pub fn unverified_segments(&self) -> Vec<Arc<SealedSegment>> {
+    /// Rolled segments not yet verified (for the background verifier).
+    pub fn unverified_segments(&self) -> Vec<Arc<RolledSegment>> {
         self.lock()
-            .sealed
+            .rolled
             .iter()
             .filter(|s| s.verification().is_none())
             .cloned()
             .collect()
     }
 
-    /// Corrupt ranges found so far in sealed segments.
+    /// Corrupt ranges found so far in rolled segments.
     pub fn corrupt_ranges(&self) -> Vec<segment::BadRange> {
         self.lock()
-            .sealed
+            .rolled
             .iter()
             .filter_map(|s| s.verification())
             .flat_map(|v: &Verification| v.bad.iter().copied())
             .collect()
     }
 
-    /// Number of segments (sealed plus the active one).
+    /// Number of segments (rolled plus the active one).
     pub fn segment_count(&self) -> usize {
-        self.lock().sealed.len() + 1
+        self.lock().rolled.len() + 1
     }
 
     /// Total bytes of all segments.
     pub fn size_bytes(&self) -> u64 {
         let inner = self.lock();
-        inner.sealed.iter().map(|s| s.size).sum::<u64>() + inner.active.size
+        inner.rolled.iter().map(|s| s.size).sum::<u64>() + inner.active.size
     }
 
-    /// Delete whole sealed segments past the retention limits (age from the
+    /// Delete whole rolled segments past the retention limits (age from the
     /// batches' timestamps, size over all segments). Returns how many went.
     pub fn enforce_retention(&self, now_ns: u64) -> Result<usize> {
         let retention_ns = self.policy.retention_ms.saturating_mul(1_000_000);
         let retention_bytes = self.policy.retention_bytes;
-        let doomed: Vec<Arc<SealedSegment>> = {
+        let doomed: Vec<Arc<RolledSegment>> = {
             let mut inner = self.lock();
             let mut total: u64 =
-                inner.sealed.iter().map(|s| s.size).sum::<u64>() + inner.active.size;
+                inner.rolled.iter().map(|s| s.size).sum::<u64>() + inner.active.size;
             let mut n = 0;
             if self.policy.cleanup == Cleanup::Delete {
-                for seg in &inner.sealed {
+                for seg in &inner.rolled {
                     let too_old = self.policy.retention_ms != u64::MAX
                         && seg.max_timestamp().saturating_add(retention_ns) < now_ns;
                     let too_big =
@@ -973,9 +999,9 @@ impl Partition {
                     n += 1;
                 }
             }
-            let doomed: Vec<_> = inner.sealed.drain(..n).collect();
+            let doomed: Vec<_> = inner.rolled.drain(..n).collect();
             if n > 0 {
-                inner.log_start = inner.sealed.first().map_or(inner.active.base, |s| s.base);
+                inner.log_start = inner.rolled.first().map_or(inner.active.base, |s| s.base);
             }
             doomed
         };
@@ -992,34 +1018,82 @@ impl Partition {
         Ok(doomed.len())
     }
 
-    /// The active segment's file and its written size (a scan bound).
-    pub(crate) fn active_snapshot(&self) -> (Arc<SegmentFile>, u64) {
-        let inner = self.lock();
-        (inner.active.file.clone(), inner.active.size)
-    }
-
-    /// Sealed segments, oldest first (compaction and tools).
-    pub(crate) fn sealed_segments(&self) -> Vec<Arc<SealedSegment>> {
-        self.lock().sealed.clone()
-    }
-
-    /// Replace sealed segment `old` (by identity) with `new`, or drop it when
-    /// `new` is `None`. Returns false if `old` is no longer in the list.
-    pub(crate) fn replace_sealed(
+    /// Call `f` with every whole batch of the segments `scope` names, in
+    /// log order, bytes included — read through the one segment reader,
+    /// checked as `check` says. `scratch` is the read buffer (reuse it).
+    /// The segments are those of the moment the scan starts; batches
+    /// appended after it are not seen. An error `f` returns ends the scan.
+    pub fn scan_batches(
         &self,
-        old: &Arc<SealedSegment>,
-        new: Option<Arc<SealedSegment>>,
+        scope: ScanScope<'_>,
+        check: ScanCheck,
+        scratch: &mut Vec<u8>,
+        mut f: impl FnMut(&WholeBatch<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let spans: Vec<(Arc<SegmentFile>, u64)> = match scope {
+            ScanScope::All => {
+                let inner = self.lock();
+                inner
+                    .rolled
+                    .iter()
+                    .map(|s| (s.file.clone(), s.size))
+                    .chain(std::iter::once((
+                        inner.active.file.clone(),
+                        inner.active.size,
+                    )))
+                    .collect()
+            }
+            ScanScope::Rolled(seg) => vec![(seg.file.clone(), seg.size)],
+            ScanScope::Active => {
+                let inner = self.lock();
+                vec![(inner.active.file.clone(), inner.active.size)]
+            }
+        };
+        for (file, size) in spans {
+            let mut opts = ScanOptions::verify(Continuity::Unchecked, HARD_MAX_BATCH);
+            opts.verify_crc = check == ScanCheck::SkipDamaged;
+            let mut reader = SegmentReader::new(&file.file, &file.path, 0, size, opts, scratch);
+            loop {
+                match reader.next_whole_batch() {
+                    Ok(Some(b)) => f(&b)?,
+                    Ok(None) => break,
+                    Err(e) if check == ScanCheck::SkipDamaged => {
+                        tracing::error!(
+                            topic = %self.topic, partition = self.id,
+                            segment = %file.path.display(), error = %e,
+                            "damaged segment; the scan skips its rest"
+                        );
+                        break;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Rolled segments, oldest first (compaction and tools).
+    pub(crate) fn rolled_segments(&self) -> Vec<Arc<RolledSegment>> {
+        self.lock().rolled.clone()
+    }
+
+    /// Replace rolled segment `old` (by identity) with `new`, or drop it when
+    /// `new` is `None`. Returns false if `old` is no longer in the list.
+    pub(crate) fn replace_rolled(
+        &self,
+        old: &Arc<RolledSegment>,
+        new: Option<Arc<RolledSegment>>,
     ) -> bool {
         let mut inner = self.lock();
-        let Some(i) = inner.sealed.iter().position(|s| Arc::ptr_eq(s, old)) else {
+        let Some(i) = inner.rolled.iter().position(|s| Arc::ptr_eq(s, old)) else {
             return false;
         };
         match new {
-            Some(seg) => inner.sealed[i] = seg,
+            Some(seg) => inner.rolled[i] = seg,
             None => {
-                inner.sealed.remove(i);
+                inner.rolled.remove(i);
                 if i == 0 {
-                    inner.log_start = inner.sealed.first().map_or(inner.active.base, |s| s.base);
+                    inner.log_start = inner.rolled.first().map_or(inner.active.base, |s| s.base);
                 }
             }
         }
@@ -1044,7 +1118,7 @@ impl Partition {
 }
 
 /// Unlink a segment's log and index (readers holding it keep their open file).
-pub(crate) fn remove_segment_files(seg: &SealedSegment) -> Result<()> {
+pub(crate) fn remove_segment_files(seg: &RolledSegment) -> Result<()> {
     match fs::remove_file(&seg.idx_path) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -1055,7 +1129,7 @@ pub(crate) fn remove_segment_files(seg: &SealedSegment) -> Result<()> {
 
 enum Planned {
     Plan(Plan),
-    Unverified(Arc<SealedSegment>),
+    Unverified(Arc<RolledSegment>),
 }
 
 struct Plan {

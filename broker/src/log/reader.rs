@@ -3,9 +3,10 @@
 //! It walks batches from a position, checking each header, its length
 //! against the file, offset continuity and (optionally) the CRC, and stops
 //! at the first batch that fails — reporting where and why. Recovery,
-//! verification of sealed segments, index rebuilds, compaction, the offsets
-//! store and the offline `hermit log check` all scan through it, so they
-//! agree on what a valid log is.
+//! verification of rolled segments, index rebuilds, the offline `hermit log
+//! check` and [`Partition::scan_batches`](super::Partition::scan_batches)
+//! (what compaction and the offsets store read a partition with) all scan
+//! through it, so they agree on what a valid log is.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -39,8 +40,6 @@ pub struct ScanOptions {
     pub offset_limit: Option<u64>,
     /// Largest batch length accepted; anything longer is corruption.
     pub max_batch_len: u64,
-    /// Return each batch's bytes (the buffer grows to fit a batch).
-    pub want_bytes: bool,
     /// Read buffer size.
     pub buffer: usize,
 }
@@ -53,7 +52,6 @@ impl ScanOptions {
             continuity,
             offset_limit: None,
             max_batch_len,
-            want_bytes: false,
             buffer: 1 << 20,
         }
     }
@@ -65,31 +63,51 @@ impl ScanOptions {
             continuity: Continuity::Unchecked,
             offset_limit: None,
             max_batch_len,
-            want_bytes: false,
             buffer: 8 * 1024,
         }
     }
 }
 
-/// One valid batch found by a scan.
-#[derive(Debug)]
-pub struct ScannedBatch<'r> {
+/// One valid batch found by [`SegmentReader::next_batch`]: where it is and
+/// its header.
+#[derive(Debug, Clone, Copy)]
+pub struct ScannedBatch {
     /// File position of the batch.
     pub position: u64,
     /// Its header.
     pub header: RecordHeader,
-    /// Its bytes, when the scan was asked for them.
-    pub bytes: Option<&'r [u8]>,
 }
 
-impl ScannedBatch<'_> {
+impl ScannedBatch {
     /// File position just after the batch.
     pub fn end(&self) -> u64 {
         self.position + self.header.batch_len()
     }
 }
 
-/// A scan over one segment file. Call [`SegmentReader::next_batch`] until it
+/// One valid batch found by [`SegmentReader::next_whole_batch`], with its
+/// bytes (borrowed from the reader's buffer until the next call).
+#[derive(Debug)]
+pub struct WholeBatch<'r> {
+    /// File position of the batch.
+    pub position: u64,
+    /// Its header.
+    pub header: RecordHeader,
+    /// The whole batch, header included, as stored.
+    pub bytes: &'r [u8],
+}
+
+impl WholeBatch<'_> {
+    /// The batch's key (empty for a keyless batch).
+    pub fn key(&self) -> &[u8] {
+        // In bounds: the reader yields a batch only when its bytes are
+        // exactly header + key + payload, as the header says.
+        &self.bytes[HEADER_LEN..HEADER_LEN + self.header.key_len as usize]
+    }
+}
+
+/// A scan over one segment file. Call [`SegmentReader::next_batch`] (headers)
+/// or [`SegmentReader::next_whole_batch`] (headers and bytes) until it
 /// returns `Ok(None)` (clean end) or an error ([`StorageError::Corrupt`] names
 /// the position where the valid log ends; the reader then stays finished).
 pub struct SegmentReader<'f> {
@@ -201,7 +219,28 @@ impl<'f> SegmentReader<'f> {
     }
 
     /// The next valid batch; `Ok(None)` at a clean end of file.
-    pub fn next_batch(&mut self) -> Result<Option<ScannedBatch<'_>>> {
+    pub fn next_batch(&mut self) -> Result<Option<ScannedBatch>> {
+        self.advance(false)
+    }
+
+    /// The next valid batch with its bytes (the buffer grows to hold the
+    /// batch); `Ok(None)` at a clean end of file.
+    pub fn next_whole_batch(&mut self) -> Result<Option<WholeBatch<'_>>> {
+        let Some(b) = self.advance(true)? else {
+            return Ok(None);
+        };
+        // `advance(true)` left the whole batch in the buffer: no read here.
+        let bytes = self.ensure(b.position, b.header.batch_len() as usize)?;
+        Ok(Some(WholeBatch {
+            position: b.position,
+            header: b.header,
+            bytes,
+        }))
+    }
+
+    /// Check the next batch and move past it. With `whole`, the batch ends
+    /// up in the buffer in one piece (for [`Self::next_whole_batch`]).
+    fn advance(&mut self, whole: bool) -> Result<Option<ScannedBatch>> {
         if self.done || self.pos >= self.end {
             self.done = true;
             return Ok(None);
@@ -272,7 +311,7 @@ impl<'f> SegmentReader<'f> {
         }
         let len_usize = len as usize; // bounded by max_batch_len
         if self.opts.verify_crc {
-            let computed = if self.opts.want_bytes || len_usize <= self.buf.len() {
+            let computed = if whole || len_usize <= self.buf.len() {
                 let bytes = self.ensure(pos, len_usize)?;
                 crc32c::crc32c(&bytes[CRC_START..])
             } else {
@@ -300,16 +339,14 @@ impl<'f> SegmentReader<'f> {
         if self.expected.is_some() {
             self.expected = Some(batch_end);
         }
+        if whole {
+            // Load it now, so an error reading it is this batch's error.
+            self.ensure(pos, len_usize)?;
+        }
         self.pos = pos + len;
-        let bytes = if self.opts.want_bytes {
-            Some(self.ensure(pos, len_usize)?)
-        } else {
-            None
-        };
         Ok(Some(ScannedBatch {
             position: pos,
             header,
-            bytes,
         }))
     }
 }
@@ -435,6 +472,25 @@ mod tests {
         let (bases, err) = scan(&f, len, opts);
         assert_eq!(bases, [0, 3, 4]);
         assert!(err.is_none());
+    }
+
+    #[test]
+    fn whole_batches_are_the_stored_bytes_even_above_the_buffer_size() {
+        let batches = [batch(0, 3, 10), batch(3, 1, 100_000), batch(4, 2, 5)];
+        let (f, len) = file_with(&batches);
+        let mut opts = ScanOptions::verify(Continuity::Strict(0), 1 << 30);
+        opts.buffer = 4096; // smaller than the middle batch
+        let mut buf = Vec::new();
+        let mut r = SegmentReader::new(f.as_file(), f.path(), 0, len, opts, &mut buf);
+        let mut pos = 0;
+        for want in &batches {
+            let b = r.next_whole_batch().unwrap().expect("a batch");
+            assert_eq!(b.position, pos);
+            assert_eq!(b.bytes, &want[..]);
+            assert_eq!(b.key(), b"key");
+            pos += want.len() as u64;
+        }
+        assert!(r.next_whole_batch().unwrap().is_none());
     }
 
     #[test]

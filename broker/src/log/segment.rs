@@ -1,4 +1,4 @@
-//! Segment files: naming, the sealed-segment type and its verification.
+//! Segment files: naming, the rolled-segment type and its verification.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -59,7 +59,7 @@ impl SegmentFile {
     }
 }
 
-/// A byte and offset range of a sealed segment found corrupt: never served.
+/// A byte and offset range of a rolled segment found corrupt: never served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BadRange {
     /// First unreadable offset.
@@ -72,7 +72,7 @@ pub struct BadRange {
     pub to_pos: u64,
 }
 
-/// The result of CRC-verifying a sealed segment.
+/// The result of CRC-verifying a rolled segment.
 #[derive(Debug, Clone, Default)]
 pub struct Verification {
     /// Corrupt ranges (empty when the segment is intact).
@@ -86,14 +86,14 @@ pub struct Verification {
 
 impl Verification {
     /// The index reads of `seg` must use once it is verified.
-    pub fn index_for<'a>(&'a self, seg: &'a SealedSegment) -> &'a Index {
+    pub fn index_for<'a>(&'a self, seg: &'a RolledSegment) -> &'a Index {
         self.index.as_deref().unwrap_or(&seg.index)
     }
 }
 
-/// A sealed (read-only) segment.
+/// A rolled (read-only) segment.
 #[derive(Debug)]
-pub struct SealedSegment {
+pub struct RolledSegment {
     /// First offset the segment may hold.
     pub base: u64,
     /// The offset after the segment (the next segment's base).
@@ -116,7 +116,7 @@ pub struct SealedSegment {
     verified: OnceLock<Verification>,
 }
 
-/// What a sealed segment is made of, handed over when it is sealed or opened.
+/// What a rolled segment is made of, handed over when it is rolled or opened.
 #[derive(Debug)]
 pub struct Parts {
     /// First offset.
@@ -138,12 +138,12 @@ pub struct Parts {
     pub dense: bool,
 }
 
-impl SealedSegment {
-    /// A segment sealed by this process, with what is known of its contents:
+impl RolledSegment {
+    /// A segment rolled by this process, with what is known of its contents:
     /// `Verification::default()` when every batch was CRC-checked on append,
     /// or the result of the check (e.g. an active segment recovered with
     /// damage inside).
-    pub fn sealed(parts: Parts, verification: Verification) -> SealedSegment {
+    pub fn rolled(parts: Parts, verification: Verification) -> RolledSegment {
         let s = Self::unverified(parts);
         report(&s, &verification);
         let _ = s.verified.set(verification);
@@ -151,8 +151,8 @@ impl SealedSegment {
     }
 
     /// The segment, its contents not verified yet.
-    fn unverified(p: Parts) -> SealedSegment {
-        SealedSegment {
+    fn unverified(p: Parts) -> RolledSegment {
+        RolledSegment {
             base: p.base,
             end_offset: p.end_offset,
             size: p.size,
@@ -165,8 +165,8 @@ impl SealedSegment {
         }
     }
 
-    /// Open a segment sealed before this start. Loads (or rebuilds) its index;
-    /// verification of its contents is left to [`SealedSegment::verify`].
+    /// Open a segment rolled before this start. Loads (or rebuilds) its index;
+    /// verification of its contents is left to [`RolledSegment::verify`].
     /// `dense`: the topic is never compacted (see [`Parts::dense`]).
     pub fn open(
         dir: &Path,
@@ -175,7 +175,7 @@ impl SealedSegment {
         interval: u64,
         dense: bool,
         scratch: &mut Vec<u8>,
-    ) -> Result<SealedSegment> {
+    ) -> Result<RolledSegment> {
         let path = dir.join(log_name(base));
         let file = File::open(&path).ctx("open segment", &path)?;
         let size = file.metadata().ctx("stat segment", &path)?.len();
@@ -212,7 +212,7 @@ impl SealedSegment {
                     verify_scan(&file, base, end_offset, size, interval, dense, scratch)?;
                 let index = builder.finish();
                 index.write(&idx_path)?;
-                Self::sealed(
+                Self::rolled(
                     Parts {
                         base,
                         end_offset,
@@ -273,7 +273,7 @@ impl SealedSegment {
     }
 }
 
-fn report(seg: &SealedSegment, v: &Verification) {
+fn report(seg: &RolledSegment, v: &Verification) {
     for bad in &v.bad {
         tracing::error!(
             segment = %seg.file.path.display(),
@@ -281,7 +281,7 @@ fn report(seg: &SealedSegment, v: &Verification) {
             to_offset = bad.to_offset,
             from_byte = bad.from_pos,
             to_byte = bad.to_pos,
-            "corrupt range in a sealed segment: it will not be served"
+            "corrupt range in a rolled segment: it will not be served"
         );
     }
 }
@@ -332,7 +332,7 @@ pub fn max_end(base: u64) -> u64 {
     base.saturating_add(u64::from(u32::MAX))
 }
 
-/// Walk a sealed segment verifying every batch; on damage, resynchronise at
+/// Walk a rolled segment verifying every batch; on damage, resynchronise at
 /// the next valid batch ([`reader::find_resync`], as recovery does). Returns
 /// a fresh index builder, the verification result and the newest timestamp.
 ///

@@ -30,7 +30,8 @@ use tokio::time::Instant;
 use super::Shared;
 use super::outbox::Outbox;
 use crate::config::FsyncPolicy;
-use crate::log::{OFFSETS_TOPIC, Partition, ReadOutcome, StorageError};
+use crate::log::{Partition, ReadOutcome, StorageError};
+use crate::offsets::OFFSETS_TOPIC;
 
 /// Stop reading new requests while this many bytes of responses wait to be written.
 const OUT_HIGH_WATER: usize = 4 << 20;
@@ -495,11 +496,11 @@ impl State {
                 }
                 match self
                     .shared
-                    .log
+                    .engine
                     .commit(c.group, c.topic.as_str(), c.partition, c.offset)
                 {
                     Ok(a) => {
-                        let offsets = self.shared.log.offsets().partition().clone();
+                        let offsets = self.shared.engine.offsets_partition().clone();
                         if self.shared.log.options().fsync == FsyncPolicy::Never
                             || offsets.synced_offset() >= a.next_offset
                         {
@@ -517,11 +518,10 @@ impl State {
                 }
             }
             Request::Committed(c) => {
-                let offset =
-                    self.shared
-                        .log
-                        .offsets()
-                        .committed(c.group, c.topic.as_str(), c.partition);
+                let offset = self
+                    .shared
+                    .engine
+                    .committed(c.group, c.topic.as_str(), c.partition);
                 self.respond(corr, &ResponseBody::Committed { offset });
             }
             Request::Metadata(topic) => {
@@ -586,9 +586,9 @@ impl State {
                 }
             }
             Request::DeleteTopic(t) => {
-                let log = self.shared.log.clone();
+                let engine = self.shared.engine.clone();
                 let name = t.as_str().to_owned();
-                let res = tokio::task::spawn_blocking(move || log.delete_topic(&name))
+                let res = tokio::task::spawn_blocking(move || engine.delete_topic(&name))
                     .await
                     .unwrap_or_else(|e| {
                         Err(StorageError::Config(format!(

@@ -26,6 +26,7 @@ use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
 use crate::config::Config;
+use crate::engine::Engine;
 use crate::log::Log;
 
 /// Counters a running server keeps (read them with [`Server::metrics`]).
@@ -60,23 +61,29 @@ impl Metrics {
 
 /// What every connection shares.
 pub(crate) struct Shared {
+    /// Commits, committed offsets and topic deletion (which forgets offsets).
+    pub(crate) engine: Arc<Engine>,
+    /// The engine's log: the data path (produce, fetch, topics) goes
+    /// straight to storage.
     pub(crate) log: Arc<Log>,
     pub(crate) config: Config,
     pub(crate) limits: Limits,
     pub(crate) metrics: Arc<Metrics>,
 }
 
-/// The broker's TCP server over a [`Log`].
+/// The broker's TCP server over an [`Engine`].
 pub struct Server {
     shared: Arc<Shared>,
 }
 
 impl Server {
-    /// A server for `log` with the network settings of `config`.
-    pub fn new(log: Arc<Log>, config: Config) -> Server {
+    /// A server for `engine` with the network settings of `config`.
+    pub fn new(engine: Arc<Engine>, config: Config) -> Server {
+        let log = engine.log().clone();
         let limits = Limits::for_payload(config.max_payload, config.max_key);
         Server {
             shared: Arc::new(Shared {
+                engine,
                 log,
                 config,
                 limits,

@@ -15,9 +15,10 @@ use hermit_protocol::record::BatchBuilder;
 
 use crate::log::error::{Result, StorageError};
 use crate::log::partition::now_ns;
-use crate::log::reader::{Continuity, ScanOptions, SegmentReader};
-use crate::log::segment::HARD_MAX_BATCH;
-use crate::log::{Appended, Partition};
+use crate::log::{Appended, Partition, ScanCheck, ScanScope};
+
+/// Name of the internal topic holding consumer-group offsets.
+pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
 
 /// Number of in-memory shards.
 pub const SHARDS: usize = 256;
@@ -89,40 +90,21 @@ impl OffsetStore {
         let shards: Vec<_> = (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect();
         let store = OffsetStore { shards, log };
         let mut scratch = Vec::new();
-        let mut files: Vec<(Arc<crate::log::segment::SegmentFile>, u64)> = store
-            .log
-            .sealed_segments()
-            .iter()
-            .map(|s| (s.file.clone(), s.size))
-            .collect();
-        files.push(store.log.active_snapshot());
         let mut loaded = 0u64;
-        for (file, size) in files {
-            let mut opts = ScanOptions::verify(Continuity::Unchecked, HARD_MAX_BATCH);
-            opts.want_bytes = true;
-            let mut reader =
-                SegmentReader::new(&file.file, &file.path, 0, size, opts, &mut scratch);
-            loop {
-                let b = match reader.next_batch() {
-                    Ok(Some(b)) => b,
-                    Ok(None) => break,
-                    Err(e) => {
-                        // The partition's own verification fences and reports
-                        // the damage; offsets after it in this segment are lost.
-                        tracing::error!(error = %e, "damaged __consumer_offsets segment; skipping its rest");
-                        break;
-                    }
-                };
-                let bytes = b.bytes.expect("invariant: want_bytes scans return bytes");
-                let Ok((view, _)) = hermit_protocol::BatchView::parse(bytes) else {
-                    continue;
+        // Damage is skipped, not fatal: the partition's own verification
+        // fences and reports it; offsets after it in its segment are lost.
+        store
+            .log
+            .scan_batches(ScanScope::All, ScanCheck::SkipDamaged, &mut scratch, |b| {
+                let Ok((view, _)) = hermit_protocol::BatchView::parse(b.bytes) else {
+                    return Ok(());
                 };
                 let Some(key) = decode_key(view.key()) else {
                     tracing::warn!(
                         offset = b.header.base_offset,
                         "skipping an unreadable __consumer_offsets key"
                     );
-                    continue;
+                    return Ok(());
                 };
                 let shard = shard_of(&key.0, &key.1, key.2);
                 let mut map = store.shards[shard]
@@ -130,7 +112,7 @@ impl OffsetStore {
                     .unwrap_or_else(|p| p.into_inner());
                 if view.payload().is_empty() {
                     map.remove(&key);
-                    continue;
+                    return Ok(());
                 }
                 let value = view
                     .records()
@@ -148,8 +130,8 @@ impl OffsetStore {
                         "skipping an unreadable __consumer_offsets value"
                     ),
                 }
-            }
-        }
+                Ok(())
+            })?;
         tracing::debug!(records = loaded, "loaded consumer offsets");
         Ok(store)
     }
