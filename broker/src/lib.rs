@@ -8,8 +8,10 @@
 //!   retention, compaction).
 //! - [`offsets`]: consumer-group offsets over the internal compacted topic.
 //! - [`embedded`]: a broker in this process on a real socket (tests, demo, bench).
-//! - [`net`]: the TCP server: hello, pipelined frames, group-commit acks,
-//!   long-poll fetch with `sendfile`, limits, graceful shutdown.
+//! - [`net`]: the server: hello, pipelined frames, group-commit acks,
+//!   long-poll fetch, limits, graceful shutdown — over TCP or any byte
+//!   stream ([`net::ByteStream`]); fetch bodies by `sendfile` on plain TCP,
+//!   by a bounded copy elsewhere.
 
 pub mod config;
 pub mod embedded;
