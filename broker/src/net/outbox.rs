@@ -298,3 +298,77 @@ fn ended_early(file: &SegmentFile) -> io::Error {
         ),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::future::poll_fn;
+    use std::io::Write;
+
+    use tokio::io::AsyncReadExt;
+
+    use super::*;
+
+    fn segment(bytes: &[u8]) -> (tempfile::TempDir, Arc<SegmentFile>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("00000000000000000000.log");
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.write_all(bytes).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        (dir, Arc::new(SegmentFile { path, file }))
+    }
+
+    /// Drive the outbox until it is empty (or fails), as the connection does.
+    async fn drain<S: ByteStream>(out: &mut Outbox, s: &mut S, m: &Metrics) -> io::Result<()> {
+        while !out.is_empty() {
+            poll_fn(|cx| out.poll_write(cx, s, m)).await?;
+        }
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn copy_path_sends_frames_and_file_ranges_in_order_through_a_small_pipe() {
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        let (_dir, file) = segment(&data);
+        // A pipe far smaller than the copy buffer: writes are partial and pending.
+        let (mut a, mut b) = tokio::io::duplex(4096);
+        let reader = tokio::spawn(async move {
+            let mut got = Vec::new();
+            b.read_to_end(&mut got).await.unwrap();
+            got
+        });
+        let metrics = Metrics::default();
+        let mut out = Outbox::new(a.can_sendfile());
+        out.push_file(b"head", file.clone(), 10, 2_500_000);
+        out.push_frame(|b| b.extend_from_slice(b"mid"));
+        out.push_file(b"", file, 0, 7);
+        out.push_frame(|b| b.extend_from_slice(b"tail"));
+        drain(&mut out, &mut a, &metrics).await.unwrap();
+        assert!(out.copy.is_none(), "the copy buffer is freed once idle");
+        drop(a);
+        let mut want = b"head".to_vec();
+        want.extend_from_slice(&data[10..2_500_010]);
+        want.extend_from_slice(b"mid");
+        want.extend_from_slice(&data[..7]);
+        want.extend_from_slice(b"tail");
+        assert!(reader.await.unwrap() == want, "bytes differ");
+        assert_eq!(Metrics::get(&metrics.copied_bytes), 2_500_007);
+        assert_eq!(Metrics::get(&metrics.sendfile_bytes), 0);
+    }
+
+    #[tokio::test]
+    async fn a_range_past_the_end_of_the_file_is_an_error_on_the_copy_path() {
+        let (_dir, file) = segment(&[7u8; 1000]);
+        let (mut a, _b) = tokio::io::duplex(1 << 20);
+        let metrics = Metrics::default();
+        let mut out = Outbox::new(false);
+        out.push_file(b"h", file, 500, 600);
+        let err = drain(&mut out, &mut a, &metrics).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+        assert!(
+            err.to_string().contains("00000000000000000000.log"),
+            "{err}"
+        );
+        // What the file had was sent before the error.
+        assert_eq!(Metrics::get(&metrics.copied_bytes), 500);
+    }
+}

@@ -90,3 +90,6 @@ impl ByteStream for TcpStream {
         }
     }
 }
+
+/// An in-memory pipe (tests, in-process embedding): file ranges are copied.
+impl ByteStream for tokio::io::DuplexStream {}
