@@ -6,10 +6,10 @@
 //!
 //! The connection runs over any [`ByteStream`]: a TCP socket, a TLS stream,
 //! a WebSocket adapter. It only reads and writes bytes; nothing here depends
-//! on what carries them. One task owns the stream and all state; nothing is shared with other
-//! connections but the log. Reading stops while too much is in flight, so
-//! a client that does not read its responses cannot make the broker buffer
-//! without bound, and cannot slow anybody else down.
+//! on what carries them. One task owns the stream and all state; nothing is
+//! shared with other connections but the log. Reading stops while too much
+//! is in flight, so a client that does not read its responses cannot make
+//! the broker buffer without bound, and cannot slow anybody else down.
 
 use std::collections::VecDeque;
 use std::future::poll_fn;
