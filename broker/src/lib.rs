@@ -9,8 +9,10 @@
 //! - [`offsets`]: consumer-group offsets over the internal compacted topic.
 //! - [`engine`]: the log and the offsets composed — what the server uses.
 //! - [`embedded`]: a broker in this process on a real socket (tests, demo, bench).
-//! - [`net`]: the TCP server: hello, pipelined frames, group-commit acks,
-//!   long-poll fetch with `sendfile`, limits, graceful shutdown.
+//! - [`net`]: the server: hello, pipelined frames, group-commit acks,
+//!   long-poll fetch, limits, graceful shutdown — over TCP or any byte
+//!   stream ([`net::ByteStream`]); fetch bodies by `sendfile` on plain TCP,
+//!   by a bounded copy elsewhere.
 //!
 //! Layers run one way: `offsets` → `log`, `engine` → both, `net` → `engine`.
 

@@ -283,6 +283,11 @@ async fn fetch_sends_records_with_sendfile() {
         sent, received,
         "every record byte of every fetch went through sendfile"
     );
+    assert_eq!(
+        broker.metrics().copied_bytes.load(Ordering::Relaxed),
+        0,
+        "a plain TCP socket never takes the copy path"
+    );
     broker.shutdown().await.unwrap();
 }
 

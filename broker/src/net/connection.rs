@@ -1,19 +1,24 @@
 //! One client connection: the hello, then a loop that reads pipelined
 //! frames, appends produces in the order they arrive, parks durable acks
 //! until group commit covers them and long-polling fetches until data
-//! arrives, and writes responses (fetch bodies by `sendfile`) as they become
-//! ready — in any order, each frame whole.
+//! arrives, and writes responses (fetch bodies by `sendfile` or a bounded
+//! copy, see `outbox`) as they become ready — in any order, each frame whole.
 //!
-//! One task owns the socket and all state; nothing is shared with other
-//! connections but the log. Reading stops while too much is in flight, so
-//! a client that does not read its responses cannot make the broker buffer
-//! without bound, and cannot slow anybody else down.
+//! The connection runs over any [`ByteStream`]: a TCP socket, a TLS stream,
+//! a WebSocket adapter. It only reads and writes bytes; nothing here depends
+//! on what carries them. One task owns the stream and all state; nothing is
+//! shared with other connections but the log. Reading stops while too much
+//! is in flight, so a client that does not read its responses cannot make
+//! the broker buffer without bound, and cannot slow anybody else down.
 
 use std::collections::VecDeque;
+use std::future::poll_fn;
 use std::io;
 use std::net::SocketAddr;
+use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::{Buf, BytesMut};
@@ -23,12 +28,12 @@ use hermit_protocol::frame::{
 use hermit_protocol::hello::{HELLO_LEN, Hello};
 use hermit_protocol::{Ack, Op, Request, RequestFrame, Status};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 use tokio::time::Instant;
 
-use super::Shared;
 use super::outbox::Outbox;
+use super::stream::ByteStream;
+use super::{Metrics, Shared};
 use crate::config::FsyncPolicy;
 use crate::log::{Partition, ReadOutcome, StorageError};
 use crate::offsets::OFFSETS_TOPIC;
@@ -89,9 +94,43 @@ struct State {
     notice: Option<(Status, &'static str)>,
 }
 
+/// What the stream did when the connection waited on it.
+enum Io {
+    /// Bytes of responses went out (or the last of them were flushed).
+    Wrote(usize),
+    /// Bytes of requests came in; 0 means the client closed its side.
+    Read(usize),
+}
+
+/// One turn of waiting on the stream: write what is queued (first, so
+/// responses free memory before more requests arrive), else read. A single
+/// future for both directions because a generic stream is borrowed mutably
+/// by either; `Pending` registers the waker for every direction asked for.
+fn poll_io<S: ByteStream>(
+    cx: &mut Context<'_>,
+    stream: &mut S,
+    rbuf: &mut BytesMut,
+    out: &mut Outbox,
+    metrics: &Metrics,
+    (want_write, can_read): (bool, bool),
+) -> Poll<io::Result<Io>> {
+    if want_write && let Poll::Ready(r) = out.poll_write(cx, stream, metrics) {
+        return Poll::Ready(r.map(Io::Wrote));
+    }
+    if can_read {
+        // `read_buf` reads into the buffer's spare capacity; polling it once
+        // and dropping it when pending loses nothing (it is cancel safe).
+        let read = pin!(stream.read_buf(rbuf));
+        if let Poll::Ready(r) = read.poll(cx) {
+            return Poll::Ready(r.map(Io::Read));
+        }
+    }
+    Poll::Pending
+}
+
 /// A connection, from accept to close.
-pub(super) struct Connection {
-    stream: TcpStream,
+pub(super) struct Connection<S> {
+    stream: S,
     peer: SocketAddr,
     rbuf: BytesMut,
     st: State,
@@ -101,9 +140,12 @@ pub(super) struct Connection {
     _permit: OwnedSemaphorePermit,
 }
 
-impl Connection {
+impl<S: ByteStream> Connection<S> {
+    /// A connection over `stream`, already accepted (and, for TLS or
+    /// WebSocket, already through their own handshakes). It starts with the
+    /// HermitMQ hello.
     pub(super) fn new(
-        stream: TcpStream,
+        stream: S,
         peer: SocketAddr,
         shared: Arc<Shared>,
         shutdown: watch::Receiver<bool>,
@@ -111,13 +153,14 @@ impl Connection {
     ) -> Self {
         let (wake_tx, wake_rx) = mpsc::unbounded_channel();
         let sync_rx = shared.log.sync_generation();
+        let sendfile = stream.can_sendfile();
         Connection {
             stream,
             peer,
             rbuf: BytesMut::with_capacity(RBUF_INITIAL),
             st: State {
                 shared,
-                out: Outbox::new(),
+                out: Outbox::new(sendfile),
                 acks: VecDeque::new(),
                 fetches: Vec::new(),
                 wake_tx,
@@ -194,10 +237,12 @@ impl Connection {
             Ok(h) if h.check_version().is_err() => {
                 tracing::debug!(peer = %self.peer, version = h.version, "unsupported protocol version");
                 self.stream.write_all(&ours).await?;
+                self.stream.flush().await?;
                 Ok(false)
             }
             Ok(_) => {
                 self.stream.write_all(&ours).await?;
+                self.stream.flush().await?;
                 Ok(true)
             }
         }
@@ -207,7 +252,6 @@ impl Connection {
         if !self.handshake().await? {
             return Ok(());
         }
-        let _ = self.stream.set_nodelay(true);
         let idle = Duration::from_millis(self.st.shared.config.idle_timeout_ms);
         let max_in_flight = self.st.shared.config.max_in_flight as usize;
         let metrics = self.st.shared.metrics.clone();
@@ -219,7 +263,7 @@ impl Connection {
                 self.st.begin_closing(Closing::Shutdown);
             }
             self.process_frames(max_in_flight).await;
-            if !self.st.out.is_empty() && self.st.out.flush(&self.stream, &metrics)? > 0 {
+            if !self.st.out.is_empty() && self.st.out.write_now(&mut self.stream, &metrics)? > 0 {
                 last_progress = Instant::now();
             }
             if self.st.closing.is_some() && self.st.acks.is_empty() && self.st.fetches.is_empty() {
@@ -242,14 +286,12 @@ impl Connection {
             let has_acks = !self.st.acks.is_empty();
             let has_fetches = !self.st.fetches.is_empty();
             let shutting = self.st.closing.is_none();
+            let (stream, rbuf, out) = (&mut self.stream, &mut self.rbuf, &mut self.st.out);
             tokio::select! {
                 biased;
-                r = self.stream.writable(), if want_write => {
-                    r?;
-                    if self.st.out.flush(&self.stream, &metrics)? > 0 {
-                        last_progress = Instant::now();
-                    }
-                }
+                // Writes already got their turn above (write_now); the
+                // stream is polled after the cheap wake-ups so that a client
+                // keeping it readable cannot starve acks and long polls.
                 r = self.shutdown.changed(), if shutting => {
                     if r.is_err() || *self.shutdown.borrow() {
                         self.st.begin_closing(Closing::Shutdown);
@@ -266,13 +308,13 @@ impl Connection {
                 Some(corr) = self.wake_rx.recv(), if has_fetches => {
                     self.st.retry_fetch(corr).await;
                 }
-                r = self.stream.readable(), if can_read => {
-                    r?;
-                    match self.stream.try_read_buf(&mut self.rbuf) {
-                        Ok(0) => self.st.begin_closing(Closing::PeerClosed),
-                        Ok(_) => last_progress = Instant::now(),
-                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                        Err(e) => return Err(e),
+                r = poll_fn(|cx| poll_io(cx, stream, rbuf, out, &metrics, (want_write, can_read))),
+                    if want_write || can_read =>
+                {
+                    match r? {
+                        Io::Wrote(0) => {}
+                        Io::Read(0) => self.st.begin_closing(Closing::PeerClosed),
+                        Io::Wrote(_) | Io::Read(_) => last_progress = Instant::now(),
                     }
                 }
                 _ = tokio::time::sleep_until(last_progress + idle) => {
@@ -462,6 +504,8 @@ impl State {
                     Ok(part) => part,
                     Err(e) => return self.storage_error(corr, Op::Produce, &e),
                 };
+                // Inline on the worker: a short lock and a page-cache write;
+                // a segment roll inside it also stays here (docs/INTERNALS.md §2).
                 match part.append(p.batch) {
                     Ok(a) => {
                         metrics.produce_batches.fetch_add(1, Ordering::Relaxed);

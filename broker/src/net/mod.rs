@@ -3,16 +3,25 @@
 //! # Layout
 //! - [`Server`]: accepts connections (capped by a semaphore; accept errors
 //!   back off instead of killing the server), hands each to a task, and on
-//!   shutdown stops accepting and drains in-flight requests.
+//!   shutdown stops accepting and drains in-flight requests. It also serves
+//!   streams accepted elsewhere ([`Server::serve_stream`]).
+//! - [`ByteStream`]: what a connection needs from the stream it runs over
+//!   (implemented by `TcpStream`; TLS and WebSocket adapters will be next).
 //! - `connection`: one connection's state machine (hello, pipelined
-//!   frames, parked durable acks and long polls, out-of-order responses).
-//! - `outbox`: the output queue; fetch bodies go out with `sendfile(2)`.
+//!   frames, parked durable acks and long polls, out-of-order responses),
+//!   generic over the stream.
+//! - `outbox`: the output queue; fetch bodies go out with `sendfile(2)` on
+//!   plain TCP and through a bounded `pread` + write copy on other streams.
 
 mod connection;
 mod outbox;
+mod stream;
+
+pub use stream::ByteStream;
 
 use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -21,7 +30,7 @@ use hermit_protocol::frame::{ErrorBody, Limits, encode_error};
 use hermit_protocol::hello::{HELLO_LEN, Hello};
 use hermit_protocol::{Op, Status};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
@@ -46,8 +55,12 @@ pub struct Metrics {
     pub fetch_responses: AtomicU64,
     /// `sendfile(2)` calls that sent record bytes.
     pub sendfile_calls: AtomicU64,
-    /// Record bytes sent by `sendfile(2)` — the only way fetch sends records.
+    /// Record bytes sent by `sendfile(2)`: how fetch sends records over a
+    /// plain TCP socket.
     pub sendfile_bytes: AtomicU64,
+    /// Record bytes copied (`pread` from the segment, then written) to
+    /// streams that cannot take `sendfile` (TLS, WebSocket, in-memory).
+    pub copied_bytes: AtomicU64,
     /// Requests refused as malformed (each closed its connection).
     pub bad_requests: AtomicU64,
 }
@@ -69,9 +82,18 @@ pub(crate) struct Shared {
     pub(crate) config: Config,
     pub(crate) limits: Limits,
     pub(crate) metrics: Arc<Metrics>,
+    /// Set to true when the server shuts down; every connection watches it,
+    /// whichever way its stream was accepted.
+    stop: watch::Sender<bool>,
+    /// `max_connections` permits, one held by each open connection.
+    permits: Arc<Semaphore>,
 }
 
-/// The broker's TCP server over an [`Engine`].
+/// The broker's server over an [`Engine`]: a TCP listener ([`Server::run`]) and
+/// any other already-accepted byte stream ([`Server::serve_stream`]).
+/// Cloning gives another handle to the same server (same limits, metrics
+/// and shutdown).
+#[derive(Clone)]
 pub struct Server {
     shared: Arc<Shared>,
 }
@@ -81,6 +103,7 @@ impl Server {
     pub fn new(engine: Arc<Engine>, config: Config) -> Server {
         let log = engine.log().clone();
         let limits = Limits::for_payload(config.max_payload, config.max_key);
+        let permits = Arc::new(Semaphore::new(config.max_connections as usize));
         Server {
             shared: Arc::new(Shared {
                 engine,
@@ -88,6 +111,8 @@ impl Server {
                 config,
                 limits,
                 metrics: Arc::new(Metrics::default()),
+                stop: watch::Sender::new(false),
+                permits,
             }),
         }
     }
@@ -95,6 +120,27 @@ impl Server {
     /// The server's counters.
     pub fn metrics(&self) -> Arc<Metrics> {
         self.shared.metrics.clone()
+    }
+
+    /// Serve one already-accepted byte stream as a broker connection (from
+    /// the HermitMQ hello on) until it closes; `peer` names it in logs. This
+    /// is how a stream that is not a plain TCP socket — TLS, a WebSocket
+    /// adapter, an in-memory pipe in tests — reaches the same state machine
+    /// as the listener's connections: the same limits (it takes one of the
+    /// `max_connections` permits or is refused like them), metrics and
+    /// shutdown signal (it is told and closed when [`run`](Server::run)'s
+    /// shutdown completes). Fetch bodies are copied unless the stream can
+    /// `sendfile` ([`ByteStream::can_sendfile`]).
+    ///
+    /// The returned future is the whole connection: spawn it. Its task is the
+    /// caller's: `run`'s drain does not wait for it, so await or abort it
+    /// before closing the log.
+    pub fn serve_stream<S: ByteStream>(
+        &self,
+        stream: S,
+        peer: SocketAddr,
+    ) -> impl Future<Output = ()> + Send + use<S> {
+        serve(self.shared.clone(), stream, peer)
     }
 
     /// Serve `listener` until `shutdown` completes; then stop accepting, let
@@ -106,8 +152,6 @@ impl Server {
         shutdown: impl Future<Output = ()>,
         hurry: impl Future<Output = ()>,
     ) -> io::Result<()> {
-        let (stop_tx, stop_rx) = watch::channel(false);
-        let permits = Arc::new(Semaphore::new(self.shared.config.max_connections as usize));
         let mut tasks = JoinSet::new();
         let mut backoff = Duration::from_millis(10);
         tokio::pin!(shutdown);
@@ -120,18 +164,13 @@ impl Server {
                 res = listener.accept() => match res {
                     Ok((stream, peer)) => {
                         backoff = Duration::from_millis(10);
-                        self.shared.metrics.connections_accepted.fetch_add(1, Ordering::Relaxed);
-                        match permits.clone().try_acquire_owned() {
-                            Ok(permit) => {
-                                let conn = connection::Connection::new(stream, peer, self.shared.clone(), stop_rx.clone(), permit);
-                                tasks.spawn(conn.run());
-                            }
-                            Err(_) => {
-                                self.shared.metrics.connections_refused.fetch_add(1, Ordering::Relaxed);
-                                tracing::warn!(%peer, max = self.shared.config.max_connections, "connection limit reached; refusing");
-                                tasks.spawn(refuse(stream, self.shared.clone()));
-                            }
+                        // Responses are written whole and small ones must not
+                        // wait for Nagle (set here, not in the connection,
+                        // which does not know it runs over TCP).
+                        if let Err(e) = stream.set_nodelay(true) {
+                            tracing::debug!(%peer, error = %e, "cannot set TCP_NODELAY");
                         }
+                        tasks.spawn(serve(self.shared.clone(), stream, peer));
                     }
                     Err(e) => {
                         // Out of file descriptors and the like: wait, do not die.
@@ -147,7 +186,7 @@ impl Server {
             connections = tasks.len(),
             "shutting down: no new connections; draining"
         );
-        let _ = stop_tx.send(true);
+        self.shared.stop.send_replace(true);
         let drain = Duration::from_millis(self.shared.config.drain_timeout_ms);
         let drained = tokio::select! {
             biased;
@@ -166,9 +205,34 @@ impl Server {
     }
 }
 
+/// Serve one accepted stream: as a connection if a permit is free, else
+/// refused.
+async fn serve<S: ByteStream>(shared: Arc<Shared>, stream: S, peer: SocketAddr) {
+    shared
+        .metrics
+        .connections_accepted
+        .fetch_add(1, Ordering::Relaxed);
+    match shared.permits.clone().try_acquire_owned() {
+        Ok(permit) => {
+            let stop = shared.stop.subscribe();
+            connection::Connection::new(stream, peer, shared, stop, permit)
+                .run()
+                .await
+        }
+        Err(_) => {
+            shared
+                .metrics
+                .connections_refused
+                .fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(%peer, max = shared.config.max_connections, "connection limit reached; refusing");
+            refuse(stream, shared).await
+        }
+    }
+}
+
 /// Answer a connection over the limit: its hello, then a `TooManyConnections`
 /// notice (correlation id 0), then close.
-async fn refuse(mut stream: TcpStream, shared: Arc<Shared>) {
+async fn refuse<S: ByteStream>(mut stream: S, shared: Arc<Shared>) {
     let mut hello = [0u8; HELLO_LEN];
     let limit = Duration::from_millis(shared.config.handshake_timeout_ms);
     let Ok(Ok(_)) = tokio::time::timeout(limit, stream.read_exact(&mut hello)).await else {
@@ -185,5 +249,9 @@ async fn refuse(mut stream: TcpStream, shared: Arc<Shared>) {
         bounds: None,
     };
     let _ = encode_error(0, Op::Ping as u8, &body, &mut out);
-    let _ = tokio::time::timeout(limit, stream.write_all(&out)).await;
+    let write = async {
+        stream.write_all(&out).await?;
+        stream.flush().await
+    };
+    let _ = tokio::time::timeout(limit, write).await;
 }

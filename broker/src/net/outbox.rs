@@ -1,5 +1,7 @@
 //! The per-connection output queue: small encoded frames in one reusable
-//! buffer, and fetch bodies as file ranges sent with `sendfile(2)`.
+//! buffer, and fetch bodies as file ranges — sent with `sendfile(2)` when
+//! the stream can take them that way (plain TCP), otherwise copied through
+//! a bounded buffer (`pread` from the segment, then an ordinary write).
 //!
 //! Responses leave in the order they were queued, each whole: a fetch's
 //! header goes into the buffer and its records follow straight from the
@@ -7,19 +9,26 @@
 
 use std::collections::VecDeque;
 use std::io;
-use std::os::fd::AsFd;
+use std::os::unix::fs::FileExt;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::task::{Context, Poll, Waker};
 
 use bytes::{Buf, BytesMut};
-use tokio::io::Interest;
-use tokio::net::TcpStream;
 
 use super::Metrics;
+use super::stream::ByteStream;
 use crate::log::segment::SegmentFile;
 
 /// Largest single `sendfile` call (the kernel caps one call near 2 GiB anyway).
 const MAX_SENDFILE: u64 = 1 << 30;
+
+/// Size of the copy buffer for streams without `sendfile`: large enough that
+/// a multi-MiB fetch takes few `pread`s and fills whole TLS records /
+/// WebSocket messages, small enough to be cheap per connection. It exists
+/// only while a file range is being copied.
+const COPY_BUF: usize = 256 * 1024;
 
 enum Item {
     /// The next `n` bytes of the buffer.
@@ -27,29 +36,51 @@ enum Item {
     /// A byte range of a segment file.
     File {
         file: Arc<SegmentFile>,
+        /// Where the next byte comes from.
         pos: u64,
+        /// Bytes not yet taken from the file: sent, with `sendfile`; read
+        /// into the copy buffer, on the copy path (the item is done once
+        /// this is 0 and the buffer is drained).
         remaining: u64,
     },
+}
+
+/// Record bytes read from a segment and not yet written (copy path only).
+struct CopyBuf {
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
 }
 
 /// What a connection still has to write.
 pub struct Outbox {
     buf: BytesMut,
     items: VecDeque<Item>,
+    /// File ranges go out by `sendfile` (else by the bounded copy); fixed
+    /// per connection by [`ByteStream::can_sendfile`].
+    sendfile: bool,
+    /// The copy path's buffer, present only while a range is being copied.
+    copy: Option<CopyBuf>,
+    /// Bytes were written since the stream was last flushed: a buffering
+    /// stream (TLS, WebSocket) may still hold them.
+    unflushed: bool,
 }
 
 impl Outbox {
-    /// An empty outbox.
-    pub fn new() -> Self {
+    /// An empty outbox; file ranges use `sendfile` when `sendfile` is true.
+    pub fn new(sendfile: bool) -> Self {
         Outbox {
             buf: BytesMut::with_capacity(16 * 1024),
             items: VecDeque::with_capacity(64),
+            sendfile,
+            copy: None,
+            unflushed: false,
         }
     }
 
-    /// Whether everything has been written.
+    /// Whether everything has been written and flushed.
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.items.is_empty() && !self.unflushed
     }
 
     /// Items queued (coalesced byte runs count once): a back-pressure measure.
@@ -89,15 +120,41 @@ impl Outbox {
         }
     }
 
-    /// Write as much as the socket takes without blocking. Returns the bytes
-    /// written; `Ok(0)` with a non-empty outbox means the socket is full.
-    pub fn flush(&mut self, stream: &TcpStream, metrics: &Metrics) -> io::Result<usize> {
+    /// Write as much as `stream` takes right now, without waiting. Returns
+    /// the bytes written; `Ok(0)` with a non-empty outbox means the stream
+    /// is full (nothing is registered to wake anyone: the caller polls
+    /// [`poll_write`](Outbox::poll_write) before it sleeps).
+    pub fn write_now<S: ByteStream>(
+        &mut self,
+        stream: &mut S,
+        metrics: &Metrics,
+    ) -> io::Result<usize> {
+        // A no-op waker is fine: only the waker of the latest poll counts,
+        // and the connection polls again with its own before it waits.
+        let mut cx = Context::from_waker(Waker::noop());
+        match self.poll_write(&mut cx, stream, metrics) {
+            Poll::Ready(r) => r,
+            Poll::Pending => Ok(0),
+        }
+    }
+
+    /// Write as much as `stream` takes, then flush it once everything is
+    /// written. `Ready(Ok(n))` when something was written (`n > 0`) or the
+    /// outbox became empty; `Pending` (waker registered) when the stream
+    /// took nothing.
+    pub fn poll_write<S: ByteStream>(
+        &mut self,
+        cx: &mut Context<'_>,
+        stream: &mut S,
+        metrics: &Metrics,
+    ) -> Poll<io::Result<usize>> {
         let mut written = 0;
         while let Some(item) = self.items.front_mut() {
             match item {
-                Item::Bytes(n) => match stream.try_write(&self.buf[..*n]) {
-                    Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                    Ok(w) => {
+                Item::Bytes(n) => match Pin::new(&mut *stream).poll_write(cx, &self.buf[..*n]) {
+                    Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+                    Poll::Ready(Ok(w)) => {
+                        self.unflushed = true;
                         self.buf.advance(w);
                         *n -= w;
                         written += w;
@@ -105,30 +162,19 @@ impl Outbox {
                             self.items.pop_front();
                         }
                     }
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                    Err(e) => return Err(e),
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => break,
                 },
                 Item::File {
                     file,
                     pos,
                     remaining,
-                } => {
+                } if self.sendfile => {
                     let count = (*remaining).min(MAX_SENDFILE) as usize;
-                    let res = stream.try_io(Interest::WRITABLE, || {
-                        rustix::fs::sendfile(stream.as_fd(), &file.file, Some(pos), count)
-                            .map_err(io::Error::from)
-                    });
-                    match res {
-                        Ok(0) => {
-                            return Err(io::Error::new(
-                                io::ErrorKind::UnexpectedEof,
-                                format!(
-                                    "segment {} ended before the range being sent",
-                                    file.path.display()
-                                ),
-                            ));
-                        }
-                        Ok(w) => {
+                    match stream.poll_sendfile(cx, &file.file, pos, count) {
+                        Poll::Ready(Ok(0)) => return Poll::Ready(Err(ended_early(file))),
+                        Poll::Ready(Ok(w)) => {
+                            self.unflushed = true;
                             metrics.sendfile_calls.fetch_add(1, Ordering::Relaxed);
                             metrics
                                 .sendfile_bytes
@@ -139,16 +185,190 @@ impl Outbox {
                                 self.items.pop_front();
                             }
                         }
-                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                        Err(e) => return Err(e),
+                        Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                        Poll::Pending => break,
+                    }
+                }
+                Item::File {
+                    file,
+                    pos,
+                    remaining,
+                } => {
+                    let copy = self.copy.get_or_insert_with(|| CopyBuf {
+                        buf: Box::default(),
+                        start: 0,
+                        end: 0,
+                    });
+                    if copy.start == copy.end
+                        && let Err(e) = refill(copy, file, pos, remaining)
+                    {
+                        return Poll::Ready(Err(e));
+                    }
+                    match Pin::new(&mut *stream).poll_write(cx, &copy.buf[copy.start..copy.end]) {
+                        Poll::Ready(Ok(0)) => {
+                            return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+                        }
+                        Poll::Ready(Ok(w)) => {
+                            self.unflushed = true;
+                            metrics.copied_bytes.fetch_add(w as u64, Ordering::Relaxed);
+                            copy.start += w;
+                            written += w;
+                            if copy.start == copy.end && *remaining == 0 {
+                                self.items.pop_front();
+                            }
+                        }
+                        Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                        Poll::Pending => break,
                     }
                 }
             }
         }
-        if self.items.is_empty() && self.buf.capacity() > (1 << 20) {
-            // A burst grew the buffer; do not keep it for the life of the connection.
-            self.buf = BytesMut::with_capacity(16 * 1024);
+        if self.items.is_empty() {
+            // The copy buffer lives only while copying.
+            self.copy = None;
+            if self.buf.capacity() > (1 << 20) {
+                // A burst grew the buffer; do not keep it for the life of the connection.
+                self.buf = BytesMut::with_capacity(16 * 1024);
+            }
+            if self.unflushed {
+                match Pin::new(&mut *stream).poll_flush(cx) {
+                    Poll::Ready(Ok(())) => {
+                        self.unflushed = false;
+                        return Poll::Ready(Ok(written));
+                    }
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => {}
+                }
+            } else {
+                return Poll::Ready(Ok(written));
+            }
         }
-        Ok(written)
+        if written > 0 {
+            Poll::Ready(Ok(written))
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+/// Read the next chunk of a file range into the (empty) copy buffer,
+/// growing the buffer up to [`COPY_BUF`] as the range needs.
+///
+/// `read_at` blocks the calling runtime worker for the read; record bytes
+/// are normally in the page cache (they were just written, or are being
+/// read sequentially), and `sendfile` blocks the same way on a cache miss.
+/// See docs/INTERNALS.md §2.
+fn refill(
+    copy: &mut CopyBuf,
+    file: &SegmentFile,
+    pos: &mut u64,
+    remaining: &mut u64,
+) -> io::Result<()> {
+    let want = (*remaining).min(COPY_BUF as u64) as usize;
+    if copy.buf.len() < want {
+        copy.buf = vec![0u8; want].into_boxed_slice();
+    }
+    let n = loop {
+        match file.file.read_at(&mut copy.buf[..want], *pos) {
+            Ok(0) => return Err(ended_early(file)),
+            Ok(n) => break n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("reading segment {}: {e}", file.path.display()),
+                ));
+            }
+        }
+    };
+    *pos += n as u64;
+    *remaining -= n as u64;
+    copy.start = 0;
+    copy.end = n;
+    Ok(())
+}
+
+/// The error for a file range that ends before the bytes promised.
+fn ended_early(file: &SegmentFile) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        format!(
+            "segment {} ended before the range being sent",
+            file.path.display()
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::poll_fn;
+    use std::io::Write;
+
+    use tokio::io::AsyncReadExt;
+
+    use super::*;
+
+    fn segment(bytes: &[u8]) -> (tempfile::TempDir, Arc<SegmentFile>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("00000000000000000000.log");
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.write_all(bytes).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        (dir, Arc::new(SegmentFile { path, file }))
+    }
+
+    /// Drive the outbox until it is empty (or fails), as the connection does.
+    async fn drain<S: ByteStream>(out: &mut Outbox, s: &mut S, m: &Metrics) -> io::Result<()> {
+        while !out.is_empty() {
+            poll_fn(|cx| out.poll_write(cx, s, m)).await?;
+        }
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn copy_path_sends_frames_and_file_ranges_in_order_through_a_small_pipe() {
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        let (_dir, file) = segment(&data);
+        // A pipe far smaller than the copy buffer: writes are partial and pending.
+        let (mut a, mut b) = tokio::io::duplex(4096);
+        let reader = tokio::spawn(async move {
+            let mut got = Vec::new();
+            b.read_to_end(&mut got).await.unwrap();
+            got
+        });
+        let metrics = Metrics::default();
+        let mut out = Outbox::new(a.can_sendfile());
+        out.push_file(b"head", file.clone(), 10, 2_500_000);
+        out.push_frame(|b| b.extend_from_slice(b"mid"));
+        out.push_file(b"", file, 0, 7);
+        out.push_frame(|b| b.extend_from_slice(b"tail"));
+        drain(&mut out, &mut a, &metrics).await.unwrap();
+        assert!(out.copy.is_none(), "the copy buffer is freed once idle");
+        drop(a);
+        let mut want = b"head".to_vec();
+        want.extend_from_slice(&data[10..2_500_010]);
+        want.extend_from_slice(b"mid");
+        want.extend_from_slice(&data[..7]);
+        want.extend_from_slice(b"tail");
+        assert!(reader.await.unwrap() == want, "bytes differ");
+        assert_eq!(Metrics::get(&metrics.copied_bytes), 2_500_007);
+        assert_eq!(Metrics::get(&metrics.sendfile_bytes), 0);
+    }
+
+    #[tokio::test]
+    async fn a_range_past_the_end_of_the_file_is_an_error_on_the_copy_path() {
+        let (_dir, file) = segment(&[7u8; 1000]);
+        let (mut a, _b) = tokio::io::duplex(1 << 20);
+        let metrics = Metrics::default();
+        let mut out = Outbox::new(false);
+        out.push_file(b"h", file, 500, 600);
+        let err = drain(&mut out, &mut a, &metrics).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+        assert!(
+            err.to_string().contains("00000000000000000000.log"),
+            "{err}"
+        );
+        // What the file had was sent before the error.
+        assert_eq!(Metrics::get(&metrics.copied_bytes), 500);
     }
 }
