@@ -7,12 +7,15 @@
 //! send / send_with ──(one short lock)──▶ open batch (Vec: header gap, key, len|record …)
 //!        │ full or lingered: sealed
 //!        ▼
-//! sender task: header + CRC written in place ─▶ per-partition queue ─▶ Conn (one writev per wake-up)
+//! sender task: header + CRC written in place ─▶ per-partition queue ─▶ link.submit (transport)
 //!        ▲                                                                  │
 //!        └──────────── completions (channel, no allocation per batch) ◀─────┘
 //! ```
+//! The sender task knows transports only through their contract
+//! (`crate::transport`: `Transport`, `BatchLink`): a per-partition handle
+//! made once, a link to submit on, completions on its channel.
 //! A record's bytes are written once, into the buffer that goes to the
-//! socket. A [`Delivery`] is an `Arc` of its batch's completion slot plus
+//! socket (over HermitMQ one `writev` per wake-up sends many batches). A [`Delivery`] is an `Arc` of its batch's completion slot plus
 //! the record's index: no allocation, no task and no channel per record.
 //!
 //! # Guarantees
@@ -55,14 +58,14 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, mpsc};
 use tokio::time::Instant;
 
 use crate::client::Client;
-use crate::connection::{Completion, Reply, ReplyTo, Token, produce_head};
 use crate::error::ClientError;
 use crate::fxhash::FxMap;
 // No code path panics while holding these locks except a caller's record
 // writer, and a rollback guard restores the batch then.
 use crate::lock;
 use crate::partitioner::{next_round_robin, partition_for_key};
-use crate::transport::Link;
+use crate::transport::reply::{Completion, Reply, ReplyTo, Token};
+use crate::transport::{BatchId, BatchLink, Link, PartitionHandle, SubmitError, Transport};
 
 /// Producer settings. Each field's doc ends with its default.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -359,9 +362,8 @@ impl State {
 struct Shared {
     client: Client,
     opts: ProducerOptions,
-    /// Random id naming this producer's batches to NATS JetStream, which
-    /// drops a resent batch it already stored (same id and batch number).
-    #[cfg_attr(not(feature = "nats"), allow(dead_code))]
+    /// Random id naming this producer's batches to the transport (see
+    /// [`BatchId`]): NATS JetStream drops a resent batch it already stored.
     producer_id: u64,
     state: Mutex<State>,
     /// Wakes the sender task: a sealed batch, a new linger deadline, flush, close.
@@ -453,17 +455,10 @@ impl Producer {
         let mut opts = options;
         opts.batch_records = opts.batch_records.max(1);
         opts.max_in_flight = opts.max_in_flight.max(1);
-        #[cfg(feature = "nats")]
-        if let crate::transport::Transport::Nats(n) = client.transport() {
-            // One batch is one NATS message: at most 65,536 records (the
-            // offset encoding) and the server's max_payload.
-            opts.batch_records = crate::transport::nats::clamp_batch_records(opts.batch_records);
-            let room = n
-                .max_payload()
-                .saturating_sub(crate::transport::nats::MESSAGE_OVERHEAD)
-                .max(1024);
-            opts.batch_bytes = opts.batch_bytes.min(room);
-        }
+        // Never build a batch the transport cannot carry (NATS: one message).
+        let limits = client.transport().batch_limits();
+        opts.batch_records = opts.batch_records.min(limits.records);
+        opts.batch_bytes = opts.batch_bytes.min(limits.bytes);
         let shared = Arc::new(Shared {
             client: client.clone(),
             producer_id: rand::random(),
@@ -836,10 +831,9 @@ struct Flight {
 /// The sender task's view of one partition.
 struct PartQ {
     topic: Arc<str>,
-    #[cfg_attr(not(feature = "nats"), allow(dead_code))]
-    partition: u32,
-    /// The HermitMQ produce frame head, shared by every batch of the partition.
-    head: Bytes,
+    /// The transport's handle, made once: every batch of the partition is
+    /// submitted with it.
+    handle: PartitionHandle,
     /// Waiting to be sent, in order (retries go back to the front).
     queue: VecDeque<Ready>,
     /// Sent, not answered, in send order.
@@ -910,13 +904,16 @@ impl Sender {
         if let Some(&i) = self.index.get(&(topic.clone(), partition)) {
             return i;
         }
-        let head = produce_head(topic, partition, self.shared.opts.ack)
+        let handle = self
+            .shared
+            .client
+            .transport()
+            .partition_handle(topic, partition, self.shared.opts.ack)
             .expect("invariant: topic names were validated by send");
         let i = self.parts.len();
         self.parts.push(PartQ {
             topic: topic.clone(),
-            partition,
-            head,
+            handle,
             queue: VecDeque::new(),
             in_flight: VecDeque::new(),
             conn_id: 0,
@@ -1007,7 +1004,7 @@ impl Sender {
                 .into_iter()
                 .flatten()
                 .min();
-            let permits = self.shared.client.permits().clone();
+            let permits = self.shared.client.transport().permits().clone();
             tokio::select! {
                 _ = self.shared.wake.notified() => {}
                 Some(c) = self.done_rx.recv() => {
@@ -1078,7 +1075,7 @@ impl Sender {
             }
             let conn = match self.conn.as_ref().filter(|c| c.is_usable()) {
                 Some(c) => c.clone(),
-                None => match self.shared.client.link().await {
+                None => match self.shared.client.transport().link().await {
                     Ok(c) => {
                         self.conn = Some(c.clone());
                         c
@@ -1102,7 +1099,14 @@ impl Sender {
             }
             let permit = match self.permit.take() {
                 Some(p) => p,
-                None => match self.shared.client.permits().clone().try_acquire_owned() {
+                None => match self
+                    .shared
+                    .client
+                    .transport()
+                    .permits()
+                    .clone()
+                    .try_acquire_owned()
+                {
                     Ok(p) => p,
                     Err(_) => {
                         self.waiting_permit = true;
@@ -1119,27 +1123,11 @@ impl Sender {
                 tx: self.done_tx.clone(),
                 token,
             };
-            let sent = match &conn {
-                Link::Hermit(c) => c.submit(
-                    p.head.clone(),
-                    Some(ready.body.clone()),
-                    reply,
-                    Some(permit),
-                    Duration::ZERO,
-                ),
-                #[cfg(feature = "nats")]
-                Link::Nats(n) => {
-                    n.submit_batch(
-                        &p.topic,
-                        p.partition,
-                        &ready.body,
-                        (self.shared.producer_id, ready.seq),
-                        reply,
-                        permit,
-                    )
-                    .await
-                }
+            let id = BatchId {
+                producer: self.shared.producer_id,
+                seq: ready.seq,
             };
+            let sent = conn.submit(&p.handle, &ready.body, id, reply, permit).await;
             let p = &mut self.parts[pidx];
             match sent {
                 Ok(()) => {
@@ -1149,29 +1137,24 @@ impl Sender {
                     p.in_flight.push_back(Flight { sent_no, ready });
                     self.in_flight += 1;
                 }
-                Err(e @ ClientError::RequestTooLarge { .. }) => {
+                Err(SubmitError::Refused(e)) => {
                     self.finished.push((ready, Err(e)));
                     self.report();
                 }
-                #[cfg(feature = "nats")]
-                Err(e) if matches!(conn, Link::Nats(_)) && !e.is_retriable() => {
-                    // Refused before sending (unknown topic or partition
-                    // with auto-create off, a batch NATS cannot carry).
-                    self.finished.push((ready, Err(e)));
-                    self.report();
-                }
-                Err(e) => {
+                Err(SubmitError::Lost(e)) => {
                     // The connection died under us: put the batch back and retry on a new one.
                     p.queue.push_front(ready);
                     self.last_error = Some(e);
                     self.conn = None;
-                    #[cfg(feature = "nats")]
-                    if matches!(conn, Link::Nats(_)) {
-                        // The NATS client reconnects by itself: wait before
-                        // asking again rather than spin on the same error.
-                        self.conn_retry_at = Some(Instant::now() + self.shared.opts.retry_backoff);
-                        self.expire_queued();
-                    }
+                }
+                Err(SubmitError::Unavailable(e)) => {
+                    // Put the batch back, and wait before asking for a link
+                    // again rather than spin on the same error.
+                    p.queue.push_front(ready);
+                    self.last_error = Some(e);
+                    self.conn = None;
+                    self.conn_retry_at = Some(Instant::now() + self.shared.opts.retry_backoff);
+                    self.expire_queued();
                 }
             }
             self.mark(pidx);
