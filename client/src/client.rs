@@ -21,7 +21,7 @@ use crate::transport::{AnyTransport, Transport, TransportKind};
 /// Over NATS (`nats://…`, see `docs/SCALE-OUT.md`): `connect_timeout` bounds
 /// the first connection and the wait for JetStream to answer,
 /// `request_timeout` every JetStream request and publish ack, `max_in_flight`
-/// the requests and batches in flight, the backoffs the NATS client's
+/// the produces and batches in flight, the backoffs the NATS client's
 /// reconnects; `max_response_bytes` does not apply (the server's
 /// `max_payload` does). Transport settings of NATS (replicas, partitions of
 /// auto-created topics, auto-create) are options of the URL:

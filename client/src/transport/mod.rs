@@ -67,9 +67,12 @@ use crate::transport::reply::ReplyTo;
 ///   may already have taken effect (a produce, a commit, a create or delete):
 ///   whether to retry is the caller's decision. Reconnecting before a request
 ///   is sent is the transport's business, paced by the client's backoff.
-/// - **Bounded.** Requests and batches in flight share [`Transport::permits`]
-///   (`ClientOptions::max_in_flight`); a request waits for a permit, holds
-///   it until its answer, and every wait ends (`request_timeout`).
+/// - **Bounded.** The producer's batches take one of [`Transport::permits`]
+///   (`ClientOptions::max_in_flight`) each and hold it until their answer;
+///   a transport bounds its own requests with the same permits (HermitMQ:
+///   every request; NATS: produces). No answer is awaited forever: past
+///   `request_timeout` (a fetch: plus its `max_wait`) a request fails with
+///   [`ClientError::Timeout`].
 /// - **Cancellation.** Dropping an operation's future abandons the wait,
 ///   not the request: one already sent may still be carried out. Nothing
 ///   else is affected.
@@ -83,8 +86,9 @@ use crate::transport::reply::ReplyTo;
 pub(crate) trait Transport: Send + Sync + 'static {
     /// What the transport keeps per (topic, partition) to submit batches
     /// cheaply: the HermitMQ one caches its encoded frame head, the NATS one
-    /// names the partition's stream. Valid for the transport's lifetime,
-    /// across reconnects.
+    /// names the partition (its stream and subject come from the
+    /// transport's cache). Valid for the transport's lifetime, across
+    /// reconnects.
     type Partition: Send + Sync + 'static;
     /// One connection batches are submitted on.
     type Link: BatchLink<Partition = Self::Partition>;
@@ -188,8 +192,9 @@ pub(crate) trait Transport: Send + Sync + 'static {
 ///   [`Completion`](reply::Completion) is delivered to `reply`:
 ///   [`Reply::Produce`](reply::Reply::Produce) with the offset of the
 ///   batch's first record, or an error. A link that dies fails every batch
-///   in flight on it with a retriable error at once — none is dropped, none
-///   is resent by the transport. `permit` is held until that answer.
+///   in flight on it at once with why it died — retriable, unless the
+///   server broke the protocol; none is dropped, none is resent by the
+///   transport. `permit` is held until that answer.
 /// - **Nothing on refusal.** After `Err(_)` nothing was sent, `reply` gets
 ///   nothing (the error is the answer) and `permit` is released.
 /// - **Resends.** The producer resends a batch after a retriable failure
