@@ -10,20 +10,18 @@ use bytes::Bytes;
 use hermit_protocol::Ack;
 use hermit_protocol::frame::{TopicMetadata, TopicSettings};
 use hermit_protocol::topic::{TopicName, validate_group};
-use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::error::ClientError;
 use crate::records::FetchResponse;
-use crate::transport::hermit::Hermit;
-use crate::transport::{Endpoint, Link, Transport, TransportKind};
+use crate::transport::{AnyTransport, Transport, TransportKind};
 
 /// Connection settings. Each field's doc ends with its default.
 ///
 /// Over NATS (`nats://…`, see `docs/SCALE-OUT.md`): `connect_timeout` bounds
 /// the first connection and the wait for JetStream to answer,
 /// `request_timeout` every JetStream request and publish ack, `max_in_flight`
-/// the requests and batches in flight, the backoffs the NATS client's
+/// the produces and batches in flight, the backoffs the NATS client's
 /// reconnects; `max_response_bytes` does not apply (the server's
 /// `max_payload` does). Transport settings of NATS (replicas, partitions of
 /// auto-created topics, auto-create) are options of the URL:
@@ -78,7 +76,7 @@ pub struct Client {
     /// The URL given to [`Client::connect`].
     addr: Arc<str>,
     opts: Arc<ClientOptions>,
-    transport: Transport,
+    transport: AnyTransport,
 }
 
 impl std::fmt::Debug for Client {
@@ -103,17 +101,6 @@ pub(crate) fn group_name(group: &str) -> Result<&str, ClientError> {
     Ok(group)
 }
 
-/// Call the same method on whichever transport the client uses.
-macro_rules! dispatch {
-    ($self:ident, $t:ident => $call:expr) => {
-        match &$self.transport {
-            Transport::Hermit($t) => $call,
-            #[cfg(feature = "nats")]
-            Transport::Nats($t) => $call,
-        }
-    };
-}
-
 impl Client {
     /// Connect to `url` and return once the first connection is open:
     /// - `host:port` or `hermit://host:port`: a HermitMQ broker (the name is
@@ -130,24 +117,7 @@ impl Client {
         options: ClientOptions,
     ) -> Result<Client, ClientError> {
         let url: String = url.into();
-        let transport = match Endpoint::parse(&url)? {
-            Endpoint::Hermit { addr } => {
-                Transport::Hermit(Arc::new(Hermit::connect(addr, options.clone()).await?))
-            }
-            #[cfg(feature = "nats")]
-            Endpoint::Nats {
-                servers,
-                options: nats,
-            } => Transport::Nats(Arc::new(
-                crate::transport::nats::Nats::connect(&url, servers, nats, options.clone()).await?,
-            )),
-            #[cfg(not(feature = "nats"))]
-            Endpoint::Nats { .. } => {
-                return Err(ClientError::InvalidArgument(format!(
-                    "{url}: this build of hermit-client has no NATS transport (cargo feature `nats`)"
-                )));
-            }
-        };
+        let transport = AnyTransport::connect(&url, options.clone()).await?;
         Ok(Client {
             addr: Arc::from(url),
             opts: Arc::new(options),
@@ -167,35 +137,17 @@ impl Client {
 
     /// Which transport this client uses.
     pub fn transport_kind(&self) -> TransportKind {
-        match &self.transport {
-            Transport::Hermit(_) => TransportKind::Hermit,
-            #[cfg(feature = "nats")]
-            Transport::Nats(_) => TransportKind::Nats,
-        }
+        self.transport.kind()
     }
 
     /// How many connections this client has opened (1 until the first reconnect).
     pub fn connections_opened(&self) -> u64 {
-        dispatch!(self, t => t.connections_opened())
+        self.transport.connections_opened()
     }
 
-    #[cfg(feature = "nats")]
-    pub(crate) fn transport(&self) -> &Transport {
+    /// The transport, for the producer's sender task (batch submission).
+    pub(crate) fn transport(&self) -> &AnyTransport {
         &self.transport
-    }
-
-    /// What the producer sends batches on, (re)connecting if needed.
-    pub(crate) async fn link(&self) -> Result<Link, ClientError> {
-        Ok(match &self.transport {
-            Transport::Hermit(h) => Link::Hermit(h.conn().await?),
-            #[cfg(feature = "nats")]
-            Transport::Nats(n) => Link::Nats(n.link()),
-        })
-    }
-
-    /// Bounds requests in flight (the producer takes one per batch).
-    pub(crate) fn permits(&self) -> &Arc<Semaphore> {
-        dispatch!(self, t => &t.permits)
     }
 
     /// Append one record batch (as built by
@@ -209,7 +161,7 @@ impl Client {
         ack: Ack,
         batch: Bytes,
     ) -> Result<u64, ClientError> {
-        dispatch!(self, t => t.produce(topic, partition, ack, batch).await)
+        self.transport.produce(topic, partition, ack, batch).await
     }
 
     /// Read whole batches from `offset`, waiting up to `max_wait` for data
@@ -223,7 +175,9 @@ impl Client {
         max_bytes: u32,
         max_wait: Duration,
     ) -> Result<FetchResponse, ClientError> {
-        dispatch!(self, t => t.fetch(topic, partition, offset, max_bytes, max_wait).await)
+        self.transport
+            .fetch(topic, partition, offset, max_bytes, max_wait)
+            .await
     }
 
     /// Store `offset` as the next offset `group` will read. Refused with
@@ -235,7 +189,7 @@ impl Client {
         partition: u32,
         offset: u64,
     ) -> Result<(), ClientError> {
-        dispatch!(self, t => t.commit(group, topic, partition, offset).await)
+        self.transport.commit(group, topic, partition, offset).await
     }
 
     /// The next offset `group` will read, or `None` if it never committed.
@@ -245,12 +199,12 @@ impl Client {
         topic: &str,
         partition: u32,
     ) -> Result<Option<u64>, ClientError> {
-        dispatch!(self, t => t.committed(group, topic, partition).await)
+        self.transport.committed(group, topic, partition).await
     }
 
     /// Describe every topic (`None`) or one (`UnknownTopic` if it does not exist).
     pub async fn metadata(&self, topic: Option<&str>) -> Result<Vec<TopicMetadata>, ClientError> {
-        dispatch!(self, t => t.metadata(topic).await)
+        self.transport.metadata(topic).await
     }
 
     /// Create a topic (`TopicExists` if it already does).
@@ -259,18 +213,18 @@ impl Client {
         topic: &str,
         settings: TopicSettings,
     ) -> Result<(), ClientError> {
-        dispatch!(self, t => t.create_topic(topic, settings).await)
+        self.transport.create_topic(topic, settings).await
     }
 
     /// Delete a topic and its data.
     pub async fn delete_topic(&self, topic: &str) -> Result<(), ClientError> {
-        dispatch!(self, t => t.delete_topic(topic).await)
+        self.transport.delete_topic(topic).await
     }
 
     /// Round trip to the broker; returns how long it took.
     pub async fn ping(&self) -> Result<Duration, ClientError> {
         let start = Instant::now();
-        dispatch!(self, t => t.ping().await)?;
+        self.transport.ping().await?;
         Ok(start.elapsed())
     }
 }

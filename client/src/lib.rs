@@ -7,10 +7,16 @@
 //! - [`transport`]: what is behind a [`Client`], chosen by the URL given to
 //!   [`Client::connect`]: a HermitMQ broker (`hermit://host:port` or
 //!   `host:port`, the default) or NATS JetStream (`nats://…`, cargo feature
-//!   `nats`; see `docs/SCALE-OUT.md`).
-//! - `connection` (internal): one TCP connection to a HermitMQ broker — hello,
-//!   a writer task (one vectored write per wake-up), a reader task matching
-//!   answers by correlation id.
+//!   `nats`; see `docs/SCALE-OUT.md`). Its crate-internal traits `Transport`
+//!   and `BatchLink` are the contract every transport implements (the
+//!   operations, per-partition handles, batch submission: order,
+//!   completions, errors, cancellation); answers travel back as
+//!   `transport::reply` values, the same for every transport.
+//!   - `transport::hermit` (internal), with `connection`: one TCP connection
+//!     to a HermitMQ broker — hello, a writer task (one vectored write per
+//!     wake-up), a reader task matching answers by correlation id.
+//!   - `transport::nats` (internal): JetStream streams, pull-consumer
+//!     cursors, the offsets stream.
 //! - [`producer`]: [`Producer`] — linger/batch accumulators written in place,
 //!   many batches in flight, retries without reordering, bounded memory.
 //! - [`partitioner`]: key hash → partition, keyless records round robin.
@@ -29,7 +35,6 @@
 //! header and key (see `docs/PROTOCOL.md`).
 
 pub mod client;
-mod connection;
 pub mod consumer;
 pub mod crypto;
 pub mod error;

@@ -5,7 +5,7 @@
 //!   the partition count does not change. FNV-1a is tiny, stable, and easy to
 //!   reproduce in any language (a browser client can route the same way).
 //! - A record without a key goes to the topic's current "sticky" partition;
-//!   when that partition's batch is sealed the next record moves on to the
+//!   when that partition's batch is closed the next record moves on to the
 //!   next partition (round robin, one batch at a time), which keeps batches
 //!   full instead of spreading each linger period thinly over every partition.
 //! - A topic whose partition count is not known yet (it does not exist and

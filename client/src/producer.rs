@@ -5,21 +5,27 @@
 //! # Data path
 //! ```text
 //! send / send_with ──(one short lock)──▶ open batch (Vec: header gap, key, len|record …)
-//!        │ full or lingered: sealed
+//!        │ full or lingered: closed
 //!        ▼
-//! sender task: header + CRC written in place ─▶ per-partition queue ─▶ Conn (one writev per wake-up)
+//! sender task: header + CRC written in place ─▶ per-partition queue ─▶ link.submit (transport)
 //!        ▲                                                                  │
 //!        └──────────── completions (channel, no allocation per batch) ◀─────┘
 //! ```
+//! A batch is *open* while records go into it and *closed* once it is full
+//! or has lingered: closed to new records, it goes to the sender task.
+//! (Sealing is the cryptography's word: records are sealed, batches closed.)
+//! The sender task knows transports only through their contract
+//! (`crate::transport`: `Transport`, `BatchLink`): a per-partition handle
+//! made once, a link to submit on, completions on its channel.
 //! A record's bytes are written once, into the buffer that goes to the
-//! socket. A [`Delivery`] is an `Arc` of its batch's completion slot plus
+//! socket (over HermitMQ one `writev` per wake-up sends many batches). A [`Delivery`] is an `Arc` of its batch's completion slot plus
 //! the record's index: no allocation, no task and no channel per record.
 //!
 //! # Guarantees
 //! - **Order.** Records with the same topic, partition and key are written in
 //!   the order `send` was called (and keyless records of one partition too).
 //!   Batches with different keys in one partition may interleave in the order
-//!   they were sealed. Retries never reorder a partition: after a retriable
+//!   they were closed. Retries never reorder a partition: after a retriable
 //!   failure nothing more is sent to that partition until every batch in
 //!   flight to it has been answered; the failed ones are then resent in their
 //!   original order. A failed batch followed by a *successful* later batch of
@@ -55,14 +61,14 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, mpsc};
 use tokio::time::Instant;
 
 use crate::client::Client;
-use crate::connection::{Completion, Reply, ReplyTo, Token, produce_head};
 use crate::error::ClientError;
 use crate::fxhash::FxMap;
 // No code path panics while holding these locks except a caller's record
 // writer, and a rollback guard restores the batch then.
 use crate::lock;
 use crate::partitioner::{next_round_robin, partition_for_key};
-use crate::transport::Link;
+use crate::transport::reply::{Completion, Reply, ReplyTo, Token};
+use crate::transport::{BatchId, BatchLink, Link, PartitionHandle, SubmitError, Transport};
 
 /// Producer settings. Each field's doc ends with its default.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -234,8 +240,8 @@ struct Open {
     seq: u64,
 }
 
-/// A batch handed to the sender task.
-struct Sealed {
+/// A batch closed to new records, handed to the sender task.
+struct Closed {
     topic: Arc<str>,
     open: Open,
 }
@@ -259,7 +265,7 @@ struct TopicAcc {
     /// Partition of the next keyless batch.
     sticky: u32,
     unkeyed: Vec<Option<Open>>,
-    /// Open batches of keyed records; `None` once sealed (removed at the next linger scan).
+    /// Open batches of keyed records; `None` once closed (removed at the next linger scan).
     keyed: FxMap<Box<[u8]>, Option<Open>>,
 }
 
@@ -282,31 +288,31 @@ struct State {
 struct Book {
     /// Bytes counted against `buffer_bytes`.
     buffered: usize,
-    /// Sealed batches for the sender task.
-    sealed: Vec<Sealed>,
+    /// Closed batches (no more records go in) for the sender task.
+    closed: Vec<Closed>,
     next_seq: u64,
     /// Batches created and not yet finished (acknowledged or failed).
     outstanding: BTreeSet<u64>,
     /// When the oldest open batch's linger ends.
     earliest_linger: Option<Instant>,
-    /// Seal every open batch now (flush, or senders waiting for space).
-    seal_all: bool,
-    /// No more sends; the sender task drains and exits.
-    closed: bool,
+    /// Close every open batch now (flush, or senders waiting for space).
+    close_all: bool,
+    /// `close` was called: no more sends; the sender task drains and exits.
+    closing: bool,
     /// The sender task is gone.
     finished: bool,
 }
 
-/// Hand a batch to the sender task (or drop it if every record written
+/// Close a batch: hand it to the sender task (or drop it if every record written
 /// into it was rolled back). Returns whether it was dropped: then `flush`
 /// and senders waiting for space must be woken, as no ack ever will be.
-fn seal_into(book: &mut Book, topic: &Arc<str>, open: Open) -> bool {
+fn close_into(book: &mut Book, topic: &Arc<str>, open: Open) -> bool {
     if open.count == 0 {
         book.buffered -= open.reserved;
         book.outstanding.remove(&open.seq);
         return true;
     }
-    book.sealed.push(Sealed {
+    book.closed.push(Closed {
         topic: topic.clone(),
         open,
     });
@@ -314,9 +320,9 @@ fn seal_into(book: &mut Book, topic: &Arc<str>, open: Open) -> bool {
 }
 
 impl State {
-    /// Seal open batches whose linger is over (all of them with `all`); return
+    /// Close open batches whose linger is over (all of them with `all`); return
     /// whether an empty batch (every record rolled back) was dropped.
-    fn seal_due(&mut self, now: Instant, linger: Duration, all: bool) -> bool {
+    fn close_due(&mut self, now: Instant, linger: Duration, all: bool) -> bool {
         let mut earliest: Option<Instant> = None;
         let mut due: Vec<(Arc<str>, Open)> = Vec::new();
         for acc in self.topics.values_mut() {
@@ -350,7 +356,7 @@ impl State {
         self.book.earliest_linger = earliest;
         let mut dropped = false;
         for (t, o) in due {
-            dropped |= seal_into(&mut self.book, &t, o);
+            dropped |= close_into(&mut self.book, &t, o);
         }
         dropped
     }
@@ -359,12 +365,11 @@ impl State {
 struct Shared {
     client: Client,
     opts: ProducerOptions,
-    /// Random id naming this producer's batches to NATS JetStream, which
-    /// drops a resent batch it already stored (same id and batch number).
-    #[cfg_attr(not(feature = "nats"), allow(dead_code))]
+    /// Random id naming this producer's batches to the transport (see
+    /// [`BatchId`]): NATS JetStream drops a resent batch it already stored.
     producer_id: u64,
     state: Mutex<State>,
-    /// Wakes the sender task: a sealed batch, a new linger deadline, flush, close.
+    /// Wakes the sender task: a closed batch, a new linger deadline, flush, close.
     wake: Notify,
     /// Wakes senders waiting for buffer space.
     space: Notify,
@@ -381,7 +386,7 @@ impl Shared {
 
     /// Mark the producer closed; the sender task drains and exits.
     fn close(&self) {
-        self.lock().book.closed = true;
+        self.lock().book.closing = true;
         self.wake.notify_one();
         self.space.notify_waiters();
         self.topic_ready.notify_waiters();
@@ -453,17 +458,10 @@ impl Producer {
         let mut opts = options;
         opts.batch_records = opts.batch_records.max(1);
         opts.max_in_flight = opts.max_in_flight.max(1);
-        #[cfg(feature = "nats")]
-        if let crate::transport::Transport::Nats(n) = client.transport() {
-            // One batch is one NATS message: at most 65,536 records (the
-            // offset encoding) and the server's max_payload.
-            opts.batch_records = crate::transport::nats::clamp_batch_records(opts.batch_records);
-            let room = n
-                .max_payload()
-                .saturating_sub(crate::transport::nats::MESSAGE_OVERHEAD)
-                .max(1024);
-            opts.batch_bytes = opts.batch_bytes.min(room);
-        }
+        // Never build a batch the transport cannot carry (NATS: one message).
+        let limits = client.transport().batch_limits();
+        opts.batch_records = opts.batch_records.min(limits.records);
+        opts.batch_bytes = opts.batch_bytes.min(limits.bytes);
         let shared = Arc::new(Shared {
             client: client.clone(),
             producer_id: rand::random(),
@@ -472,12 +470,12 @@ impl Producer {
                 topics: FxMap::default(),
                 book: Book {
                     buffered: 0,
-                    sealed: Vec::new(),
+                    closed: Vec::new(),
                     next_seq: 0,
                     outstanding: BTreeSet::new(),
                     earliest_linger: None,
-                    seal_all: false,
-                    closed: false,
+                    close_all: false,
+                    closing: false,
                     finished: false,
                 },
             }),
@@ -544,7 +542,7 @@ impl Producer {
             let wait = {
                 let mut guard = self.shared.lock();
                 let st = &mut *guard;
-                if st.book.closed {
+                if st.book.closing {
                     return Err(ClientError::Closed);
                 }
                 match st.topics.get_mut(topic) {
@@ -558,8 +556,8 @@ impl Producer {
                             return self.append(acc, &mut st.book, key, need, write);
                         }
                         // Full: make sure lingering batches go out so acks free space.
-                        if !st.book.seal_all {
-                            st.book.seal_all = true;
+                        if !st.book.close_all {
+                            st.book.close_all = true;
                             self.shared.wake.notify_one();
                         }
                         self.shared.space.notified()
@@ -621,17 +619,17 @@ impl Producer {
             }
             &mut acc.unkeyed[p]
         };
-        // The sender task takes every sealed batch at once, so it needs
+        // The sender task takes every closed batch at once, so it needs
         // waking only when the list goes from empty to non-empty: one
         // wake-up (often a cross-thread unpark) per intake, not per batch.
-        let was_empty = book.sealed.is_empty();
+        let was_empty = book.closed.is_empty();
         // A full batch goes; so does a keyed batch opened before the topic's
         // partition count changed (its records belong elsewhere now).
         if slot.as_ref().is_some_and(|o| {
             o.partition != partition || (o.count > 0 && o.buf.len() + need > opts.batch_bytes)
         }) {
             let o = slot.take().expect("invariant: checked Some");
-            if seal_into(book, &acc.name, o) {
+            if close_into(book, &acc.name, o) {
                 // An empty batch was dropped: no ack will release its place.
                 self.shared.progress.notify_waiters();
                 self.shared.space.notify_waiters();
@@ -705,12 +703,12 @@ impl Producer {
         if open.count >= opts.batch_records || open.buf.len() >= opts.batch_bytes {
             let o = slot.take().expect("invariant: just written");
             // Never empty here (it holds at least one record).
-            let _ = seal_into(book, &acc.name, o);
+            let _ = close_into(book, &acc.name, o);
             if !keyed && partition == acc.sticky {
                 acc.sticky = next_round_robin(acc.sticky, n);
             }
         }
-        if was_empty && !book.sealed.is_empty() {
+        if was_empty && !book.closed.is_empty() {
             self.shared.wake.notify_one();
         }
         outcome
@@ -721,7 +719,7 @@ impl Producer {
     pub async fn flush(&self) {
         let target = {
             let mut st = self.shared.lock();
-            st.book.seal_all = true;
+            st.book.close_all = true;
             st.book.next_seq
         };
         self.shared.wake.notify_one();
@@ -779,7 +777,7 @@ async fn resolve_topic(shared: Arc<Shared>, topic: Arc<str>, first: bool) {
             }
             Err(e) if e.status() == Some(Status::UnknownTopic) => break Meta::Unknown,
             Err(e) if e.is_retriable() && started.elapsed() < shared.opts.delivery_timeout => {
-                if shared.lock().book.closed {
+                if shared.lock().book.closing {
                     break Meta::Unknown;
                 }
                 tracing::debug!(%topic, error = %e, "metadata failed; retrying");
@@ -794,7 +792,7 @@ async fn resolve_topic(shared: Arc<Shared>, topic: Arc<str>, first: bool) {
     };
     {
         let mut st = shared.lock();
-        let mut reseal = false;
+        let mut close_open = false;
         if let Some(acc) = st.topics.get_mut(&*topic) {
             acc.refreshing = false;
             let changed = acc.meta != meta;
@@ -808,11 +806,11 @@ async fn resolve_topic(shared: Arc<Shared>, topic: Arc<str>, first: bool) {
                 acc.sticky =
                     (now_ns() as u32 ^ (Arc::as_ptr(&shared) as usize as u32)) % acc.partitions();
             }
-            reseal = changed && !first;
+            close_open = changed && !first;
         }
-        if reseal {
+        if close_open {
             // Open batches may sit in partitions the new count assigns differently.
-            st.book.seal_all = true;
+            st.book.close_all = true;
         }
     }
     shared.wake.notify_one();
@@ -836,10 +834,9 @@ struct Flight {
 /// The sender task's view of one partition.
 struct PartQ {
     topic: Arc<str>,
-    #[cfg_attr(not(feature = "nats"), allow(dead_code))]
-    partition: u32,
-    /// The HermitMQ produce frame head, shared by every batch of the partition.
-    head: Bytes,
+    /// The transport's handle, made once: every batch of the partition is
+    /// submitted with it.
+    handle: PartitionHandle,
     /// Waiting to be sent, in order (retries go back to the front).
     queue: VecDeque<Ready>,
     /// Sent, not answered, in send order.
@@ -910,13 +907,16 @@ impl Sender {
         if let Some(&i) = self.index.get(&(topic.clone(), partition)) {
             return i;
         }
-        let head = produce_head(topic, partition, self.shared.opts.ack)
+        let handle = self
+            .shared
+            .client
+            .transport()
+            .partition_handle(topic, partition, self.shared.opts.ack)
             .expect("invariant: topic names were validated by send");
         let i = self.parts.len();
         self.parts.push(PartQ {
             topic: topic.clone(),
-            partition,
-            head,
+            handle,
             queue: VecDeque::new(),
             in_flight: VecDeque::new(),
             conn_id: 0,
@@ -931,7 +931,7 @@ impl Sender {
         i
     }
 
-    /// Write the header and CRC into a sealed batch; the buffer becomes the frame body.
+    /// Write the header and CRC into a closed batch; the buffer becomes the frame body.
     fn finalize(open: Open, timestamp_ns: u64) -> Ready {
         let mut buf = open.buf;
         let payload_len = buf.len() - HEADER_LEN - open.key_len;
@@ -960,19 +960,19 @@ impl Sender {
     async fn run(mut self) {
         let linger = self.shared.opts.linger;
         loop {
-            // Intake: seal what is due, take sealed batches.
-            let (sealed, closed, linger_at, dropped) = {
+            // Intake: close what is due, take closed batches.
+            let (closed, closing, linger_at, dropped) = {
                 let mut st = self.shared.lock();
                 let now = Instant::now();
-                let all = st.book.seal_all || st.book.closed;
+                let all = st.book.close_all || st.book.closing;
                 let mut dropped = false;
                 if all || st.book.earliest_linger.is_some_and(|t| t <= now) {
-                    dropped = st.seal_due(now, linger, all);
-                    st.book.seal_all = false;
+                    dropped = st.close_due(now, linger, all);
+                    st.book.close_all = false;
                 }
                 (
-                    std::mem::take(&mut st.book.sealed),
-                    st.book.closed,
+                    std::mem::take(&mut st.book.closed),
+                    st.book.closing,
                     st.book.earliest_linger,
                     dropped,
                 )
@@ -983,9 +983,9 @@ impl Sender {
                 self.shared.progress.notify_waiters();
                 self.shared.space.notify_waiters();
             }
-            if !sealed.is_empty() {
+            if !closed.is_empty() {
                 let ts = now_ns();
-                for s in sealed {
+                for s in closed {
                     let pidx = self.part(&s.topic, s.open.partition);
                     let ready = Self::finalize(s.open, ts);
                     self.parts[pidx].queue.push_back(ready);
@@ -993,9 +993,9 @@ impl Sender {
                 }
             }
             self.pump().await;
-            if closed && self.idle() {
+            if closing && self.idle() {
                 let mut st = self.shared.lock();
-                if st.book.outstanding.is_empty() && st.book.sealed.is_empty() {
+                if st.book.outstanding.is_empty() && st.book.closed.is_empty() {
                     st.book.finished = true;
                     drop(st);
                     self.shared.progress.notify_waiters();
@@ -1007,7 +1007,7 @@ impl Sender {
                 .into_iter()
                 .flatten()
                 .min();
-            let permits = self.shared.client.permits().clone();
+            let permits = self.shared.client.transport().permits().clone();
             tokio::select! {
                 _ = self.shared.wake.notified() => {}
                 Some(c) = self.done_rx.recv() => {
@@ -1078,7 +1078,7 @@ impl Sender {
             }
             let conn = match self.conn.as_ref().filter(|c| c.is_usable()) {
                 Some(c) => c.clone(),
-                None => match self.shared.client.link().await {
+                None => match self.shared.client.transport().link().await {
                     Ok(c) => {
                         self.conn = Some(c.clone());
                         c
@@ -1102,7 +1102,14 @@ impl Sender {
             }
             let permit = match self.permit.take() {
                 Some(p) => p,
-                None => match self.shared.client.permits().clone().try_acquire_owned() {
+                None => match self
+                    .shared
+                    .client
+                    .transport()
+                    .permits()
+                    .clone()
+                    .try_acquire_owned()
+                {
                     Ok(p) => p,
                     Err(_) => {
                         self.waiting_permit = true;
@@ -1119,27 +1126,11 @@ impl Sender {
                 tx: self.done_tx.clone(),
                 token,
             };
-            let sent = match &conn {
-                Link::Hermit(c) => c.submit(
-                    p.head.clone(),
-                    Some(ready.body.clone()),
-                    reply,
-                    Some(permit),
-                    Duration::ZERO,
-                ),
-                #[cfg(feature = "nats")]
-                Link::Nats(n) => {
-                    n.submit_batch(
-                        &p.topic,
-                        p.partition,
-                        &ready.body,
-                        (self.shared.producer_id, ready.seq),
-                        reply,
-                        permit,
-                    )
-                    .await
-                }
+            let id = BatchId {
+                producer: self.shared.producer_id,
+                seq: ready.seq,
             };
+            let sent = conn.submit(&p.handle, &ready.body, id, reply, permit).await;
             let p = &mut self.parts[pidx];
             match sent {
                 Ok(()) => {
@@ -1149,29 +1140,24 @@ impl Sender {
                     p.in_flight.push_back(Flight { sent_no, ready });
                     self.in_flight += 1;
                 }
-                Err(e @ ClientError::RequestTooLarge { .. }) => {
+                Err(SubmitError::Refused(e)) => {
                     self.finished.push((ready, Err(e)));
                     self.report();
                 }
-                #[cfg(feature = "nats")]
-                Err(e) if matches!(conn, Link::Nats(_)) && !e.is_retriable() => {
-                    // Refused before sending (unknown topic or partition
-                    // with auto-create off, a batch NATS cannot carry).
-                    self.finished.push((ready, Err(e)));
-                    self.report();
-                }
-                Err(e) => {
+                Err(SubmitError::Lost(e)) => {
                     // The connection died under us: put the batch back and retry on a new one.
                     p.queue.push_front(ready);
                     self.last_error = Some(e);
                     self.conn = None;
-                    #[cfg(feature = "nats")]
-                    if matches!(conn, Link::Nats(_)) {
-                        // The NATS client reconnects by itself: wait before
-                        // asking again rather than spin on the same error.
-                        self.conn_retry_at = Some(Instant::now() + self.shared.opts.retry_backoff);
-                        self.expire_queued();
-                    }
+                }
+                Err(SubmitError::Unavailable(e)) => {
+                    // Put the batch back, and wait before asking for a link
+                    // again rather than spin on the same error.
+                    p.queue.push_front(ready);
+                    self.last_error = Some(e);
+                    self.conn = None;
+                    self.conn_retry_at = Some(Instant::now() + self.shared.opts.retry_backoff);
+                    self.expire_queued();
                 }
             }
             self.mark(pidx);

@@ -25,7 +25,7 @@
 //! - **Sequence 0.** JetStream numbers messages from 1, so offsets
 //!   `0..65_536` read from the first message (an application that starts at
 //!   offset 0 gets the whole partition while its first message is stored).
-//! - **Limits.** At most 65,536 records per batch (the producer seals a
+//! - **Limits.** At most 65,536 records per batch (the producer closes a
 //!   batch before that); stream sequences up to 2^48 − 2 (2.8 × 10^14
 //!   batches per partition: 8,900 years at a million batches a second).
 //!   Offsets are not dense: the high watermark minus the log start is

@@ -43,13 +43,15 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use self::cursor::{Cursor, Pool};
 use self::names::*;
 use crate::client::{ClientOptions, group_name, topic_name};
-use crate::connection::{Reply, ReplyTo};
 use crate::error::ClientError;
 // Nothing panics under these locks (map inserts and removes only).
 use crate::lock;
 use crate::records::FetchResponse;
-use crate::transport::NatsOptions;
 use crate::transport::nats_offset::{MAX_RECORDS_PER_BATCH, MAX_SEQUENCE, NatsOffset};
+use crate::transport::reply::{Reply, ReplyTo};
+use crate::transport::{
+    BatchId, BatchLimits, BatchLink, NatsOptions, SubmitError, Transport, TransportKind,
+};
 
 /// How long JetStream remembers a batch's id to drop a resent duplicate.
 /// It covers the producer's retries (a resend happens within the request
@@ -62,7 +64,7 @@ const DEDUP_WINDOW: Duration = Duration::from_secs(120);
 const CLUSTER_REPLICAS: usize = 3;
 
 /// Room kept in a message for the headers, the subject and the protocol line.
-pub(crate) const MESSAGE_OVERHEAD: usize = 1024;
+const MESSAGE_OVERHEAD: usize = 1024;
 
 /// A topic's partition.
 pub(super) type PartKey = (Arc<str>, u32);
@@ -96,7 +98,7 @@ pub(crate) struct Nats {
     opts: NatsOptions,
     request_timeout: Duration,
     /// Bounds requests (and the producer's batches) in flight.
-    pub(crate) permits: Arc<Semaphore>,
+    permits: Arc<Semaphore>,
     /// Bumped when the connection drops: batches in flight on the old
     /// connection are answered before more of their partition are sent.
     epoch: Arc<AtomicU64>,
@@ -114,40 +116,46 @@ pub(crate) struct Nats {
     cursors: Arc<Pool>,
 }
 
-/// What the producer's sender task sends on.
+/// The NATS partition handle: which partition a batch goes to. Its stream
+/// and subject are looked up per batch in the transport's partition cache,
+/// which is a map lookup once known: a stream found missing (deleted, or
+/// auto-created anew) is dropped from that cache and checked again, which
+/// a stream or subject held here would outlive.
+pub(crate) struct NatsPartition {
+    topic: Arc<str>,
+    partition: u32,
+}
+
+/// What the producer's sender task sends on: the transport at one
+/// connection epoch.
 #[derive(Clone)]
 pub(crate) struct NatsLink {
     nats: Arc<Nats>,
-    pub(crate) epoch: u64,
+    epoch: u64,
 }
 
 impl NatsLink {
-    pub(crate) fn is_usable(&self) -> bool {
-        self.nats.epoch.load(Ordering::Acquire) == self.epoch
-    }
-
-    /// Publish one sealed batch; its answer goes to `reply` (from a small
-    /// task awaiting the JetStream ack). `msg_id` (producer id, batch
-    /// number) lets JetStream drop a resend of a batch it already stored.
-    pub(crate) async fn submit_batch(
+    /// Publish one batch; its answer goes to `reply` (from a small task
+    /// awaiting the JetStream ack). `id` lets JetStream drop a resend of a
+    /// batch it already stored.
+    async fn publish_batch(
         &self,
-        topic: &Arc<str>,
-        partition: u32,
+        partition: &NatsPartition,
         batch: &Bytes,
-        msg_id: (u64, u64),
+        id: BatchId,
         reply: ReplyTo,
         permit: OwnedSemaphorePermit,
     ) -> Result<(), ClientError> {
         let n = &self.nats;
-        let part = n.partition(topic, partition).await?;
+        let part = n.partition(&partition.topic, partition.partition).await?;
         let out = message::outgoing(batch)?;
         let count = out.count;
-        let subject = part.subject_for(topic, partition, &out.key);
+        let subject = part.subject_for(&partition.topic, partition.partition, &out.key);
         let mut headers = HeaderMap::new();
         for (k, v) in out.headers {
             headers.insert(k, v);
         }
-        headers.insert("Nats-Msg-Id", format!("{:016x}-{}", msg_id.0, msg_id.1));
+        headers.insert("Nats-Msg-Id", format!("{:016x}-{}", id.producer, id.seq));
         n.check_size(&subject, &headers, out.payload.len())?;
         let ack =
             n.js.send_publish(
@@ -179,6 +187,43 @@ impl NatsLink {
             reply.deliver(result);
         });
         Ok(())
+    }
+}
+
+impl BatchLink for NatsLink {
+    type Partition = NatsPartition;
+
+    fn id(&self) -> u64 {
+        self.epoch
+    }
+
+    fn is_usable(&self) -> bool {
+        self.nats.epoch.load(Ordering::Acquire) == self.epoch
+    }
+
+    async fn submit(
+        &self,
+        partition: &NatsPartition,
+        batch: &Bytes,
+        id: BatchId,
+        reply: ReplyTo,
+        permit: OwnedSemaphorePermit,
+    ) -> Result<(), SubmitError> {
+        // Publishes on one connection to one subject are stored in the
+        // order they were sent.
+        self.publish_batch(partition, batch, id, reply, permit)
+            .await
+            .map_err(|e| {
+                if matches!(e, ClientError::RequestTooLarge { .. }) || !e.is_retriable() {
+                    // Refused before sending (unknown topic or partition
+                    // with auto-create off, a batch NATS cannot carry).
+                    SubmitError::Refused(e)
+                } else {
+                    // The NATS client reconnects by itself: asking for a
+                    // new link at once would get the same error.
+                    SubmitError::Unavailable(e)
+                }
+            })
     }
 }
 
@@ -306,19 +351,8 @@ impl Nats {
         Ok(nats)
     }
 
-    pub(crate) fn connections_opened(&self) -> u64 {
-        self.client.statistics().connects.load(Ordering::Relaxed)
-    }
-
-    pub(crate) fn link(self: &Arc<Self>) -> NatsLink {
-        NatsLink {
-            nats: self.clone(),
-            epoch: self.epoch.load(Ordering::Acquire),
-        }
-    }
-
     /// The largest message the server accepts.
-    pub(crate) fn max_payload(&self) -> usize {
+    fn max_payload(&self) -> usize {
         self.client.server_info().max_payload
     }
 
@@ -506,7 +540,7 @@ impl Nats {
 
     /// The stream of a partition, creating the topic on first use when
     /// `auto_create` is on (as the broker does on produce, fetch and commit).
-    pub(crate) async fn partition(
+    async fn partition(
         &self,
         topic: &Arc<str>,
         partition: u32,
@@ -685,7 +719,49 @@ impl Nats {
             .copied()
     }
 
-    pub(crate) async fn produce(
+    fn unknown_after_delete(&self, topic: &str) -> ClientError {
+        self.forget_topic(topic);
+        ClientError::Broker {
+            status: Status::UnknownTopic,
+            message: format!("{topic} was deleted"),
+        }
+    }
+
+    fn forget_topic(&self, topic: &str) {
+        lock(&self.parts).retain(|(t, _), _| &**t != topic);
+        self.cursors.forget_topic(topic);
+    }
+}
+
+impl Transport for Arc<Nats> {
+    type Partition = NatsPartition;
+    type Link = NatsLink;
+
+    fn kind(&self) -> TransportKind {
+        TransportKind::Nats
+    }
+
+    fn connections_opened(&self) -> u64 {
+        self.client.statistics().connects.load(Ordering::Relaxed)
+    }
+
+    fn permits(&self) -> &Arc<Semaphore> {
+        &self.permits
+    }
+
+    fn batch_limits(&self) -> BatchLimits {
+        // One batch is one NATS message: at most 65,536 records (the offset
+        // encoding) and the server's max_payload.
+        BatchLimits {
+            records: MAX_RECORDS_PER_BATCH,
+            bytes: self
+                .max_payload()
+                .saturating_sub(MESSAGE_OVERHEAD)
+                .max(1024),
+        }
+    }
+
+    async fn produce(
         &self,
         topic: &str,
         partition: u32,
@@ -722,7 +798,7 @@ impl Nats {
         }
     }
 
-    pub(crate) async fn fetch(
+    async fn fetch(
         &self,
         topic: &str,
         partition: u32,
@@ -769,20 +845,7 @@ impl Nats {
         Ok(resp)
     }
 
-    fn unknown_after_delete(&self, topic: &str) -> ClientError {
-        self.forget_topic(topic);
-        ClientError::Broker {
-            status: Status::UnknownTopic,
-            message: format!("{topic} was deleted"),
-        }
-    }
-
-    fn forget_topic(&self, topic: &str) {
-        lock(&self.parts).retain(|(t, _), _| &**t != topic);
-        self.cursors.forget_topic(topic);
-    }
-
-    pub(crate) async fn commit(
+    async fn commit(
         &self,
         group: &str,
         topic: &str,
@@ -826,7 +889,7 @@ impl Nats {
         Ok(())
     }
 
-    pub(crate) async fn committed(
+    async fn committed(
         &self,
         group: &str,
         topic: &str,
@@ -871,10 +934,7 @@ impl Nats {
         }
     }
 
-    pub(crate) async fn metadata(
-        &self,
-        topic: Option<&str>,
-    ) -> Result<Vec<TopicMetadata>, ClientError> {
+    async fn metadata(&self, topic: Option<&str>) -> Result<Vec<TopicMetadata>, ClientError> {
         let infos = match topic {
             Some(t) => {
                 topic_name(t)?;
@@ -932,11 +992,7 @@ impl Nats {
             .collect())
     }
 
-    pub(crate) async fn create_topic(
-        &self,
-        topic: &str,
-        settings: TopicSettings,
-    ) -> Result<(), ClientError> {
+    async fn create_topic(&self, topic: &str, settings: TopicSettings) -> Result<(), ClientError> {
         topic_name(topic)?;
         if !(1..=MAX_PARTITIONS).contains(&settings.partitions) {
             return Err(ClientError::Broker {
@@ -954,7 +1010,7 @@ impl Nats {
         self.create_streams(topic, &settings).await
     }
 
-    pub(crate) async fn delete_topic(&self, topic: &str) -> Result<(), ClientError> {
+    async fn delete_topic(&self, topic: &str) -> Result<(), ClientError> {
         topic_name(topic)?;
         let _creating = self.creating.lock().await;
         let streams = self.topic_streams(topic).await?;
@@ -997,11 +1053,30 @@ impl Nats {
         }
     }
 
-    pub(crate) async fn ping(&self) -> Result<(), ClientError> {
+    async fn ping(&self) -> Result<(), ClientError> {
         self.client
             .flush()
             .await
             .map_err(|e| self.lost(format!("ping: {e}")))
+    }
+
+    fn partition_handle(
+        &self,
+        topic: &Arc<str>,
+        partition: u32,
+        _ack: Ack,
+    ) -> Result<NatsPartition, ClientError> {
+        Ok(NatsPartition {
+            topic: topic.clone(),
+            partition,
+        })
+    }
+
+    async fn link(&self) -> Result<NatsLink, ClientError> {
+        Ok(NatsLink {
+            nats: self.clone(),
+            epoch: self.epoch.load(Ordering::Acquire),
+        })
     }
 }
 
@@ -1120,9 +1195,4 @@ fn check_stream(want: &stream::Config, got: &stream::Config) -> Result<(), Clien
             ),
         })
     }
-}
-
-/// Most records a producer puts in one batch over NATS.
-pub(crate) fn clamp_batch_records(n: u32) -> u32 {
-    n.min(MAX_RECORDS_PER_BATCH)
 }

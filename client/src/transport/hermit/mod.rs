@@ -1,6 +1,9 @@
 //! The HermitMQ transport: one multiplexed connection to a broker (see
-//! `connection`), reopened with backoff when it dies, and one method per
-//! protocol operation.
+//! [`connection`]), reopened with backoff when it dies; its
+//! [`Transport`] operations are one request frame each, and a batch is
+//! submitted as the partition's cached produce head plus the batch itself.
+
+pub(crate) mod connection;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -12,10 +15,12 @@ use hermit_protocol::{Ack, Request, WireError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tokio::time::Instant;
 
+use self::connection::Conn;
 use crate::client::{ClientOptions, group_name, topic_name};
-use crate::connection::{self, Conn, Reply, ReplyTo};
 use crate::error::ClientError;
 use crate::records::FetchResponse;
+use crate::transport::reply::{Reply, ReplyTo};
+use crate::transport::{BatchId, BatchLimits, BatchLink, SubmitError, Transport, TransportKind};
 
 /// A connection that lived this long before dying resets the reconnect backoff.
 const STABLE_AFTER: Duration = Duration::from_secs(1);
@@ -44,7 +49,7 @@ pub(crate) struct Hermit {
     /// Attempt counter readable without the connect lock.
     attempts: AtomicU64,
     /// Bounds requests in flight across reconnects.
-    pub(crate) permits: Arc<Semaphore>,
+    permits: Arc<Semaphore>,
     /// Connections opened so far (ids; also a test and metrics hook).
     opened: AtomicU64,
 }
@@ -96,10 +101,6 @@ impl Hermit {
         Ok(h)
     }
 
-    pub(crate) fn connections_opened(&self) -> u64 {
-        self.opened.load(Ordering::Relaxed)
-    }
-
     fn current_usable(&self) -> Option<Arc<Conn>> {
         let cur = self.current.lock().unwrap_or_else(PoisonError::into_inner);
         cur.as_ref().filter(|c| c.is_usable()).cloned()
@@ -107,7 +108,7 @@ impl Hermit {
 
     /// The usable connection, opening one if needed (waiting out the backoff
     /// left by a failed attempt first).
-    pub(crate) async fn conn(&self) -> Result<Arc<Conn>, ClientError> {
+    async fn conn(&self) -> Result<Arc<Conn>, ClientError> {
         if let Some(c) = self.current_usable() {
             return Ok(c);
         }
@@ -199,14 +200,44 @@ impl Hermit {
         let permit = self.permit().await?;
         let conn = self.conn().await?;
         let (tx, rx) = oneshot::channel();
-        conn.submit(head, body, ReplyTo::Oneshot(tx), Some(permit), extra_wait)?;
+        conn.enqueue(head, body, ReplyTo::Oneshot(tx), Some(permit), extra_wait)?;
         match rx.await {
             Ok(r) => r,
             Err(_) => Err(ClientError::lost(conn.addr(), "connection closed")),
         }
     }
+}
 
-    pub(crate) async fn produce(
+/// The HermitMQ partition handle: the produce frame head (everything
+/// before the batch), encoded once and shared by every batch of the
+/// partition; the writer fills in its length and correlation id.
+pub(crate) struct HermitPartition {
+    head: Bytes,
+}
+
+impl Transport for Arc<Hermit> {
+    type Partition = HermitPartition;
+    type Link = Arc<Conn>;
+
+    fn kind(&self) -> TransportKind {
+        TransportKind::Hermit
+    }
+
+    fn connections_opened(&self) -> u64 {
+        self.opened.load(Ordering::Relaxed)
+    }
+
+    fn permits(&self) -> &Arc<Semaphore> {
+        &self.permits
+    }
+
+    fn batch_limits(&self) -> BatchLimits {
+        // A batch over the broker's frame limit is refused per batch by
+        // `Conn::enqueue`; the producer's `batch_bytes` is far below it.
+        BatchLimits::NONE
+    }
+
+    async fn produce(
         &self,
         topic: &str,
         partition: u32,
@@ -221,7 +252,7 @@ impl Hermit {
         }
     }
 
-    pub(crate) async fn fetch(
+    async fn fetch(
         &self,
         topic: &str,
         partition: u32,
@@ -247,7 +278,7 @@ impl Hermit {
         }
     }
 
-    pub(crate) async fn commit(
+    async fn commit(
         &self,
         group: &str,
         topic: &str,
@@ -266,7 +297,7 @@ impl Hermit {
         }
     }
 
-    pub(crate) async fn committed(
+    async fn committed(
         &self,
         group: &str,
         topic: &str,
@@ -283,10 +314,7 @@ impl Hermit {
         }
     }
 
-    pub(crate) async fn metadata(
-        &self,
-        topic: Option<&str>,
-    ) -> Result<Vec<TopicMetadata>, ClientError> {
+    async fn metadata(&self, topic: Option<&str>) -> Result<Vec<TopicMetadata>, ClientError> {
         let topic = topic.map(topic_name).transpose()?;
         let head = connection::encode_control(&Request::Metadata(topic))?;
         match self.call(head, None, Duration::ZERO).await? {
@@ -295,11 +323,7 @@ impl Hermit {
         }
     }
 
-    pub(crate) async fn create_topic(
-        &self,
-        topic: &str,
-        settings: TopicSettings,
-    ) -> Result<(), ClientError> {
+    async fn create_topic(&self, topic: &str, settings: TopicSettings) -> Result<(), ClientError> {
         let head = connection::encode_control(&Request::CreateTopic(CreateTopic {
             topic: topic_name(topic)?,
             settings,
@@ -310,7 +334,7 @@ impl Hermit {
         }
     }
 
-    pub(crate) async fn delete_topic(&self, topic: &str) -> Result<(), ClientError> {
+    async fn delete_topic(&self, topic: &str) -> Result<(), ClientError> {
         let head = connection::encode_control(&Request::DeleteTopic(topic_name(topic)?))?;
         match self.call(head, None, Duration::ZERO).await? {
             Reply::DeleteTopic => Ok(()),
@@ -318,11 +342,64 @@ impl Hermit {
         }
     }
 
-    pub(crate) async fn ping(&self) -> Result<(), ClientError> {
+    async fn ping(&self) -> Result<(), ClientError> {
         let head = connection::encode_control(&Request::Ping)?;
         match self.call(head, None, Duration::ZERO).await? {
             Reply::Ping => Ok(()),
             other => Err(unexpected(&other)),
         }
+    }
+
+    fn partition_handle(
+        &self,
+        topic: &Arc<str>,
+        partition: u32,
+        ack: Ack,
+    ) -> Result<HermitPartition, ClientError> {
+        Ok(HermitPartition {
+            head: connection::produce_head(topic, partition, ack)?,
+        })
+    }
+
+    async fn link(&self) -> Result<Arc<Conn>, ClientError> {
+        self.conn().await
+    }
+}
+
+impl BatchLink for Arc<Conn> {
+    type Partition = HermitPartition;
+
+    fn id(&self) -> u64 {
+        self.id
+    }
+
+    fn is_usable(&self) -> bool {
+        Conn::is_usable(self)
+    }
+
+    async fn submit(
+        &self,
+        partition: &HermitPartition,
+        batch: &Bytes,
+        _id: BatchId,
+        reply: ReplyTo,
+        permit: OwnedSemaphorePermit,
+    ) -> Result<(), SubmitError> {
+        // The broker appends a connection's produce requests in the order
+        // they arrive, and the writer sends them in submission order.
+        Conn::enqueue(
+            self,
+            partition.head.clone(),
+            Some(batch.clone()),
+            reply,
+            Some(permit),
+            Duration::ZERO,
+        )
+        .map_err(|e| match e {
+            e @ ClientError::RequestTooLarge { .. } => SubmitError::Refused(e),
+            // The connection is draining or dead: the next one comes from
+            // `Hermit::conn`, which paces reconnects.
+            e => SubmitError::Lost(e),
+        })
     }
 }

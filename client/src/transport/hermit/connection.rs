@@ -1,4 +1,4 @@
-//! One TCP connection to a broker: the hello, a writer task that sends
+//! One TCP connection to a HermitMQ broker: the hello, a writer task that sends
 //! queued frames with one vectored write per wake-up, and a reader task that
 //! matches responses to requests by correlation id.
 //!
@@ -22,14 +22,14 @@ use std::time::Duration;
 
 use bytes::{Buf, Bytes, BytesMut};
 use hermit_protocol::frame::{
-    FrameCheck, REQUEST_HEADER_LEN, ResponseBody, TopicMetadata, check_response, decode_response,
+    FrameCheck, REQUEST_HEADER_LEN, ResponseBody, check_response, decode_response,
 };
 use hermit_protocol::hello::{HELLO_LEN, Hello, PROTOCOL_VERSION};
 use hermit_protocol::{Op, Status};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot, watch};
+use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 use tokio::time::Instant;
 
 use crate::error::ClientError;
@@ -37,56 +37,12 @@ use crate::error::ClientError;
 // is still consistent (every update is a single insert/remove).
 use crate::lock;
 use crate::records::FetchResponse;
+use crate::transport::reply::{Reply, ReplyTo};
 
 /// Most frames the writer takes from its queue for one vectored write.
 const WRITE_BATCH: usize = 256;
 /// Read buffer: initial size, and the spare room kept before each read.
 const READ_CHUNK: usize = 64 * 1024;
-
-/// A decoded successful answer, owned (fetch records stay a slice of the frame).
-#[derive(Debug)]
-pub(crate) enum Reply {
-    Produce { base_offset: u64 },
-    Fetch(FetchResponse),
-    Commit,
-    Committed(Option<u64>),
-    Metadata(Vec<TopicMetadata>),
-    CreateTopic,
-    DeleteTopic,
-    Ping,
-}
-
-/// Identifies a request to a [`ReplyTo::Channel`] receiver.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Token(pub u64, pub u64);
-
-/// An answer delivered to a channel.
-pub(crate) type Completion = (Token, Result<Reply, ClientError>);
-
-/// Where an answer goes.
-pub(crate) enum ReplyTo {
-    /// One waiting caller.
-    Oneshot(oneshot::Sender<Result<Reply, ClientError>>),
-    /// A long-lived receiver (the producer's sender task): no allocation per request.
-    Channel {
-        tx: mpsc::UnboundedSender<Completion>,
-        token: Token,
-    },
-}
-
-impl ReplyTo {
-    pub(crate) fn deliver(self, r: Result<Reply, ClientError>) {
-        // A receiver that went away no longer wants the answer.
-        match self {
-            ReplyTo::Oneshot(tx) => {
-                let _ = tx.send(r);
-            }
-            ReplyTo::Channel { tx, token } => {
-                let _ = tx.send((token, r));
-            }
-        }
-    }
-}
 
 struct Pending {
     reply: ReplyTo,
@@ -209,7 +165,7 @@ impl Conn {
     /// correlation id are filled in by the writer); `extra_wait` extends the
     /// timeout (a long-poll fetch's wait). Fails without sending when the
     /// connection is no longer usable or the frame is over the broker's limit.
-    pub(crate) fn submit(
+    pub(crate) fn enqueue(
         &self,
         head: Bytes,
         body: Option<Bytes>,
@@ -567,7 +523,7 @@ async fn write_loop(
 }
 
 /// Encode a control request (anything but produce) with correlation id 0,
-/// as a head for [`Conn::submit`].
+/// as a head for [`Conn::enqueue`].
 pub(crate) fn encode_control(req: &hermit_protocol::Request<'_>) -> Result<Bytes, ClientError> {
     let mut out = BytesMut::with_capacity(64);
     req.encode(0, &mut out)?;

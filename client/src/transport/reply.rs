@@ -1,0 +1,61 @@
+//! How answers travel back from a transport, whichever it is: a decoded
+//! [`Reply`], sent to a [`ReplyTo`] — one waiting caller, or a long-lived
+//! channel (the producer's sender task) that gets a [`Completion`] tagged
+//! with the [`Token`] it chose when submitting.
+
+use tokio::sync::{mpsc, oneshot};
+
+use crate::error::ClientError;
+use crate::records::FetchResponse;
+use hermit_protocol::frame::TopicMetadata;
+
+/// A decoded successful answer, owned (fetch records stay a slice of the
+/// buffer they arrived in).
+#[derive(Debug)]
+pub(crate) enum Reply {
+    /// A batch was appended; its first record got `base_offset`.
+    Produce {
+        base_offset: u64,
+    },
+    Fetch(FetchResponse),
+    Commit,
+    Committed(Option<u64>),
+    Metadata(Vec<TopicMetadata>),
+    CreateTopic,
+    DeleteTopic,
+    Ping,
+}
+
+/// Identifies a request to a [`ReplyTo::Channel`] receiver; its meaning is
+/// the receiver's (the producer's: partition index, batch number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Token(pub u64, pub u64);
+
+/// An answer delivered to a channel.
+pub(crate) type Completion = (Token, Result<Reply, ClientError>);
+
+/// Where an answer goes.
+pub(crate) enum ReplyTo {
+    /// One waiting caller.
+    Oneshot(oneshot::Sender<Result<Reply, ClientError>>),
+    /// A long-lived receiver (the producer's sender task): no allocation per request.
+    Channel {
+        tx: mpsc::UnboundedSender<Completion>,
+        token: Token,
+    },
+}
+
+impl ReplyTo {
+    /// Hand over the outcome. Called exactly once per submitted request.
+    pub(crate) fn deliver(self, r: Result<Reply, ClientError>) {
+        // A receiver that went away no longer wants the answer.
+        match self {
+            ReplyTo::Oneshot(tx) => {
+                let _ = tx.send(r);
+            }
+            ReplyTo::Channel { tx, token } => {
+                let _ = tx.send((token, r));
+            }
+        }
+    }
+}
