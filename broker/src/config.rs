@@ -143,6 +143,61 @@ pub enum LogFormat {
     Json,
 }
 
+/// Whether clients authenticate (protocol version 3; docs/SECURITY.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum AuthMode {
+    /// No authentication: everyone may do everything. Only on loopback
+    /// listeners unless `allow_anonymous = true`. Default.
+    #[default]
+    Off,
+    /// Clients may authenticate; anonymous ones get what
+    /// `principal = "anonymous"` rules allow, others what their rules allow.
+    Optional,
+    /// Only `Ping` and `Authenticate` before authenticating.
+    Required,
+}
+
+impl AuthMode {
+    /// Whether a caller that has not authenticated is refused every
+    /// operation but `Ping` and `Authenticate`.
+    pub const fn requires_principal(self) -> bool {
+        matches!(self, AuthMode::Required)
+    }
+
+    /// Whether clients that cannot authenticate (protocol version 2) may be
+    /// served at all.
+    pub const fn serves_anonymous(self) -> bool {
+        !self.requires_principal()
+    }
+}
+
+impl fmt::Display for AuthMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AuthMode::Off => "off",
+            AuthMode::Optional => "optional",
+            AuthMode::Required => "required",
+        })
+    }
+}
+
+/// One `[[acl]]` rule as written in the file; compiled by
+/// [`crate::auth::Acl::from_config`] (which checks every field).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AclRule {
+    /// A fingerprint (64 hex digits), `"*"` (any authenticated principal) or `"anonymous"`.
+    pub principal: String,
+    /// Topic glob: `*` any run of characters, `?` one, `{principal}` the caller's fingerprint.
+    pub topics: String,
+    /// Actions granted: `produce`, `consume`, `create`, `delete`, `describe`.
+    pub allow: Vec<String>,
+    /// Consumer groups a `consume` rule may use (glob). Default `{principal}.*`.
+    #[serde(default)]
+    pub groups: Option<String>,
+}
+
 /// The broker's configuration. Each field's doc ends with its default.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -193,6 +248,43 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Log filter (`RUST_LOG` syntax; `RUST_LOG` wins when set). Default `info`.
     pub log_level: String,
+
+    /// Authentication: `off`, `optional` or `required`. Default `off`.
+    pub auth: AuthMode,
+    /// Serve unauthenticated clients on a non-loopback listener with
+    /// `auth = "off"` (everyone may do everything; logged at every start). Default false.
+    pub allow_anonymous: bool,
+    /// Fingerprints (64 hex digits) that may do anything. File only. Default none.
+    pub admins: Vec<String>,
+    /// Access rules (`[[acl]]` tables). File only. Default none.
+    pub acl: Vec<AclRule>,
+
+    /// Address of the TLS listener (in addition to `listen`). Default none.
+    pub tls_listen: Option<SocketAddr>,
+    /// PEM certificate chain for the TLS listener; required with `tls_listen`. Default none.
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key for the TLS listener; required with `tls_listen`. Default none.
+    pub tls_key: Option<PathBuf>,
+    /// PEM CA certificates: TLS clients presenting a certificate signed by
+    /// one are authenticated as its key's principal. Default none (no client certificates).
+    pub tls_client_ca: Option<PathBuf>,
+
+    /// Bytes all connections together may hold in frames being received. Default 256 MiB.
+    pub receive_budget_bytes: u64,
+    /// Produce rate per principal (anonymous callers share one), bytes/s. Default unlimited.
+    pub produce_bytes_per_sec: Limit,
+    /// Fetch rate per principal (anonymous callers share one), bytes/s. Default unlimited.
+    pub fetch_bytes_per_sec: Limit,
+    /// Topics one principal may create. Default 1000.
+    pub max_topics_per_principal: u32,
+    /// Simultaneous connections of one principal. Default 1000.
+    pub max_connections_per_principal: u32,
+    /// Simultaneous connections from one source IP address. Default 1000.
+    pub max_connections_per_address: u32,
+    /// Long-polling fetches parked on one connection. Default 256.
+    pub max_parked_fetches: u32,
+    /// Most partitions of one topic. Default 64.
+    pub max_partitions: u32,
 }
 
 impl Default for Config {
@@ -221,6 +313,22 @@ impl Default for Config {
             drain_timeout_ms: 10_000,
             log_format: LogFormat::Text,
             log_level: "info".into(),
+            auth: AuthMode::Off,
+            allow_anonymous: false,
+            admins: Vec::new(),
+            acl: Vec::new(),
+            tls_listen: None,
+            tls_cert: None,
+            tls_key: None,
+            tls_client_ca: None,
+            receive_budget_bytes: 256 << 20,
+            produce_bytes_per_sec: Limit::Unlimited,
+            fetch_bytes_per_sec: Limit::Unlimited,
+            max_topics_per_principal: 1000,
+            max_connections_per_principal: 1000,
+            max_connections_per_address: 1000,
+            max_parked_fetches: 256,
+            max_partitions: 64,
         }
     }
 }
@@ -259,7 +367,25 @@ const KEYS: &[(&str, Kind)] = &[
     ("drain_timeout_ms", Kind::Int),
     ("log_format", Kind::Str),
     ("log_level", Kind::Str),
+    ("auth", Kind::Str),
+    ("allow_anonymous", Kind::Bool),
+    ("tls_listen", Kind::Str),
+    ("tls_cert", Kind::Str),
+    ("tls_key", Kind::Str),
+    ("tls_client_ca", Kind::Str),
+    ("receive_budget_bytes", Kind::Int),
+    ("produce_bytes_per_sec", Kind::IntOrStr),
+    ("fetch_bytes_per_sec", Kind::IntOrStr),
+    ("max_topics_per_principal", Kind::Int),
+    ("max_connections_per_principal", Kind::Int),
+    ("max_connections_per_address", Kind::Int),
+    ("max_parked_fetches", Kind::Int),
+    ("max_partitions", Kind::Int),
 ];
+
+/// Keys that hold lists or tables: set in the config file only, never by
+/// environment variable or flag.
+const FILE_ONLY_KEYS: &[&str] = &["admins", "acl"];
 
 /// Environment variables that start with `HERMIT_` but belong to the CLI, not the broker.
 pub const CLIENT_ENV_VARS: &[&str] = &["HERMIT_PASSWORD", "HERMIT_BROKER", "HERMIT_IDENTITY"];
@@ -317,7 +443,7 @@ impl Config {
                     message: e.to_string(),
                 })?;
             for key in table.keys() {
-                if !KEYS.iter().any(|(k, _)| k == key) {
+                if !KEYS.iter().any(|(k, _)| k == key) && !FILE_ONLY_KEYS.contains(&key.as_str()) {
                     return Err(ConfigError::Invalid {
                         origin: format!("config file {}", path.display()),
                         message: format!("unknown key `{key}`"),
@@ -340,6 +466,12 @@ impl Config {
         for name in env.keys() {
             let known = KEYS.iter().any(|(k, _)| &Config::env_var(k) == name)
                 || CLIENT_ENV_VARS.contains(&name.as_str());
+            if let Some(key) = FILE_ONLY_KEYS.iter().find(|k| &Config::env_var(k) == name) {
+                return Err(ConfigError::Invalid {
+                    origin: format!("environment variable {name}"),
+                    message: format!("`{key}` can only be set in the config file"),
+                });
+            }
             if !known {
                 return Err(ConfigError::Invalid {
                     origin: format!("environment variable {name}"),
@@ -348,6 +480,12 @@ impl Config {
             }
         }
         for (key, raw) in flags {
+            if FILE_ONLY_KEYS.contains(key) {
+                return Err(ConfigError::Invalid {
+                    origin: format!("flag --{}", key.replace('_', "-")),
+                    message: format!("`{key}` can only be set in the config file"),
+                });
+            }
             let kind = KEYS
                 .iter()
                 .find(|(k, _)| k == key)
@@ -359,7 +497,9 @@ impl Config {
             table.insert((*key).into(), to_value(kind, raw));
             origins.insert((*key).into(), format!("flag --{}", key.replace('_', "-")));
         }
-        let config: Config = Config::deserialize(toml::Value::Table(table)).map_err(|e| {
+        // Rules are deserialized one by one so an error names `acl[i]`.
+        let acl = table.remove("acl");
+        let mut config: Config = Config::deserialize(toml::Value::Table(table)).map_err(|e| {
             let message = e.to_string();
             let origin = origins
                 .iter()
@@ -368,20 +508,54 @@ impl Config {
                 .unwrap_or_else(|| "configuration".into());
             ConfigError::Invalid { origin, message }
         })?;
-        config
-            .validate()
-            .map_err(|(key, message)| ConfigError::Invalid {
+        if let Some(acl) = acl {
+            let origin = origins.get("acl").cloned().unwrap_or_default();
+            config.acl = parse_acl(acl).map_err(|message| ConfigError::Invalid {
+                origin: origin.clone(),
+                message,
+            })?;
+        }
+        config.validate().map_err(|(key, message)| {
+            // `acl[2].allow` came from wherever `acl` came from.
+            let base = key.split(['[', '.']).next().unwrap_or(&key);
+            ConfigError::Invalid {
                 origin: origins
-                    .get(key)
+                    .get(base)
                     .cloned()
                     .unwrap_or_else(|| "configuration".into()),
                 message: format!("`{key}`: {message}"),
-            })?;
+            }
+        })?;
         Ok(config)
     }
 
-    /// Check ranges the types cannot express; returns the offending key.
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+    /// The non-loopback listeners served without authentication: non-empty
+    /// only with `auth = "off"` and `allow_anonymous = true`. The broker logs
+    /// a warning naming them at every start.
+    pub fn exposed_without_auth(&self) -> Vec<SocketAddr> {
+        if self.auth != AuthMode::Off {
+            return Vec::new();
+        }
+        self.listeners().filter(|addr| !is_loopback(addr)).collect()
+    }
+
+    /// Every address the broker listens on.
+    pub fn listeners(&self) -> impl Iterator<Item = SocketAddr> + '_ {
+        std::iter::once(self.listen).chain(self.tls_listen)
+    }
+
+    /// Check ranges the types cannot express, the TLS keys, the quotas, the
+    /// ACL rules and the secure default; returns the offending key
+    /// (`acl[i].field` for a rule) and what is wrong.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        self.validate_storage_and_limits()
+            .map_err(|(key, message)| (key.to_owned(), message))?;
+        self.validate_tls()
+            .map_err(|(key, message)| (key.to_owned(), message))?;
+        self.validate_security()
+    }
+
+    fn validate_storage_and_limits(&self) -> Result<(), (&'static str, String)> {
         if self.segment_bytes < 1024 || self.segment_bytes > (2 << 30) {
             return Err(("segment_bytes", "must be between 1024 and 2 GiB".into()));
         }
@@ -426,8 +600,144 @@ impl Config {
         if self.cleanup_interval_ms == 0 {
             return Err(("cleanup_interval_ms", "must be positive".into()));
         }
+        // A budget smaller than one largest batch would stall that batch forever.
+        let largest = u64::from(self.max_payload) + u64::from(self.max_key);
+        if self.receive_budget_bytes < largest {
+            return Err((
+                "receive_budget_bytes",
+                format!("must be at least max_payload + max_key ({largest} bytes)"),
+            ));
+        }
+        for (key, limit) in [
+            ("produce_bytes_per_sec", self.produce_bytes_per_sec),
+            ("fetch_bytes_per_sec", self.fetch_bytes_per_sec),
+        ] {
+            if limit == Limit::Max(0) {
+                return Err((key, "must be positive or \"unlimited\"".into()));
+            }
+        }
+        for (key, n) in [
+            ("max_topics_per_principal", self.max_topics_per_principal),
+            (
+                "max_connections_per_principal",
+                self.max_connections_per_principal,
+            ),
+            (
+                "max_connections_per_address",
+                self.max_connections_per_address,
+            ),
+            ("max_parked_fetches", self.max_parked_fetches),
+        ] {
+            if n == 0 {
+                return Err((key, "must be positive".into()));
+            }
+        }
+        let max = hermit_protocol::frame::MAX_PARTITIONS;
+        if self.max_partitions == 0 || self.max_partitions > max {
+            return Err(("max_partitions", format!("must be between 1 and {max}")));
+        }
+        if self.default_partitions > self.max_partitions {
+            return Err((
+                "default_partitions",
+                format!("must not exceed max_partitions ({})", self.max_partitions),
+            ));
+        }
         Ok(())
     }
+
+    fn validate_tls(&self) -> Result<(), (&'static str, String)> {
+        let Some(tls_listen) = self.tls_listen else {
+            // Keys without a listener would be silently unused.
+            for (key, set) in [
+                ("tls_cert", self.tls_cert.is_some()),
+                ("tls_key", self.tls_key.is_some()),
+                ("tls_client_ca", self.tls_client_ca.is_some()),
+            ] {
+                if set {
+                    return Err((key, "is set but tls_listen is not".into()));
+                }
+            }
+            return Ok(());
+        };
+        if tls_listen == self.listen {
+            return Err(("tls_listen", "must differ from listen".into()));
+        }
+        for (key, path) in [("tls_cert", &self.tls_cert), ("tls_key", &self.tls_key)] {
+            match path {
+                None => return Err((key, "is required when tls_listen is set".into())),
+                Some(p) if p.as_os_str().is_empty() => {
+                    return Err((key, "is an empty path".into()));
+                }
+                Some(_) => {}
+            }
+        }
+        if self
+            .tls_client_ca
+            .as_ref()
+            .is_some_and(|p| p.as_os_str().is_empty())
+        {
+            return Err(("tls_client_ca", "is an empty path".into()));
+        }
+        Ok(())
+    }
+
+    fn validate_security(&self) -> Result<(), (String, String)> {
+        crate::auth::Acl::from_config(self).map_err(|e| (e.key, e.message))?;
+        match self.auth {
+            AuthMode::Off => {
+                let exposed: Vec<String> = self
+                    .listeners()
+                    .filter(|a| !is_loopback(a))
+                    .map(|a| a.to_string())
+                    .collect();
+                if !exposed.is_empty() && !self.allow_anonymous {
+                    return Err((
+                        "auth".into(),
+                        format!(
+                            "is \"off\" but {} not on loopback: anyone who can reach it could \
+                             read, write and delete every topic. Set auth = \"required\" (or \
+                             \"optional\") with [[acl]] rules, or allow_anonymous = true to \
+                             accept that",
+                            match exposed.as_slice() {
+                                [one] => format!("{one} is"),
+                                many => format!("{} are", many.join(" and ")),
+                            }
+                        ),
+                    ));
+                }
+            }
+            AuthMode::Optional | AuthMode::Required => {
+                if self.allow_anonymous {
+                    return Err((
+                        "allow_anonymous".into(),
+                        format!(
+                            "only applies with auth = \"off\" (auth is \"{}\"): grant anonymous \
+                             callers access with principal = \"anonymous\" rules",
+                            self.auth
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Loopback, including IPv4-mapped IPv6 (`::ffff:127.0.0.1`).
+fn is_loopback(addr: &SocketAddr) -> bool {
+    addr.ip().to_canonical().is_loopback()
+}
+
+/// The `acl` array of tables, each rule deserialized alone so an error names it.
+fn parse_acl(value: toml::Value) -> Result<Vec<AclRule>, String> {
+    let toml::Value::Array(items) = value else {
+        return Err("`acl`: expected [[acl]] tables".into());
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| AclRule::deserialize(item).map_err(|e| format!("`acl[{i}]`: {e}")))
+        .collect()
 }
 
 fn to_value(kind: Kind, raw: &str) -> toml::Value {
@@ -522,6 +832,227 @@ mod tests {
         assert!(e.contains("--fsync"), "{e}");
         // The client's own variables are not broker settings, and not errors.
         Config::load(None, env(&[("HERMIT_PASSWORD", "x")]), &[]).unwrap();
+    }
+
+    /// The ACL example of docs/SECURITY.md, verbatim.
+    const INBOX_POLICY: &str = r#"
+auth = "required"          # "off" | "optional" | "required"
+admins = ["0000000000000000000000000000000000000000000000000000000000000001"]
+[[acl]]
+principal = "*"            # a fingerprint, "*" (any authenticated) or "anonymous"
+topics = "inbox.*"         # glob; {principal} = the caller's fingerprint, hex
+allow = ["produce"]
+[[acl]]
+principal = "*"
+topics = "inbox.{principal}"
+allow = ["consume", "describe"]   # also: create, delete
+"#;
+
+    fn load_file(text: &str, flags: &[(&str, String)]) -> Result<Config, ConfigError> {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hermit.toml");
+        std::fs::write(&file, text).unwrap();
+        Config::load(Some(&file), env(&[]), flags)
+    }
+
+    #[test]
+    fn the_inbox_policy_parses_and_compiles() {
+        let c = load_file(&format!("listen = \"0.0.0.0:9092\"\n{INBOX_POLICY}"), &[]).unwrap();
+        assert_eq!(c.auth, AuthMode::Required);
+        assert_eq!(c.admins.len(), 1);
+        assert_eq!(c.acl.len(), 2);
+        assert_eq!(c.acl[1].topics, "inbox.{principal}");
+        assert_eq!(c.acl[1].allow, ["consume", "describe"]);
+        assert_eq!(c.acl[1].groups, None);
+        assert!(c.exposed_without_auth().is_empty());
+        let acl = crate::auth::Acl::from_config(&c).unwrap();
+        let admin = acl.who(crate::auth::Principal::from_hex(&c.admins[0]));
+        assert!(admin.is_admin());
+    }
+
+    #[test]
+    fn the_secure_default() {
+        // Loopback with the defaults (the README's first command).
+        let c = Config::load(None, env(&[]), &[]).unwrap();
+        assert_eq!(c.auth, AuthMode::Off);
+        assert!(c.exposed_without_auth().is_empty());
+        Config::load(None, env(&[]), &[("listen", "[::1]:9092".into())]).unwrap();
+
+        for listen in ["0.0.0.0:9092", "[::]:9092", "192.0.2.7:9092"] {
+            let e = Config::load(None, env(&[]), &[("listen", listen.into())])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("`auth`") && e.contains("allow_anonymous") && e.contains(listen),
+                "{e}"
+            );
+        }
+        // The TLS listener counts too.
+        let e = Config::load(
+            None,
+            env(&[("HERMIT_TLS_LISTEN", "0.0.0.0:9093")]),
+            &[("tls_cert", "c.pem".into()), ("tls_key", "k.pem".into())],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("`auth`") && e.contains("0.0.0.0:9093"), "{e}");
+
+        let c = Config::load(
+            None,
+            env(&[("HERMIT_ALLOW_ANONYMOUS", "true")]),
+            &[("listen", "0.0.0.0:9092".into())],
+        )
+        .unwrap();
+        assert!(c.allow_anonymous);
+        assert_eq!(c.exposed_without_auth(), ["0.0.0.0:9092".parse().unwrap()]);
+
+        // With authentication on, no ACL rules is a closed broker, not an open one.
+        load_file("listen = \"0.0.0.0:9092\"\nauth = \"optional\"\n", &[]).unwrap();
+        let e = load_file(
+            "listen = \"0.0.0.0:9092\"\nauth = \"required\"\nallow_anonymous = true\n",
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("`allow_anonymous`") && e.contains("hermit.toml"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn acl_errors_name_the_rule() {
+        let rule = |body: &str| {
+            format!(
+                "auth = \"required\"\n[[acl]]\nprincipal = \"*\"\ntopics = \"a\"\nallow = [\"produce\"]\n[[acl]]\n{body}\n"
+            )
+        };
+        for (body, key) in [
+            (
+                "principal = \"*\"\ntopics = \"a\"\nallow = [\"read\"]",
+                "acl[1].allow",
+            ),
+            (
+                "principal = \"bob\"\ntopics = \"a\"\nallow = [\"produce\"]",
+                "acl[1].principal",
+            ),
+            (
+                "principal = \"*\"\ntopics = \"a/b\"\nallow = [\"produce\"]",
+                "acl[1].topics",
+            ),
+            (
+                "principal = \"*\"\ntopics = \"a\"\nallow = [\"consume\"]\ngroups = \"{me}\"",
+                "acl[1].groups",
+            ),
+            (
+                "principal = \"*\"\ntopic = \"a\"\nallow = [\"produce\"]",
+                "acl[1]",
+            ),
+            ("principal = \"*\"\nallow = [\"produce\"]", "acl[1]"),
+        ] {
+            let e = load_file(&rule(body), &[]).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("`{key}`")) && e.contains("hermit.toml"),
+                "{key}: {e}"
+            );
+        }
+        let e = load_file("admins = [\"abc\"]\nauth = \"required\"\n", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`admins[0]`"), "{e}");
+        let e = load_file("acl = 3\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("`acl`"), "{e}");
+        // Rules with auth off would be ignored: refused instead.
+        let e = load_file(
+            &rule("principal = \"*\"\ntopics = \"b\"\nallow = [\"produce\"]")
+                .replace("auth = \"required\"\n", ""),
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("`acl`") && e.contains("off"), "{e}");
+        // Lists are file-only.
+        let e = Config::load(None, env(&[("HERMIT_ADMINS", "x")]), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("HERMIT_ADMINS") && e.contains("config file"),
+            "{e}"
+        );
+        let e = Config::load(None, env(&[]), &[("acl", "x".into())])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--acl") && e.contains("config file"), "{e}");
+        assert!(Config::keys().all(|k| k != "acl" && k != "admins"));
+    }
+
+    #[test]
+    fn tls_and_quota_keys() {
+        let c = Config::load(None, env(&[]), &[]).unwrap();
+        assert_eq!(c.receive_budget_bytes, 256 << 20);
+        assert_eq!(c.produce_bytes_per_sec, Limit::Unlimited);
+        assert_eq!(c.fetch_bytes_per_sec, Limit::Unlimited);
+        assert_eq!(c.max_topics_per_principal, 1000);
+        assert_eq!(c.max_connections_per_principal, 1000);
+        assert_eq!(c.max_connections_per_address, 1000);
+        assert_eq!(c.max_parked_fetches, 256);
+        assert_eq!(c.max_partitions, 64);
+        assert_eq!(c.tls_listen, None);
+
+        let c = load_file(
+            "tls_listen = \"127.0.0.1:9093\"\ntls_cert = \"/etc/hermit/cert.pem\"\n\
+             tls_key = \"/etc/hermit/key.pem\"\ntls_client_ca = \"/etc/hermit/ca.pem\"\n\
+             produce_bytes_per_sec = 1048576\nfetch_bytes_per_sec = \"unlimited\"\n",
+            &[("max_partitions", "128".into())],
+        )
+        .unwrap();
+        assert_eq!(c.tls_listen, Some("127.0.0.1:9093".parse().unwrap()));
+        assert_eq!(
+            c.tls_client_ca.as_deref(),
+            Some(Path::new("/etc/hermit/ca.pem"))
+        );
+        assert_eq!(c.produce_bytes_per_sec, Limit::Max(1 << 20));
+        assert_eq!(c.max_partitions, 128);
+        assert_eq!(c.listeners().count(), 2);
+
+        for (flags, key) in [
+            (vec![("tls_listen", "127.0.0.1:9093")], "tls_cert"),
+            (
+                vec![("tls_listen", "127.0.0.1:9093"), ("tls_cert", "c")],
+                "tls_key",
+            ),
+            (vec![("tls_key", "k")], "tls_key"),
+            (vec![("tls_client_ca", "ca")], "tls_client_ca"),
+            (
+                vec![
+                    ("tls_listen", "127.0.0.1:9092"),
+                    ("tls_cert", "c"),
+                    ("tls_key", "k"),
+                ],
+                "tls_listen",
+            ),
+            (
+                vec![("receive_budget_bytes", "1000")],
+                "receive_budget_bytes",
+            ),
+            (
+                vec![("produce_bytes_per_sec", "0")],
+                "produce_bytes_per_sec",
+            ),
+            (vec![("max_parked_fetches", "0")], "max_parked_fetches"),
+            (vec![("max_partitions", "5000")], "max_partitions"),
+            (
+                vec![("max_partitions", "2"), ("default_partitions", "3")],
+                "default_partitions",
+            ),
+        ] {
+            let flags: Vec<(&str, String)> =
+                flags.iter().map(|(k, v)| (*k, v.to_string())).collect();
+            let e = Config::load(None, env(&[]), &flags)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&format!("`{key}`")), "{key}: {e}");
+        }
     }
 
     #[test]

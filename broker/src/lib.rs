@@ -1,9 +1,11 @@
 //! The HermitMQ broker: a segmented write-ahead log and the network server
-//! in front of it. The broker is blind by construction: it depends on
-//! no cryptography crate and never parses a payload.
+//! in front of it. The broker is blind by construction: it links no sealing
+//! primitive (only ECDSA P-256 verification, to authenticate clients) and
+//! never parses a payload.
 //!
 //! # Layout
 //! - [`config`]: configuration from file, environment and flags.
+//! - [`auth`]: principals, `Authenticate` verification, ACLs, the broker id.
 //! - [`log`]: the storage engine (segments, index, recovery, group commit,
 //!   retention, compaction).
 //! - [`offsets`]: consumer-group offsets over the internal compacted topic.
@@ -16,6 +18,7 @@
 //!
 //! Layers run one way: `offsets` → `log`, `engine` → both, `net` → `engine`.
 
+pub mod auth;
 pub mod config;
 pub mod embedded;
 pub mod engine;
