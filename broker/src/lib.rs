@@ -1,6 +1,7 @@
 //! The HermitMQ broker: a segmented write-ahead log and the network server
 //! in front of it. The broker is blind by construction: it depends on
-//! no cryptography crate and never parses a payload.
+//! no sealing primitive (it links TLS for transport security only, see
+//! [`tls`]) and never parses a payload.
 //!
 //! # Layout
 //! - [`config`]: configuration from file, environment and flags.
@@ -10,9 +11,12 @@
 //! - [`embedded`]: a broker in this process on a real socket (tests, demo, bench).
 //! - [`net`]: the TCP server: hello, pipelined frames, group-commit acks,
 //!   long-poll fetch with `sendfile`, limits, graceful shutdown.
+//! - [`tls`]: TLS listener configuration from PEM files, and the key of a
+//!   client that presented a certificate (transport security only).
 
 pub mod config;
 pub mod embedded;
 pub mod log;
 pub mod net;
 pub mod offsets;
+pub mod tls;
