@@ -956,3 +956,66 @@ fn ctrl_c_at_the_password_prompt_leaves_the_echo_on() {
     assert!(echo(&slave), "hermit left the terminal without echo");
     assert!(!key.exists(), "a key file was written");
 }
+
+#[test]
+fn tls_self_signed_writes_a_ca_and_a_broker_certificate_it_signed() {
+    use rustls::client::danger::ServerCertVerifier as _;
+    use rustls::pki_types::pem::PemObject as _;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("tls");
+    let out = run_hermit(
+        &["tls", "self-signed", "--out", path_str(&out_dir)],
+        b"",
+        &[],
+    );
+    assert_code(&out, 0);
+    assert!(out.stdout.is_empty(), "stdout carries data only");
+    for hint in ["tls_listen", "tls_cert", "tls_key", "--ca"] {
+        assert!(stderr(&out).contains(hint), "{hint}: {}", stderr(&out));
+    }
+    for (name, mode) in [
+        ("ca.pem", 0o644),
+        ("ca.key", 0o600),
+        ("broker.pem", 0o644),
+        ("broker.key", 0o600),
+    ] {
+        let meta = std::fs::metadata(out_dir.join(name)).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, mode, "{name}");
+    }
+    let ca = CertificateDer::from_pem_file(out_dir.join("ca.pem")).unwrap();
+    let broker = CertificateDer::from_pem_file(out_dir.join("broker.pem")).unwrap();
+    PrivateKeyDer::from_pem_file(out_dir.join("broker.key")).unwrap();
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(ca).unwrap();
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let verifier =
+        rustls::client::WebPkiServerVerifier::builder_with_provider(roots.into(), provider)
+            .build()
+            .unwrap();
+    for (name, ok) in [
+        ("localhost", true),
+        ("127.0.0.1", true),
+        ("example.com", false),
+    ] {
+        let r = verifier.verify_server_cert(
+            &broker,
+            &[],
+            &ServerName::try_from(name).unwrap(),
+            &[],
+            UnixTime::now(),
+        );
+        assert_eq!(r.is_ok(), ok, "{name}: {r:?}");
+    }
+    // Nothing is overwritten without --force.
+    let key_before = std::fs::read(out_dir.join("ca.key")).unwrap();
+    let again = run_hermit(
+        &["tls", "self-signed", "--out", path_str(&out_dir)],
+        b"",
+        &[],
+    );
+    assert_code(&again, 2);
+    assert!(stderr(&again).contains("--force"), "{}", stderr(&again));
+    assert_eq!(std::fs::read(out_dir.join("ca.key")).unwrap(), key_before);
+}
