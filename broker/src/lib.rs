@@ -1,7 +1,8 @@
 //! The HermitMQ broker: a segmented write-ahead log and the network server
 //! in front of it. The broker is blind by construction: it links no sealing
-//! primitive (only ECDSA P-256 verification, to authenticate clients) and
-//! never parses a payload.
+//! primitive (only ECDSA P-256 verification, to authenticate clients, in
+//! [`auth`], and TLS for transport security, in [`tls`]) and never parses a
+//! payload.
 //!
 //! # Layout
 //! - [`config`]: configuration from file, environment and flags.
@@ -15,6 +16,8 @@
 //!   long-poll fetch, limits, graceful shutdown — over TCP or any byte
 //!   stream ([`net::ByteStream`]); fetch bodies by `sendfile` on plain TCP,
 //!   by a bounded copy elsewhere.
+//! - [`tls`]: TLS listener configuration from PEM files, and the key of a
+//!   client that presented a certificate (transport security only).
 //!
 //! Layers run one way: `offsets` → `log`, `engine` → both, `net` → `engine`.
 
@@ -25,3 +28,4 @@ pub mod engine;
 pub mod log;
 pub mod net;
 pub mod offsets;
+pub mod tls;

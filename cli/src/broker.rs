@@ -87,6 +87,7 @@ pub fn run(args: BrokerArgs) -> anyhow::Result<()> {
         .context("invalid configuration")
         .class(USAGE)?;
     init_logging(&config);
+    raise_nofile_limit(u64::from(config.max_connections));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("hermit-net")
@@ -163,4 +164,110 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     drop(engine);
     tracing::info!("shut down cleanly");
     Ok(())
+}
+
+/// Descriptors beyond one per connection: listeners, the data dir lock,
+/// each partition's active segment and index, directories fsynced, files
+/// opened by recovery and compaction. Generous, because running out shows
+/// up as refused connections or failed appends at the worst moment.
+const NOFILE_MARGIN: u64 = 1024;
+
+/// What to do about RLIMIT_NOFILE, decided from the current limits
+/// (`None` = unlimited) and the need.
+#[derive(Debug, PartialEq, Eq)]
+struct NofilePlan {
+    /// The soft limit to set, if it has to be raised.
+    raise_to: Option<u64>,
+    /// Even the hard limit is below the need: warn.
+    short: bool,
+}
+
+fn plan_nofile(soft: Option<u64>, hard: Option<u64>, need: u64) -> NofilePlan {
+    if soft.is_none_or(|s| s >= need) {
+        return NofilePlan {
+            raise_to: None,
+            short: false,
+        };
+    }
+    match hard {
+        // Linux refuses an unlimited soft NOFILE limit: ask for the need.
+        None => NofilePlan {
+            raise_to: Some(need),
+            short: false,
+        },
+        Some(h) => NofilePlan {
+            raise_to: (Some(h) > soft).then_some(h),
+            short: h < need,
+        },
+    }
+}
+
+/// Compare RLIMIT_NOFILE with what `max_connections` needs and raise the
+/// soft limit to the hard one when it is lower (many systems default to a
+/// soft 1024). Failures are logged, not fatal: the broker still runs, with
+/// fewer connections than configured.
+fn raise_nofile_limit(max_connections: u64) {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let need = max_connections.saturating_add(NOFILE_MARGIN);
+    let limit = getrlimit(Resource::Nofile);
+    let (soft, hard) = (limit.current, limit.maximum);
+    tracing::info!(soft = ?soft, hard = ?hard, need, "RLIMIT_NOFILE");
+    let plan = plan_nofile(soft, hard, need);
+    if let Some(to) = plan.raise_to {
+        let new = rustix::process::Rlimit {
+            current: Some(to),
+            maximum: hard,
+        };
+        match setrlimit(Resource::Nofile, new) {
+            Ok(()) => {
+                tracing::info!(soft = to, hard = ?hard, "raised the RLIMIT_NOFILE soft limit")
+            }
+            Err(e) => tracing::warn!(error = %e, soft = ?soft, "cannot raise RLIMIT_NOFILE"),
+        }
+    }
+    if plan.short {
+        tracing::warn!(
+            hard = ?hard,
+            need,
+            "RLIMIT_NOFILE hard limit is below max_connections plus a margin: \
+             connections may be refused before max_connections (raise it with ulimit -Hn, \
+             LimitNOFILE= in a systemd unit, or lower max_connections)"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_soft_nofile_limit_is_raised_only_when_short() {
+        let plan = |raise_to, short| NofilePlan { raise_to, short };
+        // Enough already, or unlimited: nothing to do.
+        assert_eq!(
+            plan_nofile(Some(20_000), Some(20_000), 11_024),
+            plan(None, false)
+        );
+        assert_eq!(plan_nofile(None, None, 11_024), plan(None, false));
+        // Soft 1024 under a hard limit that suffices: raise to the hard limit.
+        assert_eq!(
+            plan_nofile(Some(1024), Some(524_288), 11_024),
+            plan(Some(524_288), false)
+        );
+        // Unlimited hard limit: raise to the need (Linux refuses unlimited).
+        assert_eq!(
+            plan_nofile(Some(1024), None, 11_024),
+            plan(Some(11_024), false)
+        );
+        // Hard limit short: raise as far as it goes, and warn.
+        assert_eq!(
+            plan_nofile(Some(1024), Some(4096), 11_024),
+            plan(Some(4096), true)
+        );
+        // Soft already at a short hard limit: nothing to raise, still warn.
+        assert_eq!(
+            plan_nofile(Some(4096), Some(4096), 11_024),
+            plan(None, true)
+        );
+    }
 }

@@ -104,13 +104,10 @@ pub enum KeyCommand {
     /// Wrap a PKCS#8 private key (e.g. from Web Crypto's
     /// `exportKey('pkcs8')`) into a password-protected key file.
     ///
-    /// The key is read from --pkcs8, --pkcs8-file, or stdin (so it never has
-    /// to appear on a command line). Base64, with or without PEM
-    /// `-----BEGIN PRIVATE KEY-----` lines.
+    /// The key is read from stdin or --pkcs8-file, never from the command
+    /// line (where `ps` and shell history would show it). Base64, with or
+    /// without PEM `-----BEGIN PRIVATE KEY-----` lines.
     Import {
-        /// The base64 PKCS#8 itself (visible in `ps`: prefer --pkcs8-file or stdin).
-        #[arg(long, value_name = "B64", conflicts_with = "pkcs8_file")]
-        pkcs8: Option<String>,
         /// Read the base64 PKCS#8 from FILE (`-`: stdin, the default).
         #[arg(long, value_name = "FILE")]
         pkcs8_file: Option<PathBuf>,
@@ -177,13 +174,11 @@ pub fn pubkey(args: PubkeyArgs) -> anyhow::Result<()> {
 pub fn key(cmd: KeyCommand) -> anyhow::Result<()> {
     match cmd {
         KeyCommand::Import {
-            pkcs8,
             pkcs8_file,
             dest,
             password,
         } => {
-            let key_from_stdin =
-                pkcs8.is_none() && pkcs8_file.as_ref().is_none_or(|p| p.as_os_str() == "-");
+            let key_from_stdin = pkcs8_file.as_ref().is_none_or(|p| p.as_os_str() == "-");
             if key_from_stdin
                 && password
                     .password_file
@@ -199,10 +194,7 @@ pub fn key(cmd: KeyCommand) -> anyhow::Result<()> {
             }
             let out = &dest.out;
             let pub_out = dest.checked()?;
-            let text = match (pkcs8, pkcs8_file) {
-                (Some(b64), _) => Zeroizing::new(b64),
-                (None, path) => read_secret_text(path.as_deref())?,
-            };
+            let text = read_secret_text(pkcs8_file.as_deref())?;
             let identity = parse_pkcs8(&text)?;
             let pw = password.new_password(&out.display().to_string())?;
             write_identity(&identity, &pw, KdfParams::RECOMMENDED, out, &pub_out)?;
@@ -285,24 +277,45 @@ pub fn write_identity(
     )
 }
 
-fn write_file(path: &Path, bytes: &[u8], mode: u32) -> anyhow::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    // Replace rather than truncate: a pre-existing file's permissions must
-    // not carry over to a new private key.
-    match std::fs::remove_file(path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e).with_context(|| format!("cannot replace {}", path.display())),
-    }
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .open(path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
-    f.write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .with_context(|| format!("cannot write {}", path.display()))
+/// Write `bytes` to `path` with permissions `mode`, replacing any file
+/// there atomically: a temporary file in the same directory is written and
+/// fsynced, renamed over `path`, and the directory is fsynced. A crash or a
+/// failed write leaves either the old file or the new one, never neither,
+/// and a pre-existing file's permissions never carry over to a new key.
+pub fn write_file(path: &Path, bytes: &[u8], mode: u32) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .with_context(|| format!("{} does not name a file", path.display()))
+        .class(USAGE)?;
+    // Created 0600 by tempfile, then set to `mode` explicitly (not through
+    // the umask), before any secret byte is written.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&{
+            let mut p = std::ffi::OsString::from(".");
+            p.push(name);
+            p.push(".");
+            p
+        })
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(mode))
+        .and_then(|()| tmp.write_all(bytes))
+        .and_then(|()| tmp.as_file().sync_all())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    // On failure the temporary file is removed when `PersistError` drops.
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("cannot replace {}", path.display()))?;
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .with_context(|| format!("cannot fsync directory {}", dir.display()))
 }
 
 fn read_capped(path: &Path) -> anyhow::Result<Vec<u8>> {

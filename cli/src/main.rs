@@ -11,6 +11,7 @@
 //! - `demo`: `hermit demo` — an in-process broker, Alice and Bob, disk vs. plaintext.
 //! - `topics`: `hermit topics list|create|describe|delete`.
 //! - `compat`: `hermit compat encrypt|decrypt`, the browser article's messages.
+//! - `tls`: `hermit tls self-signed` — a development CA and broker certificate.
 //! - `logtool`: `hermit log check|dump` — offline data directory inspection.
 //! - `exit`: exit codes and error classification.
 //! - `out`: writing to stdout, where a closed pipe is a quiet stop.
@@ -31,6 +32,7 @@ mod keys;
 mod logtool;
 mod password;
 mod produce;
+mod tls;
 mod topics;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -67,6 +69,9 @@ enum Command {
     /// Encrypt or decrypt the browser article's `{iv, data}` messages by hand.
     #[command(subcommand)]
     Compat(compat::CompatCommand),
+    /// Make TLS certificates for trying a TLS listener.
+    #[command(subcommand)]
+    Tls(tls::TlsCommand),
     /// Inspect a data directory offline.
     #[command(subcommand)]
     Log(logtool::LogCommand),
@@ -102,6 +107,7 @@ fn main() -> std::process::ExitCode {
         Command::Demo(args) => demo::run(args),
         Command::Topics(cmd) => topics::run(cmd),
         Command::Compat(cmd) => compat::run(cmd),
+        Command::Tls(cmd) => tls::run(cmd),
         Command::Log(cmd) => logtool::run(cmd),
         Command::Completions { shell } => {
             // Into memory, then through `out` (clap_complete::generate

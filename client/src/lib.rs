@@ -23,6 +23,8 @@
 //! - [`consumer`]: [`Consumer`] — long-poll fetches kept in flight, CRC
 //!   checks, start positions, reset policy, manual and periodic commits.
 //! - [`records`]: [`Record`] and [`FetchResponse`], zero-copy views of fetched batches.
+//! - [`tls`]: TLS client configuration (a CA file or the system roots, an
+//!   optional client certificate) and the handshake, for `hermits://`.
 //! - [`error`]: [`ClientError`], with [`ClientError::is_retriable`].
 //! - [`crypto`]: end-to-end sealing (sans-I/O): Web Crypto-compatible identities,
 //!   password-wrapped key files, the article's compatibility API and sealed records.
@@ -43,6 +45,7 @@ pub mod partitioner;
 pub mod producer;
 pub mod records;
 pub mod sealed;
+pub mod tls;
 pub mod transport;
 
 pub use client::{Client, ClientOptions};

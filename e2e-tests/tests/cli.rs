@@ -380,18 +380,109 @@ fn the_public_key_never_overwrites_the_private_key() {
         &[
             "key",
             "import",
-            "--pkcs8",
-            &pkcs8,
             "--out",
             path_str(&key),
             "--pub-out",
             path_str(&key),
         ],
+        pkcs8.as_bytes(),
+        &[PW],
+    );
+    assert_code(&out, 2);
+    assert!(!key.exists());
+}
+
+#[test]
+fn key_import_takes_no_private_key_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("k.key");
+    let pkcs8 = node(&json!({"op": "keygen", "count": 1, "alg": "ECDH"}))[0]["pkcs8"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // `ps` and shell history would show it: the flag is gone.
+    let out = run_hermit(
+        &["key", "import", "--pkcs8", &pkcs8, "--out", path_str(&key)],
         b"",
         &[PW],
     );
     assert_code(&out, 2);
     assert!(!key.exists());
+    let help = run_hermit(&["key", "import", "--help"], b"", &[]);
+    assert_code(&help, 0);
+    assert!(!stdout(&help).contains("--pkcs8 "), "{}", stdout(&help));
+}
+
+/// Entries of `dir` whose names start with `.` (where key writes stage
+/// their temporary files).
+fn hidden_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect()
+}
+
+#[test]
+fn a_key_file_is_replaced_atomically_and_survives_a_failed_write() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    use std::os::unix::process::CommandExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let (key, pub_file) = keygen(dir.path(), "alice");
+    let old_key = std::fs::read(&key).unwrap();
+    let old_pub = std::fs::read(&pub_file).unwrap();
+    let old_inode = std::fs::metadata(&key).unwrap().ino();
+
+    // A write that fails half-way: a 64-byte file size limit (RLIMIT_FSIZE
+    // binds root too) with SIGXFSZ ignored, so write(2) fails with EFBIG
+    // instead of the signal killing the process. Deleting the old file
+    // before writing the new one would lose the key here.
+    let mut cmd = Command::new(hermit_e2e_tests::hermit_bin());
+    cmd.args(["keygen", "--out", path_str(&key), "--force"])
+        .env(PW.0, PW.1)
+        .stdin(Stdio::null());
+    // SAFETY: signal and setrlimit are async-signal-safe and touch no
+    // memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: 64,
+                rlim_max: 64,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let failed = cmd.output().unwrap();
+    assert_code(&failed, 1);
+    assert!(
+        stderr(&failed).contains("cannot write"),
+        "{}",
+        stderr(&failed)
+    );
+    assert_eq!(
+        std::fs::read(&key).unwrap(),
+        old_key,
+        "the old key is intact"
+    );
+    assert_eq!(std::fs::read(&pub_file).unwrap(), old_pub);
+    assert_eq!(hidden_files(dir.path()), Vec::<String>::new());
+
+    // A write that succeeds: a new file renamed over the old one (a new
+    // inode, not the old one truncated), 0600 even though the old file had
+    // been opened up, and nothing left behind.
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = run_hermit(&["keygen", "--out", path_str(&key), "--force"], b"", &[PW]);
+    assert_code(&out, 0);
+    let meta = std::fs::metadata(&key).unwrap();
+    assert_ne!(std::fs::read(&key).unwrap(), old_key);
+    assert_ne!(meta.ino(), old_inode);
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    assert_ne!(std::fs::read(&pub_file).unwrap(), old_pub);
+    assert_eq!(hidden_files(dir.path()), Vec::<String>::new());
 }
 
 #[test]
@@ -864,4 +955,67 @@ fn ctrl_c_at_the_password_prompt_leaves_the_echo_on() {
     );
     assert!(echo(&slave), "hermit left the terminal without echo");
     assert!(!key.exists(), "a key file was written");
+}
+
+#[test]
+fn tls_self_signed_writes_a_ca_and_a_broker_certificate_it_signed() {
+    use rustls::client::danger::ServerCertVerifier as _;
+    use rustls::pki_types::pem::PemObject as _;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("tls");
+    let out = run_hermit(
+        &["tls", "self-signed", "--out", path_str(&out_dir)],
+        b"",
+        &[],
+    );
+    assert_code(&out, 0);
+    assert!(out.stdout.is_empty(), "stdout carries data only");
+    for hint in ["tls_listen", "tls_cert", "tls_key", "--ca"] {
+        assert!(stderr(&out).contains(hint), "{hint}: {}", stderr(&out));
+    }
+    for (name, mode) in [
+        ("ca.pem", 0o644),
+        ("ca.key", 0o600),
+        ("broker.pem", 0o644),
+        ("broker.key", 0o600),
+    ] {
+        let meta = std::fs::metadata(out_dir.join(name)).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, mode, "{name}");
+    }
+    let ca = CertificateDer::from_pem_file(out_dir.join("ca.pem")).unwrap();
+    let broker = CertificateDer::from_pem_file(out_dir.join("broker.pem")).unwrap();
+    PrivateKeyDer::from_pem_file(out_dir.join("broker.key")).unwrap();
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(ca).unwrap();
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let verifier =
+        rustls::client::WebPkiServerVerifier::builder_with_provider(roots.into(), provider)
+            .build()
+            .unwrap();
+    for (name, ok) in [
+        ("localhost", true),
+        ("127.0.0.1", true),
+        ("example.com", false),
+    ] {
+        let r = verifier.verify_server_cert(
+            &broker,
+            &[],
+            &ServerName::try_from(name).unwrap(),
+            &[],
+            UnixTime::now(),
+        );
+        assert_eq!(r.is_ok(), ok, "{name}: {r:?}");
+    }
+    // Nothing is overwritten without --force.
+    let key_before = std::fs::read(out_dir.join("ca.key")).unwrap();
+    let again = run_hermit(
+        &["tls", "self-signed", "--out", path_str(&out_dir)],
+        b"",
+        &[],
+    );
+    assert_code(&again, 2);
+    assert!(stderr(&again).contains("--force"), "{}", stderr(&again));
+    assert_eq!(std::fs::read(out_dir.join("ca.key")).unwrap(), key_before);
 }

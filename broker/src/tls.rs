@@ -1,0 +1,250 @@
+//! TLS for the broker's listeners: the rustls server configuration built from
+//! PEM files, and the public key of a client that authenticated with a
+//! certificate.
+//!
+//! Transport security only: this module never sees a record. It uses the
+//! *ring* provider explicitly (not rustls' process-wide default), so the
+//! configuration does not depend on which providers other crates in the
+//! binary happened to enable.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustls::RootCertStore;
+use rustls::pki_types::pem::{self, PemObject as _};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::server::WebPkiClientVerifier;
+
+pub use rustls::{ServerConfig, ServerConnection};
+pub use tokio_rustls::TlsAcceptor;
+
+/// The ALPN protocol name HermitMQ speaks over TLS. The server offers only
+/// this one: a client that asks for another (say `h2`) is refused in the
+/// handshake rather than fed frames it cannot read.
+pub const ALPN: &[u8] = b"hermitmq";
+
+/// Why a TLS configuration could not be built. Each variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: io::Error,
+    },
+    /// The file is not valid PEM.
+    #[error("{} is not valid PEM: {source}", path.display())]
+    Pem {
+        /// The file.
+        path: PathBuf,
+        /// What the PEM parser said.
+        source: pem::Error,
+    },
+    /// The file holds no `BEGIN CERTIFICATE` section.
+    #[error("{} holds no certificate (PEM `-----BEGIN CERTIFICATE-----` expected)", path.display())]
+    NoCertificate {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file holds no private key section.
+    #[error("{} holds no private key (PEM PKCS#8 `BEGIN PRIVATE KEY` or SEC1 `BEGIN EC PRIVATE KEY` expected)", path.display())]
+    NoKey {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A certificate of the client CA file is not a usable trust anchor.
+    #[error("{} holds a certificate that is not a usable CA: {source}", path.display())]
+    BadCa {
+        /// The client CA file.
+        path: PathBuf,
+        /// What rustls said.
+        source: rustls::Error,
+    },
+    /// The client certificate verifier could not be built from the CA file.
+    #[error("cannot verify client certificates against {}: {source}", path.display())]
+    Verifier {
+        /// The client CA file.
+        path: PathBuf,
+        /// What rustls said.
+        source: rustls::server::VerifierBuilderError,
+    },
+    /// rustls refused the certificate chain and key (e.g. the key does not
+    /// belong to the certificate, or its algorithm is unsupported).
+    #[error("cannot use certificate {} with key {}: {source}", cert.display(), key.display())]
+    CertKey {
+        /// The certificate chain file.
+        cert: PathBuf,
+        /// The private key file.
+        key: PathBuf,
+        /// What rustls said.
+        source: rustls::Error,
+    },
+}
+
+/// The server configuration for a TLS listener.
+///
+/// `cert` is a PEM certificate chain (the broker's certificate first, then
+/// any intermediates); `key` its PEM private key (PKCS#8, SEC1 or PKCS#1).
+/// With `client_ca`, clients *may* present a certificate, which must then
+/// chain to a certificate in that PEM file; a client without one still
+/// connects (and may Authenticate with its key, `docs/PROTOCOL.md`), so
+/// mutual TLS is a way to name a principal, not a gate. ALPN: [`ALPN`].
+pub fn server_config(
+    cert: &Path,
+    key: &Path,
+    client_ca: Option<&Path>,
+) -> Result<Arc<ServerConfig>, TlsError> {
+    let chain = load_certs(cert)?;
+    let private_key = load_key(key)?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = ServerConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|source| TlsError::CertKey {
+            cert: cert.to_owned(),
+            key: key.to_owned(),
+            source,
+        })?;
+    let builder = match client_ca {
+        None => builder.with_no_client_auth(),
+        Some(ca) => {
+            let mut roots = RootCertStore::empty();
+            for c in load_certs(ca)? {
+                roots.add(c).map_err(|source| TlsError::BadCa {
+                    path: ca.to_owned(),
+                    source,
+                })?;
+            }
+            let verifier = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
+                .allow_unauthenticated()
+                .build()
+                .map_err(|source| TlsError::Verifier {
+                    path: ca.to_owned(),
+                    source,
+                })?;
+            builder.with_client_cert_verifier(verifier)
+        }
+    };
+    let mut config = builder
+        .with_single_cert(chain, private_key)
+        .map_err(|source| TlsError::CertKey {
+            cert: cert.to_owned(),
+            key: key.to_owned(),
+            source,
+        })?;
+    config.alpn_protocols = vec![ALPN.to_vec()];
+    Ok(Arc::new(config))
+}
+
+/// The DER SubjectPublicKeyInfo of the client's certificate, once the
+/// handshake is done.
+///
+/// `None` when the client presented none (or the listener has no
+/// `client_ca`, so none was asked for). rustls only keeps a client
+/// certificate that its verifier accepted — a certificate that does not
+/// chain to the client CA fails the handshake — so a `Some` here is a key
+/// the client proved it holds. For a P-256 identity the SPKI is the same
+/// 91 bytes the Authenticate op carries, so the caller can turn it into the
+/// same principal.
+pub fn peer_spki(conn: &ServerConnection) -> Option<Vec<u8>> {
+    let cert = conn.peer_certificates()?.first()?;
+    // Already parsed once by the verifier, so this does not fail in
+    // practice; `None` rather than a panic if it ever did.
+    let parsed = webpki::EndEntityCert::try_from(cert).ok()?;
+    Some(parsed.subject_public_key_info().as_ref().to_vec())
+}
+
+/// Every certificate in a PEM file, in order; at least one.
+fn load_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
+    let bytes = read(path)?;
+    let certs = CertificateDer::pem_slice_iter(&bytes)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|source| TlsError::Pem {
+            path: path.to_owned(),
+            source,
+        })?;
+    if certs.is_empty() {
+        return Err(TlsError::NoCertificate {
+            path: path.to_owned(),
+        });
+    }
+    Ok(certs)
+}
+
+/// The first private key in a PEM file.
+fn load_key(path: &Path) -> Result<PrivateKeyDer<'static>, TlsError> {
+    // The file's bytes are the key: wiped once parsed (rustls keeps its own copy).
+    let bytes = zeroize::Zeroizing::new(read(path)?);
+    PrivateKeyDer::from_pem_slice(&bytes).map_err(|e| match e {
+        pem::Error::NoItemsFound => TlsError::NoKey {
+            path: path.to_owned(),
+        },
+        source => TlsError::Pem {
+            path: path.to_owned(),
+            source,
+        },
+    })
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, TlsError> {
+    std::fs::read(path).map_err(|source| TlsError::Read {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn errors_name_the_file_at_fault() {
+        let dir = tempfile::tempdir().unwrap();
+        let ck = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+        let cert = write(dir.path(), "c.pem", &ck.cert.pem());
+        let key = write(dir.path(), "c.key", &ck.signing_key.serialize_pem());
+        assert!(server_config(&cert, &key, None).is_ok());
+        assert!(server_config(&cert, &key, Some(&cert)).is_ok());
+
+        let missing = dir.path().join("missing.pem");
+        let e = server_config(&missing, &key, None).unwrap_err();
+        assert!(
+            matches!(e, TlsError::Read { ref path, .. } if path == &missing),
+            "{e}"
+        );
+        assert!(e.to_string().contains("missing.pem"));
+
+        // A key where the certificate should be, and the other way round.
+        let e = server_config(&key, &key, None).unwrap_err();
+        assert!(
+            matches!(e, TlsError::NoCertificate { ref path } if path == &key),
+            "{e}"
+        );
+        let e = server_config(&cert, &cert, None).unwrap_err();
+        assert!(
+            matches!(e, TlsError::NoKey { ref path } if path == &cert),
+            "{e}"
+        );
+
+        // A key of another certificate.
+        let other = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+        let other_key = write(dir.path(), "o.key", &other.signing_key.serialize_pem());
+        let e = server_config(&cert, &other_key, None).unwrap_err();
+        assert!(matches!(e, TlsError::CertKey { .. }), "{e}");
+        assert!(e.to_string().contains("o.key"), "{e}");
+
+        let e = server_config(&cert, &key, Some(&key)).unwrap_err();
+        assert!(
+            matches!(e, TlsError::NoCertificate { ref path } if path == &key),
+            "{e}"
+        );
+    }
+}

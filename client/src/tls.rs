@@ -1,0 +1,232 @@
+//! TLS to a HermitMQ broker (`hermits://`): the rustls client configuration
+//! and the handshake over an open TCP stream.
+//!
+//! The *ring* provider is named explicitly (not rustls' process-wide
+//! default), so the configuration does not depend on which providers other
+//! crates in the program happened to enable.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustls::pki_types::pem::{self, PemObject as _};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use rustls::{ClientConfig, RootCertStore};
+use tokio::net::TcpStream;
+
+pub use tokio_rustls::client::TlsStream;
+
+/// The ALPN protocol name HermitMQ speaks over TLS (the broker offers only it).
+pub const ALPN: &[u8] = b"hermitmq";
+
+/// Why a TLS client configuration could not be built. Each variant names the
+/// file at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: io::Error,
+    },
+    /// The file is not valid PEM.
+    #[error("{} is not valid PEM: {source}", path.display())]
+    Pem {
+        /// The file.
+        path: PathBuf,
+        /// What the PEM parser said.
+        source: pem::Error,
+    },
+    /// The file holds no `BEGIN CERTIFICATE` section.
+    #[error("{} holds no certificate (PEM `-----BEGIN CERTIFICATE-----` expected)", path.display())]
+    NoCertificate {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file holds no private key section.
+    #[error("{} holds no private key (PEM PKCS#8 `BEGIN PRIVATE KEY` or SEC1 `BEGIN EC PRIVATE KEY` expected)", path.display())]
+    NoKey {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A certificate of the CA file is not a usable trust anchor.
+    #[error("{} holds a certificate that is not a usable CA: {source}", path.display())]
+    BadCa {
+        /// The CA file.
+        path: PathBuf,
+        /// What rustls said.
+        source: rustls::Error,
+    },
+    /// No CA file was given and the system trust store has no usable root.
+    #[error(
+        "no usable root certificate in the system trust store ({details}); give the broker's CA file"
+    )]
+    NoSystemRoots {
+        /// What went wrong while loading the store, if anything.
+        details: String,
+    },
+    /// rustls refused the client certificate chain and key.
+    #[error("cannot use client certificate {} with key {}: {source}", cert.display(), key.display())]
+    CertKey {
+        /// The certificate chain file.
+        cert: PathBuf,
+        /// The private key file.
+        key: PathBuf,
+        /// What rustls said.
+        source: rustls::Error,
+    },
+    /// The ring provider refused the default protocol versions (does not
+    /// happen with the versions rustls ships; kept as an error, not a panic).
+    #[error("TLS setup failed: {0}")]
+    Setup(rustls::Error),
+}
+
+/// The client configuration for `hermits://`: trust only the CA certificates
+/// in the PEM file `ca` (a development CA from `hermit tls self-signed`, a
+/// company CA), or, without one, the system's trust store. No client
+/// certificate. ALPN: [`ALPN`].
+pub fn client_config(ca: Option<&Path>) -> Result<Arc<ClientConfig>, TlsError> {
+    let config = builder(ca)?.with_no_client_auth();
+    Ok(finish(config))
+}
+
+/// Like [`client_config`], and present the certificate chain in `cert` (PEM)
+/// with its private key `key` (PEM PKCS#8, SEC1 or PKCS#1) for mutual TLS.
+pub fn client_config_with_cert(
+    ca: Option<&Path>,
+    cert: &Path,
+    key: &Path,
+) -> Result<Arc<ClientConfig>, TlsError> {
+    let chain = load_certs(cert)?;
+    let private_key = load_key(key)?;
+    let config = builder(ca)?
+        .with_client_auth_cert(chain, private_key)
+        .map_err(|source| TlsError::CertKey {
+            cert: cert.to_owned(),
+            key: key.to_owned(),
+            source,
+        })?;
+    Ok(finish(config))
+}
+
+/// The TLS handshake over `tcp`, checking the broker's certificate against
+/// `server_name` (a DNS name or an IP address literal, as in the URL).
+///
+/// Errors are `io::Error`s as the rest of a connection's are: an invalid
+/// `server_name` is `InvalidInput`; a certificate that does not verify is
+/// `InvalidData` with rustls' reason inside.
+pub async fn connect(
+    tcp: TcpStream,
+    server_name: &str,
+    config: Arc<ClientConfig>,
+) -> io::Result<TlsStream<TcpStream>> {
+    let name = ServerName::try_from(server_name.to_owned()).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{server_name:?} is not a valid TLS server name: {e}"),
+        )
+    })?;
+    tokio_rustls::TlsConnector::from(config)
+        .connect(name, tcp)
+        .await
+}
+
+fn builder(
+    ca: Option<&Path>,
+) -> Result<rustls::ConfigBuilder<ClientConfig, rustls::client::WantsClientCert>, TlsError> {
+    let roots = match ca {
+        Some(path) => {
+            let mut roots = RootCertStore::empty();
+            for c in load_certs(path)? {
+                roots.add(c).map_err(|source| TlsError::BadCa {
+                    path: path.to_owned(),
+                    source,
+                })?;
+            }
+            roots
+        }
+        None => system_roots()?,
+    };
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    Ok(ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(TlsError::Setup)?
+        .with_root_certificates(roots))
+}
+
+fn finish(mut config: ClientConfig) -> Arc<ClientConfig> {
+    config.alpn_protocols = vec![ALPN.to_vec()];
+    Arc::new(config)
+}
+
+/// The system's trust store. A store that is partly unreadable still counts
+/// as long as one root loads (distributions ship odd files next to the
+/// bundle); an empty one is an error, since every handshake would fail.
+fn system_roots() -> Result<RootCertStore, TlsError> {
+    let found = rustls_native_certs::load_native_certs();
+    let mut roots = RootCertStore::empty();
+    let (added, ignored) = roots.add_parsable_certificates(found.certs);
+    if ignored > 0 || !found.errors.is_empty() {
+        tracing::debug!(
+            added,
+            ignored,
+            errors = found.errors.len(),
+            "system trust store partly unusable"
+        );
+    }
+    if roots.is_empty() {
+        let details = if found.errors.is_empty() {
+            "no certificates found".to_owned()
+        } else {
+            found
+                .errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        return Err(TlsError::NoSystemRoots { details });
+    }
+    Ok(roots)
+}
+
+/// Every certificate in a PEM file, in order; at least one.
+fn load_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
+    let bytes = read(path)?;
+    let certs = CertificateDer::pem_slice_iter(&bytes)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|source| TlsError::Pem {
+            path: path.to_owned(),
+            source,
+        })?;
+    if certs.is_empty() {
+        return Err(TlsError::NoCertificate {
+            path: path.to_owned(),
+        });
+    }
+    Ok(certs)
+}
+
+/// The first private key in a PEM file.
+fn load_key(path: &Path) -> Result<PrivateKeyDer<'static>, TlsError> {
+    // The file's bytes are the key: wiped once parsed (rustls keeps its own copy).
+    let bytes = zeroize::Zeroizing::new(read(path)?);
+    PrivateKeyDer::from_pem_slice(&bytes).map_err(|e| match e {
+        pem::Error::NoItemsFound => TlsError::NoKey {
+            path: path.to_owned(),
+        },
+        source => TlsError::Pem {
+            path: path.to_owned(),
+            source,
+        },
+    })
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, TlsError> {
+    std::fs::read(path).map_err(|source| TlsError::Read {
+        path: path.to_owned(),
+        source,
+    })
+}
