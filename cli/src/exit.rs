@@ -69,7 +69,7 @@ pub fn code_for(e: &anyhow::Error) -> u8 {
 
 /// Tag a client SDK error with its exit class: connection failures (refused,
 /// lost, timed out, another protocol version) exit 3, corrupt fetched data 5,
-/// bad names 2, anything else 1.
+/// bad names 2, refused authentication or authorization 4, anything else 1.
 pub fn client_error(e: hermit_client::ClientError) -> anyhow::Error {
     use hermit_client::{ClientError as E, Status};
     let code = match &e {
@@ -84,6 +84,11 @@ pub fn client_error(e: hermit_client::ClientError) -> anyhow::Error {
             ..
         } => INTEGRITY,
         E::InvalidName { .. } | E::InvalidArgument(_) => USAGE,
+        E::AuthenticationRequired
+        | E::Broker {
+            status: Status::Unauthorized,
+            ..
+        } => AUTH,
         _ => FAILURE,
     };
     Err::<(), _>(e).class(code).unwrap_err()

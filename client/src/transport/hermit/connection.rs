@@ -24,7 +24,9 @@ use bytes::{Buf, Bytes, BytesMut};
 use hermit_protocol::frame::{
     FrameCheck, REQUEST_HEADER_LEN, ResponseBody, check_response, decode_response,
 };
-use hermit_protocol::hello::{HELLO_LEN, Hello, PROTOCOL_VERSION};
+use hermit_protocol::hello::{
+    BROKER_HELLO_V3_LEN, BrokerFlags, BrokerHello, HELLO_LEN, Hello, PROTOCOL_VERSION, VERSION_3,
+};
 use hermit_protocol::{Op, Status};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -108,14 +110,32 @@ pub(crate) async fn open(
             .map_err(connect_err)?;
         let mut hello = [0u8; HELLO_LEN];
         stream.read_exact(&mut hello).await.map_err(connect_err)?;
-        let hello = Hello::decode(&hello)?;
-        if hello.version != PROTOCOL_VERSION {
-            return Err(ClientError::UnsupportedVersion {
-                broker: hello.version,
-                client: PROTOCOL_VERSION,
-            });
+        let head = Hello::decode(&hello)?;
+        match head.version {
+            // A version-2 broker: no authentication, nothing more to read.
+            2 => {}
+            VERSION_3 => {
+                let mut full = [0u8; BROKER_HELLO_V3_LEN];
+                full[..HELLO_LEN].copy_from_slice(&hello);
+                stream
+                    .read_exact(&mut full[HELLO_LEN..])
+                    .await
+                    .map_err(connect_err)?;
+                let broker = BrokerHello::decode(&full)?;
+                if broker.flags.has(BrokerFlags::AUTH_REQUIRED)
+                    && !broker.flags.has(BrokerFlags::AUTHENTICATED)
+                {
+                    return Err(ClientError::AuthenticationRequired);
+                }
+            }
+            other => {
+                return Err(ClientError::UnsupportedVersion {
+                    broker: other,
+                    client: PROTOCOL_VERSION,
+                });
+            }
         }
-        Ok((stream, hello.value))
+        Ok((stream, head.value))
     };
     let (stream, max_frame) = match tokio::time::timeout(connect_timeout, handshake).await {
         Ok(r) => r?,
