@@ -9,6 +9,7 @@
 //! - [`check`]: offline, read-only verification and dump of a data directory.
 //! - [`compaction`]: keep the newest batch per key, with an atomic swap.
 //! - [`sync`]: the group-commit thread.
+//! - [`clock`]: the broker clock append times and retention are measured with.
 //! - [`lock`]: the data directory lock.
 //! - [`fsutil`]: durable directory and file replacement helpers.
 //! - [`error`]: the error type, [`StorageError`], with paths in every I/O error.
@@ -21,6 +22,7 @@
 //! ```
 
 pub mod check;
+pub mod clock;
 pub mod compaction;
 pub mod error;
 pub mod fsutil;
