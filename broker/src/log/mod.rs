@@ -506,7 +506,7 @@ impl Log {
         let t = match self.topic(topic) {
             Some(t) => t,
             None if create && self.opts.auto_create => {
-                match self.create_topic(
+                match self.create(
                     topic,
                     TopicSettings {
                         partitions: self.opts.default_partitions,
@@ -514,6 +514,7 @@ impl Log {
                         retention_ms: 0,
                         retention_bytes: 0,
                     },
+                    true,
                 ) {
                     Ok(t) => t,
                     // Another connection created it first.
@@ -537,6 +538,16 @@ impl Log {
 
     /// Create a topic. Retention values of 0 mean "the broker default".
     pub fn create_topic(&self, name: &str, settings: TopicSettings) -> Result<Arc<Topic>> {
+        self.create(name, settings, false)
+    }
+
+    /// Create a topic; `auto_created`: on first use, not by request (for the audit log).
+    fn create(
+        &self,
+        name: &str,
+        settings: TopicSettings,
+        auto_created: bool,
+    ) -> Result<Arc<Topic>> {
         TopicName::new_any(name).map_err(|source| {
             StorageError::InvalidBatch(hermit_protocol::WireError::InvalidName {
                 what: "topic",
@@ -566,10 +577,16 @@ impl Log {
         let topic = Arc::new(Self::create_topic_files(
             &self.dir, name, file, &self.opts, &self.sync,
         )?);
+        // The `audit` target: who changed which topics, for operators to
+        // route apart. The storage layer knows no principal or peer; the
+        // network layer logs those. Never a key or a payload.
         tracing::info!(
+            target: "audit",
             topic = name,
             partitions = settings.partitions,
-            "created topic"
+            cleanup = ?settings.cleanup,
+            auto_created,
+            "topic created"
         );
         self.topics
             .write()
@@ -611,9 +628,14 @@ impl Log {
         if let Err(e) = fs::remove_dir_all(&dest) {
             tracing::warn!(dir = %dest.display(), error = %e, "could not empty the trash; it is emptied at the next start");
         }
-        before_reuse()?;
-        tracing::info!(topic = name, "deleted topic");
-        Ok(())
+        // Logged once the topic is gone from disk, also when `before_reuse` fails.
+        tracing::info!(
+            target: "audit",
+            topic = name,
+            partitions = topic.partitions.len(),
+            "topic deleted"
+        );
+        before_reuse()
     }
 
     /// Run retention and compaction over every partition once.
