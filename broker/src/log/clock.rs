@@ -2,7 +2,7 @@
 //! measured with. Producer timestamps are never trusted for any of them.
 //!
 //! With the `failpoints` feature (this crate's own tests only) a test can
-//! replace the clock on its thread with [`failpoints::set_clock`], so that
+//! replace the clock on its thread with `failpoints::set_clock`, so that
 //! retention and roll ages can be tested without waiting for real time.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
