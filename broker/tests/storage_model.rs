@@ -1,11 +1,13 @@
 //! Model test: random appends, rolls, reopens and retention runs against an
 //! in-memory model of the segmented log; every read must return exactly the
-//! model's bytes.
+//! model's bytes. Retention goes by the broker's append time (a fixed
+//! clock per step, `clock::failpoints`), whatever the producers' timestamps.
 
 mod common;
 
 use common::*;
 use hermit_broker::log::Log;
+use hermit_broker::log::clock::failpoints::set_clock;
 use hermit_protocol::Cleanup;
 use hermit_protocol::frame::TopicSettings;
 use proptest::prelude::*;
@@ -19,6 +21,7 @@ enum Op {
     Append {
         records: usize,
         size: usize,
+        producer_ts: u64,
     },
     Roll,
     Reopen,
@@ -34,7 +37,8 @@ enum Op {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        6 => (1usize..6, 0usize..300).prop_map(|(records, size)| Op::Append { records, size }),
+        6 => (1usize..6, 0usize..300, prop_oneof![Just(1u64), Just(u64::MAX), 2u64..u64::MAX])
+            .prop_map(|(records, size, producer_ts)| Op::Append { records, size, producer_ts }),
         1 => Just(Op::Roll),
         1 => Just(Op::Reopen),
         1 => (0u64..40).prop_map(|advance_ms| Op::Retention { advance_ms }),
@@ -47,7 +51,8 @@ fn op() -> impl Strategy<Value = Op> {
 struct Batch {
     base: u64,
     bytes: Vec<u8>,
-    ts: u64,
+    /// The broker's clock at the append.
+    appended_ns: u64,
 }
 
 #[derive(Debug, Default)]
@@ -62,17 +67,18 @@ impl Model {
         seg.iter().map(|b| b.bytes.len() as u64).sum()
     }
 
-    fn append(&mut self, bytes: Vec<u8>, records: u64, ts: u64) -> u64 {
+    fn append(&mut self, bytes: Vec<u8>, records: u64, appended_ns: u64) -> u64 {
         let len = bytes.len() as u64;
         let active_size = Self::size(self.segments.last().unwrap());
         if active_size > 0 && active_size + len > SEGMENT_BYTES {
             self.segments.push(Vec::new());
         }
         let base = self.next;
-        self.segments
-            .last_mut()
-            .unwrap()
-            .push(Batch { base, bytes, ts });
+        self.segments.last_mut().unwrap().push(Batch {
+            base,
+            bytes,
+            appended_ns,
+        });
         self.next += records;
         base
     }
@@ -88,8 +94,8 @@ impl Model {
         while self.segments.len() > 1 {
             let seg = &self.segments[0];
             let size = Self::size(seg);
-            let max_ts = seg.iter().map(|b| b.ts).max().unwrap_or(0);
-            let too_old = max_ts + RETENTION_MS * 1_000_000 < now_ns;
+            let newest = seg.iter().map(|b| b.appended_ns).max().unwrap_or(0);
+            let too_old = newest + RETENTION_MS * 1_000_000 < now_ns;
             let too_big = total - size >= RETENTION_BYTES;
             if !(too_old || too_big) {
                 break;
@@ -137,12 +143,12 @@ proptest! {
         let mut seed = 0u64;
         let mut now_ns = 1_700_000_000_000_000_000u64;
         for op in ops {
+            let _clock = set_clock(now_ns);
             match op {
-                Op::Append { records, size } => {
+                Op::Append { records, size, producer_ts } => {
                     seed += 1;
-                    let bytes = batch(b"k", records, size, seed);
-                    let ts = 1_700_000_000_000_000_000 + seed;
-                    let want = model.append(bytes.clone(), records as u64, ts);
+                    let bytes = batch_stamped(b"k", records, size, seed, producer_ts);
+                    let want = model.append(bytes.clone(), records as u64, now_ns);
                     let got = p.append(&bytes).unwrap();
                     prop_assert_eq!(got.base_offset, want);
                     prop_assert_eq!(got.next_offset, model.next);
@@ -160,6 +166,7 @@ proptest! {
                 }
                 Op::Retention { advance_ms } => {
                     now_ns += advance_ms * 1_000_000;
+                    let _clock = set_clock(now_ns);
                     p.enforce_retention(now_ns).unwrap();
                     model.retention(now_ns);
                 }

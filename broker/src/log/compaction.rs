@@ -14,6 +14,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::sync::Arc;
 
+use super::clock;
 use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
 use super::index::IndexBuilder;
@@ -210,20 +211,22 @@ impl Partition {
         let mut w = BufWriter::with_capacity(1 << 20, out);
         let mut index = IndexBuilder::new(seg.base, opts.index_interval_bytes);
         let mut pos = 0u64;
-        let mut max_ts = 0;
         self.scan_batches(ScanScope::Rolled(seg), ScanCheck::Checked, scratch, |b| {
             let h = &b.header;
             if keep(b.key(), h.base_offset, h.payload_len, h.timestamp_ns) {
                 w.write_all(b.bytes).ctx("write", &cleaned_path)?;
                 index.observe(h.base_offset, pos);
                 pos += b.bytes.len() as u64;
-                max_ts = max_ts.max(h.timestamp_ns);
             }
             Ok(())
         })?;
         let out = w
             .into_inner()
             .map_err(|e| StorageError::io("write", &cleaned_path, e.into_error()))?;
+        // The rewrite keeps the data's age: retention goes by the segment's
+        // append time (its mtime), which must not restart at compaction.
+        out.set_modified(clock::system_time(seg.append_ns()))
+            .ctx("set segment append time", &cleaned_path)?;
         out.sync_all().ctx("fsync", &cleaned_path)?;
         drop(out);
         failpoint(SwapStep::WroteCleaned)?;
@@ -272,7 +275,7 @@ impl Partition {
                 }),
                 idx_path: seg.idx_path.clone(),
                 index,
-                max_timestamp: max_ts,
+                append_ns: seg.append_ns(),
                 dense: false, // compacted: offsets have holes
             },
             Verification::default(),

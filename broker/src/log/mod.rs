@@ -9,6 +9,7 @@
 //! - [`check`]: offline, read-only verification and dump of a data directory.
 //! - [`compaction`]: keep the newest batch per key, with an atomic swap.
 //! - [`sync`]: the group-commit thread.
+//! - [`clock`]: the broker clock append times and retention are measured with.
 //! - [`lock`]: the data directory lock.
 //! - [`fsutil`]: durable directory and file replacement helpers.
 //! - [`error`]: the error type, [`StorageError`], with paths in every I/O error.
@@ -18,9 +19,11 @@
 //! <data_dir>/topics/<topic>/topic.toml
 //! <data_dir>/topics/<topic>/<partition>/<base:020>.log|.idx
 //! <data_dir>/trash/                  topics being deleted
+//! <data_dir>/creating/               topics being created (moved into topics/ when complete)
 //! ```
 
 pub mod check;
+pub mod clock;
 pub mod compaction;
 pub mod error;
 pub mod fsutil;
@@ -255,6 +258,7 @@ impl Log {
         if trash.exists() {
             fs::remove_dir_all(&trash).ctx("empty trash", &trash)?;
         }
+        remove_unfinished_creations(&dir.join(CREATING_DIR));
         let sync = SyncQueue::new();
         let mut topics = HashMap::new();
         for entry in fs::read_dir(&topics_dir).ctx("list topics", &topics_dir)? {
@@ -268,14 +272,31 @@ impl Log {
                 tracing::warn!(path = %path.display(), "ignoring an entry that is not a topic");
                 continue;
             }
-            let toml_path = path.join("topic.toml");
-            if !toml_path.exists() {
-                // Creation writes topic.toml last: this topic was never created.
-                tracing::warn!(dir = %path.display(), "removing a topic whose creation did not finish");
-                fs::remove_dir_all(&path).ctx("remove incomplete topic", &path)?;
-                continue;
-            }
-            let topic = Self::load_topic(&path, &name, &opts, &sync)?;
+            // A topic whose metadata cannot be read is skipped, never
+            // removed (it may hold acknowledged data) and never a reason not
+            // to start: one bad topic must not take every other one down.
+            // Its directory stays, so its name cannot be created again
+            // until an operator repaired or removed it; the next start
+            // loads it if it was repaired.
+            let file = match Self::read_topic_file(&path) {
+                Ok(file) => file,
+                Err(e) if !path.join(TOPIC_FILE).exists() && holds_no_file(&path) => {
+                    // Only empty directories: a creation by an older broker
+                    // (which wrote topic.toml last, in place) cut short.
+                    tracing::warn!(dir = %path.display(), error = %e, "removing a topic whose creation did not finish");
+                    fs::remove_dir_all(&path).ctx("remove incomplete topic", &path)?;
+                    continue;
+                }
+                Err(e) => {
+                    tracing::error!(
+                        topic = %name, dir = %path.display(), error = %e,
+                        "cannot load this topic: skipped (not served, not deleted); \
+                         repair or remove its directory and restart"
+                    );
+                    continue;
+                }
+            };
+            let topic = Self::load_topic(&path, &name, file, &opts, &sync)?;
             topics.insert(name, Arc::new(topic));
         }
         fsutil::fsync_dir(&topics_dir)?;
@@ -292,13 +313,9 @@ impl Log {
         })
     }
 
-    fn load_topic(
-        path: &Path,
-        name: &str,
-        opts: &Arc<LogOptions>,
-        sync: &Arc<SyncQueue>,
-    ) -> Result<Topic> {
-        let toml_path = path.join("topic.toml");
+    /// Read and check a topic directory's `topic.toml`.
+    fn read_topic_file(path: &Path) -> Result<TopicFile> {
+        let toml_path = path.join(TOPIC_FILE);
         let text = fs::read_to_string(&toml_path).ctx("read", &toml_path)?;
         let file: TopicFile = toml::from_str(&text).map_err(|e| StorageError::BadMetadata {
             path: toml_path.clone(),
@@ -310,6 +327,17 @@ impl Log {
                 message: format!("partitions = {} is out of range", file.partitions),
             });
         }
+        Ok(file)
+    }
+
+    /// Open the partitions of the topic in `path`, described by `file`.
+    fn load_topic(
+        path: &Path,
+        name: &str,
+        file: TopicFile,
+        opts: &Arc<LogOptions>,
+        sync: &Arc<SyncQueue>,
+    ) -> Result<Topic> {
         let policy = file.policy(opts);
         let partitions = (0..file.partitions)
             .map(|i| {
@@ -332,32 +360,102 @@ impl Log {
         })
     }
 
-    /// Create a topic's directories and, last, its `topic.toml`.
+    /// Create a topic atomically: build it whole in `creating/` (partition
+    /// directories, `topic.toml`, each fsynced), rename it into `topics/`
+    /// (the commit point), fsync both parents, then open it. A failure at
+    /// any step leaves nothing in `topics/`: before the rename the temporary
+    /// directory is removed (or, after a crash, at the next start), after
+    /// it the topic is moved to `trash/`.
     fn create_topic_files(
-        topics_dir: &Path,
+        data_dir: &Path,
         name: &str,
         file: TopicFile,
         opts: &Arc<LogOptions>,
         sync: &Arc<SyncQueue>,
     ) -> Result<Topic> {
+        let topics_dir = data_dir.join("topics");
         let dir = topics_dir.join(name);
         if dir.exists() {
-            // A leftover of a creation that did not finish (no topic.toml).
-            fs::remove_dir_all(&dir).ctx("remove incomplete topic", &dir)?;
+            // Not a loaded topic (see `Log::open`): never replace what may be data.
+            return Err(StorageError::BadMetadata {
+                path: dir.join(TOPIC_FILE),
+                message: "a directory for this topic exists but holds no loaded topic \
+                          (see the start-up log); repair or remove it"
+                    .into(),
+            });
         }
-        fs::create_dir(&dir).ctx("create topic directory", &dir)?;
+        let creating = data_dir.join(CREATING_DIR);
+        if !creating.exists() {
+            fsutil::create_dir_durable(&creating)?;
+        }
+        let tmp = creating.join(unique_name(name));
+        let built = Self::build_topic_dir(&tmp, &file).and_then(|()| {
+            fs::rename(&tmp, &dir).ctx("move created topic into place", &dir)?;
+            fsutil::fsync_dir(&topics_dir)?;
+            fsutil::fsync_dir(&creating)
+        });
+        if let Err(e) = built {
+            if tmp.exists()
+                && let Err(e2) = fs::remove_dir_all(&tmp)
+            {
+                tracing::error!(dir = %tmp.display(), error = %e2, "could not remove an unfinished topic; it is removed at the next start");
+            }
+            if dir.exists() {
+                // The rename happened (an fsync after it failed): undo it.
+                Self::discard_created(data_dir, &dir);
+            }
+            return Err(e);
+        }
+        let opened = failpoint(CreateStep::Renamed)
+            .and_then(|()| Self::load_topic(&dir, name, file, opts, sync));
+        if opened.is_err() {
+            Self::discard_created(data_dir, &dir);
+        }
+        opened
+    }
+
+    /// Fill the (new) temporary directory of a topic being created.
+    fn build_topic_dir(tmp: &Path, file: &TopicFile) -> Result<()> {
+        fs::create_dir(tmp).ctx("create topic directory", tmp)?;
         for i in 0..file.partitions {
-            let p = dir.join(i.to_string());
+            let p = tmp.join(i.to_string());
             fs::create_dir(&p).ctx("create partition directory", &p)?;
         }
-        fsutil::fsync_dir(&dir)?;
-        fsutil::fsync_dir(topics_dir)?;
-        let text = toml::to_string(&file).map_err(|e| StorageError::BadMetadata {
-            path: dir.join("topic.toml"),
+        failpoint(CreateStep::PartitionDirs)?;
+        let toml_path = tmp.join(TOPIC_FILE);
+        let text = toml::to_string(file).map_err(|e| StorageError::BadMetadata {
+            path: toml_path.clone(),
             message: e.to_string(),
         })?;
-        fsutil::write_atomic(&dir.join("topic.toml"), text.as_bytes())?;
-        Self::load_topic(&dir, name, opts, sync)
+        // Writes, fsyncs the file and fsyncs `tmp` (the partition directories' entries too).
+        fsutil::write_atomic(&toml_path, text.as_bytes())?;
+        failpoint(CreateStep::TopicFile)
+    }
+
+    /// Take a topic that was renamed into `topics/` but not opened back out
+    /// of it, through `trash/`, so that no half-created topic stays behind.
+    fn discard_created(data_dir: &Path, dir: &Path) {
+        let trash = data_dir.join("trash");
+        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("topic");
+        let dest = trash.join(unique_name(name));
+        let moved = (|| {
+            if !trash.exists() {
+                fsutil::create_dir_durable(&trash)?;
+            }
+            fs::rename(dir, &dest).ctx("move unfinished topic to trash", dir)?;
+            fsutil::fsync_dir(fsutil::parent(dir))
+        })();
+        match moved {
+            Ok(()) => {
+                if let Err(e) = fs::remove_dir_all(&dest) {
+                    tracing::warn!(dir = %dest.display(), error = %e, "could not empty the trash; it is emptied at the next start");
+                }
+            }
+            Err(e) => tracing::error!(
+                dir = %dir.display(), error = %e,
+                "a topic whose creation failed could not be removed; it will load (empty) at the next start"
+            ),
+        }
     }
 
     /// The data directory.
@@ -408,7 +506,7 @@ impl Log {
         let t = match self.topic(topic) {
             Some(t) => t,
             None if create && self.opts.auto_create => {
-                match self.create_topic(
+                match self.create(
                     topic,
                     TopicSettings {
                         partitions: self.opts.default_partitions,
@@ -416,6 +514,7 @@ impl Log {
                         retention_ms: 0,
                         retention_bytes: 0,
                     },
+                    true,
                 ) {
                     Ok(t) => t,
                     // Another connection created it first.
@@ -439,6 +538,16 @@ impl Log {
 
     /// Create a topic. Retention values of 0 mean "the broker default".
     pub fn create_topic(&self, name: &str, settings: TopicSettings) -> Result<Arc<Topic>> {
+        self.create(name, settings, false)
+    }
+
+    /// Create a topic; `auto_created`: on first use, not by request (for the audit log).
+    fn create(
+        &self,
+        name: &str,
+        settings: TopicSettings,
+        auto_created: bool,
+    ) -> Result<Arc<Topic>> {
         TopicName::new_any(name).map_err(|source| {
             StorageError::InvalidBatch(hermit_protocol::WireError::InvalidName {
                 what: "topic",
@@ -466,16 +575,18 @@ impl Log {
             retention_bytes: (settings.retention_bytes != 0).then_some(settings.retention_bytes),
         };
         let topic = Arc::new(Self::create_topic_files(
-            &self.dir.join("topics"),
-            name,
-            file,
-            &self.opts,
-            &self.sync,
+            &self.dir, name, file, &self.opts, &self.sync,
         )?);
+        // The `audit` target: who changed which topics, for operators to
+        // route apart. The storage layer knows no principal or peer; the
+        // network layer logs those. Never a key or a payload.
         tracing::info!(
+            target: "audit",
             topic = name,
             partitions = settings.partitions,
-            "created topic"
+            cleanup = ?settings.cleanup,
+            auto_created,
+            "topic created"
         );
         self.topics
             .write()
@@ -510,16 +621,21 @@ impl Log {
         if !trash.exists() {
             fsutil::create_dir_durable(&trash)?;
         }
-        let dest = trash.join(format!("{name}-{}", partition::now_ns()));
+        let dest = trash.join(unique_name(name));
         fs::rename(&topic.dir, &dest).ctx("move topic to trash", &topic.dir)?;
         fsutil::fsync_dir(&self.dir.join("topics"))?;
         fsutil::fsync_dir(&trash)?;
         if let Err(e) = fs::remove_dir_all(&dest) {
             tracing::warn!(dir = %dest.display(), error = %e, "could not empty the trash; it is emptied at the next start");
         }
-        before_reuse()?;
-        tracing::info!(topic = name, "deleted topic");
-        Ok(())
+        // Logged once the topic is gone from disk, also when `before_reuse` fails.
+        tracing::info!(
+            target: "audit",
+            topic = name,
+            partitions = topic.partitions.len(),
+            "topic deleted"
+        );
+        before_reuse()
     }
 
     /// Run retention and compaction over every partition once.
@@ -628,4 +744,134 @@ impl Drop for Log {
         self.stop.store(true, Ordering::SeqCst);
         self.sync.shutdown();
     }
+}
+
+/// The file naming a topic's settings, in its directory.
+const TOPIC_FILE: &str = "topic.toml";
+
+/// Where topics are built before they are renamed into `topics/`. Outside
+/// `topics/`: every name inside it is a topic name, and a topic may be
+/// called `.creating-x`.
+const CREATING_DIR: &str = "creating";
+
+/// A fresh directory name for `name` in `creating/` or `trash/`: the
+/// clock makes it unique (creations and deletions run one at a time under
+/// the admin lock, and leftovers are removed at start); the name is cut so
+/// that the whole stays within a file name's 255 bytes (a topic name may
+/// have 249).
+fn unique_name(name: &str) -> String {
+    // Topic names are ASCII, so any byte index is a char boundary.
+    let cut = name.get(..name.len().min(200)).unwrap_or("topic");
+    format!("{:016x}-{cut}", clock::now_ns())
+}
+
+/// Remove what creations cut short by a crash left in `creating/`. Never
+/// fails the start: a leftover that cannot be removed is only reported
+/// (it is outside `topics/`, so nothing loads it).
+fn remove_unfinished_creations(creating: &Path) {
+    let entries = match fs::read_dir(creating) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(e) => {
+            tracing::error!(dir = %creating.display(), error = %e, "cannot list unfinished topic creations");
+            return;
+        }
+    };
+    for entry in entries {
+        let path = match entry {
+            Ok(entry) => entry.path(),
+            Err(e) => {
+                tracing::error!(dir = %creating.display(), error = %e, "cannot list unfinished topic creations");
+                return;
+            }
+        };
+        tracing::warn!(dir = %path.display(), "removing a topic whose creation did not finish");
+        let removed = if path.is_dir() {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+        if let Err(e) = removed {
+            tracing::error!(dir = %path.display(), error = %e, "could not remove an unfinished topic creation");
+        }
+    }
+    if let Err(e) = fsutil::fsync_dir(creating) {
+        tracing::error!(error = %e, "could not fsync the directory of unfinished topic creations");
+    }
+}
+
+/// Whether `dir` holds nothing but (nested) empty directories.
+fn holds_no_file(dir: &Path) -> bool {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return false;
+    };
+    entries.into_iter().all(|e| {
+        e.is_ok_and(|e| {
+            let p = e.path();
+            // symlink_metadata: a link is a file here, never followed.
+            fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) && holds_no_file(&p)
+        })
+    })
+}
+
+/// A step of topic creation. With the `failpoints` feature a test can make
+/// creation fail right after one (`failpoints::fail_topic_creation_after`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreateStep {
+    /// The temporary directory and its partition directories exist.
+    PartitionDirs,
+    /// `topic.toml` is written and fsynced in the temporary directory.
+    TopicFile,
+    /// The topic was renamed into `topics/`; its partitions are not open yet.
+    Renamed,
+}
+
+/// Fault injection for tests, compiled only with the `failpoints` feature.
+#[cfg(feature = "failpoints")]
+pub mod failpoints {
+    use std::cell::Cell;
+
+    use super::CreateStep;
+
+    thread_local! {
+        // Per thread, like the compaction failpoints: creation runs on the caller's thread.
+        static FAIL_AFTER: Cell<Option<CreateStep>> = const { Cell::new(None) };
+    }
+
+    /// While the guard lives, topic creation on this thread fails with an
+    /// error right after `step`, as an I/O error there would.
+    pub fn fail_topic_creation_after(step: CreateStep) -> CreateGuard {
+        CreateGuard {
+            previous: FAIL_AFTER.replace(Some(step)),
+        }
+    }
+
+    /// Disarms [`fail_topic_creation_after`] when dropped.
+    #[derive(Debug)]
+    #[must_use = "the failpoint is disarmed when the guard is dropped"]
+    pub struct CreateGuard {
+        previous: Option<CreateStep>,
+    }
+
+    impl Drop for CreateGuard {
+        fn drop(&mut self) {
+            FAIL_AFTER.set(self.previous);
+        }
+    }
+
+    pub(super) fn armed() -> Option<CreateStep> {
+        FAIL_AFTER.get()
+    }
+}
+
+/// Fail here when a test armed `step` (never without the feature).
+fn failpoint(step: CreateStep) -> Result<()> {
+    #[cfg(feature = "failpoints")]
+    if failpoints::armed() == Some(step) {
+        return Err(StorageError::Config(format!(
+            "topic creation interrupted after {step:?} (fault injection)"
+        )));
+    }
+    let _ = step;
+    Ok(())
 }

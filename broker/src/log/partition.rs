@@ -27,7 +27,7 @@ use super::sync::SyncQueue;
 use super::{LogOptions, TopicPolicy};
 use crate::config::{FsyncPolicy, RecoveryMode, VerifySealed};
 
-pub use hermit_protocol::record::now_ns;
+pub use super::clock::now_ns;
 
 /// Where an append landed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,11 +113,15 @@ struct Active {
     file: Arc<SegmentFile>,
     size: u64,
     index: IndexBuilder,
-    /// Broker clock (ns) when the segment got its first batch in this
-    /// process — the roll age. Producer clocks are not trusted for this: a
-    /// skewed one would roll a segment per batch.
+    /// Broker clock (ns) when the segment got its first batch — the roll
+    /// age (`segment_ms`). Producer clocks are not trusted for this: a
+    /// skewed one would roll a segment per batch, or never. After a restart
+    /// it is a lower bound (see [`Partition::open`]): the segment may roll
+    /// early then, never late.
     first_append_ns: Option<u64>,
-    max_timestamp: u64,
+    /// Broker clock (ns) of the newest append (0: none yet): the segment's
+    /// retention age once it rolls, stamped on the file as its mtime.
+    last_append_ns: u64,
 }
 
 struct Inner {
@@ -265,8 +269,18 @@ impl Partition {
         }
         let active_base = bases.last().copied().unwrap_or(0);
         let dense = policy.cleanup != Cleanup::Compact;
+        // The active segment's first append is not stored. A lower bound:
+        // the newest append to the segment before it (which rolled just
+        // before this one got its first batch), or for a partition's first
+        // segment the topic's creation (topic.toml is written once). The
+        // roll may then come early after a restart, never late; restarting
+        // more often than `segment_ms` must not keep a segment from ever rolling.
+        let roll_age_from = match rolled.last() {
+            Some(seg) => Some(seg.append_ns()),
+            None => topic_created_ns(&dir),
+        };
         let (mut active, mut next_offset, bad) =
-            Self::recover_active(&dir, active_base, &opts, topic, id)?;
+            Self::recover_active(&dir, active_base, &opts, topic, id, roll_age_from)?;
         if !bad.is_empty() {
             // Roll over the damaged segment with its fenced ranges, so the rolled
             // segments' fencing serves it, and write on in a fresh segment.
@@ -281,12 +295,19 @@ impl Partition {
                     file: active.file.clone(),
                     idx_path,
                     index,
-                    max_timestamp: active.max_timestamp,
+                    append_ns: active.last_append_ns,
                     dense,
                 },
                 Verification { bad, index: None },
             )));
-            let fresh = Self::recover_active(&dir, next_offset, &opts, topic, id)?;
+            let fresh = Self::recover_active(
+                &dir,
+                next_offset,
+                &opts,
+                topic,
+                id,
+                Some(active.last_append_ns),
+            )?;
             (active, next_offset) = (fresh.0, fresh.1);
         }
         let log_start = rolled.first().map_or(active.base, |s| s.base);
@@ -327,13 +348,16 @@ impl Partition {
     /// acknowledged, so nothing is truncated; the damaged ranges are
     /// returned to be fenced. Returns the segment, the next offset and the
     /// fenced ranges. The recovered bytes are fsynced: after a crash they
-    /// may only have been in the page cache.
+    /// may only have been in the page cache. The segment's append times come
+    /// from its mtime (the newest append) and `roll_age_from` (a lower bound
+    /// of its first append), never from the batches' timestamps.
     fn recover_active(
         dir: &Path,
         base: u64,
         opts: &LogOptions,
         topic: &str,
         id: u32,
+        roll_age_from: Option<u64>,
     ) -> Result<(Active, u64, Vec<segment::BadRange>)> {
         let path = dir.join(log_name(base));
         let created = !path.exists();
@@ -341,9 +365,11 @@ impl Partition {
         if created {
             fsutil::fsync_dir(dir)?;
         }
-        let len = file.metadata().ctx("stat segment", &path)?.len();
+        let meta = file.metadata().ctx("stat segment", &path)?;
+        let len = meta.len();
+        let stored_append_ns = segment::stored_append_time(&meta, &path)?;
+        let mut truncated = false;
         let mut index = IndexBuilder::new(base, opts.index_interval_bytes);
-        let mut max_timestamp = 0;
         let mut buf = Vec::new();
         let mut bad = Vec::new();
         let (mut pos, mut expected) = (0, base);
@@ -360,7 +386,6 @@ impl Partition {
                 match reader.next_batch() {
                     Ok(Some(b)) => {
                         index.observe(b.header.base_offset, b.position);
-                        max_timestamp = max_timestamp.max(b.header.timestamp_ns);
                     }
                     Ok(None) => break None,
                     Err(e @ StorageError::Corrupt { .. }) => break Some(e),
@@ -402,21 +427,33 @@ impl Partition {
                         "truncating the torn tail of the active segment"
                     );
                     file.set_len(at).ctx("truncate torn tail", &path)?;
+                    truncated = true;
                     break (at, next);
                 }
             }
         };
-        if len > 0 {
-            file.sync_data().ctx("fsync recovered segment", &path)?;
+        let file = SegmentFile { path, file };
+        if truncated {
+            // Truncation moved the mtime to now; the survivors are older.
+            segment::stamp_append_time(&file, stored_append_ns)?;
+            file.file
+                .sync_all()
+                .ctx("fsync recovered segment", &file.path)?;
+        } else if len > 0 {
+            file.file
+                .sync_data()
+                .ctx("fsync recovered segment", &file.path)?;
         }
+        let last_append_ns = if end > 0 { stored_append_ns } else { 0 };
         Ok((
             Active {
                 base,
-                file: Arc::new(SegmentFile { path, file }),
+                file: Arc::new(file),
                 size: end,
                 index,
-                first_append_ns: (end > 0).then(now_ns),
-                max_timestamp,
+                first_append_ns: (end > 0)
+                    .then(|| roll_age_from.map_or(last_append_ns, |t| t.min(last_append_ns))),
+                last_append_ns,
             },
             next_offset,
             bad,
@@ -528,9 +565,8 @@ impl Partition {
         }
         let mut head = [0u8; HEADER_LEN];
         head.copy_from_slice(&batch[..HEADER_LEN]);
-        let mut timestamp = header.timestamp_ns;
-        if timestamp == 0 {
-            timestamp = now_ns();
+        if header.timestamp_ns == 0 {
+            let timestamp = now_ns();
             head[TIMESTAMP_AT..TIMESTAMP_AT + 8].copy_from_slice(&timestamp.to_be_bytes());
             let crc =
                 crc32c::crc32c_append(crc32c::crc32c(&head[CRC_START..]), &batch[HEADER_LEN..]);
@@ -547,12 +583,14 @@ impl Partition {
             return Err(self.failed_error(reason));
         }
         let next = inner.next_offset;
+        let now = now_ns();
         let needs_roll = inner.active.size > 0
             && (inner.active.size + len > self.opts.segment_bytes
                 || next + count - inner.active.base > u64::from(u32::MAX)
-                || inner.active.first_append_ns.is_some_and(|t| {
-                    now_ns().saturating_sub(t) / 1_000_000 >= self.opts.segment_ms
-                }));
+                || inner
+                    .active
+                    .first_append_ns
+                    .is_some_and(|t| now.saturating_sub(t) / 1_000_000 >= self.opts.segment_ms));
         if needs_roll {
             self.roll(&mut inner)?;
         }
@@ -573,8 +611,10 @@ impl Partition {
         let active = &mut inner.active;
         active.index.observe(base, pos);
         active.size = pos + len;
-        active.first_append_ns.get_or_insert_with(now_ns);
-        active.max_timestamp = active.max_timestamp.max(timestamp);
+        active.first_append_ns.get_or_insert(now);
+        // max: a wall clock stepped back must not make the segment younger
+        // than data already in it.
+        active.last_append_ns = active.last_append_ns.max(now);
         inner.next_offset = base + count;
         if self.opts.fsync != FsyncPolicy::Always {
             inner.visible = Visible {
@@ -612,9 +652,11 @@ impl Partition {
     /// exists, keeping "only the active segment may be torn" true.
     fn roll(&self, inner: &mut Inner) -> Result<()> {
         let old = &inner.active;
+        segment::stamp_append_time(&old.file, old.last_append_ns)?;
+        // sync_all, not sync_data: the append time (mtime) must be durable too.
         old.file
             .file
-            .sync_data()
+            .sync_all()
             .ctx("fsync segment before roll", &old.file.path)?;
         let index = old.index.clone().finish();
         let idx_path = self.dir.join(idx_name(old.base));
@@ -629,7 +671,7 @@ impl Partition {
             size: 0,
             index: IndexBuilder::new(new_base, self.opts.index_interval_bytes),
             first_append_ns: None,
-            max_timestamp: 0,
+            last_append_ns: 0,
         };
         let old = std::mem::replace(&mut inner.active, new);
         // Every batch of it was CRC-checked on append.
@@ -641,7 +683,7 @@ impl Partition {
                 file: old.file,
                 idx_path,
                 index,
-                max_timestamp: old.max_timestamp,
+                append_ns: old.last_append_ns,
                 dense: self.policy.cleanup != Cleanup::Compact,
             },
             Verification::default(),
@@ -727,8 +769,21 @@ impl Partition {
     }
 
     /// fsync everything (shutdown, tests). Works under every fsync policy.
+    /// Also stamps the active segment's newest append time on its file, so
+    /// that the next start reads it exactly.
     pub fn close(&self) -> Result<()> {
-        self.sync().map(|_| ())
+        self.sync()?;
+        let (file, last_append_ns) = {
+            let inner = self.lock();
+            (inner.active.file.clone(), inner.active.last_append_ns)
+        };
+        if last_append_ns > 0 {
+            segment::stamp_append_time(&file, last_append_ns)?;
+            file.file
+                .sync_all()
+                .ctx("fsync segment append time", &file.path)?;
+        }
+        Ok(())
     }
 
     /// Find whole batches starting with the one that contains `offset` (or
@@ -970,7 +1025,8 @@ impl Partition {
     }
 
     /// Delete whole rolled segments past the retention limits (age from the
-    /// batches' timestamps, size over all segments). Returns how many went.
+    /// broker's newest append to the segment, never the producers'
+    /// timestamps; size over all segments). Returns how many went.
     pub fn enforce_retention(&self, now_ns: u64) -> Result<usize> {
         let retention_ns = self.policy.retention_ms.saturating_mul(1_000_000);
         let retention_bytes = self.policy.retention_bytes;
@@ -982,7 +1038,7 @@ impl Partition {
             if self.policy.cleanup == Cleanup::Delete {
                 for seg in &inner.rolled {
                     let too_old = self.policy.retention_ms != u64::MAX
-                        && seg.max_timestamp().saturating_add(retention_ns) < now_ns;
+                        && seg.append_ns().saturating_add(retention_ns) < now_ns;
                     let too_big =
                         retention_bytes != u64::MAX && total - seg.size >= retention_bytes;
                     if !(too_old || too_big) {
@@ -1133,4 +1189,12 @@ struct Plan {
     visible_end: u64,
     cap_end: Option<u64>,
     is_active: bool,
+}
+
+/// When the topic of the partition in `dir` was created: the mtime of its
+/// `topic.toml`, written once (never later than now).
+fn topic_created_ns(dir: &Path) -> Option<u64> {
+    let toml = fsutil::parent(dir).join("topic.toml");
+    let meta = fs::metadata(&toml).ok()?;
+    segment::stored_append_time(&meta, &toml).ok()
 }

@@ -3,11 +3,11 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use hermit_protocol::record::{HEADER_LEN, RecordHeader};
 
+use super::clock;
 use super::error::{IoContext, Result, StorageError};
 use super::index::{Index, IndexBuilder};
 use super::reader::{self, Continuity, ScanOptions, SegmentReader};
@@ -112,7 +112,9 @@ pub struct RolledSegment {
     /// leaves holes. Verification holds dense segments to exact continuity,
     /// which is what catches a damaged `base_offset` (the CRC does not cover it).
     dense: bool,
-    max_timestamp: AtomicU64,
+    /// Broker clock (ns) of the segment's newest append: what retention
+    /// ages it by. Persisted as the `.log`'s mtime (see [`stamp_append_time`]).
+    append_ns: u64,
     verified: OnceLock<Verification>,
 }
 
@@ -131,8 +133,9 @@ pub struct Parts {
     pub idx_path: PathBuf,
     /// Its index.
     pub index: Index,
-    /// Newest batch timestamp (for retention).
-    pub max_timestamp: u64,
+    /// Broker clock (ns) of the newest append, never a producer timestamp
+    /// (for retention).
+    pub append_ns: u64,
     /// Whether offsets are dense: the topic is never compacted, so each batch
     /// starts where the previous one ended.
     pub dense: bool,
@@ -160,7 +163,7 @@ impl RolledSegment {
             idx_path: p.idx_path,
             index: p.index,
             dense: p.dense,
-            max_timestamp: AtomicU64::new(p.max_timestamp),
+            append_ns: p.append_ns,
             verified: OnceLock::new(),
         }
     }
@@ -178,7 +181,9 @@ impl RolledSegment {
     ) -> Result<RolledSegment> {
         let path = dir.join(log_name(base));
         let file = File::open(&path).ctx("open segment", &path)?;
-        let size = file.metadata().ctx("stat segment", &path)?.len();
+        let meta = file.metadata().ctx("stat segment", &path)?;
+        let size = meta.len();
+        let append_ns = stored_append_time(&meta, &path)?;
         let file = Arc::new(SegmentFile { path, file });
         let idx_path = dir.join(idx_name(base));
         let index = match Index::load(&idx_path, base, size)? {
@@ -194,21 +199,18 @@ impl RolledSegment {
             None => Some(Index::empty(base)),
         };
         let seg = match index {
-            Some(index) => {
-                let max_timestamp = tail_max_timestamp(&file, &index, size, scratch)?;
-                Self::unverified(Parts {
-                    base,
-                    end_offset,
-                    size,
-                    file,
-                    idx_path,
-                    index,
-                    max_timestamp,
-                    dense,
-                })
-            }
+            Some(index) => Self::unverified(Parts {
+                base,
+                end_offset,
+                size,
+                file,
+                idx_path,
+                index,
+                append_ns,
+                dense,
+            }),
             None => {
-                let (builder, verification, max_timestamp) =
+                let (builder, verification) =
                     verify_scan(&file, base, end_offset, size, interval, dense, scratch)?;
                 let index = builder.finish();
                 index.write(&idx_path)?;
@@ -220,7 +222,7 @@ impl RolledSegment {
                         file,
                         idx_path,
                         index,
-                        max_timestamp,
+                        append_ns,
                         dense,
                     },
                     verification,
@@ -235,9 +237,9 @@ impl RolledSegment {
         self.verified.get()
     }
 
-    /// Newest batch timestamp (ns) seen in the segment.
-    pub fn max_timestamp(&self) -> u64 {
-        self.max_timestamp.load(Ordering::Relaxed)
+    /// Broker clock (ns) of the segment's newest append (retention's age).
+    pub fn append_ns(&self) -> u64 {
+        self.append_ns
     }
 
     /// CRC-verify the whole segment once (later calls return the stored result).
@@ -249,7 +251,7 @@ impl RolledSegment {
         if let Some(v) = self.verified.get() {
             return Ok(v);
         }
-        let (builder, verification, max_ts) = verify_scan(
+        let (builder, verification) = verify_scan(
             &self.file,
             self.base,
             self.end_offset,
@@ -258,7 +260,6 @@ impl RolledSegment {
             self.dense,
             scratch,
         )?;
-        self.max_timestamp.fetch_max(max_ts, Ordering::Relaxed);
         let mut verification = verification;
         if !self.index.same_entries(builder.entries()) {
             let fresh = builder.finish();
@@ -297,33 +298,26 @@ fn index_tail_matches(file: &SegmentFile, index: &Index, base: u64) -> bool {
         .is_ok_and(|h| h.base_offset == base + u64::from(last.rel_offset))
 }
 
-/// Newest timestamp among the batches after the last index entry (an
-/// estimate until verification walks the whole segment).
-fn tail_max_timestamp(
-    file: &SegmentFile,
-    index: &Index,
-    size: u64,
-    scratch: &mut Vec<u8>,
-) -> Result<u64> {
-    let start = if index.is_empty() {
-        0
-    } else {
-        u64::from(index.entry(index.len() - 1).position)
-    };
-    let mut reader = SegmentReader::new(
-        &file.file,
-        &file.path,
-        start,
-        size,
-        ScanOptions::headers(HARD_MAX_BATCH),
-        scratch,
-    );
-    let mut max_ts = 0;
-    // Damage here is found and fenced by verification; the estimate just stops.
-    while let Ok(Some(b)) = reader.next_batch() {
-        max_ts = max_ts.max(b.header.timestamp_ns);
-    }
-    Ok(max_ts)
+/// Record `append_ns` (broker clock) as the segment's append time: the
+/// `.log`'s mtime. The kernel moves the mtime on every write anyway, so it
+/// is close to the truth even for an active segment after a crash; setting
+/// it explicitly (at roll, compaction and close, each followed by an
+/// `fsync` that makes it durable) makes it exact, and keeps a compacted
+/// segment's age that of its data, not of the rewrite. The caller fsyncs.
+pub fn stamp_append_time(file: &SegmentFile, append_ns: u64) -> Result<()> {
+    file.file
+        .set_modified(clock::system_time(append_ns))
+        .ctx("set segment append time", &file.path)
+}
+
+/// The append time a segment's file records (its mtime), never later than
+/// now: a clock that went back, or a file from elsewhere, must not make a
+/// segment look younger than it can be (retention would keep it until the
+/// clock caught up). A copy that did not keep mtimes makes segments look
+/// newer: they are kept longer, never deleted early.
+pub fn stored_append_time(meta: &std::fs::Metadata, path: &Path) -> Result<u64> {
+    let mtime = meta.modified().ctx("read segment append time", path)?;
+    Ok(clock::ns_of(mtime).min(clock::now_ns()))
 }
 
 /// The offset no batch of the segment based at `base` may reach past: index
@@ -334,7 +328,7 @@ pub fn max_end(base: u64) -> u64 {
 
 /// Walk a rolled segment verifying every batch; on damage, resynchronise at
 /// the next valid batch ([`reader::find_resync`], as recovery does). Returns
-/// a fresh index builder, the verification result and the newest timestamp.
+/// a fresh index builder and the verification result.
 ///
 /// A `dense` segment is held to exact offset continuity from `base` to
 /// `end_offset`: a batch whose base offset is off (a flipped bit there passes
@@ -348,7 +342,7 @@ pub fn verify_scan(
     interval: u64,
     dense: bool,
     scratch: &mut Vec<u8>,
-) -> Result<(IndexBuilder, Verification, u64)> {
+) -> Result<(IndexBuilder, Verification)> {
     let continuity = |from: u64| {
         if dense {
             Continuity::Strict(from)
@@ -358,7 +352,6 @@ pub fn verify_scan(
     };
     let mut builder = IndexBuilder::new(base, interval);
     let mut verification = Verification::default();
-    let mut max_ts = 0;
     let mut pos = 0;
     let mut expected = base;
     'scan: loop {
@@ -369,7 +362,6 @@ pub fn verify_scan(
             match reader.next_batch() {
                 Ok(Some(b)) => {
                     builder.observe(b.header.base_offset, b.position);
-                    max_ts = max_ts.max(b.header.timestamp_ns);
                 }
                 Ok(None) => {
                     let reached = reader.next_offset().unwrap_or(expected);
@@ -419,7 +411,7 @@ pub fn verify_scan(
             }
         }
     }
-    Ok((builder, verification, max_ts))
+    Ok((builder, verification))
 }
 
 #[cfg(test)]

@@ -22,6 +22,11 @@ pub fn opts(segment_bytes: u64) -> LogOptions {
 
 /// A batch of `n` records, each `size` bytes derived from `seed`, with `key`.
 pub fn batch(key: &[u8], n: usize, size: usize, seed: u64) -> Vec<u8> {
+    batch_stamped(key, n, size, seed, 1_700_000_000_000_000_000 + seed)
+}
+
+/// Like [`batch`], with the producer timestamp `ts`.
+pub fn batch_stamped(key: &[u8], n: usize, size: usize, seed: u64, ts: u64) -> Vec<u8> {
     let mut b = BatchBuilder::new(key);
     for i in 0..n {
         let v: Vec<u8> = (0..size)
@@ -29,7 +34,7 @@ pub fn batch(key: &[u8], n: usize, size: usize, seed: u64) -> Vec<u8> {
             .collect();
         b.push(&v);
     }
-    b.finish(1_700_000_000_000_000_000 + seed).unwrap()
+    b.finish(ts).unwrap()
 }
 
 /// Read every batch from `from` to the high watermark, verifying segments on
