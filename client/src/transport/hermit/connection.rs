@@ -199,6 +199,7 @@ enum Stream {
 }
 
 /// What the handshake learnt.
+#[derive(Debug)]
 struct Handshake {
     max_frame: u32,
     /// Bytes read past the handshake's last frame (the reader starts with them).
@@ -217,14 +218,25 @@ async fn handshake<S>(
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
+    handshake_as(stream, addr, opts, CLIENT_VERSION).await
+}
+
+/// [`handshake`] with the hello's version as a parameter (tests speak 3
+/// before the client does).
+async fn handshake_as<S>(
+    stream: &mut S,
+    addr: &str,
+    opts: &OpenOptions,
+    version: u8,
+) -> Result<Handshake, ClientError>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
     let io_err = |source: std::io::Error| ClientError::Connect {
         addr: addr.to_owned(),
         source: Arc::new(source),
     };
-    let hello = Hello {
-        version: CLIENT_VERSION,
-        value: 0,
-    };
+    let hello = Hello { version, value: 0 };
     stream.write_all(&hello.encode()).await.map_err(io_err)?;
     let mut buf = [0u8; BROKER_HELLO_V3_LEN];
     stream
@@ -232,10 +244,10 @@ where
         .await
         .map_err(io_err)?;
     let head = Hello::decode(&buf[..HELLO_LEN])?;
-    if head.version != CLIENT_VERSION {
+    if head.version != version {
         return Err(ClientError::UnsupportedVersion {
             broker: head.version,
-            client: CLIENT_VERSION,
+            client: version,
         });
     }
     if head.version != VERSION_3 {
@@ -768,8 +780,144 @@ pub(crate) fn produce_head(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hermit_protocol::frame::{Limits, decode_request};
+    use hermit_protocol::frame::{
+        ErrorBody, Limits, decode_request, encode_error, encode_response,
+    };
     use hermit_protocol::{Ack, BatchBuilder, Request};
+
+    const NONCE: [u8; 32] = [5; 32];
+    const BROKER_ID: [u8; 16] = [6; 16];
+
+    fn opts(identity: Option<Arc<Identity>>) -> OpenOptions {
+        OpenOptions {
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(5),
+            max_response: 1 << 20,
+            tls: None,
+            identity,
+        }
+    }
+
+    /// The broker's half of a handshake over `peer`: its hello with
+    /// `flags`, then, when an `Authenticate` comes, the broker's own
+    /// verifier decides; `answer` may replace the principal it returns.
+    async fn broker_side(
+        mut peer: tokio::io::DuplexStream,
+        flags: u32,
+        answer: Option<[u8; 32]>,
+    ) -> Option<Vec<u8>> {
+        let mut hello = [0u8; HELLO_LEN];
+        peer.read_exact(&mut hello).await.ok()?;
+        assert_eq!(Hello::decode(&hello).unwrap().version, VERSION_3);
+        let ours = BrokerHello {
+            max_frame: 1 << 20,
+            flags: BrokerFlags(flags),
+            nonce: NONCE,
+            broker_id: BROKER_ID,
+        };
+        peer.write_all(&ours.encode()).await.ok()?;
+        let mut len = [0u8; 4];
+        peer.read_exact(&mut len).await.ok()?;
+        let mut frame = len.to_vec();
+        frame.resize(4 + u32::from_be_bytes(len) as usize, 0);
+        peer.read_exact(&mut frame[4..]).await.ok()?;
+        let req = decode_request(&frame, &Limits::default()).unwrap();
+        let Request::Authenticate(a) = req.request else {
+            panic!("first frame is not Authenticate: {:?}", req.request)
+        };
+        let mut out = BytesMut::new();
+        match hermit_broker::auth::verify_authenticate(
+            a.mechanism,
+            a.spki,
+            a.signature,
+            &NONCE,
+            &BROKER_ID,
+        ) {
+            Ok(p) => encode_response(
+                req.correlation_id,
+                &ResponseBody::Authenticate {
+                    principal: answer.unwrap_or(*p.as_bytes()),
+                },
+                &mut out,
+            )
+            .unwrap(),
+            Err(e) => encode_error(
+                req.correlation_id,
+                Op::Authenticate as u8,
+                &ErrorBody {
+                    status: Status::Unauthorized,
+                    message: &e.to_string(),
+                    bounds: None,
+                },
+                &mut out,
+            )
+            .unwrap(),
+        }
+        peer.write_all(&out).await.ok()?;
+        Some(frame)
+    }
+
+    #[tokio::test]
+    async fn authenticates_first_with_a_signature_the_broker_verifies() {
+        let id = Arc::new(Identity::generate().unwrap());
+        let (mut client, peer) = tokio::io::duplex(4096);
+        let flags = BrokerFlags::AUTH_REQUIRED | BrokerFlags::AUTH_AVAILABLE;
+        let broker = tokio::spawn(broker_side(peer, flags, None));
+        let hs = handshake_as(&mut client, "test", &opts(Some(id)), VERSION_3)
+            .await
+            .unwrap();
+        assert_eq!(hs.max_frame, 1 << 20);
+        assert!(hs.leftover.is_empty());
+        broker.await.unwrap().expect("an Authenticate frame");
+    }
+
+    #[tokio::test]
+    async fn another_principal_in_the_answer_is_refused() {
+        let id = Arc::new(Identity::generate().unwrap());
+        let (mut client, peer) = tokio::io::duplex(4096);
+        let broker = tokio::spawn(broker_side(
+            peer,
+            BrokerFlags::AUTH_AVAILABLE,
+            Some([0; 32]),
+        ));
+        let err = handshake_as(&mut client, "test", &opts(Some(id)), VERSION_3)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ClientError::AuthFailed { .. }), "{err}");
+        assert!(
+            err.to_string().contains("instead of this identity"),
+            "{err}"
+        );
+        broker.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn required_without_identity_is_a_typed_error_and_sends_nothing() {
+        let (mut client, peer) = tokio::io::duplex(4096);
+        let broker = tokio::spawn(broker_side(peer, BrokerFlags::AUTH_REQUIRED, None));
+        let err = handshake_as(&mut client, "test", &opts(None), VERSION_3)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ClientError::AuthRequired { .. }), "{err}");
+        assert!(err.to_string().contains("--identity"), "{err}");
+        drop(client);
+        assert!(broker.await.unwrap().is_none(), "no frame after the hello");
+    }
+
+    #[test]
+    fn auth_plan_follows_the_flags() {
+        let id = Identity::generate().unwrap();
+        let f = BrokerFlags;
+        // Anonymous broker: never authenticate, even with an identity.
+        assert!(auth_plan(f(0), Some(&id), "a").unwrap().is_none());
+        let avail = BrokerFlags::AUTH_AVAILABLE;
+        assert!(auth_plan(f(avail), None, "a").unwrap().is_none());
+        assert!(auth_plan(f(avail), Some(&id), "a").unwrap().is_some());
+        // A client certificate already named the principal.
+        let done = BrokerFlags::AUTH_REQUIRED | BrokerFlags::AUTHENTICATED;
+        assert!(auth_plan(f(done), None, "a").unwrap().is_none());
+        assert!(auth_plan(f(BrokerFlags::AUTH_REQUIRED), None, "a").is_err());
+    }
 
     #[test]
     fn produce_head_plus_batch_is_a_valid_produce_frame() {
