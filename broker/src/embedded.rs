@@ -11,7 +11,7 @@ use tokio::task::JoinHandle;
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::log::{Log, LogOptions, StorageError};
-use crate::net::{Metrics, Server};
+use crate::net::{Metrics, Server, ServerError};
 
 /// Why an embedded broker could not start.
 #[derive(Debug, thiserror::Error)]
@@ -19,6 +19,9 @@ pub enum EmbeddedError {
     /// The log could not be opened.
     #[error("cannot open the log: {0}")]
     Log(#[from] StorageError),
+    /// The server could not be set up (access rules, broker id, TLS files).
+    #[error("cannot set up the server: {0}")]
+    Server(#[from] ServerError),
     /// The listener could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -33,6 +36,7 @@ pub enum EmbeddedError {
 /// A running in-process broker.
 pub struct EmbeddedBroker {
     addr: SocketAddr,
+    tls_addr: Option<SocketAddr>,
     engine: Arc<Engine>,
     metrics: Arc<Metrics>,
     stop: Option<oneshot::Sender<()>>,
@@ -68,7 +72,15 @@ impl EmbeddedBroker {
                 addr: config.listen,
                 source,
             })?;
-        let server = Server::new(engine.clone(), config);
+        let tls_listen = config.tls_listen;
+        let mut server = Server::new(engine.clone(), config)?;
+        let mut tls_addr = None;
+        if let Some(at) = tls_listen {
+            let bind_err = |source| EmbeddedError::Bind { addr: at, source };
+            let l = tokio::net::TcpListener::bind(at).await.map_err(bind_err)?;
+            tls_addr = Some(l.local_addr().map_err(bind_err)?);
+            server = server.with_tls(l)?;
+        }
         let metrics = server.metrics();
         let (stop, stopped) = oneshot::channel::<()>();
         let (hurry, hurried) = oneshot::channel::<()>();
@@ -86,6 +98,7 @@ impl EmbeddedBroker {
         ));
         Ok(EmbeddedBroker {
             addr,
+            tls_addr,
             engine,
             metrics,
             stop: Some(stop),
@@ -105,6 +118,11 @@ impl EmbeddedBroker {
     /// The address it listens on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The address of its TLS listener, when `tls_listen` was set.
+    pub fn tls_addr(&self) -> Option<SocketAddr> {
+        self.tls_addr
     }
 
     /// Its log.

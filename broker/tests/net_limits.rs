@@ -143,7 +143,7 @@ async fn other_protocol_versions_get_the_brokers_hello_then_close() {
     use tokio::io::AsyncReadExt;
     bad.stream.read_to_end(&mut buf).await.unwrap();
     let hello = Hello::decode(&buf).unwrap();
-    assert_eq!((buf.len(), hello.version), (8, 2));
+    assert_eq!((buf.len(), hello.version), (61, 3));
     f.check_unharmed().await;
 }
 

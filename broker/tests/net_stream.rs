@@ -106,7 +106,7 @@ impl Fixture {
         let mut config = EmbeddedBroker::test_config();
         config.data_dir = dir.path().to_path_buf();
         let engine = Arc::new(Engine::open(dir.path(), LogOptions::from_config(&config)).unwrap());
-        let server = Server::new(engine.clone(), config);
+        let server = Server::new(engine.clone(), config).unwrap();
         let metrics = server.metrics();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();

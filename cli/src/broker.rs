@@ -143,7 +143,19 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             }
         }
     });
-    let server = Server::new(engine.clone(), config);
+    let tls_listen = config.tls_listen;
+    let mut server = Server::new(engine.clone(), config)
+        .context("invalid access or TLS settings")
+        .class(USAGE)?;
+    if let Some(at) = tls_listen {
+        let l = tokio::net::TcpListener::bind(at)
+            .await
+            .with_context(|| format!("cannot listen on {at} (tls_listen)"))?;
+        server = server
+            .with_tls(l)
+            .context("cannot set up TLS")
+            .class(USAGE)?;
+    }
     server
         .run(
             listener,

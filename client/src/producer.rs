@@ -49,11 +49,11 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::task::{Context, Poll, Waker};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use bytes::Bytes;
 use hermit_protocol::record::{
-    CRC_AT, HEADER_LEN, RECORD_LEN_PREFIX, RecordHeader, TIMESTAMP_AT, compute_crc,
+    CRC_AT, HEADER_LEN, RECORD_LEN_PREFIX, RecordHeader, TIMESTAMP_AT, compute_crc, now_ns,
 };
 use hermit_protocol::topic::TopicName;
 use hermit_protocol::{Ack, Status};
@@ -443,12 +443,6 @@ impl Drop for Rollback<'_> {
             self.buf.truncate(self.at);
         }
     }
-}
-
-fn now_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(1, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
 impl Producer {

@@ -65,7 +65,7 @@ async fn graceful_shutdown_stops_reading_promptly_under_a_pipelining_client() {
     stream.set_nodelay(true).unwrap();
     let (mut rd, mut wr) = stream.into_split();
     wr.write_all(&Hello::client().encode()).await.unwrap();
-    let mut hello = [0u8; 8];
+    let mut hello = [0u8; hermit_protocol::hello::BROKER_HELLO_V3_LEN];
     rd.read_exact(&mut hello).await.unwrap();
 
     let writer = tokio::spawn(async move {
@@ -146,7 +146,7 @@ async fn a_connection_the_broker_ends_closes_cleanly_even_with_unread_client_byt
     let broker = broker(dir.path(), |_| {}).await;
     let mut s = TcpStream::connect(broker.addr()).await.unwrap();
     s.write_all(&Hello::client().encode()).await.unwrap();
-    let mut hello = [0u8; 8];
+    let mut hello = [0u8; hermit_protocol::hello::BROKER_HELLO_V3_LEN];
     s.read_exact(&mut hello).await.unwrap();
     // A ping, a frame with an unknown op (the broker answers and closes),
     // then more bytes it will never read.

@@ -275,7 +275,7 @@ async fn tls_broker(
     let cfg = hermit_broker::embedded::EmbeddedBroker::test_config();
     let opts = hermit_broker::log::LogOptions::from_config(&cfg);
     let engine = Arc::new(hermit_broker::engine::Engine::open(data, opts).unwrap());
-    let server = hermit_broker::net::Server::new(engine.clone(), cfg);
+    let server = hermit_broker::net::Server::new(engine.clone(), cfg).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     tokio::spawn(async move {

@@ -19,7 +19,7 @@ use crate::error::WireError;
 /// The three bytes every hello starts with.
 pub const HELLO_MAGIC: [u8; 3] = *b"HMQ";
 /// The protocol version this crate speaks.
-pub const PROTOCOL_VERSION: u8 = 2;
+pub const PROTOCOL_VERSION: u8 = 3;
 /// Length of the client's hello, and of the head every broker hello starts with.
 pub const HELLO_LEN: usize = 8;
 /// The version that adds authentication ([`BrokerHello`], `Authenticate`).
@@ -41,7 +41,7 @@ pub struct Hello {
 }
 
 impl Hello {
-    /// The hello a version-2 client sends.
+    /// The hello a client of this crate's version sends.
     pub fn client() -> Self {
         Hello {
             version: PROTOCOL_VERSION,
@@ -49,10 +49,11 @@ impl Hello {
         }
     }
 
-    /// The hello a broker sends, announcing its largest accepted frame.
+    /// The 8-byte hello a version-2 broker sends, announcing its largest
+    /// accepted frame (a version-3 broker sends it to version-2 clients).
     pub fn broker(max_frame: u32) -> Self {
         Hello {
-            version: PROTOCOL_VERSION,
+            version: 2,
             value: max_frame,
         }
     }
@@ -234,7 +235,7 @@ mod tests {
             old.check_version(),
             Err(WireError::UnsupportedVersion {
                 found: 1,
-                supported: 2
+                supported: 3
             })
         );
         Hello::client().check_version().unwrap();

@@ -12,8 +12,20 @@
 //!  33    . key, then payload (client layout: record_count x (u32 len, bytes))
 //! ```
 
+use std::time::{SystemTime, UNIX_EPOCH};
+
 use crate::codec::Reader;
 use crate::error::WireError;
+
+/// The wall clock as a batch timestamp: nanoseconds since the Unix epoch,
+/// never 0 (a timestamp of 0 asks the broker to stamp the batch) — 1 if the
+/// clock is before the epoch, `u64::MAX` past the year 2554.
+pub fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(1, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+        .max(1)
+}
 
 /// Magic byte of a version-2 record batch (version 1 had no CRC and used `0x01`).
 pub const MAGIC: u8 = 0x02;

@@ -11,7 +11,6 @@ use std::io::IoSlice;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use hermit_protocol::record::{CRC_AT, CRC_START, HEADER_LEN, RecordHeader, TIMESTAMP_AT};
 use hermit_protocol::{Cleanup, WireError};
@@ -28,13 +27,7 @@ use super::sync::SyncQueue;
 use super::{LogOptions, TopicPolicy};
 use crate::config::{FsyncPolicy, RecoveryMode, VerifySealed};
 
-/// Wall-clock time in nanoseconds since the Unix epoch.
-pub fn now_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0)
-}
+pub use hermit_protocol::record::now_ns;
 
 /// Where an append landed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,10 +22,13 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::{Buf, BytesMut};
+use hermit_protocol::frame::Authenticate;
 use hermit_protocol::frame::{
     self, ErrorBody, Fetch, FrameCheck, PartitionMetadata, ResponseBody, TopicMetadata,
 };
-use hermit_protocol::hello::{HELLO_LEN, Hello};
+use hermit_protocol::hello::{
+    BrokerFlags, BrokerHello, HELLO_LEN, Hello, NONCE_LEN, PROTOCOL_VERSION, VERSION_3,
+};
 use hermit_protocol::{Ack, Op, Request, RequestFrame, Status};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
@@ -33,7 +36,8 @@ use tokio::time::Instant;
 
 use super::outbox::Outbox;
 use super::stream::ByteStream;
-use super::{Metrics, Shared};
+use super::{Arrival, Metrics, Shared};
+use crate::auth::{Action, AuthMode, Denied, Who, fresh_nonce, verify_authenticate};
 use crate::config::FsyncPolicy;
 use crate::log::{Partition, ReadOutcome, StorageError};
 use crate::offsets::OFFSETS_TOPIC;
@@ -92,6 +96,17 @@ struct State {
     closing: Option<Closing>,
     /// The connection-level notice to send once everything else is answered.
     notice: Option<(Status, &'static str)>,
+    /// Who the requests run as: anonymous until an `Authenticate` (or a
+    /// client certificate) names a principal.
+    who: Who,
+    /// The client's protocol version (2: no authentication).
+    version: u8,
+    /// This connection's nonce, signed by its `Authenticate`.
+    nonce: [u8; NONCE_LEN],
+    /// How the connection arrived (TLS, certificate principal).
+    arrival: Arrival,
+    /// The client's address, for the audit log.
+    peer: SocketAddr,
 }
 
 /// What the stream did when the connection waited on it.
@@ -147,10 +162,12 @@ impl<S: ByteStream> Connection<S> {
     pub(super) fn new(
         stream: S,
         peer: SocketAddr,
+        arrival: Arrival,
         shared: Arc<Shared>,
         shutdown: watch::Receiver<bool>,
         permit: OwnedSemaphorePermit,
     ) -> Self {
+        let who = shared.acl.who(arrival.principal);
         let (wake_tx, wake_rx) = mpsc::unbounded_channel();
         let sync_rx = shared.log.sync_generation();
         let sendfile = stream.can_sendfile();
@@ -167,6 +184,11 @@ impl<S: ByteStream> Connection<S> {
                 scratch: Vec::new(),
                 closing: None,
                 notice: None,
+                who,
+                version: PROTOCOL_VERSION,
+                nonce: fresh_nonce(),
+                arrival,
+                peer,
             },
             wake_rx,
             sync_rx,
@@ -228,24 +250,51 @@ impl<S: ByteStream> Connection<S> {
                 r?;
             }
         }
-        let ours = Hello::broker(self.st.shared.limits.max_frame).encode();
-        match Hello::decode(&hello) {
-            Err(_) => {
-                tracing::debug!(peer = %self.peer, "not a HermitMQ hello; closing");
-                Ok(false)
-            }
-            Ok(h) if h.check_version().is_err() => {
-                tracing::debug!(peer = %self.peer, version = h.version, "unsupported protocol version");
-                self.stream.write_all(&ours).await?;
-                self.stream.flush().await?;
-                Ok(false)
-            }
-            Ok(_) => {
-                self.stream.write_all(&ours).await?;
-                self.stream.flush().await?;
-                Ok(true)
-            }
+        let Ok(theirs) = Hello::decode(&hello) else {
+            tracing::debug!(peer = %self.peer, "not a HermitMQ hello; closing");
+            return Ok(false);
+        };
+        let shared = &self.st.shared;
+        let mode = shared.acl.mode();
+        let mut flags = 0;
+        if mode != AuthMode::Off {
+            flags |= BrokerFlags::AUTH_AVAILABLE;
         }
+        if mode.requires_principal() && self.st.arrival.principal.is_none() {
+            flags |= BrokerFlags::AUTH_REQUIRED;
+        }
+        if self.st.arrival.tls {
+            flags |= BrokerFlags::TLS;
+        }
+        if self.st.arrival.principal.is_some() {
+            flags |= BrokerFlags::AUTHENTICATED;
+        }
+        let v3 = BrokerHello {
+            max_frame: shared.limits.max_frame,
+            flags: BrokerFlags(flags),
+            nonce: self.st.nonce,
+            broker_id: *shared.broker_id.as_bytes(),
+        }
+        .encode();
+        let v2 = Hello::broker(shared.limits.max_frame).encode();
+        let (ours, serve): (&[u8], bool) = match theirs.version {
+            VERSION_3 => (&v3, true),
+            // A version-2 client cannot authenticate: served only when
+            // anonymous access is, else told our version and closed.
+            2 if !mode.requires_principal() => (&v2, true),
+            2 => {
+                tracing::debug!(peer = %self.peer, "version-2 client refused: authentication is required");
+                (&v3, false)
+            }
+            v => {
+                tracing::debug!(peer = %self.peer, version = v, "unsupported protocol version");
+                (&v3, false)
+            }
+        };
+        self.st.version = theirs.version;
+        self.stream.write_all(ours).await?;
+        self.stream.flush().await?;
+        Ok(serve)
     }
 
     async fn serve(&mut self) -> io::Result<()> {
@@ -465,7 +514,50 @@ impl State {
         });
     }
 
-    /// The partition, creating the topic (off the async threads) when allowed.
+    /// Whether the caller may do `action` on `topic`. (Internal `__…`
+    /// topics never get here: the protocol refuses their names.)
+    fn check(&self, action: Action, topic: &str) -> Result<(), Denied> {
+        self.shared.acl.check(&self.who, action, topic)
+    }
+
+    /// Answer a refused request with `Unauthorized` naming the action, the
+    /// topic and the caller. The connection stays open; nothing was done.
+    fn deny(&mut self, corr: u32, op: Op, denied: &Denied) {
+        let mut msg = denied.to_string();
+        if self.who.is_anonymous() && self.shared.acl.mode().requires_principal() {
+            msg.push_str(" (the broker requires authentication)");
+        }
+        tracing::debug!(target: "audit", peer = %self.peer, who = %self.who, %msg, "request refused");
+        self.error(corr, op as u8, Status::Unauthorized, &msg, None);
+    }
+
+    /// [`State::check`], answering a refusal; true when allowed.
+    fn allowed(&mut self, corr: u32, op: Op, action: Action, topic: &str) -> bool {
+        match self.check(action, topic) {
+            Ok(()) => true,
+            Err(d) => {
+                self.deny(corr, op, &d);
+                false
+            }
+        }
+    }
+
+    /// The group check of Commit and Committed, answering a refusal.
+    fn allowed_group(&mut self, corr: u32, op: Op, group: &str, topic: &str) -> bool {
+        let r = self
+            .check(Action::Consume, topic)
+            .and_then(|()| self.shared.acl.check_group(&self.who, group, topic));
+        match r {
+            Ok(()) => true,
+            Err(d) => {
+                self.deny(corr, op, &d);
+                false
+            }
+        }
+    }
+
+    /// The partition, creating the topic (off the async threads) when
+    /// `create`, auto-creation is on and the caller may create it.
     async fn partition(
         &mut self,
         topic: &str,
@@ -473,6 +565,16 @@ impl State {
         create: bool,
     ) -> Result<Arc<Partition>, StorageError> {
         match self.shared.log.partition(topic, partition, false) {
+            Err(StorageError::UnknownTopic(t))
+                if create
+                    && self.shared.log.options().auto_create
+                    && self.check(Action::Create, topic).is_err() =>
+            {
+                Err(StorageError::UnknownTopic(format!(
+                    "{t} (and {} may not create it)",
+                    self.who
+                )))
+            }
             Err(StorageError::UnknownTopic(_))
                 if create && self.shared.log.options().auto_create =>
             {
@@ -495,6 +597,9 @@ impl State {
         let metrics = self.shared.metrics.clone();
         match f.request {
             Request::Produce(p) => {
+                if !self.allowed(corr, Op::Produce, Action::Produce, p.topic.as_str()) {
+                    return;
+                }
                 let fsync = self.shared.log.options().fsync;
                 if p.ack == Ack::Durable && fsync == FsyncPolicy::Never {
                     self.storage_error(corr, Op::Produce, &StorageError::NotDurable);
@@ -533,8 +638,15 @@ impl State {
                     Err(e) => self.storage_error(corr, Op::Produce, &e),
                 }
             }
-            Request::Fetch(fetch) => self.fetch(corr, fetch).await,
+            Request::Fetch(fetch) => {
+                if self.allowed(corr, Op::Fetch, Action::Consume, fetch.topic.as_str()) {
+                    self.fetch(corr, fetch).await
+                }
+            }
             Request::Commit(c) => {
+                if !self.allowed_group(corr, Op::Commit, c.group, c.topic.as_str()) {
+                    return;
+                }
                 if let Err(e) = self.partition(c.topic.as_str(), c.partition, true).await {
                     return self.storage_error(corr, Op::Commit, &e);
                 }
@@ -562,6 +674,9 @@ impl State {
                 }
             }
             Request::Committed(c) => {
+                if !self.allowed_group(corr, Op::Committed, c.group, c.topic.as_str()) {
+                    return;
+                }
                 let offset = self
                     .shared
                     .engine
@@ -569,6 +684,11 @@ impl State {
                 self.respond(corr, &ResponseBody::Committed { offset });
             }
             Request::Metadata(topic) => {
+                if let Some(t) = topic
+                    && !self.allowed(corr, Op::Metadata, Action::Describe, t.as_str())
+                {
+                    return;
+                }
                 let topics = match topic {
                     Some(t) => match self.shared.log.topic(t.as_str()) {
                         Some(t) => vec![t],
@@ -585,7 +705,10 @@ impl State {
                         .log
                         .topics()
                         .into_iter()
-                        .filter(|t| t.name() != OFFSETS_TOPIC)
+                        .filter(|t| {
+                            t.name() != OFFSETS_TOPIC
+                                && self.check(Action::Describe, t.name()).is_ok()
+                        })
                         .collect(),
                 };
                 let body: Vec<TopicMetadata> = topics
@@ -612,6 +735,9 @@ impl State {
                 self.respond(corr, &ResponseBody::Metadata(body));
             }
             Request::CreateTopic(c) => {
+                if !self.allowed(corr, Op::CreateTopic, Action::Create, c.topic.as_str()) {
+                    return;
+                }
                 let log = self.shared.log.clone();
                 let name = c.topic.as_str().to_owned();
                 let settings = c.settings;
@@ -625,11 +751,24 @@ impl State {
                     )))
                 });
                 match res {
-                    Ok(()) => self.respond(corr, &ResponseBody::CreateTopic),
+                    Ok(()) => {
+                        tracing::info!(
+                            target: "audit",
+                            topic = c.topic.as_str(),
+                            partitions = c.settings.partitions,
+                            who = %self.who,
+                            peer = %self.peer,
+                            "topic created"
+                        );
+                        self.respond(corr, &ResponseBody::CreateTopic)
+                    }
                     Err(e) => self.storage_error(corr, Op::CreateTopic, &e),
                 }
             }
             Request::DeleteTopic(t) => {
+                if !self.allowed(corr, Op::DeleteTopic, Action::Delete, t.as_str()) {
+                    return;
+                }
                 let engine = self.shared.engine.clone();
                 let name = t.as_str().to_owned();
                 let res = tokio::task::spawn_blocking(move || engine.delete_topic(&name))
@@ -640,18 +779,69 @@ impl State {
                         )))
                     });
                 match res {
-                    Ok(()) => self.respond(corr, &ResponseBody::DeleteTopic),
+                    Ok(()) => {
+                        tracing::info!(
+                            target: "audit",
+                            topic = t.as_str(),
+                            who = %self.who,
+                            peer = %self.peer,
+                            "topic deleted"
+                        );
+                        self.respond(corr, &ResponseBody::DeleteTopic)
+                    }
                     Err(e) => self.storage_error(corr, Op::DeleteTopic, &e),
                 }
             }
             Request::Ping => self.respond(corr, &ResponseBody::Ping),
-            Request::Authenticate(_) => self.error(
-                corr,
-                Op::Authenticate as u8,
+            Request::Authenticate(a) => self.authenticate(corr, a),
+        }
+    }
+
+    /// Check an `Authenticate`: on success the connection runs as the
+    /// principal from now on; a failure is answered `Unauthorized` and ends
+    /// the connection (its nonce is spent: a retry needs a new connection).
+    fn authenticate(&mut self, corr: u32, a: Authenticate<'_>) {
+        let op = Op::Authenticate as u8;
+        if self.version < VERSION_3 {
+            return self.bad_input(
+                Some(corr),
+                Some(op),
                 Status::InvalidRequest,
-                "this broker does not support authentication",
+                "Authenticate needs protocol version 3",
+            );
+        }
+        if self.who.principal().is_some() {
+            return self.error(
+                corr,
+                op,
+                Status::InvalidRequest,
+                "this connection is already authenticated",
                 None,
-            ),
+            );
+        }
+        let broker_id = *self.shared.broker_id.as_bytes();
+        match verify_authenticate(a.mechanism, a.spki, a.signature, &self.nonce, &broker_id) {
+            Ok(p) => {
+                self.who = self.shared.acl.who(Some(p));
+                tracing::info!(target: "audit", peer = %self.peer, principal = %p, admin = self.who.is_admin(), "authenticated");
+                self.respond(
+                    corr,
+                    &ResponseBody::Authenticate {
+                        principal: *p.as_bytes(),
+                    },
+                );
+            }
+            Err(e) => {
+                tracing::warn!(target: "audit", peer = %self.peer, error = %e, "authentication failed");
+                self.error(
+                    corr,
+                    op,
+                    Status::Unauthorized,
+                    &format!("authentication failed: {e}"),
+                    None,
+                );
+                self.begin_closing(Closing::BadInput);
+            }
         }
     }
 

@@ -27,16 +27,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use hermit_protocol::frame::{ErrorBody, Limits, encode_error};
-use hermit_protocol::hello::{HELLO_LEN, Hello};
+use hermit_protocol::hello::{BrokerFlags, BrokerHello, HELLO_LEN, Hello, NONCE_LEN, VERSION_3};
 use hermit_protocol::{Op, Status};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
+use crate::auth::{Acl, AclError, BrokerId, BrokerIdError, Principal};
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::log::Log;
+use crate::tls::{self, TlsAcceptor, TlsError};
 
 /// Counters a running server keeps (read them with [`Server::metrics`]).
 #[derive(Debug, Default)]
@@ -72,6 +74,32 @@ impl Metrics {
     }
 }
 
+/// Why a [`Server`] could not be built from its configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The access-control rules are invalid.
+    #[error(transparent)]
+    Acl(#[from] AclError),
+    /// The broker id could not be read or made.
+    #[error(transparent)]
+    BrokerId(#[from] BrokerIdError),
+    /// The TLS settings could not be loaded.
+    #[error(transparent)]
+    Tls(#[from] TlsError),
+    /// A TLS listener was given but `tls_cert` or `tls_key` is not set.
+    #[error("tls_listen needs tls_cert and tls_key")]
+    TlsNotConfigured,
+}
+
+/// How a connection arrived, as far as access control cares.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Arrival {
+    /// Over TLS (announced in the hello).
+    pub(crate) tls: bool,
+    /// The principal a verified client certificate named.
+    pub(crate) principal: Option<Principal>,
+}
+
 /// What every connection shares.
 pub(crate) struct Shared {
     /// Commits, committed offsets and topic deletion (which forgets offsets).
@@ -87,6 +115,10 @@ pub(crate) struct Shared {
     stop: watch::Sender<bool>,
     /// `max_connections` permits, one held by each open connection.
     permits: Arc<Semaphore>,
+    /// Who may do what (compiled once from `auth`, `admins` and `acl`).
+    pub(crate) acl: Acl,
+    /// Signed by every `Authenticate`, so a signature is good for this broker only.
+    pub(crate) broker_id: BrokerId,
 }
 
 /// The broker's server over an [`Engine`]: a TCP listener ([`Server::run`]) and
@@ -96,15 +128,31 @@ pub(crate) struct Shared {
 #[derive(Clone)]
 pub struct Server {
     shared: Arc<Shared>,
+    /// The TLS listener and its acceptor, taken by [`Server::run`].
+    tls: Arc<std::sync::Mutex<Option<(TcpListener, TlsAcceptor)>>>,
 }
 
 impl Server {
-    /// A server for `engine` with the network settings of `config`.
-    pub fn new(engine: Arc<Engine>, config: Config) -> Server {
+    /// A server for `engine` with the network and access settings of
+    /// `config`. Reads (or, in a new data directory, makes) the broker id in
+    /// `config.data_dir`.
+    ///
+    /// # Errors
+    /// Invalid ACL rules or admins, or a broker id that cannot be read or written.
+    pub fn new(engine: Arc<Engine>, config: Config) -> Result<Server, ServerError> {
         let log = engine.log().clone();
         let limits = Limits::for_payload(config.max_payload, config.max_key);
         let permits = Arc::new(Semaphore::new(config.max_connections as usize));
-        Server {
+        let acl = Acl::from_config(&config)?;
+        let broker_id = BrokerId::load_or_create(&config.data_dir)?;
+        for addr in config.exposed_without_auth() {
+            tracing::warn!(
+                target: "audit",
+                %addr,
+                "allow_anonymous = true: anyone who reaches this address may read, write and delete every topic"
+            );
+        }
+        Ok(Server {
             shared: Arc::new(Shared {
                 engine,
                 log,
@@ -113,8 +161,30 @@ impl Server {
                 metrics: Arc::new(Metrics::default()),
                 stop: watch::Sender::new(false),
                 permits,
+                acl,
+                broker_id,
             }),
-        }
+            tls: Arc::new(std::sync::Mutex::new(None)),
+        })
+    }
+
+    /// Also serve TLS connections accepted on `listener` (the `tls_listen`
+    /// address), with the certificate and client-CA settings of `tls_cert`,
+    /// `tls_key` and `tls_client_ca` from the configuration. Call before
+    /// [`Server::run`], which serves both listeners.
+    ///
+    /// # Errors
+    /// A TLS file that cannot be read or parsed (the error names it), or no
+    /// `tls_cert`/`tls_key` in the configuration.
+    pub fn with_tls(self, listener: TcpListener) -> Result<Server, ServerError> {
+        let c = &self.shared.config;
+        let (Some(cert), Some(key)) = (&c.tls_cert, &c.tls_key) else {
+            return Err(ServerError::TlsNotConfigured);
+        };
+        let config = tls::server_config(cert, key, c.tls_client_ca.as_deref())?;
+        *self.tls.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((listener, TlsAcceptor::from(config)));
+        Ok(self)
     }
 
     /// The server's counters.
@@ -140,7 +210,7 @@ impl Server {
         stream: S,
         peer: SocketAddr,
     ) -> impl Future<Output = ()> + Send + use<S> {
-        serve(self.shared.clone(), stream, peer)
+        serve(self.shared.clone(), stream, peer, Arrival::default())
     }
 
     /// Serve `listener` until `shutdown` completes; then stop accepting, let
@@ -157,10 +227,33 @@ impl Server {
         tokio::pin!(shutdown);
         tokio::pin!(hurry);
         tracing::info!(addr = %listener.local_addr()?, "listening");
+        let tls = self.tls.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let (tls_listener, acceptor) = match tls {
+            Some((l, a)) => {
+                tracing::info!(addr = %l.local_addr()?, "listening (TLS)");
+                (Some(l), Some(a))
+            }
+            None => (None, None),
+        };
         loop {
             tokio::select! {
                 _ = &mut shutdown => break,
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+                res = accept_opt(tls_listener.as_ref()) => match res {
+                    Ok((stream, peer)) => {
+                        backoff = Duration::from_millis(10);
+                        if let Err(e) = stream.set_nodelay(true) {
+                            tracing::debug!(%peer, error = %e, "cannot set TCP_NODELAY");
+                        }
+                        let acceptor = acceptor.clone().expect("invariant: a TLS listener has its acceptor");
+                        tasks.spawn(serve_tls(self.shared.clone(), acceptor, stream, peer));
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, retry_in = ?backoff, "TLS accept failed");
+                        tokio::time::sleep(backoff).await;
+                        backoff = (backoff * 2).min(Duration::from_secs(1));
+                    }
+                },
                 res = listener.accept() => match res {
                     Ok((stream, peer)) => {
                         backoff = Duration::from_millis(10);
@@ -170,7 +263,7 @@ impl Server {
                         if let Err(e) = stream.set_nodelay(true) {
                             tracing::debug!(%peer, error = %e, "cannot set TCP_NODELAY");
                         }
-                        tasks.spawn(serve(self.shared.clone(), stream, peer));
+                        tasks.spawn(serve(self.shared.clone(), stream, peer, Arrival::default()));
                     }
                     Err(e) => {
                         // Out of file descriptors and the like: wait, do not die.
@@ -182,6 +275,7 @@ impl Server {
             }
         }
         drop(listener);
+        drop(tls_listener);
         tracing::info!(
             connections = tasks.len(),
             "shutting down: no new connections; draining"
@@ -205,9 +299,59 @@ impl Server {
     }
 }
 
+/// Accept on `listener`, or never when there is none.
+async fn accept_opt(listener: Option<&TcpListener>) -> io::Result<(TcpStream, SocketAddr)> {
+    match listener {
+        Some(l) => l.accept().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Finish the TLS handshake (within the handshake timeout), learn the
+/// principal of a verified client certificate, then serve the connection.
+async fn serve_tls(shared: Arc<Shared>, acceptor: TlsAcceptor, tcp: TcpStream, peer: SocketAddr) {
+    let limit = Duration::from_millis(shared.config.handshake_timeout_ms);
+    let stream = match tokio::time::timeout(limit, acceptor.accept(tcp)).await {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => {
+            tracing::debug!(%peer, error = %e, "TLS handshake failed");
+            return;
+        }
+        Err(_) => {
+            tracing::debug!(%peer, "no TLS handshake within the handshake timeout");
+            return;
+        }
+    };
+    let principal = match tls::peer_spki(stream.get_ref().1) {
+        None => None,
+        Some(spki) => match Principal::from_spki(&spki) {
+            Ok(p) => {
+                tracing::info!(target: "audit", %peer, principal = %p, "authenticated by client certificate");
+                Some(p)
+            }
+            Err(e) => {
+                // A certificate the CA signed but whose key is not P-256: it
+                // names no principal; the client may still Authenticate.
+                tracing::info!(target: "audit", %peer, error = %e, "client certificate names no principal");
+                None
+            }
+        },
+    };
+    serve(
+        shared,
+        stream,
+        peer,
+        Arrival {
+            tls: true,
+            principal,
+        },
+    )
+    .await
+}
+
 /// Serve one accepted stream: as a connection if a permit is free, else
 /// refused.
-async fn serve<S: ByteStream>(shared: Arc<Shared>, stream: S, peer: SocketAddr) {
+async fn serve<S: ByteStream>(shared: Arc<Shared>, stream: S, peer: SocketAddr, arrival: Arrival) {
     shared
         .metrics
         .connections_accepted
@@ -215,7 +359,7 @@ async fn serve<S: ByteStream>(shared: Arc<Shared>, stream: S, peer: SocketAddr) 
     match shared.permits.clone().try_acquire_owned() {
         Ok(permit) => {
             let stop = shared.stop.subscribe();
-            connection::Connection::new(stream, peer, shared, stop, permit)
+            connection::Connection::new(stream, peer, arrival, shared, stop, permit)
                 .run()
                 .await
         }
@@ -238,11 +382,22 @@ async fn refuse<S: ByteStream>(mut stream: S, shared: Arc<Shared>) {
     let Ok(Ok(_)) = tokio::time::timeout(limit, stream.read_exact(&mut hello)).await else {
         return;
     };
-    if Hello::decode(&hello).is_err() {
+    let Ok(theirs) = Hello::decode(&hello) else {
         return;
-    }
+    };
     let mut out = bytes::BytesMut::new();
-    out.extend_from_slice(&Hello::broker(shared.limits.max_frame).encode());
+    if theirs.version >= VERSION_3 {
+        // No nonce worth signing: this connection is about to close.
+        let ours = BrokerHello {
+            max_frame: shared.limits.max_frame,
+            flags: BrokerFlags::default(),
+            nonce: [0; NONCE_LEN],
+            broker_id: *shared.broker_id.as_bytes(),
+        };
+        out.extend_from_slice(&ours.encode());
+    } else {
+        out.extend_from_slice(&Hello::broker(shared.limits.max_frame).encode());
+    }
     let body = ErrorBody {
         status: Status::TooManyConnections,
         message: "the broker has reached max_connections; retry later",

@@ -93,3 +93,7 @@ impl ByteStream for TcpStream {
 
 /// An in-memory pipe (tests, in-process embedding): file ranges are copied.
 impl ByteStream for tokio::io::DuplexStream {}
+
+/// TLS: records are encrypted in user space (no kTLS here), so fetch bodies
+/// take the copy path.
+impl ByteStream for tokio_rustls::server::TlsStream<TcpStream> {}

@@ -13,7 +13,7 @@ use hermit_broker::embedded::EmbeddedBroker;
 use hermit_protocol::frame::{
     self, Commit, Committed, CreateTopic, ErrorBody, Fetch, Produce, ResponseBody, TopicSettings,
 };
-use hermit_protocol::hello::Hello;
+use hermit_protocol::hello::{BROKER_HELLO_V3_LEN, BrokerHello, Hello};
 use hermit_protocol::record::{BatchBuilder, BatchIter, RecordHeader};
 use hermit_protocol::{Ack, Cleanup, FrameCheck, Op, Request, Status, TopicName};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -32,6 +32,10 @@ pub struct Resp {
     /// Fetch: (high watermark, log start, record bytes).
     pub fetch: Option<(u64, u64, Vec<u8>)>,
     pub committed: Option<Option<u64>>,
+    /// Metadata: the topic names listed.
+    pub topics: Option<Vec<String>>,
+    /// Authenticate: the principal the broker now knows the connection as.
+    pub principal: Option<[u8; 32]>,
 }
 
 impl Resp {
@@ -46,6 +50,8 @@ impl Resp {
             base_offset: None,
             fetch: None,
             committed: None,
+            topics: None,
+            principal: None,
         };
         match f.body {
             Ok(ResponseBody::Produce { base_offset }) => r.base_offset = Some(base_offset),
@@ -55,6 +61,10 @@ impl Resp {
                 records,
             }) => r.fetch = Some((high_watermark, log_start, records.to_vec())),
             Ok(ResponseBody::Committed { offset }) => r.committed = Some(offset),
+            Ok(ResponseBody::Metadata(t)) => {
+                r.topics = Some(t.into_iter().map(|t| t.name).collect())
+            }
+            Ok(ResponseBody::Authenticate { principal }) => r.principal = Some(principal),
             Ok(_) => {}
             Err(ErrorBody {
                 status,
@@ -83,6 +93,8 @@ pub struct Raw {
     pub stream: TcpStream,
     buf: BytesMut,
     next: u32,
+    /// The broker's version-3 hello, after [`Raw::connect`].
+    pub hello: Option<BrokerHello>,
 }
 
 impl Raw {
@@ -92,6 +104,7 @@ impl Raw {
             stream: TcpStream::connect(addr).await.expect("connect"),
             buf: BytesMut::new(),
             next: 1,
+            hello: None,
         }
     }
 
@@ -102,10 +115,9 @@ impl Raw {
             .write_all(&Hello::client().encode())
             .await
             .unwrap();
-        let mut h = [0u8; 8];
+        let mut h = [0u8; BROKER_HELLO_V3_LEN];
         raw.stream.read_exact(&mut h).await.expect("broker hello");
-        let hello = Hello::decode(&h).unwrap();
-        assert_eq!(hello.version, 2);
+        raw.hello = Some(BrokerHello::decode(&h).expect("a version-3 broker hello"));
         raw
     }
 

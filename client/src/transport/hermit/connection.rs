@@ -244,7 +244,9 @@ where
         .await
         .map_err(io_err)?;
     let head = Hello::decode(&buf[..HELLO_LEN])?;
-    if head.version != version {
+    // A version-2 head (a broker serving anonymous v2 answers that way, as
+    // main's client accepted) means no flags and no authentication.
+    if head.version != version && head.version != 2 {
         return Err(ClientError::UnsupportedVersion {
             broker: head.version,
             client: version,
