@@ -1,15 +1,20 @@
 //! What every command that talks to a broker shares: the `--broker` flag,
 //! the async runtime, and quiet logging to stderr.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use anyhow::Context;
-use hermit_client::{Client, ClientOptions};
+use hermit_client::crypto::Identity;
+use hermit_client::{Client, ClientCert, ClientOptions};
 
 use crate::exit::client_error;
 
-/// `--broker`, shared by the client commands.
+/// `--broker` and its TLS settings, shared by the client commands.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BrokerAddr {
-    /// Broker address: `host:port`, or a `nats://` URL for the NATS transport.
+    /// Broker address: `host:port` or `hermit://host:port` (plain TCP),
+    /// `hermits://host:port` (TLS), or a `nats://` URL for the NATS transport.
     #[arg(
         long,
         short = 'b',
@@ -18,12 +23,47 @@ pub struct BrokerAddr {
         value_name = "ADDR"
     )]
     pub broker: String,
+    /// For `hermits://`: PEM file of the CA that signed the broker's
+    /// certificate (`ca.pem` from `hermit tls self-signed`) [default: the
+    /// system's trust store].
+    #[arg(long, env = "HERMIT_CA", value_name = "FILE")]
+    pub ca: Option<PathBuf>,
+    /// For `hermits://` with mutual TLS: the client certificate chain (PEM).
+    #[arg(
+        long,
+        env = "HERMIT_TLS_CERT",
+        value_name = "FILE",
+        requires = "tls_key"
+    )]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key (PEM) of `--tls-cert`.
+    #[arg(
+        long,
+        env = "HERMIT_TLS_KEY",
+        value_name = "FILE",
+        requires = "tls_cert"
+    )]
+    pub tls_key: Option<PathBuf>,
 }
 
 impl BrokerAddr {
-    /// Connect (exit 3 when the broker cannot be reached).
-    pub async fn connect(&self) -> anyhow::Result<Client> {
-        Client::connect(self.broker.clone(), ClientOptions::default())
+    /// Connect, authenticating with `identity` when the broker asks for it
+    /// (exit 3 when the broker cannot be reached, 4 when authentication
+    /// is required or refused).
+    pub async fn connect(&self, identity: Option<&Identity>) -> anyhow::Result<Client> {
+        let options = ClientOptions {
+            identity: identity.cloned().map(Arc::new),
+            tls_ca: self.ca.clone(),
+            tls_client_cert: match (&self.tls_cert, &self.tls_key) {
+                (Some(cert), Some(key)) => Some(ClientCert {
+                    cert: cert.clone(),
+                    key: key.clone(),
+                }),
+                _ => None,
+            },
+            ..ClientOptions::default()
+        };
+        Client::connect(self.broker.clone(), options)
             .await
             .map_err(client_error)
     }

@@ -114,7 +114,7 @@ async fn consume(
     identity: hermit_client::crypto::Identity,
     trusted: Vec<hermit_client::crypto::PublicKey>,
 ) -> anyhow::Result<()> {
-    let client = args.broker.connect().await?;
+    let client = args.broker.connect(Some(&identity)).await?;
     let start = args.offset.unwrap_or(if args.group.is_some() {
         StartFrom::Committed {
             fallback: Fallback::Earliest,

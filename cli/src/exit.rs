@@ -68,11 +68,14 @@ pub fn code_for(e: &anyhow::Error) -> u8 {
 }
 
 /// Tag a client SDK error with its exit class: connection failures (refused,
-/// lost, timed out, another protocol version) exit 3, corrupt fetched data 5,
-/// bad names 2, refused authentication or authorization 4, anything else 1.
+/// lost, timed out, another protocol version) exit 3, authentication
+/// required or refused and `Unauthorized` refusals 4, corrupt fetched data
+/// 5, bad names and unusable TLS files 2, anything else 1.
 pub fn client_error(e: hermit_client::ClientError) -> anyhow::Error {
     use hermit_client::{ClientError as E, Status};
     let code = match &e {
+        e if e.is_auth() => AUTH,
+        E::AuthenticationRequired => AUTH,
         E::Connect { .. }
         | E::ConnectionLost { .. }
         | E::Timeout { .. }
@@ -83,12 +86,7 @@ pub fn client_error(e: hermit_client::ClientError) -> anyhow::Error {
             status: Status::CorruptData,
             ..
         } => INTEGRITY,
-        E::InvalidName { .. } | E::InvalidArgument(_) => USAGE,
-        E::AuthenticationRequired
-        | E::Broker {
-            status: Status::Unauthorized,
-            ..
-        } => AUTH,
+        E::InvalidName { .. } | E::InvalidArgument(_) | E::Tls(_) => USAGE,
         _ => FAILURE,
     };
     Err::<(), _>(e).class(code).unwrap_err()

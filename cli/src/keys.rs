@@ -136,6 +136,28 @@ pub struct IdentityArgs {
     pub password: PasswordArgs,
 }
 
+/// `--identity` for commands that need a key only to authenticate (`hermit
+/// topics`): without it the command runs anonymously and asks no password.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AuthIdentityArgs {
+    /// Your key file: authenticates you when the broker offers or requires
+    /// it [default: anonymous].
+    #[arg(long, short = 'i', env = "HERMIT_IDENTITY", value_name = "FILE")]
+    pub identity: Option<PathBuf>,
+    #[command(flatten)]
+    pub password: PasswordArgs,
+}
+
+impl AuthIdentityArgs {
+    /// Unlock the key file when one is given (exit 4 on a wrong password).
+    pub fn unlock(&self) -> anyhow::Result<Option<Identity>> {
+        self.identity
+            .as_deref()
+            .map(|path| unlock(path, &self.password))
+            .transpose()
+    }
+}
+
 impl IdentityArgs {
     /// Read the key file and unlock it (exit 4 on a wrong password).
     pub fn unlock(&self) -> anyhow::Result<Identity> {

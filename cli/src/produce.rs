@@ -121,7 +121,7 @@ async fn produce(
         Some(p) if p.as_os_str() != "-" => std::fs::metadata(p).ok().map(|m| m.len()),
         _ => None,
     };
-    let client = args.broker.connect().await?;
+    let client = args.broker.connect(Some(&identity)).await?;
     let producer = Producer::new(
         &client,
         ProducerOptions {

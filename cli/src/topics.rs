@@ -4,6 +4,7 @@ use hermit_client::{Cleanup, TopicMetadata, TopicSettings};
 
 use crate::conn::BrokerAddr;
 use crate::exit::{ExitClass, USAGE, client_error};
+use crate::keys::AuthIdentityArgs;
 
 /// `hermit topics …`
 #[derive(Debug, clap::Subcommand)]
@@ -14,6 +15,8 @@ pub enum TopicsCommand {
     List {
         #[command(flatten)]
         broker: BrokerAddr,
+        #[command(flatten)]
+        auth: AuthIdentityArgs,
         /// `text` (a table) or `json` (one object per line).
         #[arg(long, short, default_value = "text", value_parser = ["text", "json"])]
         output: String,
@@ -24,6 +27,8 @@ pub enum TopicsCommand {
         topic: String,
         #[command(flatten)]
         broker: BrokerAddr,
+        #[command(flatten)]
+        auth: AuthIdentityArgs,
         /// Number of partitions.
         #[arg(long, short, default_value_t = 1)]
         partitions: u32,
@@ -43,6 +48,8 @@ pub enum TopicsCommand {
         topic: String,
         #[command(flatten)]
         broker: BrokerAddr,
+        #[command(flatten)]
+        auth: AuthIdentityArgs,
         /// `text` or `json`.
         #[arg(long, short, default_value = "text", value_parser = ["text", "json"])]
         output: String,
@@ -53,6 +60,8 @@ pub enum TopicsCommand {
         topic: String,
         #[command(flatten)]
         broker: BrokerAddr,
+        #[command(flatten)]
+        auth: AuthIdentityArgs,
         /// Really delete it.
         #[arg(long)]
         yes: bool,
@@ -102,10 +111,18 @@ fn to_json(t: &TopicMetadata) -> serde_json::Value {
 /// Run a `hermit topics` command.
 pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
     crate::conn::init_client_logging();
+    // Before the runtime starts: unlocking may ask for the password on the terminal.
+    let identity = match &cmd {
+        TopicsCommand::List { auth, .. }
+        | TopicsCommand::Create { auth, .. }
+        | TopicsCommand::Describe { auth, .. }
+        | TopicsCommand::Delete { auth, .. } => auth.unlock()?,
+    };
+    let identity = identity.as_ref();
     crate::conn::runtime()?.block_on(async move {
         match cmd {
-            TopicsCommand::List { broker, output } => {
-                let client = broker.connect().await?;
+            TopicsCommand::List { broker, output, .. } => {
+                let client = broker.connect(identity).await?;
                 let mut topics = client.metadata(None).await.map_err(client_error)?;
                 topics.sort_by(|a, b| a.name.cmp(&b.name));
                 if output == "json" {
@@ -154,8 +171,9 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
                 compact,
                 retention_ms,
                 retention_bytes,
+                ..
             } => {
-                let client = broker.connect().await?;
+                let client = broker.connect(identity).await?;
                 let settings = TopicSettings {
                     partitions,
                     cleanup: if compact {
@@ -177,8 +195,9 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
                 topic,
                 broker,
                 output,
+                ..
             } => {
-                let client = broker.connect().await?;
+                let client = broker.connect(identity).await?;
                 let topics = client.metadata(Some(&topic)).await.map_err(client_error)?;
                 for t in &topics {
                     if output == "json" {
@@ -209,14 +228,16 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
                 }
                 Ok(())
             }
-            TopicsCommand::Delete { topic, broker, yes } => {
+            TopicsCommand::Delete {
+                topic, broker, yes, ..
+            } => {
                 if !yes {
                     return Err(anyhow::anyhow!(
                         "deleting {topic} destroys its data: add --yes to confirm"
                     ))
                     .class(USAGE);
                 }
-                let client = broker.connect().await?;
+                let client = broker.connect(identity).await?;
                 client.delete_topic(&topic).await.map_err(client_error)?;
                 eprintln!("deleted {topic}");
                 Ok(())

@@ -3,6 +3,7 @@
 //! NATS JetStream server or cluster (see [`crate::transport`]) — with one
 //! async method per protocol operation.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,6 +13,7 @@ use hermit_protocol::frame::{TopicMetadata, TopicSettings};
 use hermit_protocol::topic::{TopicName, validate_group};
 use tokio::time::Instant;
 
+use crate::crypto::Identity;
 use crate::error::ClientError;
 use crate::records::FetchResponse;
 use crate::transport::{AnyTransport, Transport, TransportKind};
@@ -26,7 +28,9 @@ use crate::transport::{AnyTransport, Transport, TransportKind};
 /// `max_payload` does). Transport settings of NATS (replicas, partitions of
 /// auto-created topics, auto-create) are options of the URL:
 /// [`NatsOptions`](crate::NatsOptions).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// `Debug` shows the identity's fingerprint only, never its key.
+#[derive(Clone, PartialEq, Eq)]
 pub struct ClientOptions {
     /// Limit on opening a connection (TCP connect plus the hello). Default 5 s.
     pub connect_timeout: Duration,
@@ -47,6 +51,52 @@ pub struct ClientOptions {
     /// Largest response frame accepted (a fetch returns at least one whole
     /// batch even above its `max_bytes`). Default 128 MiB.
     pub max_response_bytes: u32,
+    /// The key this client authenticates with (protocol version 3): when a
+    /// broker offers or requires authentication, every connection signs its
+    /// hello's nonce with it before any request is sent, and every request
+    /// on it runs as the principal `fp(SPKI)` — the same fingerprint the
+    /// identity's sealed records are addressed with. Without one the client
+    /// stays anonymous, and a broker that requires authentication is refused
+    /// with [`ClientError::AuthRequired`]. Not used over NATS. Default `None`.
+    pub identity: Option<Arc<Identity>>,
+    /// For `hermits://`: the PEM file of the CA certificates that may sign
+    /// the broker's certificate (a development CA from `hermit tls
+    /// self-signed`, a company CA). `None` trusts the system's roots.
+    /// Default `None`.
+    pub tls_ca: Option<PathBuf>,
+    /// For `hermits://` with mutual TLS: the client certificate chain and
+    /// its private key (PEM files), presented when the broker asks. Default
+    /// `None`.
+    pub tls_client_cert: Option<ClientCert>,
+}
+
+/// A client certificate for mutual TLS: two PEM files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientCert {
+    /// The certificate chain, leaf first.
+    pub cert: PathBuf,
+    /// Its private key (PKCS#8, SEC1 or PKCS#1), read when connecting.
+    pub key: PathBuf,
+}
+
+impl std::fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("connect_timeout", &self.connect_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("max_in_flight", &self.max_in_flight)
+            .field("reconnect_backoff", &self.reconnect_backoff)
+            .field("reconnect_backoff_max", &self.reconnect_backoff_max)
+            .field("max_response_bytes", &self.max_response_bytes)
+            // The fingerprint names the principal; the key stays out of logs.
+            .field(
+                "identity",
+                &self.identity.as_ref().map(|i| i.fingerprint().to_hex()),
+            )
+            .field("tls_ca", &self.tls_ca)
+            .field("tls_client_cert", &self.tls_client_cert)
+            .finish()
+    }
 }
 
 impl Default for ClientOptions {
@@ -58,6 +108,9 @@ impl Default for ClientOptions {
             reconnect_backoff: Duration::from_millis(50),
             reconnect_backoff_max: Duration::from_secs(2),
             max_response_bytes: 128 << 20,
+            identity: None,
+            tls_ca: None,
+            tls_client_cert: None,
         }
     }
 }

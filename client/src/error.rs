@@ -72,14 +72,38 @@ pub enum ClientError {
         message: String,
     },
     /// The broker refused the request with `status` (never `Ok` nor
-    /// `OffsetOutOfRange`, which has its own variant).
-    #[error("broker refused: {status}: {message}")]
+    /// `OffsetOutOfRange`, which has its own variant). An `Unauthorized`
+    /// refusal shows the broker's message verbatim ("not authorized to
+    /// consume inbox.… as …"): it already names the action, the topic and
+    /// the principal.
+    #[error("{}", BrokerDisplay(*status, message))]
     Broker {
         /// The status code.
         status: Status,
         /// The broker's message.
         message: String,
     },
+    /// The broker requires authentication (protocol version 3) and the
+    /// client has no identity ([`crate::ClientOptions::identity`]). Not retriable.
+    #[error("the broker at {addr} requires authentication: give an identity (--identity)")]
+    AuthRequired {
+        /// The broker's address.
+        addr: String,
+    },
+    /// The broker refused the client's `Authenticate` (bad signature,
+    /// unsupported key, …), or answered it with another principal than the
+    /// identity's fingerprint. Not retriable: the same key fails again.
+    #[error("authentication to {addr} failed: {message}")]
+    AuthFailed {
+        /// The broker's address.
+        addr: String,
+        /// The broker's reason, or what the client found wrong.
+        message: String,
+    },
+    /// The TLS configuration for `hermits://` could not be built (a CA or
+    /// client certificate file missing or unusable). Not retriable.
+    #[error("TLS setup failed: {0}")]
+    Tls(Arc<crate::tls::TlsError>),
     /// A fetched record batch failed its CRC: the consumer stops at it rather
     /// than skip it.
     #[error("corrupt batch at {topic}/{partition} offset {base_offset}")]
@@ -126,6 +150,17 @@ pub enum ClientError {
     Closed,
 }
 
+struct BrokerDisplay<'a>(Status, &'a str);
+
+impl std::fmt::Display for BrokerDisplay<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Status::Unauthorized => f.write_str(self.1),
+            status => write!(f, "broker refused: {status}: {}", self.1),
+        }
+    }
+}
+
 impl ClientError {
     /// Whether the same operation may succeed if tried again (on this or a
     /// new connection): connection failures, timeouts, and the broker statuses
@@ -148,6 +183,22 @@ impl ClientError {
             ClientError::OffsetOutOfRange { .. } => Some(Status::OffsetOutOfRange),
             _ => None,
         }
+    }
+
+    /// Whether this is a failure of authentication or authorization: no
+    /// identity where one is required, a refused `Authenticate`, or a
+    /// request refused with `Unauthorized` (the CLI's exit code 4).
+    pub fn is_auth(&self) -> bool {
+        matches!(
+            self,
+            ClientError::AuthRequired { .. }
+                | ClientError::AuthenticationRequired
+                | ClientError::AuthFailed { .. }
+                | ClientError::Broker {
+                    status: Status::Unauthorized,
+                    ..
+                }
+        )
     }
 
     pub(crate) fn topic_name(name: &str, source: NameError) -> Self {
@@ -197,5 +248,35 @@ mod tests {
         };
         assert!(!oor.is_retriable());
         assert_eq!(oor.status(), Some(Status::OffsetOutOfRange));
+        for e in [
+            ClientError::AuthRequired { addr: "x".into() },
+            ClientError::AuthFailed {
+                addr: "x".into(),
+                message: "bad signature".into(),
+            },
+        ] {
+            assert!(!e.is_retriable(), "{e}");
+            assert!(e.is_auth(), "{e}");
+        }
+    }
+
+    #[test]
+    fn unauthorized_shows_the_brokers_message_verbatim() {
+        let message = "not authorized to consume inbox.ab as cd";
+        let e = ClientError::Broker {
+            status: Status::Unauthorized,
+            message: message.into(),
+        };
+        assert_eq!(e.to_string(), message);
+        assert!(e.is_auth() && !e.is_retriable());
+        let other = ClientError::Broker {
+            status: Status::UnknownTopic,
+            message: "no such topic".into(),
+        };
+        assert_eq!(
+            other.to_string(),
+            format!("broker refused: {}: no such topic", Status::UnknownTopic)
+        );
+        assert!(!other.is_auth());
     }
 }

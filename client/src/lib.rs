@@ -48,7 +48,7 @@ pub mod sealed;
 pub mod tls;
 pub mod transport;
 
-pub use client::{Client, ClientOptions};
+pub use client::{Client, ClientCert, ClientOptions};
 pub use consumer::{Consumer, ConsumerOptions, Fallback, ResetPolicy, StartFrom};
 pub use error::ClientError;
 pub use hermit_protocol::frame::{PartitionMetadata, TopicMetadata, TopicSettings};

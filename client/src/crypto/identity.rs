@@ -13,6 +13,9 @@ use std::fmt;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
+use hermit_protocol::auth::{P256_SIGNATURE_LEN, transcript};
+use hermit_protocol::hello::NONCE_LEN;
+use p256::ecdsa::signature::Signer as _;
 use p256::elliptic_curve::Generate as _;
 use p256::pkcs8::EncodePublicKey as _;
 use p256::pkcs8::{DecodePrivateKey as _, DecodePublicKey as _, EncodePrivateKey as _};
@@ -27,6 +30,8 @@ pub const SPKI_LEN: usize = 91;
 pub const FINGERPRINT_LEN: usize = 32;
 /// Length of a [`Kid`].
 pub const KID_LEN: usize = 8;
+/// Length of an [`Identity::sign_auth`] signature (raw `r‖s`).
+pub const AUTH_SIGNATURE_LEN: usize = P256_SIGNATURE_LEN;
 
 /// Why a key could not be imported or generated.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
@@ -355,7 +360,34 @@ impl Identity {
         digest.zeroize();
         key
     }
+
+    /// The `Authenticate` signature for one connection (protocol version 3,
+    /// `docs/PROTOCOL.md`): ECDSA-P256-SHA256 with this identity's scalar,
+    /// raw `r‖s` (64 bytes, what Web Crypto's `sign` returns), over
+    /// [`hermit_protocol::auth::transcript`] of the broker hello's `nonce`
+    /// and `broker_id` and this identity's canonical SPKI.
+    ///
+    /// The ECDH key signs here: one key names the principal everywhere (in
+    /// ACLs and inbox names alike). The transcript's label keeps the
+    /// signature apart from any other use of the key. Deterministic
+    /// (RFC 6979), so no random source is needed.
+    pub fn sign_auth(&self, nonce: &[u8; NONCE_LEN], broker_id: &[u8]) -> [u8; AUTH_SIGNATURE_LEN] {
+        // A SigningKey wipes its scalar on drop, like the SecretKey it copies.
+        let key = p256::ecdsa::SigningKey::from(&self.secret);
+        let message = transcript(nonce, broker_id, self.public.spki_der());
+        let sig: p256::ecdsa::Signature = key.sign(&message);
+        sig.to_bytes().into()
+    }
 }
+
+/// Equal when the public keys are: a public key determines its private scalar.
+impl PartialEq for Identity {
+    fn eq(&self, other: &Self) -> bool {
+        self.public == other.public
+    }
+}
+
+impl Eq for Identity {}
 
 impl fmt::Debug for Identity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -416,6 +448,31 @@ mod tests {
             PublicKey::from_spki_der(&der),
             Err(KeyError::InvalidSpki { len: 92 })
         );
+    }
+
+    #[test]
+    fn auth_signature_verifies_over_the_transcript_only() {
+        use p256::ecdsa::signature::Verifier as _;
+        use p256::ecdsa::{Signature, VerifyingKey};
+        use p256::pkcs8::DecodePublicKey as _;
+
+        let id = Identity::generate().expect("os rng");
+        let (nonce, broker_id) = ([7u8; NONCE_LEN], [9u8; 16]);
+        let sig = id.sign_auth(&nonce, &broker_id);
+        // As the broker checks it: the SPKI sent, raw r‖s, the transcript.
+        let key = VerifyingKey::from_public_key_der(id.public_key().spki_der()).expect("spki");
+        let sig = Signature::from_slice(&sig).expect("raw r‖s");
+        let good = transcript(&nonce, &broker_id, id.public_key().spki_der());
+        key.verify(&good, &sig).expect("verifies");
+        // Another connection's nonce, or another broker, does not verify.
+        let other_nonce = transcript(&[8; NONCE_LEN], &broker_id, id.public_key().spki_der());
+        assert!(key.verify(&other_nonce, &sig).is_err());
+        let other_broker = transcript(&nonce, &[0; 16], id.public_key().spki_der());
+        assert!(key.verify(&other_broker, &sig).is_err());
+        // Another identity's key does not verify it either.
+        let mallory = Identity::generate().expect("os rng");
+        let mk = VerifyingKey::from_public_key_der(mallory.public_key().spki_der()).expect("spki");
+        assert!(mk.verify(&good, &sig).is_err());
     }
 
     #[test]

@@ -311,10 +311,13 @@ impl Default for NatsOptions {
 /// A parsed broker URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Endpoint {
-    /// `hermit://host:port` or `host:port`.
+    /// `hermit://host:port` or `host:port` (plain TCP), or
+    /// `hermits://host:port` (TLS; the broker's certificate must name `host`).
     Hermit {
         /// `host:port`, resolved at every (re)connect.
         addr: String,
+        /// Whether the connection runs over TLS (`hermits://`).
+        tls: bool,
     },
     /// `nats://host:port[,host:port…][?options]`.
     Nats {
@@ -327,10 +330,12 @@ pub enum Endpoint {
 }
 
 const HERMIT_SCHEME: &str = "hermit://";
+const HERMITS_SCHEME: &str = "hermits://";
 const NATS_SCHEME: &str = "nats://";
 
 impl Endpoint {
-    /// Parse a broker URL: `hermit://host:port`, a bare `host:port`, or
+    /// Parse a broker URL: `hermit://host:port`, a bare `host:port`,
+    /// `hermits://host:port` (TLS), or
     /// `nats://host:port[,host:port…][?replicas=N&partitions=N&auto_create=BOOL]`.
     pub fn parse(url: &str) -> Result<Endpoint, ClientError> {
         let url = url.trim();
@@ -390,15 +395,27 @@ impl Endpoint {
             }
             return Ok(Endpoint::Nats { servers, options });
         }
-        let addr = strip_prefix_ignore_case(url, HERMIT_SCHEME).unwrap_or(url);
+        let (addr, tls) = match strip_prefix_ignore_case(url, HERMITS_SCHEME) {
+            Some(rest) => (rest, true),
+            None => (
+                strip_prefix_ignore_case(url, HERMIT_SCHEME).unwrap_or(url),
+                false,
+            ),
+        };
         if addr.contains("://") {
-            return Err(bad("unknown scheme (expected hermit:// or nats://)"));
+            return Err(bad(
+                "unknown scheme (expected hermit://, hermits:// or nats://)",
+            ));
         }
-        if addr.is_empty() || addr.contains(['/', '?', ',']) {
+        if addr.is_empty() || addr.contains(['/', '?', ',', '@']) {
             return Err(bad("expected host:port"));
+        }
+        if tls && tls_server_name(addr).is_empty() {
+            return Err(bad("expected hermits://host:port"));
         }
         Ok(Endpoint::Hermit {
             addr: addr.to_owned(),
+            tls,
         })
     }
 
@@ -409,6 +426,18 @@ impl Endpoint {
             Endpoint::Nats { .. } => TransportKind::Nats,
         }
     }
+}
+
+/// The host of `host:port` (`[::1]:9093` gives `::1`): the name a
+/// `hermits://` broker's certificate must carry.
+pub(crate) fn tls_server_name(addr: &str) -> &str {
+    let host = match addr.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+        _ => addr,
+    };
+    host.strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host)
 }
 
 fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
@@ -448,8 +477,8 @@ impl AnyTransport {
         options: ClientOptions,
     ) -> Result<AnyTransport, ClientError> {
         Ok(match Endpoint::parse(url)? {
-            Endpoint::Hermit { addr } => {
-                AnyTransport::Hermit(Arc::new(hermit::Hermit::connect(addr, options).await?))
+            Endpoint::Hermit { addr, tls } => {
+                AnyTransport::Hermit(Arc::new(hermit::Hermit::connect(addr, tls, options).await?))
             }
             #[cfg(feature = "nats")]
             Endpoint::Nats {
@@ -637,15 +666,27 @@ mod tests {
         assert_eq!(
             Endpoint::parse("127.0.0.1:9092").unwrap(),
             Endpoint::Hermit {
-                addr: "127.0.0.1:9092".into()
+                addr: "127.0.0.1:9092".into(),
+                tls: false
             }
         );
         assert_eq!(
             Endpoint::parse("hermit://broker.local:9092").unwrap(),
             Endpoint::Hermit {
-                addr: "broker.local:9092".into()
+                addr: "broker.local:9092".into(),
+                tls: false
             }
         );
+        assert_eq!(
+            Endpoint::parse("HERMITS://broker.local:9093").unwrap(),
+            Endpoint::Hermit {
+                addr: "broker.local:9093".into(),
+                tls: true
+            }
+        );
+        assert_eq!(tls_server_name("broker.local:9093"), "broker.local");
+        assert_eq!(tls_server_name("127.0.0.1:9093"), "127.0.0.1");
+        assert_eq!(tls_server_name("[::1]:9093"), "::1");
         assert_eq!(
             Endpoint::parse(
                 "nats://a:4222,b:4223,nats://c:4224?replicas=3&partitions=4&auto_create=false"
@@ -683,6 +724,9 @@ mod tests {
             "",
             "kafka://a:9092",
             "hermit://a:9092/x",
+            "hermits://",
+            "hermits://:9093",
+            "hermits://user:pw@a:9093",
             "nats://",
             "nats://a:4222,,b:4222",
             "nats://a:4222?replica=3",

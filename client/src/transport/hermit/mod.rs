@@ -42,6 +42,8 @@ pub(crate) struct Hermit {
     /// `host:port` (without a `hermit://` scheme).
     addr: String,
     opts: ClientOptions,
+    /// What every (re)connect needs: timeouts, TLS, the identity.
+    open: connection::OpenOptions,
     /// The connection in use; a std mutex, held only to clone or replace the Arc.
     current: Mutex<Option<Arc<Conn>>>,
     /// Serializes (re)connects.
@@ -76,14 +78,39 @@ fn unexpected(reply: &Reply) -> ClientError {
 }
 
 impl Hermit {
-    /// Open the first connection to `addr` (`host:port`).
+    /// Open the first connection to `addr` (`host:port`), over TLS when `tls`.
     pub(crate) async fn connect(
         addr: String,
+        tls: bool,
         options: ClientOptions,
     ) -> Result<Hermit, ClientError> {
         let permits = Arc::new(Semaphore::new(options.max_in_flight.max(1)));
+        let tls = if tls {
+            // Files are read once: a reconnect must not fail on a CA file
+            // replaced in the meantime, and it needs no disk access.
+            let ca = options.tls_ca.as_deref();
+            let config = match &options.tls_client_cert {
+                None => crate::tls::client_config(ca),
+                Some(c) => crate::tls::client_config_with_cert(ca, &c.cert, &c.key),
+            }
+            .map_err(|e| ClientError::Tls(Arc::new(e)))?;
+            Some(connection::TlsTarget {
+                config,
+                server_name: crate::transport::tls_server_name(&addr).to_owned(),
+            })
+        } else {
+            None
+        };
+        let open = connection::OpenOptions {
+            connect_timeout: options.connect_timeout,
+            request_timeout: options.request_timeout,
+            max_response: options.max_response_bytes,
+            tls,
+            identity: options.identity.clone(),
+        };
         let h = Hermit {
             addr,
+            open,
             connect: tokio::sync::Mutex::new(Backoff {
                 delay: options.reconnect_backoff,
                 not_before: None,
@@ -150,15 +177,7 @@ impl Hermit {
         self.attempts.store(backoff.attempts, Ordering::Release);
         let id = self.opened.load(Ordering::Relaxed) + 1;
         let o = &self.opts;
-        match connection::open(
-            &self.addr,
-            id,
-            o.connect_timeout,
-            o.request_timeout,
-            o.max_response_bytes,
-        )
-        .await
-        {
+        match connection::open(&self.addr, id, &self.open).await {
             Ok(conn) => {
                 self.opened.store(id, Ordering::Relaxed);
                 // The delay is reset once this connection proves stable (above).
