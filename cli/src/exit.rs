@@ -75,7 +75,6 @@ pub fn client_error(e: hermit_client::ClientError) -> anyhow::Error {
     use hermit_client::{ClientError as E, Status};
     let code = match &e {
         e if e.is_auth() => AUTH,
-        E::AuthenticationRequired => AUTH,
         E::Connect { .. }
         | E::ConnectionLost { .. }
         | E::Timeout { .. }

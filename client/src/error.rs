@@ -47,12 +47,6 @@ pub enum ClientError {
     /// fetched batch failed its structure check. The connection is closed.
     #[error("protocol error: {0}")]
     Protocol(#[from] WireError),
-    /// The broker accepts only authenticated clients and this client has no
-    /// identity to authenticate with.
-    #[error(
-        "the broker requires authentication: give an identity (--identity) to authenticate with"
-    )]
-    AuthenticationRequired,
     /// The broker speaks another protocol version.
     #[error("the broker speaks protocol version {broker}; this client speaks {client}")]
     UnsupportedVersion {
@@ -192,7 +186,6 @@ impl ClientError {
         matches!(
             self,
             ClientError::AuthRequired { .. }
-                | ClientError::AuthenticationRequired
                 | ClientError::AuthFailed { .. }
                 | ClientError::Broker {
                     status: Status::Unauthorized,
