@@ -25,7 +25,7 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use hermit_broker::config::{FsyncPolicy, Limit, VerifySealed};
+use hermit_broker::config::{FsyncPolicy, Limit, VerifyRolled};
 use hermit_broker::log::{Log, LogOptions, Partition, ReadOutcome, TopicPolicy};
 use hermit_protocol::Cleanup;
 use hermit_protocol::frame::TopicSettings;
@@ -189,7 +189,7 @@ fn read(c: &mut Criterion) {
     let opts = LogOptions {
         segment_bytes: 8 << 20,
         index_interval_bytes: 4096,
-        verify_sealed: VerifySealed::Startup,
+        verify_rolled: VerifyRolled::Startup,
         ..options(FsyncPolicy::Never)
     };
     let batch = small_batch();

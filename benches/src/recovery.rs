@@ -137,7 +137,7 @@ pub async fn run_once(
             &target,
             &dir_owned,
             "127.0.0.1:0",
-            &["--set", "verify_sealed=background"],
+            &["--set", "verify_rolled=background"],
         )
     })
     .await

@@ -77,7 +77,7 @@ pub enum RecoveryMode {
 /// When segments rolled before this start are CRC-verified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
-pub enum VerifySealed {
+pub enum VerifyRolled {
     /// In a background thread after start; a fetch that reaches a segment not
     /// yet verified verifies it first. Nothing unverified is ever served. Default.
     #[default]
@@ -225,7 +225,10 @@ pub struct Config {
     /// What recovery does with damage. Default `tolerate-tail-corruption`.
     pub recovery_mode: RecoveryMode,
     /// When segments from before this start are verified. Default `background`.
-    pub verify_sealed: VerifySealed,
+    /// (Called `verify_sealed` before "seal" was kept for cryptography; the
+    /// old name is still accepted in a config file.)
+    #[serde(alias = "verify_sealed")]
+    pub verify_rolled: VerifyRolled,
     /// Partitions of a topic created on demand. Default 1.
     pub default_partitions: u32,
     /// Create unknown topics on produce/fetch/commit. Default true.
@@ -301,7 +304,7 @@ impl Default for Config {
             cleanup_interval_ms: 60_000,
             delete_retention_ms: 24 * 3600 * 1000,
             recovery_mode: RecoveryMode::default(),
-            verify_sealed: VerifySealed::default(),
+            verify_rolled: VerifyRolled::default(),
             default_partitions: 1,
             auto_create: true,
             max_payload: hermit_protocol::frame::DEFAULT_MAX_PAYLOAD,
@@ -355,7 +358,7 @@ const KEYS: &[(&str, Kind)] = &[
     ("cleanup_interval_ms", Kind::Int),
     ("delete_retention_ms", Kind::Int),
     ("recovery_mode", Kind::Str),
-    ("verify_sealed", Kind::Str),
+    ("verify_rolled", Kind::Str),
     ("default_partitions", Kind::Int),
     ("auto_create", Kind::Bool),
     ("max_payload", Kind::Int),

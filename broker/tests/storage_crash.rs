@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::*;
-use hermit_broker::config::{FsyncPolicy, Limit, RecoveryMode, VerifySealed};
+use hermit_broker::config::{FsyncPolicy, Limit, RecoveryMode, VerifyRolled};
 use hermit_broker::log::{Log, LogOptions, ReadOutcome, StorageError};
 use hermit_protocol::frame::TopicSettings;
 use hermit_protocol::{Cleanup, Status};
@@ -16,14 +16,14 @@ use hermit_protocol::{Cleanup, Status};
 const TOPIC: &str = "crash";
 const SEGMENT_BYTES: u64 = 2048;
 
-fn crash_opts(verify_sealed: VerifySealed, recovery_mode: RecoveryMode) -> LogOptions {
+fn crash_opts(verify_rolled: VerifyRolled, recovery_mode: RecoveryMode) -> LogOptions {
     LogOptions {
         fsync: FsyncPolicy::Never,
         segment_bytes: SEGMENT_BYTES,
         // Every batch below is at least 64 bytes, so every batch has an index entry.
         index_interval_bytes: 64,
         retention_ms: Limit::Unlimited,
-        verify_sealed,
+        verify_rolled,
         recovery_mode,
         ..LogOptions::default()
     }
@@ -31,7 +31,7 @@ fn crash_opts(verify_sealed: VerifySealed, recovery_mode: RecoveryMode) -> LogOp
 
 fn default_opts() -> LogOptions {
     crash_opts(
-        VerifySealed::Background,
+        VerifyRolled::Background,
         RecoveryMode::TolerateTailCorruption,
     )
 }
@@ -307,7 +307,7 @@ fn bit_flip_in_an_active_batch_with_batches_after_it_is_fenced_not_truncated() {
                 }
                 let log = open(
                     d.path(),
-                    crash_opts(VerifySealed::Startup, RecoveryMode::TolerateTailCorruption),
+                    crash_opts(VerifyRolled::Startup, RecoveryMode::TolerateTailCorruption),
                 );
                 let ranges = topic_part(&log).corrupt_ranges();
                 assert_eq!(ranges.len(), 1, "byte {i} bit {bit}: {ranges:?}");
@@ -327,7 +327,7 @@ fn bit_flip_in_an_active_batch_with_batches_after_it_is_fenced_not_truncated() {
             assert!(
                 Log::open(
                     d.path(),
-                    crash_opts(VerifySealed::Background, RecoveryMode::AbsoluteConsistency)
+                    crash_opts(VerifyRolled::Background, RecoveryMode::AbsoluteConsistency)
                 )
                 .is_err(),
                 "byte {i} bit {bit}"
@@ -419,7 +419,7 @@ fn bit_flip_in_a_rolled_batch_is_fenced_with_startup_verification() {
     let seg_base = batches_in(&seg)[0].2;
     let to = next_of(&fx.batch(base).1);
     let name = seg.file_name().unwrap().to_owned();
-    let opts = crash_opts(VerifySealed::Startup, RecoveryMode::TolerateTailCorruption);
+    let opts = crash_opts(VerifyRolled::Startup, RecoveryMode::TolerateTailCorruption);
     for i in 0..len {
         for bit in bits_at(i) {
             let d = fx.copy();
@@ -471,7 +471,7 @@ fn bit_flip_in_a_rolled_batch_is_fenced_with_background_verification() {
 #[test]
 fn absolute_consistency_refuses_to_open_damaged_logs() {
     let fx = build();
-    let strict = crash_opts(VerifySealed::Startup, RecoveryMode::AbsoluteConsistency);
+    let strict = crash_opts(VerifyRolled::Startup, RecoveryMode::AbsoluteConsistency);
     // An intact log opens.
     {
         let d = fx.copy();
@@ -492,7 +492,7 @@ fn absolute_consistency_refuses_to_open_damaged_logs() {
     // The same damage with background verification: the broker starts, the
     // range is fenced when found (absolute consistency cannot refuse a start
     // that has already happened).
-    let bg = crash_opts(VerifySealed::Background, RecoveryMode::AbsoluteConsistency);
+    let bg = crash_opts(VerifyRolled::Background, RecoveryMode::AbsoluteConsistency);
     {
         let log = Log::open(d.path(), bg).expect("opens; verification comes later");
         assert_fenced(&fx, &log, seg_base, base, to);
@@ -632,14 +632,14 @@ fn rolled_segment_missing_whole_batches_at_its_end_is_fenced_not_skipped() {
         let i = logs.iter().position(|l| *l == seg).unwrap();
         batches_in(&logs[i + 1])[0].2
     };
-    for verify_sealed in [VerifySealed::Startup, VerifySealed::Background] {
+    for verify_rolled in [VerifyRolled::Startup, VerifyRolled::Background] {
         let d = fx.copy();
         let seg_log = partition_dir(d.path(), TOPIC, 0).join(seg.file_name().unwrap());
         // Cut at a batch boundary: what is left is all valid, but offsets are missing.
         set_len(&seg_log, last_pos);
         let log = open(
             d.path(),
-            crash_opts(verify_sealed, RecoveryMode::TolerateTailCorruption),
+            crash_opts(verify_rolled, RecoveryMode::TolerateTailCorruption),
         );
         let p = topic_part(&log);
         let want: Vec<Got> = fx
@@ -657,10 +657,10 @@ fn rolled_segment_missing_whole_batches_at_its_end_is_fenced_not_skipped() {
                     to: end,
                 }
             })
-            .unwrap_or_else(|| panic!("{verify_sealed:?}: missing offsets fenced: {got:?}"));
+            .unwrap_or_else(|| panic!("{verify_rolled:?}: missing offsets fenced: {got:?}"));
         let mut without = got.clone();
         without.remove(i);
-        assert_eq!(without, want, "{verify_sealed:?}");
+        assert_eq!(without, want, "{verify_rolled:?}");
         assert_eq!(
             read_at(&p, last_base, 1 << 20),
             Got::Fenced {
@@ -677,7 +677,7 @@ fn with_a_sparse_index_the_fence_ends_at_the_next_valid_batch_not_the_next_index
     let opts = LogOptions {
         segment_bytes: 4096,
         index_interval_bytes: 512,
-        ..crash_opts(VerifySealed::Startup, RecoveryMode::TolerateTailCorruption)
+        ..crash_opts(VerifyRolled::Startup, RecoveryMode::TolerateTailCorruption)
     };
     let dir = scratch_dir();
     let mut batches = Vec::new();

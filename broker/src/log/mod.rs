@@ -48,7 +48,7 @@ use serde::{Deserialize, Serialize};
 pub use error::{Corruption, Result, StorageError};
 pub use partition::{Appended, FileRange, Partition, ReadOutcome, ScanCheck, ScanScope};
 
-use crate::config::{Config, FsyncPolicy, Limit, RecoveryMode, VerifySealed};
+use crate::config::{Config, FsyncPolicy, Limit, RecoveryMode, VerifyRolled};
 use error::IoContext;
 use lock::DirLock;
 use sync::SyncQueue;
@@ -73,7 +73,7 @@ pub struct LogOptions {
     /// Damage handling at start.
     pub recovery_mode: RecoveryMode,
     /// When old segments are verified.
-    pub verify_sealed: VerifySealed,
+    pub verify_rolled: VerifyRolled,
     /// Partitions of auto-created topics.
     pub default_partitions: u32,
     /// Whether unknown topics are created on use.
@@ -96,7 +96,7 @@ impl LogOptions {
             retention_bytes: c.retention_bytes,
             delete_retention_ms: c.delete_retention_ms,
             recovery_mode: c.recovery_mode,
-            verify_sealed: c.verify_sealed,
+            verify_rolled: c.verify_rolled,
             default_partitions: c.default_partitions,
             auto_create: c.auto_create,
             max_payload: c.max_payload,
@@ -672,9 +672,9 @@ impl Log {
     }
 
     /// Start background threads: verification of old segments (when
-    /// `verify_sealed = background`) and periodic cleanup.
+    /// `verify_rolled = background`) and periodic cleanup.
     pub fn start_background(self: &Arc<Self>, cleanup_every: std::time::Duration) {
-        if self.opts.verify_sealed == VerifySealed::Background {
+        if self.opts.verify_rolled == VerifyRolled::Background {
             let log = Arc::downgrade(self);
             let _ = std::thread::Builder::new()
                 .name("hermit-verify".into())

@@ -25,7 +25,7 @@ use super::segment::{
 };
 use super::sync::SyncQueue;
 use super::{LogOptions, TopicPolicy};
-use crate::config::{FsyncPolicy, RecoveryMode, VerifySealed};
+use crate::config::{FsyncPolicy, RecoveryMode, VerifyRolled};
 
 pub use super::clock::now_ns;
 
@@ -250,7 +250,7 @@ impl Partition {
                     policy.cleanup != Cleanup::Compact,
                     &mut scratch,
                 )?;
-                if opts.verify_sealed == VerifySealed::Startup {
+                if opts.verify_rolled == VerifyRolled::Startup {
                     let v = seg.verify(opts.index_interval_bytes, &mut scratch)?;
                     if !v.bad.is_empty() && opts.recovery_mode == RecoveryMode::AbsoluteConsistency
                     {

@@ -135,7 +135,7 @@ pub struct Server {
 impl Server {
     /// A server for `engine` with the network and access settings of
     /// `config`. Reads (or, in a new data directory, makes) the broker id in
-    /// `config.data_dir`.
+    /// the engine's data directory.
     ///
     /// # Errors
     /// Invalid ACL rules or admins, or a broker id that cannot be read or written.
@@ -144,7 +144,7 @@ impl Server {
         let limits = Limits::for_payload(config.max_payload, config.max_key);
         let permits = Arc::new(Semaphore::new(config.max_connections as usize));
         let acl = Acl::from_config(&config)?;
-        let broker_id = BrokerId::load_or_create(&config.data_dir)?;
+        let broker_id = BrokerId::load_or_create(log.dir())?;
         for addr in config.exposed_without_auth() {
             tracing::warn!(
                 target: "audit",
