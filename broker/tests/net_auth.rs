@@ -10,43 +10,9 @@ use hermit_protocol::frame::Authenticate;
 use hermit_protocol::hello::{BrokerFlags, HELLO_LEN, Hello};
 use hermit_protocol::{Ack, Request, Status};
 use netcommon::*;
+use p256::ecdsa::Signature;
 use p256::ecdsa::signature::Signer;
-use p256::ecdsa::{Signature, SigningKey};
-use p256::elliptic_curve::Generate as _;
-use p256::pkcs8::EncodePublicKey;
-use sha2::{Digest, Sha256};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-/// A principal's key pair, as a client holds it.
-struct Key {
-    sk: SigningKey,
-    spki: Vec<u8>,
-    hex: String,
-}
-
-impl Key {
-    fn new() -> Key {
-        let secret = p256::SecretKey::try_generate_from_rng(&mut rand::rngs::SysRng).unwrap();
-        let sk = SigningKey::from(secret);
-        let spki = sk
-            .verifying_key()
-            .to_public_key_der()
-            .unwrap()
-            .as_bytes()
-            .to_vec();
-        let hex = Sha256::digest(&spki)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        Key { sk, spki, hex }
-    }
-
-    /// A raw r‖s signature over the transcript for this connection.
-    fn sign_for(&self, nonce: &[u8; 32], broker_id: &[u8; 16]) -> Vec<u8> {
-        let sig: Signature = self.sk.sign(&transcript(nonce, broker_id, &self.spki));
-        sig.to_bytes().to_vec()
-    }
-}
 
 fn inbox_rules() -> Vec<AclRule> {
     vec![
@@ -71,26 +37,6 @@ fn inbox_acl(admins: Vec<String>) -> impl FnOnce(&mut Config) {
         c.admins = admins;
         c.acl = inbox_rules();
     }
-}
-
-/// Connect and authenticate as `key`.
-async fn connect_as(addr: std::net::SocketAddr, key: &Key) -> Raw {
-    let mut raw = Raw::connect(addr).await;
-    let hello = raw.hello.unwrap();
-    let sig = key.sign_for(&hello.nonce, &hello.broker_id);
-    let r = raw.call(&authenticate(&key.spki, &sig)).await;
-    assert_eq!(r.status, Status::Ok, "{}", r.message);
-    let expected: [u8; 32] = Sha256::digest(&key.spki).into();
-    assert_eq!(r.principal, Some(expected));
-    raw
-}
-
-fn authenticate<'a>(spki: &'a [u8], signature: &'a [u8]) -> Request<'a> {
-    Request::Authenticate(Authenticate {
-        mechanism: 1,
-        spki,
-        signature,
-    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

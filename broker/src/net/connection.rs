@@ -12,10 +12,10 @@
 //! the broker buffer without bound, and cannot slow anybody else down.
 
 use std::collections::VecDeque;
-use std::future::poll_fn;
+use std::future::{Future, poll_fn};
 use std::io;
 use std::net::SocketAddr;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::task::{Context, Poll};
@@ -29,15 +29,17 @@ use hermit_protocol::frame::{
 use hermit_protocol::hello::{
     BrokerFlags, BrokerHello, HELLO_LEN, Hello, NONCE_LEN, PROTOCOL_VERSION, VERSION_3,
 };
+use hermit_protocol::record::HEADER_LEN;
 use hermit_protocol::{Ack, Op, Request, RequestFrame, Status};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 use tokio::time::Instant;
 
 use super::outbox::Outbox;
+use super::quota::{Admission, Slot, TopicSlot};
 use super::stream::ByteStream;
 use super::{Arrival, Metrics, Shared};
-use crate::auth::{Action, AuthMode, Denied, Who, fresh_nonce, verify_authenticate};
+use crate::auth::{Action, AuthMode, Denied, Principal, Who, fresh_nonce, verify_authenticate};
 use crate::config::FsyncPolicy;
 use crate::log::{Partition, ReadOutcome, StorageError};
 use crate::offsets::OFFSETS_TOPIC;
@@ -75,6 +77,8 @@ struct PendingAck {
     partition: Arc<Partition>,
     /// Durable once the partition's synced offset reaches this.
     need: u64,
+    /// Held until then by `produce_bytes_per_sec` (throttled, never dropped).
+    not_before: Option<Instant>,
     body: AckBody,
 }
 
@@ -107,7 +111,17 @@ struct State {
     arrival: Arrival,
     /// The client's address, for the audit log.
     peer: SocketAddr,
+    /// One of the principal's `max_connections_per_principal` slots, held
+    /// while the connection runs as that principal.
+    principal_slot: Option<Slot<Principal>>,
+    /// A throttled produce answer is held until then, and the connection
+    /// reads nothing more meanwhile (so the principal's producer slows down
+    /// instead of piling requests up here).
+    throttle_until: Option<Instant>,
 }
+
+/// Waiting for receive-budget bytes (`None`: the budget is gone, never in practice).
+type BudgetWait = Pin<Box<dyn Future<Output = Option<OwnedSemaphorePermit>> + Send>>;
 
 /// What the stream did when the connection waited on it.
 enum Io {
@@ -153,6 +167,10 @@ pub(super) struct Connection<S> {
     sync_rx: watch::Receiver<u64>,
     shutdown: watch::Receiver<bool>,
     _permit: OwnedSemaphorePermit,
+    /// Receive budget held for the large frame being read into `rbuf`.
+    recv_permit: Option<OwnedSemaphorePermit>,
+    /// Set while the connection waits for receive budget (and reads nothing).
+    budget_wait: Option<BudgetWait>,
 }
 
 impl<S: ByteStream> Connection<S> {
@@ -189,11 +207,15 @@ impl<S: ByteStream> Connection<S> {
                 nonce: fresh_nonce(),
                 arrival,
                 peer,
+                principal_slot: None,
+                throttle_until: None,
             },
             wake_rx,
             sync_rx,
             shutdown,
             _permit: permit,
+            recv_permit: None,
+            budget_wait: None,
         }
     }
 
@@ -203,6 +225,11 @@ impl<S: ByteStream> Connection<S> {
         let metrics = self.st.shared.metrics.clone();
         metrics.connections_open.fetch_add(1, Ordering::Relaxed);
         let result = self.serve().await;
+        if self.budget_wait.take().is_some() {
+            metrics
+                .receive_budget_waiting
+                .fetch_sub(1, Ordering::Relaxed);
+        }
         if result.is_ok()
             && matches!(
                 self.st.closing,
@@ -301,6 +328,9 @@ impl<S: ByteStream> Connection<S> {
         if !self.handshake().await? {
             return Ok(());
         }
+        if let Some(p) = self.st.arrival.principal {
+            self.st.take_principal_slot(0, Op::Ping as u8, p);
+        }
         let idle = Duration::from_millis(self.st.shared.config.idle_timeout_ms);
         let max_in_flight = self.st.shared.config.max_in_flight as usize;
         let metrics = self.st.shared.metrics.clone();
@@ -328,9 +358,15 @@ impl<S: ByteStream> Connection<S> {
                 }
             }
             let in_flight = self.st.in_flight();
+            let throttled = self.st.throttle_until.is_some();
             let can_read = self.st.closing.is_none()
                 && in_flight < max_in_flight
-                && self.st.out.buffered_bytes() < OUT_HIGH_WATER;
+                && self.st.out.buffered_bytes() < OUT_HIGH_WATER
+                && self.budget_wait.is_none()
+                && !throttled;
+            let budget_wait = &mut self.budget_wait;
+            let waiting_budget = budget_wait.is_some();
+            let throttle_until = self.st.throttle_until.unwrap_or_else(Instant::now);
             let want_write = !self.st.out.is_empty();
             let has_acks = !self.st.acks.is_empty();
             let has_fetches = !self.st.fetches.is_empty();
@@ -357,6 +393,22 @@ impl<S: ByteStream> Connection<S> {
                 Some(corr) = self.wake_rx.recv(), if has_fetches => {
                     self.st.retry_fetch(corr).await;
                 }
+                _ = tokio::time::sleep_until(throttle_until), if throttled => {
+                    self.st.throttle_until = None;
+                    self.st.release_acks();
+                }
+                permit = poll_fn(|cx| match budget_wait.as_mut() {
+                    Some(f) => f.as_mut().poll(cx),
+                    None => Poll::Pending,
+                }), if waiting_budget => {
+                    self.budget_wait = None;
+                    metrics.receive_budget_waiting.fetch_sub(1, Ordering::Relaxed);
+                    match permit {
+                        Some(p) => self.recv_permit = Some(p),
+                        None => return Ok(()),
+                    }
+                    last_progress = Instant::now();
+                }
                 r = poll_fn(|cx| poll_io(cx, stream, rbuf, out, &metrics, (want_write, can_read))),
                     if want_write || can_read =>
                 {
@@ -367,7 +419,9 @@ impl<S: ByteStream> Connection<S> {
                     }
                 }
                 _ = tokio::time::sleep_until(last_progress + idle) => {
-                    let waiting = !self.st.acks.is_empty() || !self.st.fetches.is_empty();
+                    let waiting = !self.st.acks.is_empty()
+                        || !self.st.fetches.is_empty()
+                        || self.budget_wait.is_some();
                     if self.st.out.is_empty() && waiting {
                         // Legitimately waiting on the log: not idle.
                         last_progress = Instant::now();
@@ -382,6 +436,18 @@ impl<S: ByteStream> Connection<S> {
         }
     }
 
+    /// A budgeted frame was consumed: give its buffer back to the allocator
+    /// (keeping what was read past it) and its bytes to the receive budget,
+    /// so the budget counts memory actually held.
+    fn release_budget(&mut self) {
+        if self.rbuf.capacity() > RBUF_INITIAL {
+            let mut small = BytesMut::with_capacity(RBUF_INITIAL.max(self.rbuf.len()));
+            small.extend_from_slice(&self.rbuf);
+            self.rbuf = small;
+        }
+        self.recv_permit = None;
+    }
+
     /// Handle every complete frame in the read buffer, as long as the
     /// in-flight limit allows.
     async fn process_frames(&mut self, max_in_flight: usize) {
@@ -394,6 +460,46 @@ impl<S: ByteStream> Connection<S> {
                 Ok(FrameCheck::Incomplete { need }) => {
                     if self.rbuf.is_empty() && self.rbuf.capacity() > RBUF_KEEP {
                         self.rbuf = BytesMut::with_capacity(RBUF_INITIAL);
+                    }
+                    if need > RBUF_INITIAL && self.recv_permit.is_none() {
+                        if !produce_prefix_buffered(&self.rbuf) {
+                            // Read the prefix into the ordinary buffer first:
+                            // nothing is reserved before the batch header
+                            // has passed its limits in check_request.
+                            self.rbuf
+                                .reserve(RBUF_INITIAL.saturating_sub(self.rbuf.len()));
+                            return;
+                        }
+                        match self.st.shared.quotas.admit(need) {
+                            Admission::Admitted(p) => self.recv_permit = Some(p),
+                            Admission::Wait(n) => {
+                                let metrics = &self.st.shared.metrics;
+                                metrics.receive_budget_waits.fetch_add(1, Ordering::Relaxed);
+                                metrics
+                                    .receive_budget_waiting
+                                    .fetch_add(1, Ordering::Relaxed);
+                                tracing::debug!(peer = %self.peer, bytes = n, "receive budget exhausted; waiting before reading the frame");
+                                self.budget_wait =
+                                    Some(Box::pin(self.st.shared.quotas.admit_later(n)));
+                                return;
+                            }
+                            Admission::TooLarge => {
+                                let corr = u32::from_be_bytes([
+                                    self.rbuf[5],
+                                    self.rbuf[6],
+                                    self.rbuf[7],
+                                    self.rbuf[8],
+                                ]);
+                                tracing::debug!(target: "audit", peer = %self.peer, bytes = need, "frame larger than receive_budget_bytes refused");
+                                self.st.bad_input(
+                                    Some(corr),
+                                    Some(Op::Produce as u8),
+                                    Status::PayloadTooLarge,
+                                    "the frame is larger than the broker's receive_budget_bytes",
+                                );
+                                return;
+                            }
+                        }
                     }
                     // `need` passed the limits in check_request before we reserve it.
                     self.rbuf.reserve(need.saturating_sub(self.rbuf.len()));
@@ -410,6 +516,9 @@ impl<S: ByteStream> Connection<S> {
                         ),
                     }
                     self.rbuf.advance(len);
+                    if self.recv_permit.is_some() {
+                        self.release_budget();
+                    }
                 }
                 Err(e) => {
                     self.st.bad_input(
@@ -423,6 +532,17 @@ impl<S: ByteStream> Connection<S> {
             }
         }
     }
+}
+
+/// Whether `buf` holds a produce request's whole prefix (header, topic,
+/// partition, ack and batch header). Only then has `check_request` checked
+/// the batch header against the limits, and a reservation for the whole
+/// frame may be made.
+fn produce_prefix_buffered(buf: &[u8]) -> bool {
+    const HEADER: usize = frame::REQUEST_HEADER_LEN;
+    buf.len() > HEADER
+        && buf[4] == Op::Produce as u8
+        && buf.len() >= HEADER + 1 + usize::from(buf[HEADER]) + 4 + 1 + HEADER_LEN
 }
 
 /// The op to echo in an error frame: the request's when it is a known one,
@@ -557,17 +677,19 @@ impl State {
     }
 
     /// The partition, creating the topic (off the async threads) when
-    /// `create`, auto-creation is on and the caller may create it.
+    /// auto-creation is on, the caller may create it and has a
+    /// `max_topics_per_principal` slot left. A failure is answered to
+    /// request `corr` here, and gives `None`.
     async fn partition(
         &mut self,
+        corr: u32,
+        op: Op,
         topic: &str,
         partition: u32,
-        create: bool,
-    ) -> Result<Arc<Partition>, StorageError> {
-        match self.shared.log.partition(topic, partition, false) {
+    ) -> Option<Arc<Partition>> {
+        let res = match self.shared.log.partition(topic, partition, false) {
             Err(StorageError::UnknownTopic(t))
-                if create
-                    && self.shared.log.options().auto_create
+                if self.shared.log.options().auto_create
                     && self.check(Action::Create, topic).is_err() =>
             {
                 Err(StorageError::UnknownTopic(format!(
@@ -575,20 +697,39 @@ impl State {
                     self.who
                 )))
             }
-            Err(StorageError::UnknownTopic(_))
-                if create && self.shared.log.options().auto_create =>
-            {
+            Err(StorageError::UnknownTopic(_)) if self.shared.log.options().auto_create => {
+                let slot = match self.topic_slot(topic) {
+                    Ok(slot) => slot,
+                    Err(msg) => {
+                        self.error(corr, op as u8, Status::Unauthorized, &msg, None);
+                        return None;
+                    }
+                };
                 let log = self.shared.log.clone();
-                let topic = topic.to_owned();
-                tokio::task::spawn_blocking(move || log.partition(&topic, partition, true))
-                    .await
-                    .unwrap_or_else(|e| {
-                        Err(StorageError::Config(format!(
-                            "topic creation panicked: {e}"
-                        )))
-                    })
+                let name = topic.to_owned();
+                let res =
+                    tokio::task::spawn_blocking(move || log.partition(&name, partition, true))
+                        .await
+                        .unwrap_or_else(|e| {
+                            Err(StorageError::Config(format!(
+                                "topic creation panicked: {e}"
+                            )))
+                        });
+                if res.is_ok()
+                    && let Some(slot) = slot
+                {
+                    slot.keep(topic);
+                }
+                res
             }
             other => other,
+        };
+        match res {
+            Ok(p) => Some(p),
+            Err(e) => {
+                self.storage_error(corr, op, &e);
+                None
+            }
         }
     }
 
@@ -605,9 +746,11 @@ impl State {
                     self.storage_error(corr, Op::Produce, &StorageError::NotDurable);
                     return;
                 }
-                let part = match self.partition(p.topic.as_str(), p.partition, true).await {
-                    Ok(part) => part,
-                    Err(e) => return self.storage_error(corr, Op::Produce, &e),
+                let Some(part) = self
+                    .partition(corr, Op::Produce, p.topic.as_str(), p.partition)
+                    .await
+                else {
+                    return;
                 };
                 // Inline on the worker: a short lock and a page-cache write;
                 // a segment roll inside it also stays here (docs/INTERNALS.md §2).
@@ -617,7 +760,13 @@ impl State {
                         metrics
                             .produce_bytes
                             .fetch_add(p.batch.len() as u64, Ordering::Relaxed);
-                        if p.ack == Ack::Written || part.synced_offset() >= a.next_offset {
+                        let not_before = self.throttle_produce(p.batch.len());
+                        let need = if p.ack == Ack::Written {
+                            0
+                        } else {
+                            a.next_offset
+                        };
+                        if not_before.is_none() && part.synced_offset() >= need {
                             self.respond(
                                 corr,
                                 &ResponseBody::Produce {
@@ -628,7 +777,8 @@ impl State {
                             self.acks.push_back(PendingAck {
                                 correlation_id: corr,
                                 partition: part,
-                                need: a.next_offset,
+                                need,
+                                not_before,
                                 body: AckBody::Produce {
                                     base_offset: a.base_offset,
                                 },
@@ -647,8 +797,12 @@ impl State {
                 if !self.allowed_group(corr, Op::Commit, c.group, c.topic.as_str()) {
                     return;
                 }
-                if let Err(e) = self.partition(c.topic.as_str(), c.partition, true).await {
-                    return self.storage_error(corr, Op::Commit, &e);
+                if self
+                    .partition(corr, Op::Commit, c.topic.as_str(), c.partition)
+                    .await
+                    .is_none()
+                {
+                    return;
                 }
                 match self
                     .shared
@@ -666,6 +820,7 @@ impl State {
                                 correlation_id: corr,
                                 partition: offsets,
                                 need: a.next_offset,
+                                not_before: None,
                                 body: AckBody::Commit,
                             });
                         }
@@ -738,6 +893,34 @@ impl State {
                 if !self.allowed(corr, Op::CreateTopic, Action::Create, c.topic.as_str()) {
                     return;
                 }
+                let max = self.shared.config.max_partitions;
+                if c.settings.partitions > max {
+                    metrics.topics_refused.fetch_add(1, Ordering::Relaxed);
+                    let msg = format!(
+                        "{} partitions requested; this broker's max_partitions is {max}",
+                        c.settings.partitions
+                    );
+                    tracing::debug!(target: "audit", peer = %self.peer, who = %self.who, topic = c.topic.as_str(), %msg, "topic creation refused");
+                    return self.error(
+                        corr,
+                        Op::CreateTopic as u8,
+                        Status::InvalidRequest,
+                        &msg,
+                        None,
+                    );
+                }
+                let slot = match self.topic_slot(c.topic.as_str()) {
+                    Ok(slot) => slot,
+                    Err(msg) => {
+                        return self.error(
+                            corr,
+                            Op::CreateTopic as u8,
+                            Status::Unauthorized,
+                            &msg,
+                            None,
+                        );
+                    }
+                };
                 let log = self.shared.log.clone();
                 let name = c.topic.as_str().to_owned();
                 let settings = c.settings;
@@ -752,6 +935,9 @@ impl State {
                 });
                 match res {
                     Ok(()) => {
+                        if let Some(slot) = slot {
+                            slot.keep(c.topic.as_str());
+                        }
                         tracing::info!(
                             target: "audit",
                             topic = c.topic.as_str(),
@@ -780,6 +966,7 @@ impl State {
                     });
                 match res {
                     Ok(()) => {
+                        self.shared.quotas.topic_deleted(t.as_str());
                         tracing::info!(
                             target: "audit",
                             topic = t.as_str(),
@@ -822,6 +1009,9 @@ impl State {
         let broker_id = *self.shared.broker_id.as_bytes();
         match verify_authenticate(a.mechanism, a.spki, a.signature, &self.nonce, &broker_id) {
             Ok(p) => {
+                if !self.take_principal_slot(corr, op, p) {
+                    return;
+                }
                 self.who = self.shared.acl.who(Some(p));
                 tracing::info!(target: "audit", peer = %self.peer, principal = %p, admin = self.who.is_admin(), "authenticated");
                 self.respond(
@@ -841,6 +1031,57 @@ impl State {
                     None,
                 );
                 self.begin_closing(Closing::BadInput);
+            }
+        }
+    }
+
+    /// Count this connection against `p`'s `max_connections_per_principal`;
+    /// over the cap the request (`corr`, or the connection itself with
+    /// correlation id 0) is answered `Unauthorized` and the connection
+    /// ends. True when the slot was taken.
+    fn take_principal_slot(&mut self, corr: u32, op: u8, p: Principal) -> bool {
+        match self.shared.quotas.principal_slot(p) {
+            Some(slot) => {
+                self.principal_slot = Some(slot);
+                true
+            }
+            None => {
+                self.shared
+                    .metrics
+                    .refused_by_principal
+                    .fetch_add(1, Ordering::Relaxed);
+                let max = self.shared.config.max_connections_per_principal;
+                tracing::debug!(target: "audit", peer = %self.peer, principal = %p, max, "connection refused: max_connections_per_principal reached");
+                let msg = format!(
+                    "principal {p} already has max_connections_per_principal ({max}) connections open"
+                );
+                self.error(corr, op, Status::Unauthorized, &msg, None);
+                self.begin_closing(Closing::BadInput);
+                false
+            }
+        }
+    }
+
+    /// Take one of the caller's `max_topics_per_principal` slots before
+    /// creating `topic` (admins are not counted: they may do anything).
+    /// `Err` is the refusal's message.
+    fn topic_slot(&mut self, topic: &str) -> Result<Option<TopicSlot>, String> {
+        if self.who.is_admin() {
+            return Ok(None);
+        }
+        match self.shared.quotas.topic_slot(self.who.principal()) {
+            Some(slot) => Ok(Some(slot)),
+            None => {
+                self.shared
+                    .metrics
+                    .topics_refused
+                    .fetch_add(1, Ordering::Relaxed);
+                let max = self.shared.quotas.max_topics();
+                tracing::debug!(target: "audit", peer = %self.peer, who = %self.who, topic, max, "topic creation refused: max_topics_per_principal reached");
+                Err(format!(
+                    "{} has created max_topics_per_principal ({max}) topics; {topic} was not created",
+                    self.who
+                ))
             }
         }
     }
@@ -868,9 +1109,11 @@ impl State {
     }
 
     async fn fetch(&mut self, corr: u32, f: Fetch<'_>) {
-        let part = match self.partition(f.topic.as_str(), f.partition, true).await {
-            Ok(p) => p,
-            Err(e) => return self.storage_error(corr, Op::Fetch, &e),
+        let Some(part) = self
+            .partition(corr, Op::Fetch, f.topic.as_str(), f.partition)
+            .await
+        else {
+            return;
         };
         let cap = self.shared.config.idle_timeout_ms;
         let wait = u64::from(f.max_wait_ms).min(cap);
@@ -889,6 +1132,25 @@ impl State {
     /// and start a waiter that wakes the connection when the partition's high
     /// watermark moves or the deadline passes.
     async fn attempt_fetch(&mut self, f: PendingFetch) {
+        let who = self.who.principal();
+        let delay = self.shared.quotas.fetch_delay(who);
+        if !delay.is_zero() && self.closing.is_none() {
+            // Over fetch_bytes_per_sec: the answer waits for the bucket
+            // (bounded by max_in_flight, like every request in flight).
+            self.shared
+                .metrics
+                .fetch_throttled
+                .fetch_add(1, Ordering::Relaxed);
+            tracing::debug!(target: "audit", peer = %self.peer, who = %self.who, delay_ms = delay.as_millis() as u64, "fetch throttled: fetch_bytes_per_sec exceeded");
+            let tx = self.wake_tx.clone();
+            let corr = f.correlation_id;
+            tokio::spawn(async move {
+                tokio::time::sleep(delay).await;
+                let _ = tx.send(corr);
+            });
+            self.fetches.push(f);
+            return;
+        }
         let waiting = f.deadline > Instant::now() && self.closing.is_none();
         // Subscribe before reading, so data arriving in between is not missed.
         let mut rx = waiting.then(|| f.partition.subscribe());
@@ -908,6 +1170,7 @@ impl State {
                     .metrics
                     .fetch_responses
                     .fetch_add(1, Ordering::Relaxed);
+                self.shared.quotas.charge_fetch(who, range.len);
                 self.out
                     .push_file(&header, range.file, range.position, range.len);
             }
@@ -915,6 +1178,17 @@ impl State {
                 high_watermark,
                 log_start,
             }) => match rx.take() {
+                Some(_) if self.fetches.len() >= self.shared.config.max_parked_fetches as usize => {
+                    // Over max_parked_fetches: answered now with what there is.
+                    self.shared
+                        .metrics
+                        .fetches_not_parked
+                        .fetch_add(1, Ordering::Relaxed);
+                    tracing::debug!(target: "audit", peer = %self.peer, who = %self.who, max = self.shared.config.max_parked_fetches, "long poll not parked: max_parked_fetches reached");
+                    let header =
+                        frame::encode_fetch_header(f.correlation_id, high_watermark, log_start, 0);
+                    self.out.push_frame(|b| b.extend_from_slice(&header));
+                }
                 Some(mut rx) => {
                     let tx = self.wake_tx.clone();
                     let (corr, deadline) = (f.correlation_id, f.deadline);
@@ -946,12 +1220,36 @@ impl State {
         }
     }
 
-    /// Answer every parked ack whose write is now durable.
+    /// Charge a produce of `bytes` to the caller's `produce_bytes_per_sec`;
+    /// when over, the instant its answer is held until (and the connection
+    /// stops reading until then).
+    fn throttle_produce(&mut self, bytes: usize) -> Option<Instant> {
+        let delay = self
+            .shared
+            .quotas
+            .charge_produce(self.who.principal(), bytes as u64);
+        if delay.is_zero() {
+            return None;
+        }
+        self.shared
+            .metrics
+            .produce_throttled
+            .fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(target: "audit", peer = %self.peer, who = %self.who, delay_ms = delay.as_millis() as u64, "produce throttled: produce_bytes_per_sec exceeded");
+        let until = Instant::now() + delay;
+        self.throttle_until = Some(self.throttle_until.map_or(until, |t| t.max(until)));
+        Some(until)
+    }
+
+    /// Answer every parked ack whose write is now durable (and whose
+    /// throttling delay, if any, is over).
     fn release_acks(&mut self) {
+        let now = Instant::now();
         let mut i = 0;
         while i < self.acks.len() {
             let a = &self.acks[i];
-            if a.partition.synced_offset() >= a.need {
+            let durable = a.partition.synced_offset() >= a.need;
+            if durable && a.not_before.is_none_or(|t| t <= now) {
                 let a = self.acks.remove(i).expect("invariant: index is in bounds");
                 match a.body {
                     AckBody::Produce { base_offset } => {
@@ -959,7 +1257,7 @@ impl State {
                     }
                     AckBody::Commit => self.respond(a.correlation_id, &ResponseBody::Commit),
                 }
-            } else if let Some(reason) = a.partition.failure() {
+            } else if !durable && let Some(reason) = a.partition.failure() {
                 let a = self.acks.remove(i).expect("invariant: index is in bounds");
                 let op = match a.body {
                     AckBody::Produce { .. } => Op::Produce,

@@ -12,9 +12,13 @@
 //!   generic over the stream.
 //! - `outbox`: the output queue; fetch bodies go out with `sendfile(2)` on
 //!   plain TCP and through a bounded `pread` + write copy on other streams.
+//! - `quota`: the budgets and quotas every connection shares (receive
+//!   budget, byte rates, topics and connections per principal, connections
+//!   per address).
 
 mod connection;
 mod outbox;
+mod quota;
 mod stream;
 
 pub use stream::ByteStream;
@@ -65,6 +69,24 @@ pub struct Metrics {
     pub copied_bytes: AtomicU64,
     /// Requests refused as malformed (each closed its connection).
     pub bad_requests: AtomicU64,
+    /// Connections refused because their source address had
+    /// `max_connections_per_address` open.
+    pub refused_by_address: AtomicU64,
+    /// Authentications (or client certificates) refused because the
+    /// principal had `max_connections_per_principal` open.
+    pub refused_by_principal: AtomicU64,
+    /// Topic creations refused by `max_topics_per_principal` or `max_partitions`.
+    pub topics_refused: AtomicU64,
+    /// Produce answers delayed by `produce_bytes_per_sec`.
+    pub produce_throttled: AtomicU64,
+    /// Fetch answers delayed by `fetch_bytes_per_sec`.
+    pub fetch_throttled: AtomicU64,
+    /// Long polls answered at once because `max_parked_fetches` were parked.
+    pub fetches_not_parked: AtomicU64,
+    /// Times a connection stopped reading to wait for `receive_budget_bytes`.
+    pub receive_budget_waits: AtomicU64,
+    /// Connections waiting for `receive_budget_bytes` right now.
+    pub receive_budget_waiting: AtomicU64,
 }
 
 impl Metrics {
@@ -119,6 +141,8 @@ pub(crate) struct Shared {
     pub(crate) acl: Acl,
     /// Signed by every `Authenticate`, so a signature is good for this broker only.
     pub(crate) broker_id: BrokerId,
+    /// Receive budget, byte rates and the per-principal and per-address caps.
+    pub(crate) quotas: Arc<quota::Quotas>,
 }
 
 /// The broker's server over an [`Engine`]: a TCP listener ([`Server::run`]) and
@@ -145,6 +169,7 @@ impl Server {
         let permits = Arc::new(Semaphore::new(config.max_connections as usize));
         let acl = Acl::from_config(&config)?;
         let broker_id = BrokerId::load_or_create(log.dir())?;
+        let quotas = Arc::new(quota::Quotas::new(&config));
         for addr in config.exposed_without_auth() {
             tracing::warn!(
                 target: "audit",
@@ -163,6 +188,7 @@ impl Server {
                 permits,
                 acl,
                 broker_id,
+                quotas,
             }),
             tls: Arc::new(std::sync::Mutex::new(None)),
         })
@@ -349,13 +375,29 @@ async fn serve_tls(shared: Arc<Shared>, acceptor: TlsAcceptor, tcp: TcpStream, p
     .await
 }
 
-/// Serve one accepted stream: as a connection if a permit is free, else
-/// refused.
+/// Serve one accepted stream: as a connection if its address is under
+/// `max_connections_per_address` and a `max_connections` permit is free,
+/// else refused.
 async fn serve<S: ByteStream>(shared: Arc<Shared>, stream: S, peer: SocketAddr, arrival: Arrival) {
     shared
         .metrics
         .connections_accepted
         .fetch_add(1, Ordering::Relaxed);
+    // Held until the connection ends, whichever way it ends.
+    let Some(_address_slot) = shared.quotas.address_slot(peer.ip()) else {
+        shared
+            .metrics
+            .refused_by_address
+            .fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(
+            target: "audit",
+            %peer,
+            max = shared.config.max_connections_per_address,
+            "connection refused: max_connections_per_address reached for this address"
+        );
+        let msg = "this address has reached max_connections_per_address; retry later";
+        return refuse(stream, shared, msg).await;
+    };
     match shared.permits.clone().try_acquire_owned() {
         Ok(permit) => {
             let stop = shared.stop.subscribe();
@@ -369,14 +411,15 @@ async fn serve<S: ByteStream>(shared: Arc<Shared>, stream: S, peer: SocketAddr, 
                 .connections_refused
                 .fetch_add(1, Ordering::Relaxed);
             tracing::warn!(%peer, max = shared.config.max_connections, "connection limit reached; refusing");
-            refuse(stream, shared).await
+            let msg = "the broker has reached max_connections; retry later";
+            refuse(stream, shared, msg).await
         }
     }
 }
 
-/// Answer a connection over the limit: its hello, then a `TooManyConnections`
-/// notice (correlation id 0), then close.
-async fn refuse<S: ByteStream>(mut stream: S, shared: Arc<Shared>) {
+/// Answer a connection over a limit: its hello, then a `TooManyConnections`
+/// notice (correlation id 0) saying which, then close.
+async fn refuse<S: ByteStream>(mut stream: S, shared: Arc<Shared>, message: &str) {
     let mut hello = [0u8; HELLO_LEN];
     let limit = Duration::from_millis(shared.config.handshake_timeout_ms);
     let Ok(Ok(_)) = tokio::time::timeout(limit, stream.read_exact(&mut hello)).await else {
@@ -400,7 +443,7 @@ async fn refuse<S: ByteStream>(mut stream: S, shared: Arc<Shared>) {
     }
     let body = ErrorBody {
         status: Status::TooManyConnections,
-        message: "the broker has reached max_connections; retry later",
+        message,
         bounds: None,
     };
     let _ = encode_error(0, Op::Ping as u8, &body, &mut out);

@@ -10,12 +10,19 @@ use std::time::Duration;
 use bytes::{BufMut, BytesMut};
 use hermit_broker::config::Config;
 use hermit_broker::embedded::EmbeddedBroker;
+use hermit_protocol::auth::transcript;
+use hermit_protocol::frame::Authenticate;
 use hermit_protocol::frame::{
     self, Commit, Committed, CreateTopic, ErrorBody, Fetch, Produce, ResponseBody, TopicSettings,
 };
 use hermit_protocol::hello::{BROKER_HELLO_V3_LEN, BrokerHello, Hello};
 use hermit_protocol::record::{BatchBuilder, BatchIter, RecordHeader};
 use hermit_protocol::{Ack, Cleanup, FrameCheck, Op, Request, Status, TopicName};
+use p256::ecdsa::signature::Signer;
+use p256::ecdsa::{Signature, SigningKey};
+use p256::elliptic_curve::Generate as _;
+use p256::pkcs8::EncodePublicKey;
+use sha2::{Digest, Sha256};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -299,5 +306,105 @@ pub async fn read_all(raw: &mut Raw, t: &str, from: u64) -> Vec<(u64, Vec<u8>)> 
         if offset >= hw {
             return out;
         }
+    }
+}
+
+/// A principal's key pair, as a client holds it.
+pub struct Key {
+    pub sk: SigningKey,
+    pub spki: Vec<u8>,
+    /// The principal (fingerprint) in lowercase hex.
+    pub hex: String,
+}
+
+impl Key {
+    pub fn new() -> Key {
+        let secret = p256::SecretKey::try_generate_from_rng(&mut rand::rngs::SysRng).unwrap();
+        let sk = SigningKey::from(secret);
+        let spki = sk
+            .verifying_key()
+            .to_public_key_der()
+            .unwrap()
+            .as_bytes()
+            .to_vec();
+        let hex = Sha256::digest(&spki)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Key { sk, spki, hex }
+    }
+
+    /// A raw r‖s signature over the transcript for this connection.
+    pub fn sign_for(&self, nonce: &[u8; 32], broker_id: &[u8; 16]) -> Vec<u8> {
+        let sig: Signature = self.sk.sign(&transcript(nonce, broker_id, &self.spki));
+        sig.to_bytes().to_vec()
+    }
+}
+
+/// Connect and authenticate as `key`.
+pub async fn connect_as(addr: std::net::SocketAddr, key: &Key) -> Raw {
+    let mut raw = Raw::connect(addr).await;
+    let hello = raw.hello.unwrap();
+    let sig = key.sign_for(&hello.nonce, &hello.broker_id);
+    let r = raw.call(&authenticate(&key.spki, &sig)).await;
+    assert_eq!(r.status, Status::Ok, "{}", r.message);
+    let expected: [u8; 32] = Sha256::digest(&key.spki).into();
+    assert_eq!(r.principal, Some(expected));
+    raw
+}
+
+pub fn authenticate<'a>(spki: &'a [u8], signature: &'a [u8]) -> Request<'a> {
+    Request::Authenticate(Authenticate {
+        mechanism: 1,
+        spki,
+        signature,
+    })
+}
+
+impl Raw {
+    /// Connect from the local address `local` (e.g. 127.0.0.2) and exchange hellos.
+    pub async fn connect_from(local: std::net::IpAddr, addr: SocketAddr) -> Raw {
+        let socket = match local {
+            std::net::IpAddr::V4(_) => tokio::net::TcpSocket::new_v4(),
+            std::net::IpAddr::V6(_) => tokio::net::TcpSocket::new_v6(),
+        }
+        .expect("socket");
+        socket.bind(SocketAddr::new(local, 0)).expect("bind");
+        let mut raw = Raw {
+            stream: socket.connect(addr).await.expect("connect"),
+            buf: BytesMut::new(),
+            next: 1,
+            hello: None,
+        };
+        raw.stream
+            .write_all(&Hello::client().encode())
+            .await
+            .unwrap();
+        let mut h = [0u8; BROKER_HELLO_V3_LEN];
+        raw.stream.read_exact(&mut h).await.expect("broker hello");
+        raw.hello = Some(BrokerHello::decode(&h).expect("a version-3 broker hello"));
+        raw
+    }
+}
+
+/// Raise this process's open-file soft limit to its hard limit (tests that
+/// hold thousands of sockets).
+pub fn raise_nofile_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let mut limit = getrlimit(Resource::Nofile);
+    limit.current = limit.maximum;
+    setrlimit(Resource::Nofile, limit).expect("raise RLIMIT_NOFILE to the hard limit");
+}
+
+/// Poll `cond` (a metric, a counter) until it holds; panics after `within`.
+/// For state that has no event to await, e.g. the broker noticing a close.
+pub async fn eventually(within: Duration, mut cond: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + within;
+    while !cond() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "condition not reached within {within:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }

@@ -1,0 +1,396 @@
+//! Budgets and quotas shared by every connection (docs/SECURITY.md §1):
+//! the global receive budget, per-principal byte rates, topics per
+//! principal, and connections per principal and per source address.
+//!
+//! Everything here is in memory for one broker run. The maps are behind std
+//! mutexes: each is held for a few map operations, never across an
+//! `.await`. Slots are RAII guards, so a connection gives back what it holds
+//! on every close path, including a panic unwinding its task.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::hash::Hash;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
+use tokio::time::Instant;
+
+use crate::auth::Principal;
+use crate::config::{Config, Limit};
+
+/// Token buckets are pruned once the map holds this many: keys are free to
+/// make, so the map must not grow with every principal ever seen.
+const PRUNE_AT: usize = 4096;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // The maps stay consistent across a panic (every update is one map
+    // operation), so a poisoned lock is still usable.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What asking the receive budget for a frame's bytes gave.
+pub(crate) enum Admission {
+    /// Reserved: the permit gives the bytes back when dropped.
+    Admitted(OwnedSemaphorePermit),
+    /// Not now: the connection stops reading and waits for this.
+    Wait(u32),
+    /// Larger than the whole budget: it could never be admitted.
+    TooLarge,
+}
+
+/// The quotas of one server.
+pub(crate) struct Quotas {
+    /// `receive_budget_bytes` as permits (one per byte), shared by every
+    /// connection. A semaphore, so waiters are served in order and a large
+    /// frame is not starved by a stream of small ones.
+    budget: Arc<Semaphore>,
+    budget_bytes: u64,
+    produce: Option<Rate>,
+    fetch: Option<Rate>,
+    max_topics: u32,
+    /// Topics created by each caller (`None`: anonymous), and who created
+    /// each topic (so a deletion gives the slot back).
+    topics: Mutex<TopicCounts>,
+    per_principal: Arc<Counter<Principal>>,
+    per_address: Arc<Counter<IpAddr>>,
+}
+
+#[derive(Default)]
+struct TopicCounts {
+    by_caller: HashMap<Option<Principal>, u32>,
+    creator: HashMap<String, Option<Principal>>,
+}
+
+impl Quotas {
+    pub(crate) fn new(c: &Config) -> Quotas {
+        let budget_bytes = c.receive_budget_bytes.min(Semaphore::MAX_PERMITS as u64);
+        let rate = |l: Limit| match l {
+            Limit::Unlimited => None,
+            Limit::Max(n) => Some(Rate::new(n)),
+        };
+        Quotas {
+            budget: Arc::new(Semaphore::new(budget_bytes as usize)),
+            budget_bytes,
+            produce: rate(c.produce_bytes_per_sec),
+            fetch: rate(c.fetch_bytes_per_sec),
+            max_topics: c.max_topics_per_principal,
+            topics: Mutex::new(TopicCounts::default()),
+            per_principal: Arc::new(Counter::new(c.max_connections_per_principal)),
+            per_address: Arc::new(Counter::new(c.max_connections_per_address)),
+        }
+    }
+
+    /// Reserve `bytes` of the receive budget for a frame being received.
+    pub(crate) fn admit(&self, bytes: usize) -> Admission {
+        let Ok(n) = u32::try_from(bytes) else {
+            return Admission::TooLarge;
+        };
+        if u64::from(n) > self.budget_bytes {
+            return Admission::TooLarge;
+        }
+        match self.budget.clone().try_acquire_many_owned(n) {
+            Ok(p) => Admission::Admitted(p),
+            Err(TryAcquireError::NoPermits) => Admission::Wait(n),
+            // Never closed; treated like a frame that can never fit.
+            Err(TryAcquireError::Closed) => Admission::TooLarge,
+        }
+    }
+
+    /// Wait for `bytes` of the receive budget (after [`Admission::Wait`]).
+    pub(crate) fn admit_later(
+        &self,
+        bytes: u32,
+    ) -> impl Future<Output = Option<OwnedSemaphorePermit>> + Send + use<> {
+        let budget = self.budget.clone();
+        async move { budget.acquire_many_owned(bytes).await.ok() }
+    }
+
+    /// Bytes of the receive budget currently free.
+    #[cfg(test)]
+    pub(crate) fn budget_free(&self) -> usize {
+        self.budget.available_permits()
+    }
+
+    /// Charge `bytes` produced by `who`; how long its answer must wait for
+    /// the bucket to pay the debt back (zero when within the rate).
+    pub(crate) fn charge_produce(&self, who: Option<Principal>, bytes: u64) -> Duration {
+        self.produce
+            .as_ref()
+            .map_or(Duration::ZERO, |r| r.charge(who, bytes, Instant::now()))
+    }
+
+    /// How long `who`'s next fetch answer must wait (its bucket's debt).
+    pub(crate) fn fetch_delay(&self, who: Option<Principal>) -> Duration {
+        self.fetch
+            .as_ref()
+            .map_or(Duration::ZERO, |r| r.charge(who, 0, Instant::now()))
+    }
+
+    /// Charge `bytes` sent to `who` by a fetch answer.
+    pub(crate) fn charge_fetch(&self, who: Option<Principal>, bytes: u64) {
+        if let Some(r) = &self.fetch {
+            r.charge(who, bytes, Instant::now());
+        }
+    }
+
+    /// Take one of `who`'s topic slots for a creation about to happen;
+    /// `None` when it has created `max_topics_per_principal` already.
+    pub(crate) fn topic_slot(self: &Arc<Self>, who: Option<Principal>) -> Option<TopicSlot> {
+        let mut t = lock(&self.topics);
+        let n = t.by_caller.entry(who).or_insert(0);
+        if *n >= self.max_topics {
+            return None;
+        }
+        *n += 1;
+        Some(TopicSlot {
+            quotas: self.clone(),
+            who,
+            kept: false,
+        })
+    }
+
+    /// `max_topics_per_principal`, for messages.
+    pub(crate) fn max_topics(&self) -> u32 {
+        self.max_topics
+    }
+
+    /// A topic was deleted: its creator (if this run saw it) gets the slot back.
+    pub(crate) fn topic_deleted(&self, name: &str) {
+        let mut t = lock(&self.topics);
+        if let Some(who) = t.creator.remove(name) {
+            release_topic(&mut t.by_caller, who);
+        }
+    }
+
+    /// One of `p`'s `max_connections_per_principal` slots, or `None` at the cap.
+    pub(crate) fn principal_slot(&self, p: Principal) -> Option<Slot<Principal>> {
+        Counter::take(&self.per_principal, p)
+    }
+
+    /// One of `ip`'s `max_connections_per_address` slots, or `None` at the cap.
+    pub(crate) fn address_slot(&self, ip: IpAddr) -> Option<Slot<IpAddr>> {
+        Counter::take(&self.per_address, ip)
+    }
+}
+
+fn release_topic(by_caller: &mut HashMap<Option<Principal>, u32>, who: Option<Principal>) {
+    if let Entry::Occupied(mut e) = by_caller.entry(who) {
+        *e.get_mut() = e.get().saturating_sub(1);
+        if *e.get() == 0 {
+            e.remove();
+        }
+    }
+}
+
+/// A topic slot taken by [`Quotas::topic_slot`]: given back when dropped
+/// unless [`TopicSlot::keep`] recorded the topic it was used for.
+pub(crate) struct TopicSlot {
+    quotas: Arc<Quotas>,
+    who: Option<Principal>,
+    kept: bool,
+}
+
+impl TopicSlot {
+    /// The topic `name` now exists, created by this slot's caller. If this
+    /// run already counted it (created concurrently by another request),
+    /// the slot is given back instead of counting it twice.
+    pub(crate) fn keep(mut self, name: &str) {
+        let mut t = lock(&self.quotas.topics);
+        if let Entry::Vacant(e) = t.creator.entry(name.to_owned()) {
+            e.insert(self.who);
+            self.kept = true;
+        }
+    }
+}
+
+impl Drop for TopicSlot {
+    fn drop(&mut self) {
+        if !self.kept {
+            release_topic(&mut lock(&self.quotas.topics).by_caller, self.who);
+        }
+    }
+}
+
+/// Counts held per key, capped.
+struct Counter<K> {
+    max: u32,
+    held: Mutex<HashMap<K, u32>>,
+}
+
+impl<K: Hash + Eq + Copy> Counter<K> {
+    fn new(max: u32) -> Self {
+        Counter {
+            max,
+            held: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn take(this: &Arc<Self>, key: K) -> Option<Slot<K>> {
+        let mut held = lock(&this.held);
+        let n = held.entry(key).or_insert(0);
+        if *n >= this.max {
+            return None;
+        }
+        *n += 1;
+        Some(Slot {
+            counter: this.clone(),
+            key,
+        })
+    }
+}
+
+/// One counted connection of a principal or an address; given back when dropped.
+pub(crate) struct Slot<K: Hash + Eq + Copy> {
+    counter: Arc<Counter<K>>,
+    key: K,
+}
+
+impl<K: Hash + Eq + Copy> Drop for Slot<K> {
+    fn drop(&mut self) {
+        let mut held = lock(&self.counter.held);
+        if let Entry::Occupied(mut e) = held.entry(self.key) {
+            *e.get_mut() -= 1;
+            if *e.get() == 0 {
+                e.remove();
+            }
+        }
+    }
+}
+
+/// A byte rate with one token bucket per caller (`None`: every anonymous
+/// caller, together). The bucket holds at most one second of the rate and
+/// may go into debt: a charge is never refused, its answer is delayed until
+/// the debt is paid back, so what was accepted is never dropped.
+struct Rate {
+    /// Bytes per second.
+    rate: f64,
+    buckets: Mutex<HashMap<Option<Principal>, Bucket>>,
+}
+
+#[derive(Clone, Copy)]
+struct Bucket {
+    /// Bytes that may pass now; negative is debt.
+    tokens: f64,
+    at: Instant,
+}
+
+impl Rate {
+    fn new(bytes_per_sec: u64) -> Rate {
+        Rate {
+            rate: bytes_per_sec as f64,
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Take `bytes` from `who`'s bucket at `now`; the time until its debt
+    /// (if any) is paid.
+    fn charge(&self, who: Option<Principal>, bytes: u64, now: Instant) -> Duration {
+        let burst = self.rate;
+        let mut buckets = lock(&self.buckets);
+        if buckets.len() >= PRUNE_AT && !buckets.contains_key(&who) {
+            // A full bucket is the same as no bucket: forget those.
+            let rate = self.rate;
+            buckets.retain(|_, b| {
+                b.tokens + now.saturating_duration_since(b.at).as_secs_f64() * rate < burst
+            });
+        }
+        let b = buckets.entry(who).or_insert(Bucket {
+            tokens: burst,
+            at: now,
+        });
+        let refill = now.saturating_duration_since(b.at).as_secs_f64() * self.rate;
+        b.tokens = (b.tokens + refill).min(burst) - bytes as f64;
+        b.at = now;
+        if b.tokens >= 0.0 {
+            Duration::ZERO
+        } else {
+            Duration::from_secs_f64(-b.tokens / self.rate)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(b: u8) -> Option<Principal> {
+        Some(Principal::from_bytes([b; 32]))
+    }
+
+    #[test]
+    fn a_bucket_allows_one_second_then_delays_by_the_debt() {
+        let r = Rate::new(1000);
+        let t = Instant::now();
+        assert_eq!(r.charge(p(1), 1000, t), Duration::ZERO);
+        assert_eq!(r.charge(p(1), 500, t), Duration::from_millis(500));
+        // Another caller has its own bucket.
+        assert_eq!(r.charge(p(2), 1000, t), Duration::ZERO);
+        // Half a second later the debt is paid; a new charge starts a new one.
+        let later = t + Duration::from_millis(500);
+        assert_eq!(r.charge(p(1), 0, later), Duration::ZERO);
+        assert_eq!(r.charge(p(1), 250, later), Duration::from_millis(250));
+        // Anonymous callers share one bucket.
+        assert_eq!(r.charge(None, 1000, t), Duration::ZERO);
+        assert_eq!(r.charge(None, 1000, t), Duration::from_secs(1));
+    }
+
+    #[test]
+    fn the_bucket_map_is_pruned_of_full_buckets() {
+        let r = Rate::new(10);
+        let t = Instant::now();
+        for i in 0..PRUNE_AT as u32 {
+            let mut b = [0u8; 32];
+            b[..4].copy_from_slice(&i.to_be_bytes());
+            r.charge(Some(Principal::from_bytes(b)), 1, t);
+        }
+        r.charge(p(0xff), 1, t + Duration::from_secs(1));
+        assert_eq!(lock(&r.buckets).len(), 1);
+    }
+
+    fn quotas(tweak: impl FnOnce(&mut Config)) -> Arc<Quotas> {
+        let mut c = Config::default();
+        tweak(&mut c);
+        Arc::new(Quotas::new(&c))
+    }
+
+    #[test]
+    fn slots_are_capped_and_given_back() {
+        let q = quotas(|c| {
+            c.max_connections_per_address = 2;
+            c.max_topics_per_principal = 1;
+        });
+        let ip: IpAddr = [127, 0, 0, 1].into();
+        let a = q.address_slot(ip).unwrap();
+        let _b = q.address_slot(ip).unwrap();
+        assert!(q.address_slot(ip).is_none());
+        assert!(q.address_slot([127, 0, 0, 2].into()).is_some());
+        drop(a);
+        assert!(q.address_slot(ip).is_some());
+
+        // A slot not kept is given back; a kept one until the topic is deleted.
+        drop(q.topic_slot(p(1)).unwrap());
+        q.topic_slot(p(1)).unwrap().keep("t");
+        assert!(q.topic_slot(p(1)).is_none());
+        assert!(q.topic_slot(None).is_some());
+        q.topic_deleted("t");
+        let s = q.topic_slot(p(1)).unwrap();
+        // Counted once even if two requests raced to create it.
+        q.topic_slot(None).unwrap().keep("u");
+        s.keep("u");
+        assert!(q.topic_slot(p(1)).is_some());
+    }
+
+    #[test]
+    fn the_receive_budget_admits_until_full_and_refuses_what_never_fits() {
+        let q = quotas(|c| c.receive_budget_bytes = 100);
+        let Admission::Admitted(a) = q.admit(60) else {
+            panic!("60 of 100 fit")
+        };
+        assert!(matches!(q.admit(60), Admission::Wait(60)));
+        assert!(matches!(q.admit(101), Admission::TooLarge));
+        drop(a);
+        assert_eq!(q.budget_free(), 100);
+    }
+}
