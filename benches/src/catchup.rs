@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use hermit_client::{Client, ClientOptions, Producer, ProducerOptions, TopicSettings};
+use hermit_client::{Client, Producer, ProducerOptions, TopicSettings};
 
 use crate::report::Run;
 use crate::target::{MAX_RECORD_SIZE, Target, TargetArgs, parse_ack, progress, usize_in};
@@ -48,7 +48,7 @@ impl CatchupArgs {
             self.batch,
             self.max_bytes,
             self.target.fsync,
-            self.target.broker.as_deref().unwrap_or("embedded")
+            self.target.broker_label()
         )
     }
 }
@@ -57,7 +57,7 @@ impl CatchupArgs {
 pub async fn run_once(args: &CatchupArgs, run: usize) -> anyhow::Result<Run> {
     let target = Target::start(&args.target, &[])?;
     let addr = target.addr();
-    let client = Client::connect(addr.clone(), ClientOptions::default())
+    let client = Client::connect(addr.clone(), target.client_options())
         .await
         .with_context(|| format!("cannot connect to {addr}"))?;
     let topic = format!("catchup-{run}-{}", std::process::id());

@@ -66,6 +66,10 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
                 a.target.broker.is_none(),
                 "recovery starts its own broker; drop --broker"
             );
+            anyhow::ensure!(
+                !a.target.auth && !a.target.tls && a.target.identity.is_none(),
+                "recovery measures start-up, not access control: drop --auth, --tls and --identity"
+            );
             let dir = a.target.temp_data_dir()?;
             let prepared = recovery::prepare(a, dir.path())?;
             Some((dir, prepared))

@@ -48,10 +48,29 @@ pub fn usage(pid: u32) -> Option<Usage> {
     })
 }
 
+/// The TLS address, once known, or the channel it will arrive on.
+enum TlsAddr {
+    Waiting(mpsc::Receiver<SocketAddr>),
+    Known(Option<SocketAddr>),
+}
+
+/// The address logged after `marker` (`"listening addr="`, `"listening
+/// (TLS) addr="`), if `line` is such a line.
+fn logged_addr(line: &str, marker: &str) -> Option<SocketAddr> {
+    line.split(marker)
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|a| a.parse::<SocketAddr>().ok())
+}
+
 /// A `hermit broker` child process.
 pub struct BrokerProcess {
     child: Child,
     addr: SocketAddr,
+    /// The TLS listener's address, sent by the log reader when it sees
+    /// "listening (TLS)"; a Mutex because `Receiver` is not `Sync` and
+    /// [`BrokerProcess::tls_addr`] takes `&self`.
+    tls: Mutex<TlsAddr>,
     stderr: Arc<Mutex<Vec<String>>>,
     /// From spawn to the "listening" log line.
     pub startup: Duration,
@@ -86,19 +105,18 @@ impl BrokerProcess {
         };
         let lines = Arc::new(Mutex::new(Vec::new()));
         let (tx, rx) = mpsc::channel();
+        let (tls_tx, tls_rx) = mpsc::channel();
         {
             let lines = lines.clone();
             std::thread::spawn(move || {
                 for line in BufReader::new(stderr).lines() {
                     let Ok(line) = line else { break };
                     let line = strip_ansi(&line);
-                    if let Some(addr) = line
-                        .split("listening addr=")
-                        .nth(1)
-                        .and_then(|rest| rest.split_whitespace().next())
-                        .and_then(|a| a.parse::<SocketAddr>().ok())
-                    {
+                    if let Some(addr) = logged_addr(&line, "listening addr=") {
                         let _ = tx.send(addr);
+                    }
+                    if let Some(addr) = logged_addr(&line, "listening (TLS) addr=") {
+                        let _ = tls_tx.send(addr);
                     }
                     lines.lock().unwrap_or_else(|p| p.into_inner()).push(line);
                 }
@@ -109,6 +127,7 @@ impl BrokerProcess {
             Ok(addr) => Ok(BrokerProcess {
                 child,
                 addr,
+                tls: Mutex::new(TlsAddr::Waiting(tls_rx)),
                 stderr: lines,
                 startup: started.elapsed(),
             }),
@@ -123,6 +142,21 @@ impl BrokerProcess {
     /// Where it listens.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Where its TLS listener (`tls_listen`) listens: the broker logs it
+    /// right after the plain address, so this waits up to `timeout` for
+    /// that line; `None` when none came (no TLS listener, or the broker
+    /// exited).
+    pub fn tls_addr(&self, timeout: Duration) -> Option<SocketAddr> {
+        let mut tls = self.tls.lock().unwrap_or_else(|p| p.into_inner());
+        if let TlsAddr::Waiting(rx) = &*tls {
+            *tls = TlsAddr::Known(rx.recv_timeout(timeout).ok());
+        }
+        match &*tls {
+            TlsAddr::Known(addr) => *addr,
+            TlsAddr::Waiting(_) => None,
+        }
     }
 
     /// Its pid.
@@ -202,6 +236,17 @@ mod tests {
         let u = usage(std::process::id()).expect("/proc is readable");
         assert!(u.peak_rss_bytes >= u.rss_bytes && u.rss_bytes > 0);
         assert!(u.cpu_seconds >= 0.0);
+    }
+
+    #[test]
+    fn finds_the_plain_and_the_tls_address_apart() {
+        let plain = "INFO hermit_broker::net: listening addr=127.0.0.1:4000";
+        let tls = "INFO hermit_broker::net: listening (TLS) addr=127.0.0.1:4001";
+        let want = |p: u16| Some(SocketAddr::from(([127, 0, 0, 1], p)));
+        assert_eq!(logged_addr(plain, "listening addr="), want(4000));
+        assert_eq!(logged_addr(tls, "listening addr="), None);
+        assert_eq!(logged_addr(tls, "listening (TLS) addr="), want(4001));
+        assert_eq!(logged_addr(plain, "listening (TLS) addr="), None);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use hermit_client::{Ack, Client, ClientOptions, Producer, ProducerOptions};
+use hermit_client::{Ack, Client, Producer, ProducerOptions};
 use hermit_protocol::record::BatchBuilder;
 
 use crate::report::Run;
@@ -45,7 +45,7 @@ impl RttArgs {
             self.ack().map(|a| format!("{a:?}")).unwrap_or_default(),
             self.api,
             self.target.fsync,
-            self.target.broker.as_deref().unwrap_or("embedded")
+            self.target.broker_label()
         )
     }
 }
@@ -55,7 +55,7 @@ pub async fn run_once(args: &RttArgs, run: usize) -> anyhow::Result<Run> {
     let ack = args.ack()?;
     let target = Target::start(&args.target, &[])?;
     let addr = target.addr();
-    let client = Client::connect(addr.clone(), ClientOptions::default())
+    let client = Client::connect(addr.clone(), target.client_options())
         .await
         .with_context(|| format!("cannot connect to {addr}"))?;
     let topic = format!("rtt-{run}-{}", std::process::id());

@@ -23,9 +23,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use hermit_client::crypto::{Identity, PublicKey};
 use hermit_client::{
-    Ack, Client, ClientOptions, Consumer, ConsumerOptions, Delivery, Producer, ProducerOptions,
-    SealedConsumer, SealedProducer, SealedProducerOptions, StartFrom, TopicMetadata, TopicSettings,
-    TransportKind,
+    Ack, Client, Consumer, ConsumerOptions, Delivery, Producer, ProducerOptions, SealedConsumer,
+    SealedProducer, SealedProducerOptions, StartFrom, TopicMetadata, TopicSettings, TransportKind,
 };
 
 use crate::report::Run;
@@ -132,7 +131,7 @@ impl StressArgs {
             self.ack().map(|a| format!("{a:?}")).unwrap_or_default(),
             self.target.fsync,
             self.partitions,
-            self.target.broker.as_deref().unwrap_or("embedded"),
+            self.target.broker_label(),
             if self.consume_after {
                 " consume_after"
             } else {
@@ -167,7 +166,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     let target = Target::start(&args.target, &[])?;
     let addr = target.addr();
     let topic: Arc<str> = format!("stress-{run}-{}", std::process::id()).into();
-    let admin = Client::connect(addr.clone(), ClientOptions::default())
+    let admin = Client::connect(addr.clone(), target.client_options())
         .await
         .with_context(|| format!("cannot connect to {addr}"))?;
     match admin
@@ -214,7 +213,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     let consumer = if args.no_consumer {
         None
     } else {
-        let client = Client::connect(addr.clone(), ClientOptions::default()).await?;
+        let client = Client::connect(addr.clone(), target.client_options()).await?;
         let options = ConsumerOptions {
             start: StartFrom::Earliest,
             max_bytes: 4 << 20,
@@ -274,6 +273,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     let mut producers = Vec::new();
     for (p, sender) in senders.into_iter().enumerate() {
         let addr = addr.clone();
+        let client_options = target.client_options();
         let topic = topic.clone();
         let recipients = recipients.clone();
         let (seal, messages, size) = (args.seal, args.messages, args.size);
@@ -285,7 +285,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
             ..ProducerOptions::default()
         };
         producers.push(tokio::spawn(async move {
-            let client = Client::connect(addr, ClientOptions::default()).await?;
+            let client = Client::connect(addr, client_options).await?;
             let producer = Producer::new(&client, options);
             let sealed = match seal {
                 Seal::None => None,
@@ -349,10 +349,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     };
     bar.finish_and_clear();
     let usage_after = target.usage();
-    let stored_bytes = match &target {
-        Target::Embedded { dir, .. } => dir_size(dir.path()),
-        Target::External { .. } => 0,
-    };
+    let stored_bytes = target.data_dir().map_or(0, dir_size);
     target.stop()?;
 
     let mut r = Run::default();

@@ -9,7 +9,11 @@
 //!   [`run_hermit_without_tty`] with no terminal to ask a password on;
 //!   [`spawn_hermit`] + [`wait_output`] for long-running ones (`consume`);
 //!   [`assert_code`] / [`assert_ok`] on what they return.
-//! - [`keygen`]: a key pair made by `hermit keygen` under [`PASSWORD`].
+//! - [`keygen`]: a key pair made by `hermit keygen` under [`PASSWORD`];
+//!   [`fingerprint`] of its `.pub` file (the principal it authenticates as).
+//! - [`auth_config`]: a broker config file with `auth = "required"`, an
+//!   admin and the chat-inbox ACL ([`INBOX_ACL`], docs/SECURITY.md §3);
+//!   [`create_topic`] as the admin.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -183,4 +187,54 @@ pub fn wait_output(child: std::process::Child, limit: Duration) -> Output {
             );
         }
     }
+}
+
+/// `hermit pubkey --fingerprint`: the 64-hex-digit principal of a key.
+pub fn fingerprint(pub_file: &Path) -> String {
+    let out = run_hermit(&["pubkey", "--fingerprint", path_str(pub_file)], b"", &[]);
+    assert_ok(&out);
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// The chat-inbox policy of docs/SECURITY.md §3: anyone authenticated may
+/// write to any `inbox.<fingerprint>`, only its owner may read and see it
+/// (and use groups named `<fingerprint>.*` on it, the default).
+pub const INBOX_ACL: &str = r#"
+[[acl]]
+principal = "*"
+topics = "inbox.*"
+allow = ["produce"]
+[[acl]]
+principal = "*"
+topics = "inbox.{principal}"
+allow = ["consume", "describe"]
+"#;
+
+/// Write `DIR/hermit.toml` for `hermit broker --config`: `auth =
+/// "required"`, `admin_fp` the only admin, the [`INBOX_ACL`] rules, then
+/// `extra` (more rules). Returns the file.
+pub fn auth_config(dir: &Path, admin_fp: &str, extra: &str) -> PathBuf {
+    let file = dir.join("hermit.toml");
+    let text = format!("auth = \"required\"\nadmins = [\"{admin_fp}\"]\n{INBOX_ACL}{extra}");
+    std::fs::write(&file, text).expect("write the broker config");
+    file
+}
+
+/// `hermit topics create TOPIC` on `broker` as the holder of `admin_key`
+/// (a key made by [`keygen`]); asserts it succeeded.
+pub fn create_topic(broker: &str, admin_key: &Path, topic: &str) {
+    let out = run_hermit(
+        &[
+            "topics",
+            "create",
+            topic,
+            "--broker",
+            broker,
+            "--identity",
+            path_str(admin_key),
+        ],
+        b"",
+        &[("HERMIT_PASSWORD", PASSWORD)],
+    );
+    assert_ok(&out);
 }

@@ -2,14 +2,20 @@
 //! it (CLI and SDK, keyed and keyless, DIRECT and MULTI, consumed by a
 //! group so offsets were committed too), no file under its data directory
 //! holds the marker, any 8-byte piece of any plaintext, or a logical key.
+//! The broker runs as deployed for chat: `auth = "required"` and the
+//! inbox ACL, every client authenticated, the inboxes made by the admin.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use hermit_client::crypto::Identity;
 use hermit_client::sealed::{SealedConsumer, SealedProducer};
 use hermit_client::{Client, ClientOptions, ConsumerOptions, Producer, ProducerOptions};
-use hermit_e2e_tests::{PASSWORD, assert_ok, keygen, path_str, run_hermit, start_broker};
+use hermit_e2e_tests::{
+    PASSWORD, assert_ok, auth_config, create_topic, fingerprint, keygen, path_str, run_hermit,
+    start_broker,
+};
 
 const WINDOW: usize = 8;
 
@@ -33,7 +39,9 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 fn no_plaintext_reaches_the_brokers_disk() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let broker = start_broker(&data, "127.0.0.1:0", &[]);
+    let (admin, admin_pub) = keygen(dir.path(), "admin");
+    let config = auth_config(dir.path(), &fingerprint(&admin_pub), "");
+    let broker = start_broker(&data, "127.0.0.1:0", &["--config", path_str(&config)]);
     let addr = broker.addr().to_string();
     let marker = format!(
         "MARKER-{}-{:x}",
@@ -50,6 +58,9 @@ fn no_plaintext_reaches_the_brokers_disk() {
     let (alice, alice_pub) = keygen(dir.path(), "alice");
     let (bob, bob_pub) = keygen(dir.path(), "bob");
     let (_, carol_pub) = keygen(dir.path(), "carol");
+    let bob_fp = fingerprint(&bob_pub);
+    let bob_inbox = format!("inbox.{bob_fp}");
+    create_topic(&addr, &admin, &bob_inbox);
     let env = [
         ("HERMIT_PASSWORD", PASSWORD),
         ("HERMIT_BROKER", addr.as_str()),
@@ -66,7 +77,7 @@ fn no_plaintext_reaches_the_brokers_disk() {
         let mut args = vec![
             "produce",
             "-t",
-            "secrets",
+            &bob_inbox,
             "-i",
             path_str(&alice),
             "-k",
@@ -88,7 +99,7 @@ fn no_plaintext_reaches_the_brokers_disk() {
         &[
             "produce",
             "-t",
-            "secrets",
+            &bob_inbox,
             "-i",
             path_str(&alice),
             "--to",
@@ -106,13 +117,13 @@ fn no_plaintext_reaches_the_brokers_disk() {
         &[
             "consume",
             "-t",
-            "secrets",
+            &bob_inbox,
             "-i",
             path_str(&bob),
             "--trust",
             path_str(&alice_pub),
             "-g",
-            "bob",
+            &format!("{bob_fp}.bob"),
             "--exit-on-end",
         ],
         b"",
@@ -129,19 +140,25 @@ fn no_plaintext_reaches_the_brokers_disk() {
     // Through the SDK, binary plaintexts too.
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let client = Client::connect(addr.clone(), ClientOptions::default())
-            .await
-            .unwrap();
-        let producer = Producer::new(&client, ProducerOptions::default());
         let me = Identity::generate().unwrap();
         let peer = Identity::generate().unwrap();
+        let peer_fp = peer.public_key().fingerprint().to_hex();
+        let peer_inbox = format!("inbox.{peer_fp}");
+        create_topic(&addr, &admin, &peer_inbox);
+        let as_ = |id: &Identity| ClientOptions {
+            identity: Some(Arc::new(id.clone())),
+            ..ClientOptions::default()
+        };
+        let client = Client::connect(addr.clone(), as_(&me)).await.unwrap();
+        let peer_client = Client::connect(addr.clone(), as_(&peer)).await.unwrap();
+        let producer = Producer::new(&client, ProducerOptions::default());
         let sealed = SealedProducer::new(&producer, me.clone(), Default::default()).unwrap();
         for i in 0..50u32 {
             let mut p = marker.as_bytes().to_vec();
             p.extend((0..200u32).map(|j| (i.wrapping_mul(31) ^ j) as u8));
             sealed
                 .send(
-                    "sdk-secrets",
+                    &peer_inbox,
                     Some(logical_key.as_bytes()),
                     &p,
                     &[peer.public_key().clone()],
@@ -152,12 +169,12 @@ fn no_plaintext_reaches_the_brokers_disk() {
         }
         sealed.flush().await;
         let mut c = SealedConsumer::new(
-            &client,
+            &peer_client,
             peer,
             vec![me.public_key().clone()],
-            "sdk-secrets",
+            &peer_inbox,
             ConsumerOptions {
-                group: Some("sdk-reader".into()),
+                group: Some(format!("{peer_fp}.sdk-reader")),
                 ..ConsumerOptions::default()
             },
         )
