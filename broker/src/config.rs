@@ -662,7 +662,8 @@ impl Config {
             }
             return Ok(());
         };
-        if tls_listen == self.listen {
+        // Port 0 asks for any free port: two of them never collide.
+        if tls_listen == self.listen && tls_listen.port() != 0 {
             return Err(("tls_listen", "must differ from listen".into()));
         }
         for (key, path) in [("tls_cert", &self.tls_cert), ("tls_key", &self.tls_key)] {
