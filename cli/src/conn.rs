@@ -1,14 +1,15 @@
 //! What every command that talks to a broker shares: the `--broker` flag,
 //! the async runtime, and quiet logging to stderr.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
 use hermit_client::crypto::Identity;
-use hermit_client::{Client, ClientCert, ClientOptions};
+use hermit_client::{Client, ClientCert, ClientOptions, NatsCredentials};
+use zeroize::Zeroizing;
 
-use crate::exit::client_error;
+use crate::exit::{ExitClass, USAGE, client_error};
 
 /// `--broker` and its TLS settings, shared by the client commands.
 #[derive(Debug, Clone, clap::Args)]
@@ -44,6 +45,120 @@ pub struct BrokerAddr {
         requires = "tls_cert"
     )]
     pub tls_key: Option<PathBuf>,
+    /// NATS credentials for a `nats://` broker (secrets only from files or
+    /// the environment, never from the command line).
+    #[command(flatten)]
+    pub nats: NatsAuthArgs,
+}
+
+/// The environment variable a script may put the NATS password itself in
+/// (like `HERMIT_PASSWORD` for key files); there is no flag taking it.
+pub const NATS_PASSWORD_ENV: &str = "HERMIT_NATS_PASSWORD";
+
+/// Longest secret file read (a `.creds` file is read by the SDK itself).
+const MAX_SECRET_FILE: u64 = 64 << 10;
+
+/// How a `nats://` broker is authenticated to: at most one kind. What the
+/// user may then do is the NATS server's configuration (docs/SCALE-OUT.md,
+/// "Credentials and permissions").
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct NatsAuthArgs {
+    /// For `nats://`: a `.creds` file (user JWT and nkey seed, from `nsc`).
+    #[arg(
+        long,
+        env = "HERMIT_NATS_CREDS",
+        value_name = "FILE",
+        conflicts_with_all = ["nats_nkey_file", "nats_token_file", "nats_user"]
+    )]
+    pub nats_creds: Option<PathBuf>,
+    /// For `nats://`: a file holding an nkey user seed (`SU…`).
+    #[arg(
+        long,
+        env = "HERMIT_NATS_NKEY_FILE",
+        value_name = "FILE",
+        conflicts_with_all = ["nats_token_file", "nats_user"]
+    )]
+    pub nats_nkey_file: Option<PathBuf>,
+    /// For `nats://`: a file whose first line is the server's token.
+    #[arg(
+        long,
+        env = "HERMIT_NATS_TOKEN_FILE",
+        value_name = "FILE",
+        conflicts_with = "nats_user"
+    )]
+    pub nats_token_file: Option<PathBuf>,
+    /// For `nats://`: the NATS user name; its password comes from
+    /// `--nats-password-file` or `HERMIT_NATS_PASSWORD`.
+    #[arg(long, env = "HERMIT_NATS_USER", value_name = "NAME")]
+    pub nats_user: Option<String>,
+    /// The first line of FILE is the password of `--nats-user`.
+    #[arg(
+        long,
+        env = "HERMIT_NATS_PASSWORD_FILE",
+        value_name = "FILE",
+        requires = "nats_user"
+    )]
+    pub nats_password_file: Option<PathBuf>,
+}
+
+impl NatsAuthArgs {
+    /// The credentials these flags name, files read (`None`: no flag given).
+    pub fn credentials(&self) -> anyhow::Result<Option<NatsCredentials>> {
+        if let Some(path) = &self.nats_creds {
+            return Ok(Some(NatsCredentials::creds_file(path)));
+        }
+        if let Some(path) = &self.nats_nkey_file {
+            let seed = read_secret_line(path, "the NATS nkey seed")?;
+            return Ok(Some(NatsCredentials::NKeySeed(seed)));
+        }
+        if let Some(path) = &self.nats_token_file {
+            let token = read_secret_line(path, "the NATS token")?;
+            return Ok(Some(NatsCredentials::Token(token)));
+        }
+        let env_password = std::env::var(NATS_PASSWORD_ENV).ok().map(Zeroizing::new);
+        let Some(user) = &self.nats_user else {
+            if env_password.is_some() {
+                return Err(anyhow::anyhow!(
+                    "{NATS_PASSWORD_ENV} is set but no --nats-user (HERMIT_NATS_USER) is given"
+                ))
+                .class(USAGE);
+            }
+            return Ok(None);
+        };
+        let password = match (&self.nats_password_file, env_password) {
+            (Some(path), _) => read_secret_line(path, "the NATS password")?,
+            (None, Some(p)) => p,
+            (None, None) => {
+                return Err(anyhow::anyhow!(
+                    "--nats-user {user} needs a password: --nats-password-file FILE or \
+                     {NATS_PASSWORD_ENV} (never on the command line)"
+                ))
+                .class(USAGE);
+            }
+        };
+        Ok(Some(NatsCredentials::UserPassword {
+            user: user.clone(),
+            password,
+        }))
+    }
+}
+
+/// The first line of a secret file (without its line break); an empty one
+/// is refused, as it protects nothing.
+fn read_secret_line(path: &Path, what: &str) -> anyhow::Result<Zeroizing<String>> {
+    use std::io::Read;
+    let mut raw = Zeroizing::new(String::new());
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_SECRET_FILE).read_to_string(&mut raw))
+        .with_context(|| format!("cannot read {what} from {}", path.display()))
+        .class(USAGE)?;
+    // Only the line break goes: a password may begin or end with a space.
+    let line = raw.split('\n').next().unwrap_or("");
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if line.is_empty() {
+        return Err(anyhow::anyhow!("{} holds no {what}", path.display())).class(USAGE);
+    }
+    Ok(Zeroizing::new(line.to_owned()))
 }
 
 impl BrokerAddr {
@@ -61,6 +176,7 @@ impl BrokerAddr {
                 }),
                 _ => None,
             },
+            nats_credentials: self.nats.credentials()?,
             ..ClientOptions::default()
         };
         Client::connect(self.broker.clone(), options)
@@ -87,4 +203,80 @@ pub fn init_client_logging() {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        broker: BrokerAddr,
+    }
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("hermit").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn each_kind_of_nats_credential_comes_from_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p.display().to_string()
+        };
+        let password = file("pw", " two words \r\nignored\n");
+        let token = file("token", "t0ken\n");
+        let seed = file("seed", "SUSEED\n");
+        let creds = dir.path().join("app.creds").display().to_string();
+
+        let got = |args: &[&str]| parse(args).unwrap().broker.nats.credentials().unwrap();
+        assert_eq!(
+            got(&["--nats-user", "alice", "--nats-password-file", &password]),
+            Some(NatsCredentials::user_password("alice", " two words "))
+        );
+        assert_eq!(
+            got(&["--nats-token-file", &token]),
+            Some(NatsCredentials::token("t0ken"))
+        );
+        assert_eq!(
+            got(&["--nats-nkey-file", &seed]),
+            Some(NatsCredentials::nkey_seed("SUSEED"))
+        );
+        assert_eq!(
+            got(&["--nats-creds", &creds]),
+            Some(NatsCredentials::creds_file(&creds))
+        );
+    }
+
+    #[test]
+    fn nats_credentials_are_one_kind_and_never_argv_secrets() {
+        for args in [
+            &["--nats-token-file", "t", "--nats-user", "u"][..],
+            &["--nats-creds", "c", "--nats-nkey-file", "n"],
+            &["--nats-nkey-file", "n", "--nats-token-file", "t"],
+            &["--nats-password-file", "p"],
+            // No flag takes a secret itself.
+            &["--nats-password", "hunter2"],
+            &["--nats-token", "t0ken"],
+        ] {
+            assert!(parse(args).is_err(), "{args:?} was accepted");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty");
+        std::fs::write(&empty, "\n").unwrap();
+        let empty = empty.display().to_string();
+        let missing = dir.path().join("missing").display().to_string();
+        for args in [
+            &["--nats-token-file", empty.as_str()][..],
+            &["--nats-nkey-file", missing.as_str()],
+        ] {
+            let err = parse(args).unwrap().broker.nats.credentials().unwrap_err();
+            assert_eq!(crate::exit::code_for(&err), USAGE, "{err:#}");
+        }
+    }
 }

@@ -16,7 +16,7 @@ use tokio::time::Instant;
 use crate::crypto::Identity;
 use crate::error::ClientError;
 use crate::records::FetchResponse;
-use crate::transport::{AnyTransport, Transport, TransportKind};
+use crate::transport::{AnyTransport, NatsCredentials, Transport, TransportKind};
 
 /// Connection settings. Each field's doc ends with its default.
 ///
@@ -68,6 +68,12 @@ pub struct ClientOptions {
     /// its private key (PEM files), presented when the broker asks. Default
     /// `None`.
     pub tls_client_cert: Option<ClientCert>,
+    /// For `nats://`: how to authenticate to the NATS server (user and
+    /// password, token, nkey seed or `.creds` file). `None` connects
+    /// without credentials, which a server with an `authorization` block
+    /// refuses with [`ClientError::AuthFailed`]. Not used over HermitMQ
+    /// (its principals are [`ClientOptions::identity`] keys). Default `None`.
+    pub nats_credentials: Option<NatsCredentials>,
 }
 
 /// A client certificate for mutual TLS: two PEM files.
@@ -95,6 +101,8 @@ impl std::fmt::Debug for ClientOptions {
             )
             .field("tls_ca", &self.tls_ca)
             .field("tls_client_cert", &self.tls_client_cert)
+            // Its own Debug shows the kind and the user, never the secret.
+            .field("nats_credentials", &self.nats_credentials)
             .finish()
     }
 }
@@ -111,6 +119,7 @@ impl Default for ClientOptions {
             identity: None,
             tls_ca: None,
             tls_client_cert: None,
+            nats_credentials: None,
         }
     }
 }

@@ -86,7 +86,9 @@ pub enum ClientError {
     },
     /// The broker refused the client's `Authenticate` (bad signature,
     /// unsupported key, …), or answered it with another principal than the
-    /// identity's fingerprint. Not retriable: the same key fails again.
+    /// identity's fingerprint; over NATS, the server refused the NATS
+    /// credentials ([`crate::ClientOptions::nats_credentials`]) or wanted
+    /// some. Not retriable: the same key fails again.
     #[error("authentication to {addr} failed: {message}")]
     AuthFailed {
         /// The broker's address.

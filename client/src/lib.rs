@@ -59,7 +59,7 @@ pub use sealed::{
     OpenedRecord, Plaintext, Received, RecordErrorKind, SealedConsumer, SealedDelivery,
     SealedError, SealedGroup, SealedProducer, SealedProducerOptions, SealedRecordError,
 };
-pub use transport::{Endpoint, NatsOptions, TransportKind};
+pub use transport::{Endpoint, NatsCredentials, NatsOptions, TransportKind};
 
 /// Locks `m`, taking over a lock poisoned by a panic: the SDK only holds its
 /// locks across updates that leave the data consistent (each use says why),

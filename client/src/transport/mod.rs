@@ -32,6 +32,7 @@ pub(crate) mod nats;
 pub mod nats_offset;
 pub(crate) mod reply;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,6 +40,7 @@ use bytes::Bytes;
 use hermit_protocol::Ack;
 use hermit_protocol::frame::{TopicMetadata, TopicSettings};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use zeroize::Zeroizing;
 
 use crate::client::ClientOptions;
 use crate::error::ClientError;
@@ -308,6 +310,94 @@ impl Default for NatsOptions {
     }
 }
 
+/// How the NATS transport proves who it is to the NATS server
+/// ([`ClientOptions::nats_credentials`](crate::ClientOptions::nats_credentials)).
+/// What a user may then publish and subscribe to is the NATS server's own
+/// business (its `authorization` or `accounts` permissions);
+/// `docs/SCALE-OUT.md` shows how to map the inbox policy onto them.
+///
+/// The secrets live in [`Zeroizing`] strings, wiped when dropped, and
+/// [`Debug`](std::fmt::Debug) shows only which kind of credential it is (and
+/// the user name or file path): they never reach a log. They are never taken
+/// from the `nats://` URL either, which [`Endpoint::parse`] refuses with a
+/// user or password in it (a URL ends up in `ps`, shell history and logs).
+/// The NATS client library keeps its own copy while connected, as a plain
+/// string.
+// PartialEq: `ClientOptions` compares options; nothing here verifies secrets.
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NatsCredentials {
+    /// A user name and password (`authorization { users = [{user, password}] }`).
+    UserPassword {
+        /// The user name (not a secret: it shows in `Debug`).
+        user: String,
+        /// The password, as the server's configuration has it (plain or
+        /// bcrypt-hashed there; always plain here).
+        password: Zeroizing<String>,
+    },
+    /// A token (`authorization { token = … }`).
+    Token(Zeroizing<String>),
+    /// An nkey user seed (`SU…`, 58 characters): the server knows the
+    /// public key (`U…`) and checks a signature of its nonce; the seed
+    /// never leaves the client.
+    NKeySeed(Zeroizing<String>),
+    /// A `.creds` file (a user JWT and its nkey seed, as `nsc` writes
+    /// them, for operator/JWT-mode servers), read at every connect.
+    CredsFile(PathBuf),
+}
+
+impl NatsCredentials {
+    /// A user name and password.
+    pub fn user_password(user: impl Into<String>, password: impl Into<String>) -> Self {
+        NatsCredentials::UserPassword {
+            user: user.into(),
+            password: Zeroizing::new(password.into()),
+        }
+    }
+
+    /// A token.
+    pub fn token(token: impl Into<String>) -> Self {
+        NatsCredentials::Token(Zeroizing::new(token.into()))
+    }
+
+    /// An nkey user seed (`SU…`).
+    pub fn nkey_seed(seed: impl Into<String>) -> Self {
+        NatsCredentials::NKeySeed(Zeroizing::new(seed.into()))
+    }
+
+    /// A `.creds` file, read when connecting.
+    pub fn creds_file(path: impl Into<PathBuf>) -> Self {
+        NatsCredentials::CredsFile(path.into())
+    }
+
+    /// Which kind of credential this is, for messages: `"user and
+    /// password"`, `"token"`, `"nkey"` or `"creds file"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            NatsCredentials::UserPassword { .. } => "user and password",
+            NatsCredentials::Token(_) => "token",
+            NatsCredentials::NKeySeed(_) => "nkey",
+            NatsCredentials::CredsFile(_) => "creds file",
+        }
+    }
+}
+
+impl std::fmt::Debug for NatsCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const REDACTED: &str = "<redacted>";
+        match self {
+            NatsCredentials::UserPassword { user, .. } => f
+                .debug_struct("UserPassword")
+                .field("user", user)
+                .field("password", &REDACTED)
+                .finish(),
+            NatsCredentials::Token(_) => f.debug_tuple("Token").field(&REDACTED).finish(),
+            NatsCredentials::NKeySeed(_) => f.debug_tuple("NKeySeed").field(&REDACTED).finish(),
+            NatsCredentials::CredsFile(path) => f.debug_tuple("CredsFile").field(path).finish(),
+        }
+    }
+}
+
 /// A parsed broker URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Endpoint {
@@ -341,6 +431,18 @@ impl Endpoint {
         let url = url.trim();
         let bad = |why: &str| ClientError::InvalidArgument(format!("broker URL {url:?}: {why}"));
         if let Some(rest) = strip_prefix_ignore_case(url, NATS_SCHEME) {
+            if rest.contains('@') {
+                // Whatever is before the `@` is a secret or half of one, and
+                // a URL is seen by `ps`, shell history and logs: this error
+                // does not repeat it either. No option value has an `@`.
+                return Err(ClientError::InvalidArgument(
+                    "a nats:// URL must not carry a user or password (it would show in \
+                     `ps`, shell history and logs): give the NATS credentials separately \
+                     (ClientOptions::nats_credentials; the CLI's --nats-creds, \
+                     --nats-nkey-file, --nats-token-file or --nats-user)"
+                        .to_owned(),
+                ));
+            }
             let (hosts, query) = match rest.split_once('?') {
                 Some((h, q)) => (h, Some(q)),
                 None => (rest, None),
@@ -735,6 +837,9 @@ mod tests {
             "nats://a:4222?partitions=0",
             "nats://a:4222?auto_create=maybe",
             "nats://a:4222?replicas",
+            "nats://user:secret@a:4222",
+            "nats://a:4222,user@b:4222",
+            "nats://token@a:4222?replicas=1",
         ] {
             let err = Endpoint::parse(bad).unwrap_err();
             assert!(
@@ -742,5 +847,46 @@ mod tests {
                 "{bad}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn nats_url_credentials_are_refused_without_repeating_them() {
+        let err = Endpoint::parse("nats://alice:hunter2@a:4222").unwrap_err();
+        let shown = format!("{err} {err:?}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains("--nats-user"), "{shown}");
+    }
+
+    #[test]
+    fn credentials_debug_redacts_the_secrets() {
+        for (creds, secret, shown) in [
+            (
+                NatsCredentials::user_password("alice", "hunter2"),
+                "hunter2",
+                "alice",
+            ),
+            (
+                NatsCredentials::token("t0ken-s3cret"),
+                "t0ken-s3cret",
+                "Token",
+            ),
+            (
+                NatsCredentials::nkey_seed("SUAEXAMPLESEED"),
+                "SUAEXAMPLESEED",
+                "NKeySeed",
+            ),
+        ] {
+            let debug = format!("{creds:?}");
+            assert!(!debug.contains(secret), "{debug}");
+            assert!(debug.contains(shown), "{debug}");
+            assert!(debug.contains("<redacted>"), "{debug}");
+            let options = ClientOptions {
+                nats_credentials: Some(creds),
+                ..ClientOptions::default()
+            };
+            assert!(!format!("{options:?}").contains(secret));
+        }
+        let file = NatsCredentials::creds_file("/etc/hermit/app.creds");
+        assert!(format!("{file:?}").contains("/etc/hermit/app.creds"));
     }
 }

@@ -121,6 +121,19 @@ impl NatsServer {
         NatsServer::spawn("solo", dir, free_addr().port(), &[])
     }
 
+    /// A single server with JetStream and the configuration file `config`
+    /// (e.g. an `authorization { … }` block), written next to its store.
+    pub fn with_config(dir: &Path, config: &str) -> NatsServer {
+        let file = dir.join("nats-server.conf");
+        std::fs::write(&file, config).expect("write the nats-server config");
+        NatsServer::spawn(
+            "conf",
+            dir,
+            free_addr().port(),
+            &["-c".to_owned(), file.display().to_string()],
+        )
+    }
+
     /// A server without JetStream (a misconfiguration the client must name).
     pub fn without_jetstream(dir: &Path) -> NatsServer {
         NatsServer::spawn_with("plain", dir, free_addr().port(), &[])

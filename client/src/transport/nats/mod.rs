@@ -50,7 +50,8 @@ use crate::records::FetchResponse;
 use crate::transport::nats_offset::{MAX_RECORDS_PER_BATCH, MAX_SEQUENCE, NatsOffset};
 use crate::transport::reply::{Reply, ReplyTo};
 use crate::transport::{
-    BatchId, BatchLimits, BatchLink, NatsOptions, SubmitError, Transport, TransportKind,
+    BatchId, BatchLimits, BatchLink, NatsCredentials, NatsOptions, SubmitError, Transport,
+    TransportKind,
 };
 
 /// How long JetStream remembers a batch's id to drop a resent duplicate.
@@ -309,10 +310,27 @@ impl Nats {
                     }
                 }
             });
-        let client = options
-            .connect(addrs)
-            .await
-            .map_err(|e| connect_err(format!("{e}")))?;
+        let credentials = client_opts.nats_credentials.as_ref();
+        let options = with_credentials(options, credentials).await?;
+        let client = options.connect(addrs).await.map_err(|e| {
+            use async_nats::ConnectErrorKind as Kind;
+            match e.kind() {
+                // Credentials refused, or none given to a server that wants
+                // them: the same attempt fails again, so not retriable (a
+                // `Connect` error would have callers retry forever).
+                Kind::AuthorizationViolation | Kind::Authentication => ClientError::AuthFailed {
+                    addr: url.to_owned(),
+                    message: match credentials {
+                        Some(c) => format!("the NATS server refused the {} given: {e}", c.kind()),
+                        None => format!(
+                            "the NATS server requires credentials and none were given \
+                             (user and password, token, nkey or creds file): {e}"
+                        ),
+                    },
+                },
+                _ => connect_err(format!("{e}")),
+            }
+        })?;
         let mut js = jetstream::new(client.clone());
         js.set_timeout(client_opts.request_timeout);
         let nats = Nats {
@@ -1152,6 +1170,51 @@ fn js_error(what: &str, e: &jetstream::Error) -> ClientError {
         status,
         message: format!("nats: {what}: {e}"),
     }
+}
+
+/// `options` with `credentials` applied. Files are read here, at every
+/// connect (a rotated `.creds` file is picked up by the next client); an
+/// nkey seed is checked first, so a bad one is named as such rather than
+/// reported by the server as an authorization violation.
+async fn with_credentials(
+    options: async_nats::ConnectOptions,
+    credentials: Option<&NatsCredentials>,
+) -> Result<async_nats::ConnectOptions, ClientError> {
+    Ok(match credentials {
+        None => options,
+        Some(NatsCredentials::UserPassword { user, password }) => {
+            options.user_and_password(user.clone(), String::clone(password))
+        }
+        Some(NatsCredentials::Token(token)) => options.token(String::clone(token)),
+        Some(NatsCredentials::NKeySeed(seed)) => {
+            let seed = seed.trim();
+            match nkeys::KeyPair::from_seed(seed) {
+                Ok(pair) if pair.key_pair_type() == nkeys::KeyPairType::User => {
+                    tracing::debug!(nkey = %pair.public_key(), "NATS nkey user");
+                    options.nkey(seed.to_owned())
+                }
+                // The error says why, never echoing the seed.
+                Ok(_) => {
+                    return Err(ClientError::InvalidArgument(
+                        "the NATS nkey seed is not a user seed (it must start with SU)".to_owned(),
+                    ));
+                }
+                Err(e) => {
+                    return Err(ClientError::InvalidArgument(format!(
+                        "the NATS nkey seed is unusable: {e}"
+                    )));
+                }
+            }
+        }
+        Some(NatsCredentials::CredsFile(path)) => {
+            options.credentials_file(path).await.map_err(|e| {
+                ClientError::InvalidArgument(format!(
+                    "cannot use the NATS creds file {}: {e}",
+                    path.display()
+                ))
+            })?
+        }
+    })
 }
 
 /// Compare what the server kept with what was asked: NATS ignores options
