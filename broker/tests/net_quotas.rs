@@ -250,6 +250,18 @@ async fn create_topic_over_max_partitions_is_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_auth_off_topics_are_not_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path(), |c| c.max_topics_per_principal = 2).await;
+    let mut raw = Raw::connect(broker.addr()).await;
+    let b1 = batch(1, 10, 1);
+    for t in ["o1", "o2", "o3", "o4"] {
+        let r = raw.produce(t, &b1, Ack::Written).await;
+        assert_eq!(r.status, Status::Ok, "{t}: {}", r.message);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn topics_per_principal_are_capped_including_auto_created_ones() {
     let (alice, bob) = (Key::new(), Key::new());
     let dir = tempfile::tempdir().unwrap();

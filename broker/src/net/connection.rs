@@ -1063,10 +1063,12 @@ impl State {
     }
 
     /// Take one of the caller's `max_topics_per_principal` slots before
-    /// creating `topic` (admins are not counted: they may do anything).
+    /// creating `topic`. Not counted: admins (they may do anything), and
+    /// everyone with `auth = "off"` (no principals, loopback only: the
+    /// broker's behaviour before access control, topics without a cap).
     /// `Err` is the refusal's message.
     fn topic_slot(&mut self, topic: &str) -> Result<Option<TopicSlot>, String> {
-        if self.who.is_admin() {
+        if self.who.is_admin() || self.shared.acl.mode() == AuthMode::Off {
             return Ok(None);
         }
         match self.shared.quotas.topic_slot(self.who.principal()) {
