@@ -204,6 +204,14 @@ impl ClientError {
         }
     }
 
+    /// Opening the connection to `addr` failed with `source`.
+    pub(crate) fn connect(addr: &str, source: std::io::Error) -> Self {
+        ClientError::Connect {
+            addr: addr.to_owned(),
+            source: std::sync::Arc::new(source),
+        }
+    }
+
     pub(crate) fn lost(addr: &str, reason: impl Into<String>) -> Self {
         ClientError::ConnectionLost {
             addr: addr.to_owned(),

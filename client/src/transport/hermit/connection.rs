@@ -124,10 +124,7 @@ pub(crate) async fn open(
     id: u64,
     opts: &OpenOptions,
 ) -> Result<Arc<Conn>, ClientError> {
-    let connect_err = |source: std::io::Error| ClientError::Connect {
-        addr: addr.to_owned(),
-        source: Arc::new(source),
-    };
+    let connect_err = |source| ClientError::connect(addr, source);
     let connect_timeout = opts.connect_timeout;
     let setup = async {
         let tcp = TcpStream::connect(addr).await.map_err(connect_err)?;
@@ -232,10 +229,7 @@ async fn handshake_as<S>(
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    let io_err = |source: std::io::Error| ClientError::Connect {
-        addr: addr.to_owned(),
-        source: Arc::new(source),
-    };
+    let io_err = |source| ClientError::connect(addr, source);
     let hello = Hello { version, value: 0 };
     stream.write_all(&hello.encode()).await.map_err(io_err)?;
     let mut buf = [0u8; BROKER_HELLO_V3_LEN];
@@ -307,10 +301,7 @@ async fn authenticate<S>(
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    let io_err = |source: std::io::Error| ClientError::Connect {
-        addr: addr.to_owned(),
-        source: Arc::new(source),
-    };
+    let io_err = |source| ClientError::connect(addr, source);
     let signature = identity.sign_auth(&broker.nonce, &broker.broker_id);
     let mut frame = BytesMut::with_capacity(256);
     Request::Authenticate(Authenticate {
