@@ -93,13 +93,16 @@ pub fn run(cmd: CompatCommand) -> anyhow::Result<()> {
         CompatCommand::Encrypt { io } => {
             let mut crypto = io.crypto()?;
             let input = io.read_input()?;
-            let mut emit = |msg: &[u8]| writeln!(out, "{}", crypto.encrypt(msg).to_json());
+            let mut emit = |msg: &[u8]| -> anyhow::Result<()> {
+                let m = crypto.encrypt(msg).context("cannot encrypt")?;
+                crate::out::checked(writeln!(out, "{}", m.to_json()))
+            };
             if io.lines {
                 for line in lines(&input) {
-                    crate::out::checked(emit(line))?;
+                    emit(line)?;
                 }
             } else {
-                crate::out::checked(emit(&input))?;
+                emit(&input)?;
             }
         }
         CompatCommand::Decrypt { io, iv, data } => {

@@ -21,7 +21,9 @@ use std::io::{IsTerminal, Write};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use hermit_client::crypto::OpenedMode;
-use hermit_client::sealed::{OpenedRecord, SealedConsumer, SealedRecordError};
+use hermit_client::sealed::{
+    OpenedRecord, SealedConsumer, SealedConsumerOptions, SealedRecordError, StateOrigin,
+};
 use hermit_client::{ConsumerOptions, Fallback, ResetPolicy, StartFrom};
 
 use crate::conn::BrokerAddr;
@@ -45,6 +47,11 @@ pub struct ConsumeArgs {
     /// are printed.
     #[arg(long, short)]
     group: Option<String>,
+    /// With a group, do not keep the replay state in this identity's state
+    /// topic (`state.<fingerprint>`): a record replayed to a restarted
+    /// consumer then opens again.
+    #[arg(long)]
+    no_state: bool,
     /// Where to start: `beginning`, `end`, an offset (every partition), or
     /// `stored` (the group's commit, else the beginning) [default: `stored`
     /// with a group, else `beginning`].
@@ -59,13 +66,19 @@ pub struct ConsumeArgs {
     /// Stop at the end of every partition as it was when reading started.
     #[arg(long, short)]
     exit_on_end: bool,
-    /// `text`: each plaintext and the delimiter; `jsonl`: one JSON object
+    /// `text`: each plaintext and the delimiter, with control characters,
+    /// invalid UTF-8 and text-reordering characters shown as escapes (`\x1b`,
+    /// `\n`, `\u{202e}`) so a message cannot drive the terminal; `jsonl`: one JSON object
     /// per record (topic, partition, offset, timestamp in ms, sender
     /// fingerprint, seq, mode, and `payload`, or `payload_b64` when the
     /// plaintext is not UTF-8, or `error` for a record that failed to
     /// open); `raw`: plaintexts back to back.
     #[arg(long, default_value = "text", value_parser = ["text", "jsonl", "raw"])]
     output: String,
+    /// In `text` output, write plaintexts as they are, escape sequences and
+    /// all (only for a trusted sender or a pipe into another program).
+    #[arg(long)]
+    raw: bool,
     /// What follows each plaintext in `text` output: one byte, or `\n`, `\t`, `\0`.
     #[arg(long, short = 'D', default_value = "\\n", value_parser = parse_delimiter)]
     delimiter: u8,
@@ -133,9 +146,16 @@ async fn consume(
         },
         ..ConsumerOptions::default()
     };
+    let options = SealedConsumerOptions {
+        persist_state: !args.no_state,
+        ..options.into()
+    };
     let mut consumer = SealedConsumer::new(&client, identity, trusted, &args.topic, options)
         .await
         .map_err(sealed_error)?;
+    if let StateOrigin::Restored { senders, .. } = consumer.state_origin() {
+        tracing::debug!(senders, "replay state restored");
+    }
     consumer.allow_legacy(args.allow_legacy);
 
     // The end of each partition when reading started (for --exit-on-end).
@@ -199,7 +219,7 @@ async fn consume(
         }
     }
     .await;
-    let closed = consumer.close().await.map_err(client_error);
+    let closed = consumer.close().await.map_err(sealed_error);
     result?;
     closed?;
     if std::io::stderr().is_terminal() {
@@ -252,9 +272,15 @@ fn write_opened(out: &mut impl Write, args: &ConsumeArgs, r: &OpenedRecord) -> s
             writeln!(out, "{v}")
         }
         "raw" => out.write_all(r.plaintext.as_bytes()),
-        _ => {
+        _ if args.raw => {
             out.write_all(r.plaintext.as_bytes())?;
             out.write_all(&[args.delimiter])
+        }
+        _ => {
+            let mut shown = Vec::with_capacity(r.plaintext.as_bytes().len() + 1);
+            crate::out::escape_text(r.plaintext.as_bytes(), &mut shown);
+            shown.push(args.delimiter);
+            out.write_all(&shown)
         }
     }
 }

@@ -177,7 +177,7 @@ async fn exchange(
             .map_err(client_error)?;
         read.push(next.context("Bob could not open a record")?);
     }
-    consumer.close().await.map_err(client_error)?;
+    consumer.close().await.map_err(sealed_error)?;
 
     // What is on disk: every batch of the partition, found by the broker's
     // own reader of its segment files.

@@ -59,9 +59,15 @@ pub struct ProduceArgs {
     /// When the broker acknowledges: `durable` (after an fsync) or `written`.
     #[arg(long, default_value = "durable", value_parser = ["durable", "written"])]
     ack: String,
-    /// Pad each message to a Padmé bucket, so its length shows less.
+    /// Do not pad messages: by default each is padded to a Padmé bucket
+    /// (at most 12 % more bytes) so the broker learns little of its length.
     #[arg(long)]
-    pad: bool,
+    no_pad: bool,
+    /// Do not keep DIRECT counts in this identity's state topic
+    /// (`state.<fingerprint>`): the switch to MULTI before a pairwise key's
+    /// IV budget is spent then holds within one run only.
+    #[arg(long)]
+    no_state: bool,
     /// Print `PARTITION<TAB>OFFSET<TAB>SEQ` on stdout for each message, in input order.
     #[arg(long)]
     print_offsets: bool,
@@ -140,7 +146,8 @@ async fn produce(
         &producer,
         identity,
         SealedProducerOptions {
-            padding: args.pad,
+            padding: !args.no_pad,
+            persist_budgets: !args.no_state,
             ..SealedProducerOptions::default()
         },
     )

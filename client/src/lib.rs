@@ -56,8 +56,9 @@ pub use hermit_protocol::{Ack, Cleanup, Status};
 pub use producer::{Delivered, Delivery, Producer, ProducerOptions};
 pub use records::{FetchResponse, Record, Records};
 pub use sealed::{
-    OpenedRecord, Plaintext, Received, RecordErrorKind, SealedConsumer, SealedDelivery,
-    SealedError, SealedGroup, SealedProducer, SealedProducerOptions, SealedRecordError,
+    OpenedRecord, Plaintext, Received, RecordErrorKind, Release, SealedConsumer,
+    SealedConsumerOptions, SealedDelivery, SealedError, SealedGroup, SealedProducer,
+    SealedProducerOptions, SealedRecordError, StateOrigin,
 };
 pub use transport::{Endpoint, NatsCredentials, NatsOptions, TransportKind};
 

@@ -485,6 +485,11 @@ impl Producer {
         }
     }
 
+    /// The client records are sent through.
+    pub fn client(&self) -> &Client {
+        &self.shared.client
+    }
+
     /// Bytes currently held (records and batch overhead, from `send` until
     /// acknowledged). Never more than `buffer_bytes`, except for one record
     /// larger than the whole buffer, or a `send_with` writer that wrote more

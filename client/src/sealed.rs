@@ -79,6 +79,7 @@
 
 mod consumer;
 mod producer;
+pub mod state;
 
 use std::fmt;
 use std::ops::Deref;
@@ -86,10 +87,12 @@ use std::sync::Arc;
 
 use zeroize::Zeroizing;
 
-pub use consumer::{Received, SealedConsumer};
+pub use consumer::{Received, SealedConsumer, SealedConsumerOptions, StateOrigin};
 pub use producer::{SealedDelivery, SealedGroup, SealedProducer, SealedProducerOptions};
 
-use crate::crypto::{Fingerprint, Gap, Kid, Mode, OpenError, OpenedMode, SealError, TrustError};
+use crate::crypto::{
+    Fingerprint, Gap, Kid, Mode, OpenError, OpenedMode, SealError, TrustError, WindowStart,
+};
 use crate::error::ClientError;
 
 /// Why a sealed producer or consumer call failed as a whole (a record that
@@ -110,6 +113,15 @@ pub enum SealedError {
     /// A replay high-water mark could not be restored.
     #[error("cannot restore the replay state")]
     Open(#[source] OpenError),
+    /// The persisted state (replay windows, DIRECT budgets) could not be
+    /// read, opened or saved; nothing was committed or sent past it.
+    #[error("sealed state in topic {topic}: {reason}")]
+    State {
+        /// The identity's state topic.
+        topic: String,
+        /// What failed, and what to do about it.
+        reason: String,
+    },
 }
 
 /// A decrypted plaintext, wiped from memory when dropped. Its `Debug` shows
@@ -187,6 +199,10 @@ pub struct OpenedRecord {
     pub gap: Option<Gap>,
     /// The record arrived late, inside the window (it fills part of an earlier gap).
     pub late: bool,
+    /// How this sender's replay window stood before this record: `New` on
+    /// the first record from a sender no persisted state knew (accepted on
+    /// its own `seq`).
+    pub window: WindowStart,
     /// A signature was verified.
     pub signed: bool,
     /// Padding was stripped.
@@ -220,18 +236,20 @@ impl SealedRecordError {
         matches!(self.kind, RecordErrorKind::NotForMe { .. })
     }
 
-    /// The opening error, unless the record is simply addressed to others.
+    /// The opening error, unless the record is simply addressed to others
+    /// or was released.
     pub fn open_error(&self) -> Option<&OpenError> {
         match &self.kind {
             RecordErrorKind::Open(e) => Some(e),
-            RecordErrorKind::NotForMe { .. } => None,
+            RecordErrorKind::NotForMe { .. } | RecordErrorKind::Released { .. } => None,
         }
     }
 
     /// Whether this record holds its partition's committed offset back until
-    /// [`SealedConsumer::ack`] (every failure except [`RecordErrorKind::NotForMe`]).
+    /// [`SealedConsumer::ack`] (every failure to open; not records for
+    /// others, nor a [`RecordErrorKind::Released`] notice).
     pub fn holds_commit(&self) -> bool {
-        !self.is_not_for_me()
+        matches!(self.kind, RecordErrorKind::Open(_))
     }
 }
 
@@ -259,9 +277,38 @@ pub enum RecordErrorKind {
         mode: Mode,
     },
     /// The record failed a check: structure, sender, replay, authentication,
-    /// signature, padding, legacy. Holds the commit back until acknowledged.
+    /// signature, padding, legacy. Holds the commit back until acknowledged,
+    /// or until the bound on held records releases it.
     #[error(transparent)]
     Open(OpenError),
+    /// A record reported earlier as [`RecordErrorKind::Open`] stopped
+    /// holding commits back without being acknowledged: more than
+    /// `max_held` were held, or it was held longer than `max_held_age`
+    /// ([`SealedConsumerOptions`]). The commit may now pass it: it is
+    /// skipped, and this notice is the record of that.
+    #[error("skipped: released from holding the commit ({why})")]
+    Released {
+        /// Which bound released it.
+        why: Release,
+    },
+}
+
+/// Which bound on held records released one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Release {
+    /// More than this many records of one partition were held.
+    Count(usize),
+    /// It was held longer than this.
+    Age(std::time::Duration),
+}
+
+impl fmt::Display for Release {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Release::Count(n) => write!(f, "more than {n} records held"),
+            Release::Age(d) => write!(f, "held longer than {} s", d.as_secs()),
+        }
+    }
 }
 
 #[cfg(test)]

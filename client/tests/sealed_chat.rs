@@ -312,6 +312,7 @@ async fn padded_signed_records_and_the_direct_limit() {
     let alice = env.party_with(SealedProducerOptions {
         padding: true,
         signing: Some(signing.clone()),
+        ..SealedProducerOptions::default()
     });
     let bob = env.party();
     let topic = "chat.signed";
@@ -368,6 +369,7 @@ async fn padded_signed_records_and_the_direct_limit() {
         SealedProducerOptions {
             padding: false,
             signing: Some(same),
+            ..SealedProducerOptions::default()
         },
     )
     .expect_err("refused");

@@ -239,6 +239,7 @@ async fn replays_untrusted_senders_and_legacy_records() {
     let legacy = ChatCrypto::new(&alice.id, bob.id.public_key())
         .expect("pair")
         .encrypt(b"from the browser")
+        .expect("within budget")
         .to_json();
     assert_eq!(env.produce_raw(topic, 0, b"", legacy.as_bytes()).await, 3);
     // 4: genuine again.

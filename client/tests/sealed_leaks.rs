@@ -66,6 +66,7 @@ async fn the_broker_never_stores_a_plaintext_a_key_name_or_a_secret() {
     let alice = env.party_with(SealedProducerOptions {
         padding: true,
         signing: Some(signing.clone()),
+        ..SealedProducerOptions::default()
     });
     let (bob, carol) = (env.party(), env.party());
     // Unique per run, so nothing else on disk can contain it by accident.
@@ -170,6 +171,7 @@ async fn debug_output_shows_no_secret() {
     let options = SealedProducerOptions {
         padding: true,
         signing: Some(signing.clone()),
+        ..SealedProducerOptions::default()
     };
     let alice = env.party_with(options.clone());
     let bob = env.party();

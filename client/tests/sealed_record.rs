@@ -722,7 +722,7 @@ fn legacy_records_are_refused_without_opt_in() {
     let alice = id();
     let bob = id();
     let mut chat = ChatCrypto::new(&alice, bob.public_key()).expect("rng");
-    let legacy = chat.encrypt(MSG).to_json();
+    let legacy = chat.encrypt(MSG).expect("within budget").to_json();
     let mut o = opener_trusting(&bob, &[&alice]);
     assert_eq!(
         open_err(&mut o, TOPIC, legacy.as_bytes()),
@@ -748,7 +748,7 @@ fn legacy_records_are_refused_without_opt_in() {
         OpenError::LegacyMalformed(CompatError::TruncatedTag { len: 15 })
     );
     let mut other = ChatCrypto::new(&id(), bob.public_key()).expect("rng");
-    let stranger = other.encrypt(MSG).to_json();
+    let stranger = other.encrypt(MSG).expect("within budget").to_json();
     assert_eq!(
         open_err(&mut o, TOPIC, stranger.as_bytes()),
         OpenError::LegacyAuthFailed

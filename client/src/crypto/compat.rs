@@ -51,6 +51,12 @@ pub enum CompatError {
     /// The tag does not verify: wrong key, or the message was modified.
     #[error("message does not authenticate (wrong key or modified)")]
     Decrypt,
+    /// [`COMPAT_LIMIT`] messages were encrypted under this key pair.
+    #[error("{limit} messages were encrypted under this key pair: its random-IV budget is spent")]
+    BudgetExhausted {
+        /// The limit.
+        limit: u64,
+    },
     /// The plaintext is not valid UTF-8 (only from the string API).
     #[error("plaintext is not valid UTF-8")]
     InvalidUtf8,
@@ -221,10 +227,17 @@ pub(crate) fn decrypt_parts(
     Ok(plaintext)
 }
 
+/// Messages one [`ChatCrypto`] encrypts before refusing: `K_pair` is also
+/// the key of DIRECT records (see [`DIRECT_LIMIT`](super::seal::DIRECT_LIMIT)),
+/// and a random 96-bit IV is good for 2^32 encryptions under one key in all.
+pub const COMPAT_LIMIT: u64 = 1 << 30;
+
 /// The article's `ChatCrypto` between one's own identity and one peer.
 pub struct ChatCrypto {
     cipher: Aes256Gcm,
     rng: StdRng,
+    /// Messages encrypted (restored with [`ChatCrypto::restore_encryptions`]).
+    encryptions: u64,
 }
 
 impl ChatCrypto {
@@ -238,11 +251,36 @@ impl ChatCrypto {
         let cipher =
             Aes256Gcm::new_from_slice(&key[..]).expect("K_pair is 32 bytes, the AES-256 key size");
         let rng = rng::seeded().map_err(|_| CompatError::Rng)?;
-        Ok(Self { cipher, rng })
+        Ok(Self {
+            cipher,
+            rng,
+            encryptions: 0,
+        })
+    }
+
+    /// Messages encrypted so far (including a restored count): persist it
+    /// with the application's state so the IV budget holds across restarts.
+    pub const fn encryptions(&self) -> u64 {
+        self.encryptions
+    }
+
+    /// Restores a persisted count (counts only go up).
+    pub fn restore_encryptions(&mut self, count: u64) {
+        self.encryptions = self.encryptions.max(count);
     }
 
     /// Encrypts bytes under a fresh random 12-byte IV, no associated data.
-    pub fn encrypt(&mut self, plaintext: &[u8]) -> CompatMessage {
+    ///
+    /// # Errors
+    /// [`CompatError::BudgetExhausted`] after [`COMPAT_LIMIT`] messages: the
+    /// format has no other key to switch to; use sealed records.
+    pub fn encrypt(&mut self, plaintext: &[u8]) -> Result<CompatMessage, CompatError> {
+        if self.encryptions >= COMPAT_LIMIT {
+            return Err(CompatError::BudgetExhausted {
+                limit: COMPAT_LIMIT,
+            });
+        }
+        self.encryptions += 1;
         let mut iv = [0u8; IV_LEN];
         self.rng.fill_bytes(&mut iv);
         let mut data = Vec::with_capacity(plaintext.len() + TAG_LEN);
@@ -252,15 +290,18 @@ impl ChatCrypto {
             .encrypt_inout_detached(&Nonce::from(iv), &[], InOutBuf::from(data.as_mut_slice()))
             .expect("AES-GCM accepts any plaintext below 64 GiB");
         data.extend_from_slice(&tag);
-        CompatMessage {
+        Ok(CompatMessage {
             iv: B64.encode(iv),
             data: B64.encode(&data),
-        }
+        })
     }
 
     /// Encrypts the UTF-8 bytes of `text` exactly (a leading BOM is kept), as the
     /// browser's `TextEncoder` does.
-    pub fn encrypt_str(&mut self, text: &str) -> CompatMessage {
+    ///
+    /// # Errors
+    /// As [`ChatCrypto::encrypt`].
+    pub fn encrypt_str(&mut self, text: &str) -> Result<CompatMessage, CompatError> {
         self.encrypt(text.as_bytes())
     }
 
@@ -305,12 +346,31 @@ mod tests {
     }
 
     #[test]
+    fn encryptions_are_counted_and_stop_at_the_budget() {
+        let (mut a, b) = pair();
+        a.encrypt(b"1").expect("within budget");
+        assert_eq!(a.encryptions(), 1);
+        a.restore_encryptions(0);
+        assert_eq!(a.encryptions(), 1, "a count never goes down");
+        a.restore_encryptions(COMPAT_LIMIT - 1);
+        let last = a.encrypt(b"last").expect("the last one within budget");
+        assert_eq!(b.decrypt(&last.data, &last.iv).expect("decrypts"), b"last");
+        assert_eq!(
+            a.encrypt(b"one too many").unwrap_err(),
+            CompatError::BudgetExhausted {
+                limit: COMPAT_LIMIT
+            }
+        );
+        assert_eq!(a.encryptions(), COMPAT_LIMIT);
+    }
+
+    #[test]
     fn round_trip_keeps_bom_and_bytes() {
         let (mut a, b) = pair();
         let text = "\u{feff}héllo wörld ✓";
-        let m = a.encrypt_str(text);
+        let m = a.encrypt_str(text).expect("within budget");
         assert_eq!(b.decrypt_to_string(&m.data, &m.iv).expect("decrypt"), text);
-        let m = a.encrypt(&[0xff, 0xfe, 0x00]);
+        let m = a.encrypt(&[0xff, 0xfe, 0x00]).expect("within budget");
         assert_eq!(
             b.decrypt(&m.data, &m.iv).expect("decrypt"),
             vec![0xff, 0xfe, 0x00]
@@ -324,7 +384,7 @@ mod tests {
     #[test]
     fn iv_and_tag_lengths_are_enforced() {
         let (mut a, b) = pair();
-        let m = a.encrypt(b"x");
+        let m = a.encrypt(b"x").expect("within budget");
         let iv16 = B64.encode([0u8; 16]);
         assert_eq!(
             b.decrypt(&m.data, &iv16),

@@ -35,6 +35,7 @@ pub mod replay;
 pub mod seal;
 pub mod seq;
 pub mod signing;
+pub mod state;
 
 mod pairwise;
 mod rng;
@@ -44,11 +45,12 @@ pub use compat::{ChatCrypto, CompatError, CompatMessage};
 pub use envelope::{Flags, Header, Mode, RecordView};
 pub use identity::{Fingerprint, Identity, KeyError, Kid, PublicKey};
 pub use keyfile::{KdfParams, KeyFile, KeyFileError};
-pub use open::{OpenError, Opened, OpenedMode, Opener, TrustError};
+pub use open::{OpenError, Opened, OpenedMode, Opener, TrustError, WindowStart};
 pub use replay::Gap;
 pub use seal::{RecordBuf, SealError, Sealed, Sealer};
 pub use seq::SeqGen;
 pub use signing::{SigningIdentity, SigningPublicKey};
+pub use state::{StateError, open_state, seal_state};
 
 #[cfg(test)]
 mod tests {

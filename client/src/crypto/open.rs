@@ -220,8 +220,29 @@ pub struct Opened {
     /// Whether the record arrived late, inside the window (filling part of a gap
     /// reported earlier).
     pub late: bool,
+    /// What the replay check knew of this sender before this record.
+    pub window: WindowStart,
     /// Plaintext bytes appended to the buffer.
     pub len: usize,
+}
+
+/// What the replay check of a record stood on: how its sender's window on
+/// the topic was initialised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowStart {
+    /// The sender's window was already in use by this opener.
+    Continued,
+    /// The first record after a persisted high-water mark was restored
+    /// ([`Opener::restore_high_water`]): replays of what the previous run
+    /// accepted are refused.
+    Restored,
+    /// The first record ever seen from this sender on this topic (nothing
+    /// persisted for it): accepted on its own `seq` — above the topic's
+    /// restored floor, if any ([`Opener::restore_floor`]) — so an old record
+    /// replayed to a reader that never saw the sender opens once.
+    New,
+    /// A legacy record: no sequence number, no replay check.
+    Unchecked,
 }
 
 /// A trusted sender.
@@ -236,6 +257,8 @@ struct Stream {
     direct_ctx: [u8; 32],
     multi_ctx: [u8; 32],
     window: ReplayWindow,
+    /// Restored from a persisted mark and no record accepted since.
+    restored: bool,
 }
 
 /// Opens records addressed to one identity. See the [module docs](self).
@@ -244,6 +267,8 @@ pub struct Opener {
     peers: FxMap<Kid, Peer>,
     /// topic → sender fingerprint → state; nested so look-ups borrow the topic.
     streams: FxMap<String, FxMap<Fingerprint, Stream>>,
+    /// topic → the highest `seq` a sender without a window may not reach.
+    floors: FxMap<String, u64>,
     allow_legacy: bool,
     require_signatures: bool,
 }
@@ -293,6 +318,7 @@ impl Opener {
             identity,
             peers: FxMap::default(),
             streams: FxMap::default(),
+            floors: FxMap::default(),
             allow_legacy: false,
             require_signatures: false,
         }
@@ -410,9 +436,26 @@ impl Opener {
                 direct_ctx,
                 multi_ctx,
                 window: ReplayWindow::restored(highest),
+                restored: true,
             },
         );
         Ok(())
+    }
+
+    /// Restores a floor for `topic`: a record from a sender this opener has
+    /// no window for is refused as too old unless its `seq` is above
+    /// `floor`. Persisted state that had to forget some senders keeps the
+    /// highest of their marks as the floor (sequence numbers start at the
+    /// sender's clock, so a sender seen later starts above it unless its
+    /// clock is behind by more than the time since).
+    pub fn restore_floor(&mut self, topic: &str, floor: u64) {
+        let f = self.floors.entry(topic.to_owned()).or_default();
+        *f = (*f).max(floor);
+    }
+
+    /// The floor restored for `topic` (0 when none).
+    pub fn floor(&self, topic: &str) -> u64 {
+        self.floors.get(topic).copied().unwrap_or(0)
     }
 
     /// Opens `record`, read from `topic`, appending the plaintext to `out`.
@@ -472,6 +515,7 @@ impl Opener {
                     padded: false,
                     gap: None,
                     late: false,
+                    window: WindowStart::Unchecked,
                     len: plaintext.len(),
                 });
             }
@@ -496,6 +540,7 @@ impl Opener {
             identity,
             peers,
             streams,
+            floors,
             require_signatures,
             ..
         } = self;
@@ -531,7 +576,15 @@ impl Opener {
                 .window
                 .check(header.seq)
                 .map_err(|e| stale(header.seq, e))?,
-            None => Fresh::Ahead { gap: None },
+            None => match floors.get(topic) {
+                Some(&floor) if header.seq <= floor => {
+                    return Err(OpenError::TooOld {
+                        seq: header.seq,
+                        highest: floor,
+                    });
+                }
+                _ => Fresh::Ahead { gap: None },
+            },
         };
 
         let ctx = match view.body {
@@ -633,8 +686,15 @@ impl Opener {
 
         // Authenticated: only now may the window move.
         let sender_fp = *sender_fp;
-        match stream {
-            Some(s) => s.window.accept(header.seq),
+        let window = match stream {
+            Some(s) => {
+                s.window.accept(header.seq);
+                if std::mem::take(&mut s.restored) {
+                    WindowStart::Restored
+                } else {
+                    WindowStart::Continued
+                }
+            }
             None => {
                 streams.entry(topic.to_owned()).or_default().insert(
                     sender_fp,
@@ -642,10 +702,12 @@ impl Opener {
                         direct_ctx,
                         multi_ctx,
                         window: ReplayWindow::starting_with(header.seq),
+                        restored: false,
                     },
                 );
+                WindowStart::New
             }
-        }
+        };
         let (gap, late) = match fresh {
             Fresh::Ahead { gap } => (gap, false),
             Fresh::Late => (None, true),
@@ -661,6 +723,7 @@ impl Opener {
             padded: header.flags.padded(),
             gap,
             late,
+            window,
             len: out.len() - start,
         })
     }

@@ -9,7 +9,8 @@
 //!
 //! A random-IV key is good for 2^32 records (both directions together), so the
 //! sealer counts DIRECT records per `K_pair` and switches to a one-recipient
-//! MULTI record (whose keys are single-use) past 2^31. The count lives in memory:
+//! MULTI record (whose keys are single-use) past 2^30 (legacy `ChatCrypto`
+//! counts its own 2^30 under the same key). The count lives in memory:
 //! callers that seal billions of records to one peer across restarts persist it
 //! with [`Sealer::direct_seals`] / [`Sealer::restore_direct_seals`].
 
@@ -39,7 +40,12 @@ use super::seq::{SeqExhausted, SeqGen};
 use super::signing::SigningIdentity;
 
 /// DIRECT records sealed under one `K_pair` before the sealer switches to MULTI.
-pub const DIRECT_LIMIT: u64 = 1 << 31;
+///
+/// A random 96-bit IV is good for 2^32 encryptions under one key. `K_pair`
+/// is shared by both directions of a conversation and by the legacy
+/// [`ChatCrypto`](super::ChatCrypto) path, which counts up to its own
+/// [`COMPAT_LIMIT`](super::compat::COMPAT_LIMIT): 2^30 + 2^30 per side, 2^32 for both.
+pub const DIRECT_LIMIT: u64 = 1 << 30;
 /// Largest plaintext accepted (AES-GCM itself stops at 64 GiB).
 pub const MAX_PLAINTEXT_LEN: usize = 1 << 32;
 
@@ -288,7 +294,8 @@ fn body_len(plaintext: &[u8], pad: bool) -> Result<usize, SealError> {
 
 impl Sealer {
     /// A sealer for `identity`, seeding its CSPRNG from the OS. Records are
-    /// unpadded and unsigned until [`Sealer::set_padding`] /
+    /// padded (Padmé: the broker sees `O(log log n)` bits of a plaintext's
+    /// length) and unsigned until [`Sealer::set_padding`] /
     /// [`Sealer::set_signing_identity`] say otherwise.
     ///
     /// # Errors
@@ -298,7 +305,7 @@ impl Sealer {
             identity,
             rng: rng::seeded().map_err(|_| SealError::Rng)?,
             signer: None,
-            pad: false,
+            pad: true,
             pairs: FxMap::default(),
             topics: FxMap::default(),
             scratch_kids: Vec::new(),

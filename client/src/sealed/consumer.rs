@@ -1,8 +1,9 @@
 //! [`SealedConsumer`]: opens every record a [`Consumer`] reads and commits only
 //! what was opened or acknowledged.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -15,7 +16,73 @@ use crate::crypto::{Fingerprint, Identity, Kid, Opener, PublicKey, SigningPublic
 use crate::error::ClientError;
 use crate::records::Record;
 
-use super::{OpenedRecord, Plaintext, RecordErrorKind, SealedError, SealedRecordError};
+use super::state::{ConsumerState, StateStore, consumer_key};
+use super::{OpenedRecord, Plaintext, RecordErrorKind, Release, SealedError, SealedRecordError};
+
+/// How a [`SealedConsumer`] reads, commits and remembers. Each field's doc
+/// ends with its default; `From<ConsumerOptions>` takes the defaults for the rest.
+#[derive(Debug, Clone)]
+pub struct SealedConsumerOptions {
+    /// The [`Consumer`]'s options (group, start, auto-commit, …).
+    pub consumer: ConsumerOptions,
+    /// With a group: save the replay state (per sender the highest `seq`
+    /// opened below the committed offsets) in the identity's state topic,
+    /// sealed to itself, before every commit, and restore it at start, so a
+    /// record replayed after a restart is refused as `Replayed`
+    /// ([`state`](super::state)). Default on; without a group there is
+    /// nothing to restore and this does nothing.
+    pub persist_state: bool,
+    /// Most records of one partition that failed to open and hold the
+    /// commit back; past it the oldest is released (reported as
+    /// [`RecordErrorKind::Released`]). Default 1000.
+    pub max_held: usize,
+    /// Longest a record that failed to open holds the commit back before it
+    /// is released. Default 1 hour.
+    pub max_held_age: Duration,
+}
+
+impl From<ConsumerOptions> for SealedConsumerOptions {
+    fn from(consumer: ConsumerOptions) -> Self {
+        Self {
+            consumer,
+            persist_state: true,
+            max_held: 1000,
+            max_held_age: Duration::from_secs(3600),
+        }
+    }
+}
+
+impl Default for SealedConsumerOptions {
+    fn default() -> Self {
+        ConsumerOptions::default().into()
+    }
+}
+
+/// Where a [`SealedConsumer`]'s replay windows came from at start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateOrigin {
+    /// No group, or `persist_state` off: windows start empty (a record
+    /// replayed after a restart opens again).
+    NotPersisted,
+    /// Persisted, but nothing was saved yet for this group and topic (a new
+    /// group, or a device that never read it): each sender's first record
+    /// starts its window.
+    Fresh,
+    /// Restored: marks for this many senders, and a floor for the others.
+    Restored {
+        /// Senders with a mark.
+        senders: usize,
+        /// Records from other senders at or below this `seq` are refused.
+        floor: u64,
+    },
+}
+
+/// A held record: when it started holding, and its stored timestamp.
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    since: Instant,
+    timestamp_ns: u64,
+}
 
 /// One record's outcome: opened, or why not (with where it is stored).
 pub type Received = Result<OpenedRecord, SealedRecordError>;
@@ -27,9 +94,15 @@ struct Track {
     returned: Option<u64>,
     /// Records that failed to open and were not acknowledged: the oldest is
     /// as far as any commit goes.
-    held: BTreeSet<u64>,
+    held: BTreeMap<u64, Held>,
     /// What the broker last acknowledged as committed (or what was read at start).
     committed: Option<u64>,
+    /// Per sender, the highest `seq` opened in this partition below any
+    /// held record (so below every commit target), not yet saved.
+    folded: BTreeMap<Fingerprint, u64>,
+    /// Records opened after the oldest held one: (offset, sender, seq),
+    /// folded once a commit target passes them.
+    pending: VecDeque<(u64, Fingerprint, u64)>,
 }
 
 impl Track {
@@ -37,8 +110,42 @@ impl Track {
     /// oldest held record.
     fn commit_target(&self, upto: Option<u64>) -> Option<u64> {
         let upto = upto?;
-        Some(self.held.first().map_or(upto, |&h| h.min(upto)))
+        Some(
+            self.held
+                .first_key_value()
+                .map_or(upto, |(&h, _)| h.min(upto)),
+        )
     }
+
+    /// Note an opened record for the replay state.
+    fn opened(&mut self, offset: u64, sender: Fingerprint, seq: u64) {
+        if self.held.is_empty() {
+            let hw = self.folded.entry(sender).or_default();
+            *hw = (*hw).max(seq);
+        } else {
+            self.pending.push_back((offset, sender, seq));
+        }
+    }
+
+    /// Fold the pending records below `target` (a commit is about to cover them).
+    fn fold_below(&mut self, target: u64) {
+        while let Some(&(offset, sender, seq)) = self.pending.front() {
+            if offset >= target {
+                break;
+            }
+            self.pending.pop_front();
+            let hw = self.folded.entry(sender).or_default();
+            *hw = (*hw).max(seq);
+        }
+    }
+}
+
+/// What a consumer with `persist_state` keeps for saving.
+struct Persist {
+    store: StateStore,
+    logical: Vec<u8>,
+    /// The state last saved (or restored).
+    saved: ConsumerState,
 }
 
 /// Reads a topic and opens every record for one identity. See the
@@ -46,6 +153,7 @@ impl Track {
 pub struct SealedConsumer {
     client: Client,
     inner: Consumer,
+    topic: Arc<str>,
     opener: Opener,
     own_kid: Kid,
     group: Option<String>,
@@ -54,6 +162,12 @@ pub struct SealedConsumer {
     auto_commit: Option<Duration>,
     next_auto_commit: Option<Instant>,
     tracks: BTreeMap<u32, Track>,
+    max_held: usize,
+    max_held_age: Duration,
+    /// Released records, returned by `next` before any other record.
+    notices: VecDeque<SealedRecordError>,
+    persist: Option<Persist>,
+    origin: StateOrigin,
 }
 
 impl fmt::Debug for SealedConsumer {
@@ -89,30 +203,80 @@ fn addressed_elsewhere(value: &[u8], own: Kid) -> Option<RecordErrorKind> {
 
 impl SealedConsumer {
     /// Starts reading `topic` as `identity`, trusting records from `trusted`.
-    /// `options` are the [`Consumer`]'s: with a `group`, reading starts at
-    /// the group's committed offsets and `auto_commit` commits as described
-    /// in the [module docs](super). Legacy records are refused and unsigned
-    /// records accepted until [`SealedConsumer::allow_legacy`] /
-    /// [`SealedConsumer::require_signatures`] say otherwise.
+    /// `options` are a [`ConsumerOptions`] (the other settings at their
+    /// defaults) or [`SealedConsumerOptions`]: with a `group`, reading starts
+    /// at the group's committed offsets, the replay state saved with the last
+    /// commit is restored (see [`SealedConsumer::state_origin`]), and
+    /// `auto_commit` commits as described in the [module docs](super).
+    /// Legacy records are refused and unsigned records accepted until
+    /// [`SealedConsumer::allow_legacy`] / [`SealedConsumer::require_signatures`]
+    /// say otherwise.
     ///
     /// # Errors
     /// [`SealedError::Trust`] (a trusted key is `identity`'s own, or two
-    /// share a key id) or [`SealedError::Client`].
+    /// share a key id), [`SealedError::State`] (the state topic cannot be
+    /// created, read, or its latest record does not open) or
+    /// [`SealedError::Client`].
     pub async fn new(
         client: &Client,
         identity: Identity,
         trusted: Vec<PublicKey>,
         topic: &str,
-        options: ConsumerOptions,
+        options: impl Into<SealedConsumerOptions>,
     ) -> Result<Self, SealedError> {
+        let SealedConsumerOptions {
+            consumer: options,
+            persist_state,
+            max_held,
+            max_held_age,
+        } = options.into();
         let own_kid = identity.kid();
-        let mut opener = Opener::new(identity);
+        let mut opener = Opener::new(identity.clone());
         for key in &trusted {
             opener.trust(key).map_err(SealedError::Trust)?;
         }
         let group = options.group.clone();
+        let (persist, origin) = match (&group, persist_state) {
+            (Some(g), true) => {
+                let store = StateStore::open(client, &identity).await?;
+                let logical = consumer_key(g, topic);
+                let saved = match store.load(&logical).await? {
+                    None => None,
+                    Some(bytes) => Some(ConsumerState::decode(&bytes).ok_or_else(|| {
+                        SealedError::State {
+                            topic: super::state::state_topic(&identity),
+                            reason: "the latest state record is not a consumer state this \
+                                     version reads"
+                                .into(),
+                        }
+                    })?),
+                };
+                let origin = match &saved {
+                    None => StateOrigin::Fresh,
+                    Some(st) => StateOrigin::Restored {
+                        senders: st.senders.len(),
+                        floor: st.floor,
+                    },
+                };
+                if let Some(st) = &saved {
+                    for (fp, &hw) in &st.senders {
+                        opener
+                            .restore_high_water(topic, fp, hw)
+                            .map_err(SealedError::Open)?;
+                    }
+                    opener.restore_floor(topic, st.floor);
+                }
+                let persist = Persist {
+                    store,
+                    logical,
+                    saved: saved.unwrap_or_default(),
+                };
+                (Some(persist), origin)
+            }
+            _ => (None, StateOrigin::NotPersisted),
+        };
         let auto_commit = options.auto_commit;
-        let inner = Consumer::new(
+        let mut inner = Consumer::new(
             client,
             topic,
             ConsumerOptions {
@@ -121,7 +285,7 @@ impl SealedConsumer {
             },
         )
         .await?;
-        let tracks = inner
+        let mut tracks: BTreeMap<u32, Track> = inner
             .committed()
             .into_iter()
             .map(|(p, committed)| {
@@ -134,12 +298,24 @@ impl SealedConsumer {
                 )
             })
             .collect();
+        // A crash after the state was saved but before the commit: the
+        // state's offsets are the truth (its windows know those records).
+        if let Some(p) = &persist {
+            for (&partition, &offset) in &p.saved.committed {
+                let t = tracks.entry(partition).or_default();
+                if t.committed.is_none_or(|c| c < offset) && inner.position(partition).is_some() {
+                    inner.seek(partition, offset)?;
+                    t.returned = Some(offset);
+                }
+            }
+        }
         let next_auto_commit = match (&group, auto_commit) {
             (Some(_), Some(every)) => Some(Instant::now() + every),
             _ => None,
         };
         Ok(Self {
             client: client.clone(),
+            topic: Arc::from(topic),
             inner,
             opener,
             own_kid,
@@ -147,7 +323,18 @@ impl SealedConsumer {
             auto_commit,
             next_auto_commit,
             tracks,
+            max_held: max_held.max(1),
+            max_held_age,
+            notices: VecDeque::new(),
+            persist,
+            origin,
         })
+    }
+
+    /// Where the replay windows came from at start (persisted state restored,
+    /// nothing saved yet, or persistence off).
+    pub fn state_origin(&self) -> StateOrigin {
+        self.origin
     }
 
     /// The topic.
@@ -235,6 +422,10 @@ impl SealedConsumer {
     /// # Errors
     /// [`ClientError`] from the underlying [`Consumer`].
     pub async fn next(&mut self) -> Result<Received, ClientError> {
+        self.release_old();
+        if let Some(notice) = self.notices.pop_front() {
+            return Ok(Err(notice));
+        }
         // The periodic commit runs only here, before another record is
         // returned: what was returned so far is exactly what is finished.
         if self.next_auto_commit.is_some_and(|t| t <= Instant::now()) {
@@ -280,7 +471,11 @@ impl SealedConsumer {
         // copy behind): a plaintext is never longer than its record.
         let mut plaintext = Zeroizing::new(Vec::with_capacity(value.len()));
         match self.opener.open_into(&topic, &value, &mut *plaintext) {
-            Ok(o) => Ok(OpenedRecord {
+            Ok(o) => {
+                if let Some(seq) = o.seq {
+                    track.opened(offset, o.sender, seq);
+                }
+                Ok(OpenedRecord {
                 topic,
                 partition,
                 offset,
@@ -291,18 +486,49 @@ impl SealedConsumer {
                 mode: o.mode,
                 gap: o.gap,
                 late: o.late,
+                window: o.window,
                 signed: o.signed,
                 padded: o.padded,
                 plaintext: Plaintext(plaintext),
-            }),
+                })
+            }
             // Opening fails, with no state changed, on every record that is
             // not addressed to us; only then is the header parsed a second
             // time to say whose it is (the common path parses once).
             Err(_) if let Some(kind) = addressed_elsewhere(&value, self.own_kid) => Err(fail(kind)),
             Err(e) => {
                 tracing::debug!(topic = %topic, partition, offset, error = %e, "record did not open");
-                track.held.insert(offset);
+                track.held.insert(
+                    offset,
+                    Held {
+                        since: Instant::now(),
+                        timestamp_ns,
+                    },
+                );
+                let over = track.held.len().saturating_sub(self.max_held);
+                let released: Vec<(u64, Held)> =
+                    (0..over).filter_map(|_| track.held.pop_first()).collect();
+                let why = Release::Count(self.max_held);
+                for (offset, h) in released {
+                    self.notices.push_back(released_notice(&topic, partition, offset, h, why));
+                }
                 Err(fail(RecordErrorKind::Open(e)))
+            }
+        }
+    }
+
+    /// Release held records older than `max_held_age` (reported as notices).
+    fn release_old(&mut self) {
+        let now = Instant::now();
+        let why = Release::Age(self.max_held_age);
+        for (&partition, t) in &mut self.tracks {
+            while let Some((&offset, &h)) = t.held.first_key_value() {
+                if now.duration_since(h.since) < self.max_held_age {
+                    break;
+                }
+                t.held.remove(&offset);
+                self.notices
+                    .push_back(released_notice(&self.topic, partition, offset, h, why));
             }
         }
     }
@@ -313,7 +539,7 @@ impl SealedConsumer {
     pub fn ack(&mut self, partition: u32, offset: u64) -> bool {
         self.tracks
             .get_mut(&partition)
-            .is_some_and(|t| t.held.remove(&offset))
+            .is_some_and(|t| t.held.remove(&offset).is_some())
     }
 
     /// Moves `partition` to `offset` (e.g. past a corrupt batch the
@@ -326,7 +552,8 @@ impl SealedConsumer {
     pub fn seek(&mut self, partition: u32, offset: u64) -> Result<(), ClientError> {
         self.inner.seek(partition, offset)?;
         let t = self.tracks.entry(partition).or_default();
-        t.held.retain(|&h| h < offset);
+        t.held.retain(|&h, _| h < offset);
+        t.pending.retain(|&(o, _, _)| o < offset);
         t.returned = Some(offset);
         Ok(())
     }
@@ -342,7 +569,7 @@ impl SealedConsumer {
         self.tracks
             .iter()
             .filter(|(_, t)| !t.held.is_empty())
-            .map(|(p, t)| (*p, t.held.iter().copied().collect()))
+            .map(|(p, t)| (*p, t.held.keys().copied().collect()))
             .collect()
     }
 
@@ -362,14 +589,17 @@ impl SealedConsumer {
     }
 
     /// Commits every partition up to its last returned record, capped at
-    /// the oldest held one.
-    async fn commit_returned(&mut self) -> Result<(), ClientError> {
+    /// the oldest held one; with `persist_state`, saves the replay state for
+    /// those positions first (nothing is committed if that fails).
+    async fn commit_returned(&mut self) -> Result<(), SealedError> {
         let Some(group) = self.group.clone() else {
             return Err(ClientError::InvalidArgument(
                 "commit needs a consumer group (ConsumerOptions::group)".into(),
-            ));
+            )
+            .into());
         };
         let topic = self.inner.topic().to_owned();
+        let mut targets = Vec::new();
         for (&partition, t) in &mut self.tracks {
             let Some(offset) = t.commit_target(t.returned) else {
                 continue;
@@ -377,10 +607,37 @@ impl SealedConsumer {
             if t.committed == Some(offset) {
                 continue;
             }
+            t.fold_below(offset);
+            targets.push((partition, offset));
+        }
+        if targets.is_empty() {
+            return Ok(());
+        }
+        if let Some(p) = &mut self.persist {
+            let mut next = p.saved.clone();
+            for &(partition, offset) in &targets {
+                next.committed.insert(partition, offset);
+            }
+            for t in self.tracks.values() {
+                for (fp, &hw) in &t.folded {
+                    let e = next.senders.entry(*fp).or_default();
+                    *e = (*e).max(hw);
+                }
+            }
+            next.bound();
+            p.store.save(&p.logical, &next.encode()).await?;
+            p.saved = next;
+            for t in self.tracks.values_mut() {
+                t.folded.clear();
+            }
+        }
+        for (partition, offset) in targets {
             self.client
                 .commit(&group, &topic, partition, offset)
                 .await?;
-            t.committed = Some(offset);
+            if let Some(t) = self.tracks.get_mut(&partition) {
+                t.committed = Some(offset);
+            }
         }
         Ok(())
     }
@@ -389,9 +646,13 @@ impl SealedConsumer {
     /// (the one being handled included) — but not past the oldest record that
     /// failed to open and was not acknowledged.
     ///
+    /// With `persist_state`, the replay state for those positions is saved
+    /// first; if that fails nothing is committed.
+    ///
     /// # Errors
-    /// [`ClientError::InvalidArgument`] without a group; the broker's error.
-    pub async fn commit(&mut self) -> Result<(), ClientError> {
+    /// [`ClientError::InvalidArgument`] without a group; the broker's error;
+    /// [`SealedError::State`].
+    pub async fn commit(&mut self) -> Result<(), SealedError> {
         self.commit_returned().await
     }
 
@@ -399,11 +660,29 @@ impl SealedConsumer {
     ///
     /// # Errors
     /// As [`SealedConsumer::commit`].
-    pub async fn close(mut self) -> Result<(), ClientError> {
+    pub async fn close(mut self) -> Result<(), SealedError> {
         if self.group.is_some() && self.auto_commit.is_some() {
             self.commit().await?;
         }
-        self.inner.close().await
+        Ok(self.inner.close().await?)
+    }
+}
+
+/// The notice for a held record that was released.
+fn released_notice(
+    topic: &Arc<str>,
+    partition: u32,
+    offset: u64,
+    h: Held,
+    why: Release,
+) -> SealedRecordError {
+    tracing::warn!(topic = %topic, partition, offset, reason = %why, "a record that failed to open no longer holds the commit back");
+    SealedRecordError {
+        topic: topic.clone(),
+        partition,
+        offset,
+        timestamp_ns: h.timestamp_ns,
+        kind: RecordErrorKind::Released { why },
     }
 }
 
@@ -417,8 +696,12 @@ mod tests {
         let mut t = Track::default();
         assert_eq!(t.commit_target(None), None);
         assert_eq!(t.commit_target(Some(10)), Some(10));
-        t.held.insert(4);
-        t.held.insert(7);
+        let h = Held {
+            since: Instant::now(),
+            timestamp_ns: 0,
+        };
+        t.held.insert(4, h);
+        t.held.insert(7, h);
         assert_eq!(t.commit_target(Some(10)), Some(4));
         assert_eq!(t.commit_target(Some(3)), Some(3));
         t.held.remove(&4);

@@ -17,15 +17,18 @@ use crate::error::ClientError;
 use crate::producer::{Delivered, Delivery, Producer};
 
 use super::SealedError;
+use super::state::{BUDGET_KEY, BudgetState, StateStore};
 // A panic under these locks leaves the maps consistent (inserts are
 // atomic), and the sealer appends nothing when it fails.
 use crate::lock;
 
 /// Sealing options. Each field's doc ends with its default.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct SealedProducerOptions {
     /// Pad every plaintext to a Padmé bucket (PADDED flag) so the broker sees
-    /// only `O(log log n)` bits of its length. Default off.
+    /// only `O(log log n)` bits of its length (at most 12 % more bytes).
+    /// Default on: an unpadded record tells the broker its plaintext's exact
+    /// length.
     pub padding: bool,
     /// Sign every record with this key (SIGNED flag): a 64-byte ECDSA trailer
     /// that makes records provable to third parties. Must not be the ECDH
@@ -33,12 +36,32 @@ pub struct SealedProducerOptions {
     /// [`SealedConsumer::trust_signer`](super::SealedConsumer::trust_signer).
     /// Default `None`.
     pub signing: Option<SigningIdentity>,
+    /// Keep the DIRECT count per peer in the identity's state topic, reserved
+    /// ahead of use ([`BUDGET_RESERVE`] at a time), so the switch to MULTI
+    /// before a pairwise key's random-IV budget is spent holds across
+    /// restarts ([`state`](super::state)). The first DIRECT record to each
+    /// peer in a run waits for one durable write. Default on.
+    pub persist_budgets: bool,
+}
+
+/// DIRECT records reserved per write of the budget state.
+pub const BUDGET_RESERVE: u64 = 1 << 16;
+
+impl Default for SealedProducerOptions {
+    fn default() -> Self {
+        Self {
+            padding: true,
+            signing: None,
+            persist_budgets: true,
+        }
+    }
 }
 
 impl fmt::Debug for SealedProducerOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SealedProducerOptions")
             .field("padding", &self.padding)
+            .field("persist_budgets", &self.persist_budgets)
             // SigningIdentity's Debug is redacted too; the fingerprint is enough.
             .field(
                 "signing",
@@ -193,6 +216,23 @@ struct Inner {
     conv: Mutex<ConvKeys>,
     padding: bool,
     signing: bool,
+    /// With `persist_budgets`: the persisted DIRECT reservations.
+    budgets: Option<Budgets>,
+}
+
+/// DIRECT reservations: what was saved, and the store, opened on first use.
+struct Budgets {
+    /// Per peer, the DIRECT count this run may reach before saving a new
+    /// reservation (a std mutex, never held across an `.await`).
+    reserved: Mutex<FxMap<Fingerprint, u64>>,
+    /// Serializes loading and saving (held across the state topic's round trips).
+    io: tokio::sync::Mutex<BudgetIo>,
+}
+
+#[derive(Default)]
+struct BudgetIo {
+    store: Option<StateStore>,
+    state: BudgetState,
 }
 
 /// Seals records end to end and sends them through a [`Producer`]. Cheap to
@@ -251,8 +291,70 @@ impl SealedProducer {
                 }),
                 padding: options.padding,
                 signing,
+                budgets: options.persist_budgets.then(|| Budgets {
+                    reserved: Mutex::new(FxMap::default()),
+                    io: tokio::sync::Mutex::new(BudgetIo::default()),
+                }),
             }),
         })
+    }
+
+    /// Before a DIRECT record to `peer`: make sure this run has a persisted
+    /// reservation covering it (loading the saved state on first use, which
+    /// also restores the counts it holds).
+    async fn reserve(&self, peer: &PublicKey) -> Result<(), SealedError> {
+        let Some(b) = &self.inner.budgets else {
+            return Ok(());
+        };
+        let fp = peer.fingerprint();
+        let covered = |me: &Self| {
+            let used = lock(&me.inner.sealer).direct_seals(fp);
+            lock(&b.reserved).get(fp).is_some_and(|&r| used < r)
+        };
+        if covered(self) {
+            return Ok(());
+        }
+        let mut io = b.io.lock().await;
+        if io.store.is_none() {
+            let client = self.inner.producer.client();
+            let store = StateStore::open(client, &self.inner.identity).await?;
+            if let Some(bytes) = store.load(BUDGET_KEY).await? {
+                let state = BudgetState::decode(&bytes).ok_or_else(|| SealedError::State {
+                    topic: super::state::state_topic(&self.inner.identity),
+                    reason: "the latest budget record is not one this version reads".into(),
+                })?;
+                let mut sealer = lock(&self.inner.sealer);
+                // Every reserved record may have been sealed before the
+                // previous run stopped: count them all.
+                for (key, reserved) in state.peers.values() {
+                    sealer.restore_direct_seals(key, *reserved);
+                }
+                drop(sealer);
+                io.state = state;
+            }
+            io.store = Some(store);
+        }
+        if covered(self) {
+            return Ok(());
+        }
+        let used = lock(&self.inner.sealer).direct_seals(fp);
+        let ceiling = used.saturating_add(BUDGET_RESERVE);
+        let mut next = io.state.clone();
+        next.peers.insert(*fp, (peer.clone(), ceiling));
+        if next.peers.len() > super::state::MAX_BUDGET_PEERS {
+            return Err(SealedError::State {
+                topic: super::state::state_topic(&self.inner.identity),
+                reason: format!(
+                    "DIRECT budgets for more than {} peers: send to new peers as MULTI, or use another identity",
+                    super::state::MAX_BUDGET_PEERS
+                ),
+            });
+        }
+        let store = io.store.as_ref().expect("opened above");
+        store.save(BUDGET_KEY, &next.encode()).await?;
+        io.state = next;
+        lock(&b.reserved).insert(*fp, ceiling);
+        Ok(())
     }
 
     /// The sender's public key.
@@ -290,6 +392,9 @@ impl SealedProducer {
             many => To::Multi(many),
         };
         self.check(plaintext, &to).map_err(SealedError::Seal)?;
+        if let To::Direct(peer) = to {
+            self.reserve(peer).await?;
+        }
         let blinded = key.map(|k| match to {
             To::Direct(one) => self.pairwise_blind(one, k),
             To::Multi(many) => self.multi_blind(many, k),

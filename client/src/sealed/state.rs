@@ -1,0 +1,382 @@
+//! What sealed consumers and producers remember across restarts, kept on the
+//! broker in the identity's own compacted topic `state.<fingerprint>`, each
+//! record sealed to the identity itself ([`seal_state`]) under a blinded key.
+//!
+//! - A [`SealedConsumer`](super::SealedConsumer) with a group saves its
+//!   [`ConsumerState`] — per partition the offset it is about to commit, per
+//!   sender the highest `seq` opened below it, and a floor — *before* every
+//!   commit, and restores it at start. The state record is the commit as far
+//!   as replay protection goes: if a crash falls between the two, the next
+//!   run starts at the state's offsets (the records in between were handled
+//!   and are known to the windows).
+//! - A [`SealedProducer`](super::SealedProducer) saves its DIRECT budgets
+//!   ([`BudgetState`]): per peer a count of DIRECT records it may have
+//!   sealed, reserved ahead of use, so a crash never lets the count go back.
+//!
+//! Why a topic and not metadata on `Commit` (the other choice the design
+//! allowed): it needs no protocol or broker change, works the same over the
+//! NATS transport, keeps nothing per group in the broker's memory, and the
+//! broker learns no more than it does from commits (when, how big in Padmé
+//! buckets, under which blinded key). The price is one ACL rule per
+//! deployment with authentication (`state.{principal}`: produce, consume,
+//! create, describe — docs/SECURITY.md) and one durable write per commit.
+
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
+use hermit_protocol::record::BatchBuilder;
+use hermit_protocol::frame::TopicSettings;
+use hermit_protocol::{Ack, Cleanup, Status};
+use zeroize::Zeroizing;
+
+use crate::client::Client;
+use crate::crypto::identity::FINGERPRINT_LEN;
+use crate::crypto::{ConversationKey, Fingerprint, Identity, PublicKey, open_state, seal_state};
+use crate::error::ClientError;
+
+use super::SealedError;
+
+/// Senders a consumer state remembers one by one; past that, the lowest
+/// marks are folded into the floor.
+pub const MAX_STATE_SENDERS: usize = 4096;
+/// Peers a producer's budget state remembers.
+pub const MAX_BUDGET_PEERS: usize = 4096;
+/// Largest partition count a consumer state holds.
+const MAX_STATE_PARTITIONS: usize = hermit_protocol::frame::MAX_PARTITIONS as usize;
+const CONSUMER_VERSION: u8 = 1;
+const BUDGET_VERSION: u8 = 1;
+/// P-256 SPKI in DER, as stored for each budget peer.
+const SPKI_LEN: usize = hermit_protocol::auth::P256_SPKI_LEN;
+
+/// The state topic of `identity`.
+pub fn state_topic(identity: &Identity) -> String {
+    format!("state.{}", identity.fingerprint().to_hex())
+}
+
+/// The logical key of a consumer's state: its group and topic.
+pub(crate) fn consumer_key(group: &str, topic: &str) -> Vec<u8> {
+    let mut k = b"consumer/v1\0".to_vec();
+    k.extend_from_slice(group.as_bytes());
+    k.push(0);
+    k.extend_from_slice(topic.as_bytes());
+    k
+}
+
+/// The logical key of a producer's DIRECT budgets.
+pub(crate) const BUDGET_KEY: &[u8] = b"producer-budgets/v1";
+
+/// A consumer's replay state as of one commit.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ConsumerState {
+    /// Per partition, the next offset to read.
+    pub(crate) committed: BTreeMap<u32, u64>,
+    /// A sender without a mark is refused at or below this `seq`.
+    pub(crate) floor: u64,
+    /// Per sender, the highest `seq` opened below the committed offsets.
+    pub(crate) senders: BTreeMap<Fingerprint, u64>,
+}
+
+struct Cursor<'a>(&'a [u8]);
+
+impl Cursor<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Some(a)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.take(8)
+            .map(|b| u64::from_be_bytes(b.try_into().expect("8 bytes")))
+    }
+}
+
+impl ConsumerState {
+    /// Keep at most [`MAX_STATE_SENDERS`] marks: the lowest go into the
+    /// floor (sequence numbers start at the sender's clock, so the lowest
+    /// marks are the senders heard from longest ago).
+    pub(crate) fn bound(&mut self) {
+        while self.senders.len() > MAX_STATE_SENDERS {
+            let (&fp, &low) = self
+                .senders
+                .iter()
+                .min_by_key(|(_, hw)| **hw)
+                .expect("more than MAX_STATE_SENDERS marks");
+            self.senders.remove(&fp);
+            self.floor = self.floor.max(low);
+        }
+    }
+
+    /// `u8 1 | u32 n | n × (u32 partition, u64 offset) | u64 floor |
+    /// u32 m | m × (32 fingerprint, u64 seq)`.
+    pub(crate) fn encode(&self) -> Zeroizing<Vec<u8>> {
+        let mut out = Zeroizing::new(Vec::with_capacity(
+            17 + self.committed.len() * 12 + self.senders.len() * 40,
+        ));
+        out.push(CONSUMER_VERSION);
+        out.extend_from_slice(&(self.committed.len() as u32).to_be_bytes());
+        for (p, o) in &self.committed {
+            out.extend_from_slice(&p.to_be_bytes());
+            out.extend_from_slice(&o.to_be_bytes());
+        }
+        out.extend_from_slice(&self.floor.to_be_bytes());
+        out.extend_from_slice(&(self.senders.len() as u32).to_be_bytes());
+        for (fp, hw) in &self.senders {
+            out.extend_from_slice(fp.as_bytes());
+            out.extend_from_slice(&hw.to_be_bytes());
+        }
+        out
+    }
+
+    /// The inverse of [`encode`](ConsumerState::encode); counts are checked
+    /// against the bytes present before anything is allocated.
+    pub(crate) fn decode(bytes: &[u8]) -> Option<ConsumerState> {
+        let mut c = Cursor(bytes);
+        if c.u8()? != CONSUMER_VERSION {
+            return None;
+        }
+        let n = c.u32()? as usize;
+        if n > MAX_STATE_PARTITIONS || c.0.len() < n * 12 {
+            return None;
+        }
+        let mut committed = BTreeMap::new();
+        for _ in 0..n {
+            committed.insert(c.u32()?, c.u64()?);
+        }
+        let floor = c.u64()?;
+        let m = c.u32()? as usize;
+        if m > MAX_STATE_SENDERS || c.0.len() != m * (FINGERPRINT_LEN + 8) {
+            return None;
+        }
+        let mut senders = BTreeMap::new();
+        for _ in 0..m {
+            let fp: [u8; FINGERPRINT_LEN] = c.take(FINGERPRINT_LEN)?.try_into().ok()?;
+            senders.insert(Fingerprint::from_bytes(fp), c.u64()?);
+        }
+        Some(ConsumerState {
+            committed,
+            floor,
+            senders,
+        })
+    }
+}
+
+/// A producer's DIRECT budgets: per peer, the count reserved so far.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BudgetState {
+    pub(crate) peers: BTreeMap<Fingerprint, (PublicKey, u64)>,
+}
+
+impl BudgetState {
+    /// `u8 1 | u32 n | n × (91-byte SPKI, u64 reserved)`.
+    pub(crate) fn encode(&self) -> Zeroizing<Vec<u8>> {
+        let mut out = Zeroizing::new(Vec::with_capacity(5 + self.peers.len() * (SPKI_LEN + 8)));
+        out.push(BUDGET_VERSION);
+        out.extend_from_slice(&(self.peers.len() as u32).to_be_bytes());
+        for (key, reserved) in self.peers.values() {
+            out.extend_from_slice(key.spki_der());
+            out.extend_from_slice(&reserved.to_be_bytes());
+        }
+        out
+    }
+
+    pub(crate) fn decode(bytes: &[u8]) -> Option<BudgetState> {
+        let mut c = Cursor(bytes);
+        if c.u8()? != BUDGET_VERSION {
+            return None;
+        }
+        let n = c.u32()? as usize;
+        if n > MAX_BUDGET_PEERS || c.0.len() != n * (SPKI_LEN + 8) {
+            return None;
+        }
+        let mut peers = BTreeMap::new();
+        for _ in 0..n {
+            let key = PublicKey::from_spki_der(c.take(SPKI_LEN)?).ok()?;
+            let reserved = c.u64()?;
+            peers.insert(*key.fingerprint(), (key, reserved));
+        }
+        Some(BudgetState { peers })
+    }
+}
+
+/// The state topic of one identity, as a client reads and writes it.
+pub(crate) struct StateStore {
+    client: Client,
+    identity: Identity,
+    topic: String,
+    own: ConversationKey,
+}
+
+fn state_error(topic: &str, what: &str, e: ClientError) -> SealedError {
+    let hint = if e.status() == Some(Status::Unauthorized) {
+        format!(
+            "; the ACL must let this principal create, produce to, consume and describe its \
+             state topic (a rule `topics = \"state.{{principal}}\"`, docs/SECURITY.md), or turn \
+             persistence off (replays then open again after a restart)"
+        )
+    } else {
+        String::new()
+    };
+    SealedError::State {
+        topic: topic.to_owned(),
+        reason: format!("{what}: {e}{hint}"),
+    }
+}
+
+impl StateStore {
+    /// The state topic of `identity`, created (compacted, one partition) if
+    /// missing. A topic of that name that is not compacted is refused: its
+    /// state would expire with retention.
+    pub(crate) async fn open(client: &Client, identity: &Identity) -> Result<Self, SealedError> {
+        let topic = state_topic(identity);
+        let settings = TopicSettings {
+            partitions: 1,
+            cleanup: Cleanup::Compact,
+            retention_ms: 0,
+            retention_bytes: 0,
+        };
+        match client.create_topic(&topic, settings).await {
+            Ok(()) => {}
+            Err(e) if e.status() == Some(Status::TopicExists) => {
+                let meta = client
+                    .metadata(Some(&topic))
+                    .await
+                    .map_err(|e| state_error(&topic, "cannot describe the state topic", e))?;
+                if meta.first().is_some_and(|m| m.cleanup != Cleanup::Compact) {
+                    return Err(SealedError::State {
+                        topic: topic.clone(),
+                        reason: "the topic exists but is not compacted (cleanup = delete would expire the state); delete it or recreate it with cleanup = compact".into(),
+                    });
+                }
+            }
+            Err(e) => return Err(state_error(&topic, "cannot create the state topic", e)),
+        }
+        Ok(StateStore {
+            client: client.clone(),
+            identity: identity.clone(),
+            own: ConversationKey::pairwise(identity, identity.public_key()),
+            topic,
+        })
+    }
+
+    /// The latest state saved under `logical`, opened; `None` if there is none.
+    pub(crate) async fn load(
+        &self,
+        logical: &[u8],
+    ) -> Result<Option<Zeroizing<Vec<u8>>>, SealedError> {
+        let key = self.own.blind(logical);
+        let mut offset = 0;
+        let mut latest: Option<Bytes> = None;
+        loop {
+            let r = self
+                .client
+                .fetch(&self.topic, 0, offset, 1 << 20, std::time::Duration::ZERO)
+                .await
+                .map_err(|e| state_error(&self.topic, "cannot read the state topic", e))?;
+            let mut any = false;
+            for rec in r.records_from(offset) {
+                let rec = rec.map_err(|e| state_error(&self.topic, "corrupt state batch", e))?;
+                offset = rec.offset + 1;
+                any = true;
+                if rec.key[..] == key.0[..] {
+                    latest = Some(rec.value);
+                }
+            }
+            if !any || offset >= r.high_watermark {
+                break;
+            }
+        }
+        let Some(value) = latest else {
+            return Ok(None);
+        };
+        open_state(&self.identity, &self.topic, &key.0, &value)
+            .map(Some)
+            .map_err(|e| SealedError::State {
+                topic: self.topic.clone(),
+                reason: format!(
+                    "the latest state record does not open ({e}): written by another identity, \
+                     or changed"
+                ),
+            })
+    }
+
+    /// Save `plaintext` under `logical`, acknowledged once durable.
+    pub(crate) async fn save(&self, logical: &[u8], plaintext: &[u8]) -> Result<(), SealedError> {
+        let key = self.own.blind(logical);
+        let record = seal_state(&self.identity, &self.topic, &key.0, plaintext).map_err(|e| {
+            SealedError::State {
+                topic: self.topic.clone(),
+                reason: format!("cannot seal the state: {e}"),
+            }
+        })?;
+        let mut b = BatchBuilder::new(&key.0);
+        b.push(&record);
+        let batch = b
+            .finish(hermit_protocol::record::now_ns())
+            .map_err(|e| state_error(&self.topic, "cannot build the state batch", e.into()))?;
+        self.client
+            .produce(&self.topic, 0, Ack::Durable, Bytes::from(batch))
+            .await
+            .map_err(|e| state_error(&self.topic, "cannot save the state", e))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn consumer_state_round_trips_and_refuses_lies() {
+        let mut s = ConsumerState::default();
+        s.committed.insert(0, 42);
+        s.committed.insert(3, 7);
+        s.floor = 99;
+        s.senders.insert(Fingerprint::from_bytes([1; 32]), 1 << 40);
+        s.senders.insert(Fingerprint::from_bytes([2; 32]), 5);
+        let bytes = s.encode();
+        assert_eq!(ConsumerState::decode(&bytes), Some(s.clone()));
+        for cut in 0..bytes.len() {
+            assert_eq!(ConsumerState::decode(&bytes[..cut]), None, "cut at {cut}");
+        }
+        let mut big = bytes.to_vec();
+        big[1..5].copy_from_slice(&u32::MAX.to_be_bytes());
+        assert_eq!(ConsumerState::decode(&big), None, "a count beyond the bytes");
+    }
+
+    #[test]
+    fn too_many_senders_fold_the_oldest_into_the_floor() {
+        let mut s = ConsumerState::default();
+        for i in 0..(MAX_STATE_SENDERS as u64 + 3) {
+            let mut fp = [0u8; 32];
+            fp[..8].copy_from_slice(&i.to_be_bytes());
+            s.senders.insert(Fingerprint::from_bytes(fp), 1000 + i);
+        }
+        s.bound();
+        assert_eq!(s.senders.len(), MAX_STATE_SENDERS);
+        assert_eq!(s.floor, 1002, "the three lowest marks went into the floor");
+        assert!(s.senders.values().all(|&hw| hw > 1002));
+    }
+
+    #[test]
+    fn budget_state_round_trips() {
+        let peer = Identity::generate().expect("os rng");
+        let mut b = BudgetState::default();
+        b.peers.insert(
+            *peer.fingerprint(),
+            (peer.public_key().clone(), 1 << 20),
+        );
+        let back = BudgetState::decode(&b.encode()).expect("decodes");
+        let (k, n) = back.peers.get(peer.fingerprint()).expect("the peer");
+        assert_eq!((k.fingerprint(), *n), (peer.fingerprint(), 1 << 20));
+        assert!(BudgetState::decode(&b.encode()[..50]).is_none());
+    }
+}
