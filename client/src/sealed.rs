@@ -60,14 +60,24 @@
 //!
 //! # Replay state across restarts
 //! The [`Opener`](crate::crypto::Opener)'s replay window per (topic, sender)
-//! lives in memory. A restarted consumer resumes at the committed offset with
-//! empty windows: the first record from each sender starts that sender's
-//! window (no gap reported), and records after the committed offset that the
-//! previous run had already opened are opened again (at-least-once, as for
-//! plain records). An application that must never hand out a plaintext twice
-//! persists [`SealedConsumer::high_water`] per sender with its own progress and
-//! gives it back with [`SealedConsumer::restore_high_water`] before reading;
-//! those records are then reported as `Replayed` (acknowledge them).
+//! lives in memory; with a group (and `persist_state`, the default) the
+//! consumer saves, before every commit, per sender the highest `seq` opened
+//! below the positions being committed, sealed to its own identity in the
+//! identity's state topic ([`state`]), and restores it at start. A record
+//! replayed after a restart — fetched before and appended again by whoever
+//! can write the topic — is then refused as `Replayed`; a sender the state
+//! does not know starts its window with its first record, which says so
+//! ([`OpenedRecord::window`] is [`WindowStart::New`]). A restarted consumer
+//! resumes at the committed offset (or the state's, if a crash fell between
+//! saving it and committing). Without a group nothing is saved: the windows
+//! start empty and records read again open again.
+//!
+//! # Records that fail to open
+//! Each holds its partition's commit back until [`SealedConsumer::ack`], but
+//! not forever: past `max_held` held records in a partition (default 1000)
+//! or `max_held_age` (default 1 hour) the oldest is released, reported once
+//! more as [`RecordErrorKind::Released`] with its offset — so garbage from a
+//! stranger cannot stall a group, and nothing is skipped without a word.
 //!
 //! # Partitions
 //! A sender's `seq` is per topic, and the window tolerates 1024 records of
