@@ -1,0 +1,23 @@
+// HermitMQ JavaScript SDK: everything public, re-exported by module
+// (alphabetical by module; each module's names in one statement).
+
+export { BLINDED_KEY_LEN, BlindedKey, ConversationKey } from './blind.js';
+export { Base64Error, concat, equal, fromBase64, fromHex, fromUtf8, toBase64, toHex, utf8 } from './bytes.js';
+export { ChatCrypto, CompatMessage } from './chat.js';
+export { CompatError, OpenError, SealError, TrustError } from './crypto-errors.js';
+export {
+  DIRECT_OVERHEAD,
+  Flags,
+  Header,
+  MAX_RECIPIENTS,
+  Mode,
+  RecordView,
+  SIGNATURE_LEN,
+} from './envelope.js';
+export { Fingerprint, Identity, KeyError, Kid, PKCS8_LEN, PublicKey, SPKI_LEN } from './identity.js';
+export { KdfParams, KeyFile, KeyFileError } from './keyfile.js';
+export { OpenedMode, Opener } from './open.js';
+export { padme, paddedLen } from './pad.js';
+export { Gap } from './replay.js';
+export { DIRECT_LIMIT, MAX_PLAINTEXT_LEN, Sealer } from './seal.js';
+export { SigningIdentity, SigningPublicKey } from './signing.js';
