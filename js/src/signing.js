@@ -1,0 +1,197 @@
+// Optional record signatures (client/src/crypto/signing.rs): ECDSA P-256 with
+// SHA-256, raw r || s (64 bytes), over "sealed-record/v1 sig" || ctx_digest ||
+// record. Made with a *separate* key: the Sealer refuses the ECDH identity's
+// own key. Keys travel as PKCS#8 / SPKI like identities. The private CryptoKey
+// is non-extractable unless `{ extractable: true }` (the default, for `toPkcs8`).
+
+import { checkBytes, fromBase64, toBase64 } from './bytes.js';
+import { ECDSA, ECDSA_SHA256, Identity, KeyError, PublicKey, subtle } from './identity.js';
+
+const CONSTRUCT = Symbol('construct');
+let signImpl;
+
+/** A sender's ECDSA P-256 verifying key, with the canonical SPKI fingerprint. */
+export class SigningPublicKey {
+  #key;
+  #spki;
+
+  /** @private */
+  constructor(key, spki, token) {
+    if (token !== CONSTRUCT) throw new TypeError('use SigningPublicKey.fromSpki()');
+    this.#key = key;
+    this.#spki = spki;
+  }
+
+  /**
+   * Parses SPKI DER (Web Crypto's `exportKey('spki')` of an ECDSA key), strictly.
+   * @param {Uint8Array} der
+   * @returns {Promise<SigningPublicKey>}
+   * @throws {KeyError} kind `InvalidSpki`
+   */
+  static async fromSpki(der) {
+    const spki = await PublicKey.fromSpki(der);
+    const key = await subtle().importKey('spki', spki.toSpki(), ECDSA, true, ['verify']);
+    return new SigningPublicKey(key, spki, CONSTRUCT);
+  }
+
+  /**
+   * @param {string} text standard padded base64 of SPKI DER
+   * @returns {Promise<SigningPublicKey>}
+   */
+  static async fromSpkiBase64(text) {
+    const spki = await PublicKey.fromSpkiBase64(text);
+    return SigningPublicKey.fromSpki(spki.toSpki());
+  }
+
+  /** @returns {Uint8Array} canonical 91-byte SPKI */
+  toSpki() {
+    return this.#spki.toSpki();
+  }
+
+  /** @returns {string} */
+  toSpkiBase64() {
+    return this.#spki.toSpkiBase64();
+  }
+
+  /** @returns {import('./identity.js').Fingerprint} */
+  fingerprint() {
+    return this.#spki.fingerprint();
+  }
+
+  /**
+   * Verifies a raw r‖s signature over `message`.
+   * @param {Uint8Array} signature
+   * @param {Uint8Array} message
+   * @returns {Promise<boolean>}
+   */
+  async verify(signature, message) {
+    if (signature.length !== 64) return false;
+    return subtle().verify(ECDSA_SHA256, this.#key, signature, message);
+  }
+
+  /** @param {SigningPublicKey} other @returns {boolean} */
+  equals(other) {
+    return other instanceof SigningPublicKey && this.fingerprint().equals(other.fingerprint());
+  }
+
+  toString() {
+    return `SigningPublicKey(${this.fingerprint().toHex()})`;
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')]() {
+    return this.toString();
+  }
+}
+
+/** A private ECDSA P-256 signing key; `toString` shows only its fingerprint. */
+export class SigningIdentity {
+  #sign;
+  #exportable;
+  #public;
+
+  /** @private */
+  constructor(sign, exportable, pub, token) {
+    if (token !== CONSTRUCT) throw new TypeError('use SigningIdentity.generate()');
+    this.#sign = sign;
+    this.#exportable = exportable;
+    this.#public = pub;
+  }
+
+  static {
+    signImpl = async (signer, message) => new Uint8Array(await subtle().sign(ECDSA_SHA256, signer.#sign, message));
+  }
+
+  /**
+   * @param {{ extractable?: boolean }} [options]
+   * @returns {Promise<SigningIdentity>}
+   */
+  static async generate(options = {}) {
+    const { privateKey } = await subtle().generateKey(ECDSA, true, ['sign']);
+    const der = new Uint8Array(await subtle().exportKey('pkcs8', privateKey));
+    try {
+      return await SigningIdentity.fromPkcs8(der, options);
+    } finally {
+      der.fill(0);
+    }
+  }
+
+  /**
+   * Imports PKCS#8 DER (the same checks as `Identity.fromPkcs8`).
+   * @param {Uint8Array} der
+   * @param {{ extractable?: boolean }} [options]
+   * @returns {Promise<SigningIdentity>}
+   * @throws {KeyError} kind `InvalidPkcs8`
+   */
+  static async fromPkcs8(der, { extractable = true } = {}) {
+    checkBytes(der, 'PKCS#8');
+    // Identity's import checks structure and that the public key matches.
+    const asIdentity = await Identity.fromPkcs8(der, { extractable: false });
+    const s = subtle();
+    const sign = await s.importKey('pkcs8', der, ECDSA, false, ['sign']);
+    const exportable = extractable ? await s.importKey('pkcs8', der, ECDSA, true, ['sign']) : null;
+    const pub = await SigningPublicKey.fromSpki(asIdentity.publicKey.toSpki());
+    return new SigningIdentity(sign, exportable, pub, CONSTRUCT);
+  }
+
+  /**
+   * @param {string} text standard padded base64 of PKCS#8 DER
+   * @param {{ extractable?: boolean }} [options]
+   * @returns {Promise<SigningIdentity>}
+   */
+  static async fromPkcs8Base64(text, options) {
+    let der;
+    try {
+      der = fromBase64(String(text).trim());
+    } catch (e) {
+      throw new KeyError('Base64', 'PKCS#8 is not standard padded base64', { what: 'PKCS#8', cause: e });
+    }
+    try {
+      return await SigningIdentity.fromPkcs8(der, options);
+    } finally {
+      der.fill(0);
+    }
+  }
+
+  /** @returns {Promise<Uint8Array>} PKCS#8 DER (138 bytes) */
+  async toPkcs8() {
+    if (!this.#exportable) throw new KeyError('NotExtractable', 'this signing key was created with { extractable: false }');
+    return new Uint8Array(await subtle().exportKey('pkcs8', this.#exportable));
+  }
+
+  /** @returns {Promise<string>} */
+  async toPkcs8Base64() {
+    const der = await this.toPkcs8();
+    try {
+      return toBase64(der);
+    } finally {
+      der.fill(0);
+    }
+  }
+
+  /** @returns {SigningPublicKey} */
+  get publicKey() {
+    return this.#public;
+  }
+
+  toString() {
+    return `SigningIdentity(${this.#public.fingerprint().toHex()})`;
+  }
+
+  toJSON() {
+    return { fingerprint: this.#public.fingerprint().toHex() };
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')]() {
+    return this.toString();
+  }
+}
+
+/**
+ * Internal (not re-exported): signs `message` with `signer`.
+ * @param {SigningIdentity} signer
+ * @param {Uint8Array} message
+ * @returns {Promise<Uint8Array>}
+ */
+export function signWith(signer, message) {
+  return signImpl(signer, message);
+}
