@@ -272,6 +272,24 @@ pub struct Config {
     /// one are authenticated as its key's principal. Default none (no client certificates).
     pub tls_client_ca: Option<PathBuf>,
 
+    /// Address of the WebSocket listener (same protocol, one frame per
+    /// binary message, subprotocol `hermitmq.v3`). Default none.
+    pub ws_listen: Option<SocketAddr>,
+    /// Address of the WebSocket listener over TLS (`wss://`), with the
+    /// `tls_cert` and `tls_key` of the TLS listener. Default none.
+    pub wss_listen: Option<SocketAddr>,
+    /// Browser origins (`scheme://host[:port]`, or `"*"` for any) allowed to
+    /// open WebSocket connections. File only. Default none: on loopback,
+    /// loopback origins only; required when a WebSocket listener is not on loopback.
+    pub allowed_origins: Vec<String>,
+    /// Directory of static files (the chat page, the JavaScript SDK) served
+    /// to plain HTTP GETs on the WebSocket listeners. Default none.
+    pub web_root: Option<PathBuf>,
+    /// Largest WebSocket message a client may send (one request frame);
+    /// such messages are assembled in memory before they are checked, so
+    /// this is smaller than a TCP frame may be. Default 1 MiB.
+    pub ws_max_message: u32,
+
     /// Bytes all connections together may hold in frames being received. Default 256 MiB.
     pub receive_budget_bytes: u64,
     /// Produce rate per principal (anonymous callers share one), bytes/s. Default unlimited.
@@ -324,6 +342,11 @@ impl Default for Config {
             tls_cert: None,
             tls_key: None,
             tls_client_ca: None,
+            ws_listen: None,
+            wss_listen: None,
+            allowed_origins: Vec::new(),
+            web_root: None,
+            ws_max_message: 1 << 20,
             receive_budget_bytes: 256 << 20,
             produce_bytes_per_sec: Limit::Unlimited,
             fetch_bytes_per_sec: Limit::Unlimited,
@@ -376,6 +399,10 @@ const KEYS: &[(&str, Kind)] = &[
     ("tls_cert", Kind::Str),
     ("tls_key", Kind::Str),
     ("tls_client_ca", Kind::Str),
+    ("ws_listen", Kind::Str),
+    ("wss_listen", Kind::Str),
+    ("web_root", Kind::Str),
+    ("ws_max_message", Kind::Int),
     ("receive_budget_bytes", Kind::Int),
     ("produce_bytes_per_sec", Kind::IntOrStr),
     ("fetch_bytes_per_sec", Kind::IntOrStr),
@@ -388,7 +415,7 @@ const KEYS: &[(&str, Kind)] = &[
 
 /// Keys that hold lists or tables: set in the config file only, never by
 /// environment variable or flag.
-const FILE_ONLY_KEYS: &[&str] = &["admins", "acl"];
+const FILE_ONLY_KEYS: &[&str] = &["admins", "acl", "allowed_origins"];
 
 /// Environment variables that start with `HERMIT_` but belong to the CLI, not the broker.
 pub const CLIENT_ENV_VARS: &[&str] = &["HERMIT_PASSWORD", "HERMIT_BROKER", "HERMIT_IDENTITY"];
@@ -544,7 +571,10 @@ impl Config {
 
     /// Every address the broker listens on.
     pub fn listeners(&self) -> impl Iterator<Item = SocketAddr> + '_ {
-        std::iter::once(self.listen).chain(self.tls_listen)
+        std::iter::once(self.listen)
+            .chain(self.tls_listen)
+            .chain(self.ws_listen)
+            .chain(self.wss_listen)
     }
 
     /// Check ranges the types cannot express, the TLS keys, the quotas, the
@@ -554,6 +584,8 @@ impl Config {
         self.validate_storage_and_limits()
             .map_err(|(key, message)| (key.to_owned(), message))?;
         self.validate_tls()
+            .map_err(|(key, message)| (key.to_owned(), message))?;
+        self.validate_websocket()
             .map_err(|(key, message)| (key.to_owned(), message))?;
         self.validate_security()
     }
@@ -649,26 +681,29 @@ impl Config {
     }
 
     fn validate_tls(&self) -> Result<(), (&'static str, String)> {
-        let Some(tls_listen) = self.tls_listen else {
-            // Keys without a listener would be silently unused.
-            for (key, set) in [
-                ("tls_cert", self.tls_cert.is_some()),
-                ("tls_key", self.tls_key.is_some()),
-                ("tls_client_ca", self.tls_client_ca.is_some()),
-            ] {
-                if set {
-                    return Err((key, "is set but tls_listen is not".into()));
+        let listener = match (self.tls_listen, self.wss_listen) {
+            (Some(_), _) => "tls_listen",
+            (None, Some(_)) => "wss_listen",
+            (None, None) => {
+                // Keys without a listener would be silently unused.
+                for (key, set) in [
+                    ("tls_cert", self.tls_cert.is_some()),
+                    ("tls_key", self.tls_key.is_some()),
+                    ("tls_client_ca", self.tls_client_ca.is_some()),
+                ] {
+                    if set {
+                        return Err((
+                            key,
+                            "is set but neither tls_listen nor wss_listen is".into(),
+                        ));
+                    }
                 }
+                return Ok(());
             }
-            return Ok(());
         };
-        // Port 0 asks for any free port: two of them never collide.
-        if tls_listen == self.listen && tls_listen.port() != 0 {
-            return Err(("tls_listen", "must differ from listen".into()));
-        }
         for (key, path) in [("tls_cert", &self.tls_cert), ("tls_key", &self.tls_key)] {
             match path {
-                None => return Err((key, "is required when tls_listen is set".into())),
+                None => return Err((key, format!("is required when {listener} is set"))),
                 Some(p) if p.as_os_str().is_empty() => {
                     return Err((key, "is an empty path".into()));
                 }
@@ -681,6 +716,68 @@ impl Config {
             .is_some_and(|p| p.as_os_str().is_empty())
         {
             return Err(("tls_client_ca", "is an empty path".into()));
+        }
+        Ok(())
+    }
+
+    fn validate_websocket(&self) -> Result<(), (&'static str, String)> {
+        // Port 0 asks for any free port: two of them never collide.
+        let mut seen: Vec<(&str, SocketAddr)> = Vec::new();
+        for (key, addr) in [
+            ("listen", Some(self.listen)),
+            ("tls_listen", self.tls_listen),
+            ("ws_listen", self.ws_listen),
+            ("wss_listen", self.wss_listen),
+        ] {
+            let Some(addr) = addr else { continue };
+            if let Some((other, _)) = seen.iter().find(|(_, a)| *a == addr && addr.port() != 0) {
+                return Err((key, format!("must differ from {other}")));
+            }
+            seen.push((key, addr));
+        }
+        let websocket = self.ws_listen.is_some() || self.wss_listen.is_some();
+        if !websocket {
+            for (key, set) in [
+                ("allowed_origins", !self.allowed_origins.is_empty()),
+                ("web_root", self.web_root.is_some()),
+            ] {
+                if set {
+                    return Err((key, "is set but neither ws_listen nor wss_listen is".into()));
+                }
+            }
+        }
+        for origin in &self.allowed_origins {
+            crate::net::Origins::check_entry(origin).map_err(|m| ("allowed_origins", m))?;
+        }
+        let exposed: Vec<String> = [self.ws_listen, self.wss_listen]
+            .into_iter()
+            .flatten()
+            .filter(|a| !is_loopback(a))
+            .map(|a| a.to_string())
+            .collect();
+        if !exposed.is_empty() && self.allowed_origins.is_empty() {
+            return Err((
+                "allowed_origins",
+                format!(
+                    "is required because the WebSocket listener {} is not on loopback: list \
+                     the origins of the pages that may connect (\"https://chat.example.com\"), \
+                     or \"*\" to let any web page a visitor opens use their connection",
+                    exposed.join(" and ")
+                ),
+            ));
+        }
+        if self
+            .web_root
+            .as_ref()
+            .is_some_and(|p| p.as_os_str().is_empty())
+        {
+            return Err(("web_root", "is an empty path".into()));
+        }
+        if !(4096..=1 << 30).contains(&self.ws_max_message) {
+            return Err((
+                "ws_max_message",
+                "must be between 4096 bytes and 1 GiB".into(),
+            ));
         }
         Ok(())
     }
@@ -1057,6 +1154,74 @@ allow = ["consume", "describe"]   # also: create, delete
                 .to_string();
             assert!(e.contains(&format!("`{key}`")), "{key}: {e}");
         }
+    }
+
+    #[test]
+    fn websocket_keys_and_their_secure_default() {
+        let c = Config::load(None, env(&[]), &[]).unwrap();
+        assert_eq!(
+            (c.ws_listen, c.wss_listen, c.web_root.clone()),
+            (None, None, None)
+        );
+        assert_eq!(c.ws_max_message, 1 << 20);
+
+        let c = load_file(
+            "ws_listen = \"127.0.0.1:9094\"\nallowed_origins = [\"https://chat.example.com\"]\n\
+             web_root = \"js\"\n",
+            &[("ws_max_message", "65536".into())],
+        )
+        .unwrap();
+        assert_eq!(c.ws_listen, Some("127.0.0.1:9094".parse().unwrap()));
+        assert_eq!(
+            c.allowed_origins,
+            vec!["https://chat.example.com".to_string()]
+        );
+        assert_eq!(c.ws_max_message, 65536);
+        assert_eq!(c.listeners().count(), 2);
+
+        // Not on loopback: the origins must be listed, and auth is still required.
+        let e = load_file("ws_listen = \"0.0.0.0:9094\"\n", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`allowed_origins`") && e.contains("not on loopback"),
+            "{e}"
+        );
+        let e = load_file(
+            "ws_listen = \"0.0.0.0:9094\"\nallowed_origins = [\"*\"]\n",
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("`auth`") && e.contains("0.0.0.0:9094"), "{e}");
+        let e = load_file(
+            "allowed_origins = [\"chat.example.com\"]\nws_listen = \"127.0.0.1:1\"\n",
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("`allowed_origins`") && e.contains("http://"),
+            "{e}"
+        );
+
+        for (flags, key) in [
+            (vec![("wss_listen", "127.0.0.1:9095")], "tls_cert"),
+            (vec![("web_root", "js")], "web_root"),
+            (vec![("ws_listen", "127.0.0.1:9092")], "ws_listen"),
+            (vec![("ws_max_message", "100")], "ws_max_message"),
+        ] {
+            let flags: Vec<(&str, String)> =
+                flags.iter().map(|(k, v)| (*k, v.to_string())).collect();
+            let e = Config::load(None, env(&[]), &flags)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&format!("`{key}`")), "{key}: {e}");
+        }
+        let e = Config::load(None, env(&[("HERMIT_ALLOWED_ORIGINS", "*")]), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("only be set in the config file"), "{e}");
     }
 
     #[test]

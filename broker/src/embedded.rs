@@ -37,6 +37,8 @@ pub enum EmbeddedError {
 pub struct EmbeddedBroker {
     addr: SocketAddr,
     tls_addr: Option<SocketAddr>,
+    ws_addr: Option<SocketAddr>,
+    wss_addr: Option<SocketAddr>,
     engine: Arc<Engine>,
     metrics: Arc<Metrics>,
     stop: Option<oneshot::Sender<()>>,
@@ -72,14 +74,32 @@ impl EmbeddedBroker {
                 addr: config.listen,
                 source,
             })?;
-        let tls_listen = config.tls_listen;
+        let (tls_listen, ws_listen, wss_listen) =
+            (config.tls_listen, config.ws_listen, config.wss_listen);
         let mut server = Server::new(engine.clone(), config)?;
-        let mut tls_addr = None;
-        if let Some(at) = tls_listen {
+        let bind = async |at: SocketAddr| {
             let bind_err = |source| EmbeddedError::Bind { addr: at, source };
             let l = tokio::net::TcpListener::bind(at).await.map_err(bind_err)?;
-            tls_addr = Some(l.local_addr().map_err(bind_err)?);
+            let addr = l.local_addr().map_err(bind_err)?;
+            Ok::<_, EmbeddedError>((l, addr))
+        };
+        let mut tls_addr = None;
+        if let Some(at) = tls_listen {
+            let (l, addr) = bind(at).await?;
+            tls_addr = Some(addr);
             server = server.with_tls(l)?;
+        }
+        let mut ws_addr = None;
+        if let Some(at) = ws_listen {
+            let (l, addr) = bind(at).await?;
+            ws_addr = Some(addr);
+            server = server.with_websocket(l, false)?;
+        }
+        let mut wss_addr = None;
+        if let Some(at) = wss_listen {
+            let (l, addr) = bind(at).await?;
+            wss_addr = Some(addr);
+            server = server.with_websocket(l, true)?;
         }
         let metrics = server.metrics();
         let (stop, stopped) = oneshot::channel::<()>();
@@ -99,6 +119,8 @@ impl EmbeddedBroker {
         Ok(EmbeddedBroker {
             addr,
             tls_addr,
+            ws_addr,
+            wss_addr,
             engine,
             metrics,
             stop: Some(stop),
@@ -123,6 +145,16 @@ impl EmbeddedBroker {
     /// The address of its TLS listener, when `tls_listen` was set.
     pub fn tls_addr(&self) -> Option<SocketAddr> {
         self.tls_addr
+    }
+
+    /// The address of its WebSocket listener, when `ws_listen` was set.
+    pub fn ws_addr(&self) -> Option<SocketAddr> {
+        self.ws_addr
+    }
+
+    /// The address of its WebSocket-over-TLS listener, when `wss_listen` was set.
+    pub fn wss_addr(&self) -> Option<SocketAddr> {
+        self.wss_addr
     }
 
     /// Its log.

@@ -23,6 +23,12 @@ pub struct BrokerArgs {
     /// Address to listen on [default: 127.0.0.1:9092].
     #[arg(long, value_name = "ADDR")]
     listen: Option<String>,
+    /// Also listen for WebSocket connections (browsers, the JavaScript SDK) on ADDR.
+    #[arg(long, value_name = "ADDR")]
+    ws_listen: Option<String>,
+    /// Serve the static files of DIR (e.g. `js/` for the chat page) on the WebSocket listener.
+    #[arg(long, value_name = "DIR")]
+    web_root: Option<String>,
     /// Data directory [default: ./hermit-data].
     #[arg(long, value_name = "DIR")]
     data_dir: Option<String>,
@@ -42,6 +48,8 @@ impl BrokerArgs {
         let mut flags = Vec::new();
         let named = [
             ("listen", &self.listen),
+            ("ws_listen", &self.ws_listen),
+            ("web_root", &self.web_root),
             ("data_dir", &self.data_dir),
             ("fsync", &self.fsync),
             ("log_format", &self.log_format),
@@ -143,7 +151,8 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             }
         }
     });
-    let tls_listen = config.tls_listen;
+    let (tls_listen, ws_listen, wss_listen) =
+        (config.tls_listen, config.ws_listen, config.wss_listen);
     let mut server = Server::new(engine.clone(), config)
         .context("invalid access or TLS settings")
         .class(USAGE)?;
@@ -154,6 +163,19 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         server = server
             .with_tls(l)
             .context("cannot set up TLS")
+            .class(USAGE)?;
+    }
+    for (at, tls, key) in [
+        (ws_listen, false, "ws_listen"),
+        (wss_listen, true, "wss_listen"),
+    ] {
+        let Some(at) = at else { continue };
+        let l = tokio::net::TcpListener::bind(at)
+            .await
+            .with_context(|| format!("cannot listen on {at} ({key})"))?;
+        server = server
+            .with_websocket(l, tls)
+            .context("cannot set up the WebSocket listener")
             .class(USAGE)?;
     }
     server

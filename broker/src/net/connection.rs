@@ -296,14 +296,15 @@ impl<S: ByteStream> Connection<S> {
         if self.st.arrival.principal.is_some() {
             flags |= BrokerFlags::AUTHENTICATED;
         }
+        let max_frame = self.st.arrival.max_frame.unwrap_or(shared.limits.max_frame);
         let v3 = BrokerHello {
-            max_frame: shared.limits.max_frame,
+            max_frame,
             flags: BrokerFlags(flags),
             nonce: self.st.nonce,
             broker_id: *shared.broker_id.as_bytes(),
         }
         .encode();
-        let v2 = Hello::broker(shared.limits.max_frame).encode();
+        let v2 = Hello::broker(max_frame).encode();
         let (ours, serve): (&[u8], bool) = match theirs.version {
             VERSION_3 => (&v3, true),
             // A version-2 client cannot authenticate: served only when
@@ -1124,7 +1125,9 @@ impl State {
             correlation_id: corr,
             partition: part,
             offset: f.offset,
-            max_bytes: f.max_bytes,
+            // A WebSocket carries each answer as one message, assembled in
+            // memory: ask for no more than its largest frame.
+            max_bytes: f.max_bytes.min(self.arrival.max_frame.unwrap_or(u32::MAX)),
             deadline,
         };
         self.attempt_fetch(pending).await;

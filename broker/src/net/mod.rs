@@ -6,7 +6,11 @@
 //!   shutdown stops accepting and drains in-flight requests. It also serves
 //!   streams accepted elsewhere ([`Server::serve_stream`]).
 //! - [`ByteStream`]: what a connection needs from the stream it runs over
-//!   (implemented by `TcpStream`; TLS and WebSocket adapters will be next).
+//!   (plain TCP with `sendfile`; TLS, the WebSocket adapter and in-memory
+//!   pipes with the copy path).
+//! - `http` and `ws`: the WebSocket listeners' front door (the HTTP upgrade,
+//!   [`Origins`], static files from `web_root`) and the adapter that carries
+//!   one frame per binary message.
 //! - `connection`: one connection's state machine (hello, pipelined
 //!   frames, parked durable acks and long polls, out-of-order responses),
 //!   generic over the stream.
@@ -17,10 +21,13 @@
 //!   per address).
 
 mod connection;
+mod http;
 mod outbox;
 mod quota;
 mod stream;
+mod ws;
 
+pub use http::Origins;
 pub use stream::ByteStream;
 
 use std::future::Future;
@@ -43,6 +50,7 @@ use crate::config::Config;
 use crate::engine::Engine;
 use crate::log::Log;
 use crate::tls::{self, TlsAcceptor, TlsError};
+use tokio_rustls::server::TlsStream;
 
 /// Counters a running server keeps (read them with [`Server::metrics`]).
 #[derive(Debug, Default)]
@@ -83,6 +91,16 @@ pub struct Metrics {
     pub fetch_throttled: AtomicU64,
     /// Long polls answered at once because `max_parked_fetches` were parked.
     pub fetches_not_parked: AtomicU64,
+    /// WebSocket upgrades accepted.
+    pub ws_upgrades: AtomicU64,
+    /// HTTP requests on a WebSocket listener refused (bad upgrade, origin
+    /// not allowed, no subprotocol, stalled or oversized request head).
+    pub ws_refused: AtomicU64,
+    /// WebSocket connections closed for a violation (text message, not one
+    /// frame per message, oversized, unmasked, ping flood, bad close frame).
+    pub ws_violations: AtomicU64,
+    /// Static files served from `web_root`.
+    pub files_served: AtomicU64,
     /// Times a connection stopped reading to wait for `receive_budget_bytes`.
     pub receive_budget_waits: AtomicU64,
     /// Connections waiting for `receive_budget_bytes` right now.
@@ -109,8 +127,20 @@ pub enum ServerError {
     #[error(transparent)]
     Tls(#[from] TlsError),
     /// A TLS listener was given but `tls_cert` or `tls_key` is not set.
-    #[error("tls_listen needs tls_cert and tls_key")]
+    #[error("tls_listen and wss_listen need tls_cert and tls_key")]
     TlsNotConfigured,
+    /// `allowed_origins` holds an invalid entry.
+    #[error("allowed_origins: {0}")]
+    Origins(String),
+    /// `web_root` is not a readable directory.
+    #[error("web_root {}: {source}", path.display())]
+    WebRoot {
+        /// The configured directory.
+        path: std::path::PathBuf,
+        /// Why it cannot be served.
+        #[source]
+        source: io::Error,
+    },
 }
 
 /// How a connection arrived, as far as access control cares.
@@ -120,6 +150,9 @@ pub(crate) struct Arrival {
     pub(crate) tls: bool,
     /// The principal a verified client certificate named.
     pub(crate) principal: Option<Principal>,
+    /// A smaller largest frame than the broker's (a WebSocket's
+    /// `ws_max_message`): announced in the hello and capping fetch answers.
+    pub(crate) max_frame: Option<u32>,
 }
 
 /// What every connection shares.
@@ -143,6 +176,29 @@ pub(crate) struct Shared {
     pub(crate) broker_id: BrokerId,
     /// Receive budget, byte rates and the per-principal and per-address caps.
     pub(crate) quotas: Arc<quota::Quotas>,
+    /// Who may open WebSocket connections from a browser.
+    origins: Origins,
+}
+
+/// What a listener's accepted connections speak.
+enum Kind {
+    /// The HermitMQ protocol over plain TCP (`listen`).
+    Plain,
+    /// Over TLS (`tls_listen`).
+    Tls(TlsAcceptor),
+    /// Over WebSocket (`ws_listen`), or over TLS first (`wss_listen`).
+    Ws(Option<TlsAcceptor>),
+}
+
+impl Kind {
+    fn name(&self) -> &'static str {
+        match self {
+            Kind::Plain => "listening",
+            Kind::Tls(_) => "listening (TLS)",
+            Kind::Ws(None) => "listening (WebSocket)",
+            Kind::Ws(Some(_)) => "listening (WebSocket over TLS)",
+        }
+    }
 }
 
 /// The broker's server over an [`Engine`]: a TCP listener ([`Server::run`]) and
@@ -152,8 +208,8 @@ pub(crate) struct Shared {
 #[derive(Clone)]
 pub struct Server {
     shared: Arc<Shared>,
-    /// The TLS listener and its acceptor, taken by [`Server::run`].
-    tls: Arc<std::sync::Mutex<Option<(TcpListener, TlsAcceptor)>>>,
+    /// The listeners other than `run`'s own (TLS, WebSocket), taken by [`Server::run`].
+    extra: Arc<std::sync::Mutex<Vec<(TcpListener, Kind)>>>,
 }
 
 impl Server {
@@ -170,6 +226,30 @@ impl Server {
         let acl = Acl::from_config(&config)?;
         let broker_id = BrokerId::load_or_create(log.dir())?;
         let quotas = Arc::new(quota::Quotas::new(&config));
+        let origins = Origins::new(&config.allowed_origins).map_err(ServerError::Origins)?;
+        if config.allowed_origins.iter().any(|o| o == "*") {
+            tracing::warn!(
+                target: "audit",
+                "allowed_origins = [\"*\"]: any web page a visitor opens may use their WebSocket connection to this broker"
+            );
+        }
+        if let Some(root) = &config.web_root {
+            match std::fs::metadata(root) {
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => {
+                    return Err(ServerError::WebRoot {
+                        path: root.clone(),
+                        source: io::Error::new(io::ErrorKind::NotADirectory, "not a directory"),
+                    });
+                }
+                Err(source) => {
+                    return Err(ServerError::WebRoot {
+                        path: root.clone(),
+                        source,
+                    });
+                }
+            }
+        }
         for addr in config.exposed_without_auth() {
             tracing::warn!(
                 target: "audit",
@@ -189,9 +269,28 @@ impl Server {
                 acl,
                 broker_id,
                 quotas,
+                origins,
             }),
-            tls: Arc::new(std::sync::Mutex::new(None)),
+            extra: Arc::new(std::sync::Mutex::new(Vec::new())),
         })
+    }
+
+    /// The TLS acceptor of `tls_cert`, `tls_key` and `tls_client_ca`.
+    fn tls_acceptor(&self) -> Result<TlsAcceptor, ServerError> {
+        let c = &self.shared.config;
+        let (Some(cert), Some(key)) = (&c.tls_cert, &c.tls_key) else {
+            return Err(ServerError::TlsNotConfigured);
+        };
+        let config = tls::server_config(cert, key, c.tls_client_ca.as_deref())?;
+        Ok(TlsAcceptor::from(config))
+    }
+
+    fn add_listener(self, listener: TcpListener, kind: Kind) -> Server {
+        self.extra
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((listener, kind));
+        self
     }
 
     /// Also serve TLS connections accepted on `listener` (the `tls_listen`
@@ -203,14 +302,26 @@ impl Server {
     /// A TLS file that cannot be read or parsed (the error names it), or no
     /// `tls_cert`/`tls_key` in the configuration.
     pub fn with_tls(self, listener: TcpListener) -> Result<Server, ServerError> {
-        let c = &self.shared.config;
-        let (Some(cert), Some(key)) = (&c.tls_cert, &c.tls_key) else {
-            return Err(ServerError::TlsNotConfigured);
+        let acceptor = self.tls_acceptor()?;
+        Ok(self.add_listener(listener, Kind::Tls(acceptor)))
+    }
+
+    /// Also serve WebSocket connections accepted on `listener` (the
+    /// `ws_listen` address, or `wss_listen` with `tls = true`, which uses
+    /// the TLS settings of [`with_tls`](Server::with_tls)): the HTTP upgrade
+    /// with `allowed_origins` and subprotocol `hermitmq.v3`, static files
+    /// from `web_root`, then the same connection state machine with one
+    /// frame per binary message. Call before [`Server::run`].
+    ///
+    /// # Errors
+    /// With `tls`, what [`with_tls`](Server::with_tls) refuses.
+    pub fn with_websocket(self, listener: TcpListener, tls: bool) -> Result<Server, ServerError> {
+        let acceptor = if tls {
+            Some(self.tls_acceptor()?)
+        } else {
+            None
         };
-        let config = tls::server_config(cert, key, c.tls_client_ca.as_deref())?;
-        *self.tls.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some((listener, TlsAcceptor::from(config)));
-        Ok(self)
+        Ok(self.add_listener(listener, Kind::Ws(acceptor)))
     }
 
     /// The server's counters.
@@ -252,36 +363,21 @@ impl Server {
         let mut backoff = Duration::from_millis(10);
         tokio::pin!(shutdown);
         tokio::pin!(hurry);
-        tracing::info!(addr = %listener.local_addr()?, "listening");
-        let tls = self.tls.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let (tls_listener, acceptor) = match tls {
-            Some((l, a)) => {
-                tracing::info!(addr = %l.local_addr()?, "listening (TLS)");
-                (Some(l), Some(a))
-            }
-            None => (None, None),
-        };
+        let mut listeners = vec![(listener, Kind::Plain)];
+        listeners.append(&mut self.extra.lock().unwrap_or_else(|e| e.into_inner()));
+        for (l, kind) in &listeners {
+            tracing::info!(addr = %l.local_addr()?, "{}", kind.name());
+        }
+        let mut first = 0;
         loop {
             tokio::select! {
                 _ = &mut shutdown => break,
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
-                res = accept_opt(tls_listener.as_ref()) => match res {
+                (i, res) = accept_any(&listeners, first) => match res {
                     Ok((stream, peer)) => {
-                        backoff = Duration::from_millis(10);
-                        if let Err(e) = stream.set_nodelay(true) {
-                            tracing::debug!(%peer, error = %e, "cannot set TCP_NODELAY");
-                        }
-                        let acceptor = acceptor.clone().expect("invariant: a TLS listener has its acceptor");
-                        tasks.spawn(serve_tls(self.shared.clone(), acceptor, stream, peer));
-                    }
-                    Err(e) => {
-                        tracing::error!(error = %e, retry_in = ?backoff, "TLS accept failed");
-                        tokio::time::sleep(backoff).await;
-                        backoff = (backoff * 2).min(Duration::from_secs(1));
-                    }
-                },
-                res = listener.accept() => match res {
-                    Ok((stream, peer)) => {
+                        // The next accept starts at the next listener, so a
+                        // busy one cannot starve the others.
+                        first = (i + 1) % listeners.len();
                         backoff = Duration::from_millis(10);
                         // Responses are written whole and small ones must not
                         // wait for Nagle (set here, not in the connection,
@@ -289,7 +385,12 @@ impl Server {
                         if let Err(e) = stream.set_nodelay(true) {
                             tracing::debug!(%peer, error = %e, "cannot set TCP_NODELAY");
                         }
-                        tasks.spawn(serve(self.shared.clone(), stream, peer, Arrival::default()));
+                        let shared = self.shared.clone();
+                        match &listeners[i].1 {
+                            Kind::Plain => tasks.spawn(serve(shared, stream, peer, Arrival::default())),
+                            Kind::Tls(a) => tasks.spawn(serve_tls(shared, a.clone(), stream, peer)),
+                            Kind::Ws(a) => tasks.spawn(serve_ws(shared, a.clone(), stream, peer)),
+                        };
                     }
                     Err(e) => {
                         // Out of file descriptors and the like: wait, do not die.
@@ -300,8 +401,7 @@ impl Server {
                 }
             }
         }
-        drop(listener);
-        drop(tls_listener);
+        drop(listeners);
         tracing::info!(
             connections = tasks.len(),
             "shutting down: no new connections; draining"
@@ -325,27 +425,42 @@ impl Server {
     }
 }
 
-/// Accept on `listener`, or never when there is none.
-async fn accept_opt(listener: Option<&TcpListener>) -> io::Result<(TcpStream, SocketAddr)> {
-    match listener {
-        Some(l) => l.accept().await,
-        None => std::future::pending().await,
-    }
+/// Accept on whichever listener has a connection first, polling from
+/// `first` on; returns the listener's index with the result.
+async fn accept_any(
+    listeners: &[(TcpListener, Kind)],
+    first: usize,
+) -> (usize, io::Result<(TcpStream, SocketAddr)>) {
+    std::future::poll_fn(|cx| {
+        for k in 0..listeners.len() {
+            let i = (first + k) % listeners.len();
+            if let std::task::Poll::Ready(r) = listeners[i].0.poll_accept(cx) {
+                return std::task::Poll::Ready((i, r));
+            }
+        }
+        std::task::Poll::Pending
+    })
+    .await
 }
 
-/// Finish the TLS handshake (within the handshake timeout), learn the
-/// principal of a verified client certificate, then serve the connection.
-async fn serve_tls(shared: Arc<Shared>, acceptor: TlsAcceptor, tcp: TcpStream, peer: SocketAddr) {
+/// Finish the TLS handshake (within the handshake timeout) and learn the
+/// principal of a verified client certificate; `None` if it failed.
+async fn tls_handshake(
+    shared: &Shared,
+    acceptor: TlsAcceptor,
+    tcp: TcpStream,
+    peer: SocketAddr,
+) -> Option<(TlsStream<TcpStream>, Option<Principal>)> {
     let limit = Duration::from_millis(shared.config.handshake_timeout_ms);
     let stream = match tokio::time::timeout(limit, acceptor.accept(tcp)).await {
         Ok(Ok(s)) => s,
         Ok(Err(e)) => {
             tracing::debug!(%peer, error = %e, "TLS handshake failed");
-            return;
+            return None;
         }
         Err(_) => {
             tracing::debug!(%peer, "no TLS handshake within the handshake timeout");
-            return;
+            return None;
         }
     };
     let principal = match tls::peer_spki(stream.get_ref().1) {
@@ -363,16 +478,137 @@ async fn serve_tls(shared: Arc<Shared>, acceptor: TlsAcceptor, tcp: TcpStream, p
             }
         },
     };
-    serve(
-        shared,
+    Some((stream, principal))
+}
+
+/// A TLS connection: the handshake, then the protocol.
+async fn serve_tls(shared: Arc<Shared>, acceptor: TlsAcceptor, tcp: TcpStream, peer: SocketAddr) {
+    let Some((stream, principal)) = tls_handshake(&shared, acceptor, tcp, peer).await else {
+        return;
+    };
+    let arrival = Arrival {
+        tls: true,
+        principal,
+        max_frame: None,
+    };
+    serve(shared, stream, peer, arrival).await
+}
+
+/// A WebSocket connection: TLS first for `wss_listen`, then the HTTP
+/// request (an upgrade, or a static file from `web_root`), then the
+/// protocol over [`ws::WsStream`].
+async fn serve_ws(
+    shared: Arc<Shared>,
+    acceptor: Option<TlsAcceptor>,
+    tcp: TcpStream,
+    peer: SocketAddr,
+) {
+    match acceptor {
+        None => upgrade(shared, tcp, peer, Arrival::default()).await,
+        Some(a) => {
+            let Some((stream, principal)) = tls_handshake(&shared, a, tcp, peer).await else {
+                return;
+            };
+            let arrival = Arrival {
+                tls: true,
+                principal,
+                max_frame: None,
+            };
+            upgrade(shared, stream, peer, arrival).await
+        }
+    }
+}
+
+/// Read the HTTP request on a WebSocket listener and upgrade it, serve a
+/// file, or refuse it.
+async fn upgrade<S>(shared: Arc<Shared>, mut stream: S, peer: SocketAddr, mut arrival: Arrival)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let limit = Duration::from_millis(shared.config.handshake_timeout_ms);
+    let refused = || shared.metrics.ws_refused.fetch_add(1, Ordering::Relaxed);
+    let (request, rest) = match http::read_head(&mut stream, limit).await {
+        Ok(r) => r,
+        Err(e) => {
+            refused();
+            tracing::debug!(%peer, error = %e, "WebSocket listener: no usable request");
+            if let Some((status, reason)) = e.status() {
+                let _ = tokio::time::timeout(
+                    limit,
+                    http::respond(&mut stream, status, reason, None, &e.to_string()),
+                )
+                .await;
+            }
+            return;
+        }
+    };
+    if !request.wants_websocket() {
+        let answer = async {
+            match &shared.config.web_root {
+                Some(root) => {
+                    shared.metrics.files_served.fetch_add(1, Ordering::Relaxed);
+                    http::serve_file(&mut stream, root, &request).await
+                }
+                None => {
+                    let body = format!(
+                        "this port speaks HermitMQ over WebSocket (subprotocol {})",
+                        http::SUBPROTOCOL
+                    );
+                    let header = Some("Upgrade: websocket");
+                    http::respond(&mut stream, 426, "Upgrade Required", header, &body).await
+                }
+            }
+        };
+        // Bounded like the request: a client that does not read its
+        // answer does not keep the task.
+        let _ = tokio::time::timeout(limit.max(Duration::from_secs(30)), answer).await;
+        return;
+    }
+    let response = match http::accept_upgrade(&request, &shared.origins) {
+        Ok(r) => r,
+        Err(refusal) => {
+            refused();
+            tracing::info!(
+                target: "audit",
+                %peer,
+                status = refusal.status,
+                reason = %refusal.message,
+                "WebSocket upgrade refused"
+            );
+            let _ = tokio::time::timeout(
+                limit,
+                http::respond(
+                    &mut stream,
+                    refusal.status,
+                    refusal.reason,
+                    refusal.header,
+                    &refusal.message,
+                ),
+            )
+            .await;
+            return;
+        }
+    };
+    let wrote = tokio::time::timeout(limit, async {
+        stream.write_all(&response).await?;
+        stream.flush().await
+    })
+    .await;
+    if !matches!(wrote, Ok(Ok(()))) {
+        return;
+    }
+    shared.metrics.ws_upgrades.fetch_add(1, Ordering::Relaxed);
+    let max_message = shared.config.ws_max_message;
+    // The length prefix is not part of a frame's length.
+    arrival.max_frame = Some(shared.limits.max_frame.min(max_message - 4));
+    let ws = ws::WsStream::new(
         stream,
-        peer,
-        Arrival {
-            tls: true,
-            principal,
-        },
-    )
-    .await
+        rest,
+        max_message as usize,
+        shared.stop.subscribe(),
+        shared.metrics.clone(),
+    );
+    serve(shared, ws, peer, arrival).await
 }
 
 /// Serve one accepted stream: as a connection if its address is under

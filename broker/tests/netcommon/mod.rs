@@ -46,7 +46,7 @@ pub struct Resp {
 }
 
 impl Resp {
-    fn from_frame(bytes: &[u8]) -> Resp {
+    pub fn from_frame(bytes: &[u8]) -> Resp {
         let f = frame::decode_response(bytes).expect("the broker sends valid frames");
         let mut r = Resp {
             corr: f.correlation_id,
