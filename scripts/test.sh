@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # The whole HermitMQ test suite, from a fresh machine: installs what the
-# tests need (Node.js for the Web Crypto interop tests, nats-server for the
-# NATS JetStream transport), then checks formatting, lints and docs and runs
-# every test of every crate. CI runs exactly this (.ci/run).
+# tests need (Node.js and npm for the Web Crypto interop tests and the
+# JavaScript SDK, nats-server for the NATS JetStream transport, Chromium for
+# the real-browser test, the SDK's npm packages from js/package-lock.json),
+# then checks formatting, lints and docs and runs every test of every crate
+# and of the JavaScript SDK. CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 command -v nats-server >/dev/null 2>&1 || need_apt+=(nats-server)
+# The browser test drives Debian's Chromium (puppeteer-core never downloads one).
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "test.sh: installing ${need_apt[*]} from Debian's packages" >&2
   sudo_cmd=()
@@ -23,3 +28,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace --all-targets
 cargo test --workspace --doc
+
+# The JavaScript SDK: its npm packages exactly as locked, then its tests
+# against the real broker binary (and Chromium for the chat page).
+cargo build -p hermit-cli
+(cd js && npm ci --no-audit --no-fund --loglevel=error &&
+  HERMIT_BIN="$PWD/../target/debug/hermit" node --test test/)

@@ -75,6 +75,9 @@ function range(param, value, min, max) {
   }
 }
 
+// Set only while `KdfParams.insecureForTests` runs the constructor.
+let insecure = false;
+
 /** Argon2id cost parameters. */
 export class KdfParams {
   #m;
@@ -88,7 +91,7 @@ export class KdfParams {
    * @param {number} pCost
    * @throws {KeyFileError} KdfParamOutOfRange, KdfBelowFloor
    */
-  constructor(mCostKib, tCost, pCost, floor = true) {
+  constructor(mCostKib, tCost, pCost) {
     range('p_cost', pCost, 1, MAX_P_COST);
     range('t_cost', tCost, 1, MAX_T_COST);
     // Argon2 needs 8 KiB of memory per lane.
@@ -96,7 +99,7 @@ export class KdfParams {
     this.#m = mCostKib;
     this.#t = tCost;
     this.#p = pCost;
-    if (floor) this.checkFloor();
+    if (!insecure) this.checkFloor();
   }
 
   /**
@@ -105,7 +108,12 @@ export class KdfParams {
    * @returns {KdfParams}
    */
   static insecureForTests(mCostKib, tCost, pCost) {
-    return new KdfParams(mCostKib, tCost, pCost, false);
+    insecure = true;
+    try {
+      return new KdfParams(mCostKib, tCost, pCost);
+    } finally {
+      insecure = false;
+    }
   }
 
   /** @internal @throws {KeyFileError} KdfBelowFloor */

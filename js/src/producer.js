@@ -274,8 +274,9 @@ export class Producer {
 
   /**
    * Look up a topic's partition count. An unknown topic (it is created by
-   * the first produce when the broker auto-creates) gets partition 0 until
-   * the first acknowledgement, then metadata is asked again.
+   * the first produce when the broker auto-creates) or one whose metadata is
+   * refused gets partition 0; after its first acknowledgement metadata is
+   * asked once more.
    * @private
    * @param {{ partitions: number|null, known: boolean }} entry
    * @param {string} topic
@@ -288,8 +289,10 @@ export class Producer {
         entry.partitions = Math.max(1, t.partitions.length);
         entry.known = true;
       }
-    } catch (e) {
-      if (!(e instanceof ClientError) || e.status !== 'UnknownTopic') throw e;
+    } catch {
+      // Unknown topic, or one the caller may produce to but not describe
+      // (someone else's inbox): partition 0, as the Rust producer does. A
+      // connection problem shows up again in the produce itself.
     }
   }
 

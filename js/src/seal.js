@@ -249,6 +249,7 @@ export class Sealer {
     const prefix = concat(header.encode(), recipient.kid().asBytes(), iv);
     const [ctx, keys] = await Promise.all([ctxP, pair.keys]);
     const sealed = await gcmEncrypt(keys.aes, iv, concat(prefix, ctx), body);
+    if (body !== plaintext) body.fill(0); // the padded copy is ours to wipe
     const record = await this.#finish(concat(prefix, sealed), ctx, signer);
     return { record, mode: Mode.Direct, seq, len: record.length };
   }
@@ -307,6 +308,7 @@ export class Sealer {
       const rcpt = await sha256(concat(...kidBytes));
       const ctx = await ts.multiCtx;
       const payload = await gcmEncrypt(await aesKey(ck, ['encrypt']), ZERO_IV, concat(prefix, rcpt, ctx), body);
+      if (body !== plaintext) body.fill(0);
       const wrapAad = concat(prefix, rcpt, await sha256(payload));
       const entries = await Promise.all(
         pairs.map(async (p, i) => {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { connect } from '../src/connection.js';
 import { BrokerFlags, Op, authTranscript, encodeResponse } from '../src/protocol.js';
 import { fakeBroker } from './helpers/fake-broker.mjs';
+import { Identity } from '../src/identity.js';
 
 test('hello, then pipelined requests answered out of order reach their callers', async (t) => {
   const held = [];
@@ -155,20 +156,8 @@ test('AuthRequired without an identity: nothing is sent after the hello', async 
   assert.equal(requests, 0);
 });
 
-// A stand-in identity (tests only): signs with a Web Crypto P-256 key the way
-// js-crypto's Identity.signAuth does, over protocol/src/auth.rs's transcript.
-async function standInIdentity() {
-  const pair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']);
-  const spki = new Uint8Array(await crypto.subtle.exportKey('spki', pair.publicKey));
-  return {
-    spki: async () => spki,
-    signAuth: async (nonce, brokerId) => new Uint8Array(await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, pair.privateKey, authTranscript(nonce, brokerId, spki))),
-    pair,
-  };
-}
-
 test('Authenticate: the signature over the transcript, the principal returned', async (t) => {
-  const identity = await standInIdentity();
+  const identity = await Identity.generate();
   const broker = await fakeBroker({
     flags: BrokerFlags.AUTH_AVAILABLE,
     onRequest: async (req, ws) => {
@@ -189,17 +178,18 @@ test('Authenticate: the signature over the transcript, the principal returned', 
   const client = await connect(broker.url, { identity });
   const fp = new Uint8Array(await crypto.subtle.digest('SHA-256', await identity.spki()));
   assert.deepEqual(client.principal, fp);
+  assert.equal(client.principalHex, identity.fingerprint().toHex());
   assert.match(client.principalHex, /^[0-9a-f]{64}$/);
   await client.ping();
   await client.close();
 
   // A signature over another nonce is refused: AuthFailed.
-  const liar = { spki: identity.spki, signAuth: (nonce, id) => identity.signAuth(new Uint8Array(32), id) };
+  const liar = { spki: () => identity.spki(), signAuth: (nonce, id) => identity.signAuth(new Uint8Array(32), id) };
   await assert.rejects(connect(broker.url, { identity: liar }), (e) => e.code === 'AuthFailed' && /bad signature/.test(e.message));
 });
 
 test('a broker naming another principal fails the connect with AuthFailed', async (t) => {
-  const identity = await standInIdentity();
+  const identity = await Identity.generate();
   const broker = await fakeBroker({ flags: BrokerFlags.AUTH_REQUIRED | BrokerFlags.AUTH_AVAILABLE, onRequest: (req, ws) => broker.answer(ws, req, { body: { principal: new Uint8Array(32) } }) });
   t.after(() => broker.close());
   await assert.rejects(connect(broker.url, { identity }), (e) => e.code === 'AuthFailed' && /not the identity's/.test(e.message));
