@@ -298,4 +298,22 @@ test('two browsers chat sealed through a real broker; the CLI reads and writes t
   for (const p of [alice, bob]) await p.evaluate(() => document.querySelector('.sidebar')?.scrollTo(0, 0));
   await alice.screenshot({ path: join(SHOTS, 'chat-alice.png') });
   await bob.screenshot({ path: join(SHOTS, 'chat-bob.png') });
+
+  // A reload: the key file from IndexedDB unlocks only with the password; the history is back; sending goes on.
+  await alice.reload({ waitUntil: 'load' });
+  await alice.waitForSelector('#unlock-panel:not([hidden])');
+  assert.equal((await alice.$eval('#stored-fingerprint', (el) => el.textContent ?? '')).replace(/ /g, '').endsWith(A.fingerprint), true);
+  await setValue(alice, '#unlock-password', 'not the password');
+  await alice.click('#unlock-btn');
+  await alice.waitForSelector('#errors li[data-code="WrongPasswordOrModified"]', { timeout: 15000 });
+  await alice.click('#errors li .dismiss');
+  await setValue(alice, '#unlock-password', PASSWORD);
+  await alice.click('#unlock-btn');
+  assert.equal((await waitReady(alice)).fingerprint, A.fingerprint);
+  await received(alice, `c:${B.fingerprint}`, reply, B.fingerprint);
+  await received(alice, groupConv, yesToo, C.fingerprint);
+  const again = 'Back after a reload, still sealed.';
+  await send(alice, `c:${B.fingerprint}`, again);
+  await received(bob, `c:${A.fingerprint}`, again, A.fingerprint);
+  assert.deepEqual(await pageErrors(bob), []);
 });

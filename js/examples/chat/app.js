@@ -570,7 +570,12 @@ async function received(topic, kind, r) {
     mode: r.mode,
     state: 'received',
   };
-  if (r.gap) showError(`Messages from ${m.fromName} on ${topic} are missing`, new Error(`sequence numbers ${r.gap.first}–${r.gap.last} never arrived`));
+  if (r.gap?.looksLikeRestart()) {
+    // The sender's seqs jumped to its clock floor: a new session (a reload), not lost records.
+    systemMessage(conv, `${m.fromName} started a new session.`);
+  } else if (r.gap) {
+    showError(`Messages from ${m.fromName} on ${topic} are missing`, new Error(`sequence numbers ${r.gap.first}–${r.gap.last} never arrived`));
+  }
   renderMessage(m);
   await store.putMessage(m);
 }
