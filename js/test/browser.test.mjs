@@ -285,6 +285,12 @@ test('two browsers chat sealed through a real broker; the CLI reads and writes t
   assert.match(refusal, /not authorized/);
   assert.match(refusal, new RegExp(`inbox\\.${B.fingerprint}`));
   assert.equal(await mallory.$$eval('#messages li.message[data-dir="in"]', (l) => l.length), 0);
+  // The group topic is readable by anyone authenticated (group.*), but what is on it opens only for its members.
+  await setValue(mallory, '#listen-topic', groupConv.slice(2));
+  await mallory.click('#listen-btn');
+  await mallory.waitForFunction(() => document.getElementById('conv-info')?.textContent?.endsWith('3 records sealed for others'), { timeout: 10000 });
+  assert.equal(await mallory.$$eval('#messages li.message[data-dir="in"]', (l) => l.length), 0);
+  assert.equal((await pageErrors(mallory)).length, 1, 'only the Unauthorized');
 
   // The broker stored ciphertext only.
   for (const t of [hello, reply, toCarol, fromCli, q, yes, yesToo]) assert.equal(await b.dataContains(t), false, `plaintext ${JSON.stringify(t)} in the data dir`);

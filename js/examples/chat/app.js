@@ -39,7 +39,7 @@ const WS_URL = params.get('ws') ?? `${location.protocol === 'https:' ? 'wss' : '
 /**
  * @typedef {{ name: string, key: PublicKey, fp: string }} Contact
  * @typedef {{ name: string, topic: string, members: Array<{ name: string, key: PublicKey, fp: string }> }} Group
- * @typedef {{ id: string, title: string, kind: 'contact'|'group'|'topic', info: string }} Conversation
+ * @typedef {{ id: string, title: string, kind: 'contact'|'group'|'topic', info: string, notForMe?: number }} Conversation
  */
 
 const state = {
@@ -530,13 +530,28 @@ async function listen(topic, trusted, kind) {
         } catch (e) {
           showError(`A message on ${topic} could not be shown`, e);
         }
-      } else if (!r.isNotForMe()) {
+      } else if (r.isNotForMe()) {
+        if (kind === 'topic' && !r.own) countNotForMe(topic);
+      } else {
         // Commits stay held at this record: after a reload (with the sender
         // added as a contact, say) it is read again.
         showError(`A record on ${topic} (offset ${r.offset}) could not be opened`, r.openError ?? r);
       }
     }
   })();
+}
+
+/**
+ * On a topic read by hand, say how many records were sealed for others
+ * (what a reader without the keys gets from someone else's group topic).
+ * @param {string} topic
+ */
+function countNotForMe(topic) {
+  const conv = state.conversations.get(`t:${topic}`);
+  if (!conv) return;
+  conv.notForMe = (conv.notForMe ?? 0) + 1;
+  conv.info = `reading ${topic} from the beginning · ${conv.notForMe} record${conv.notForMe === 1 ? '' : 's'} sealed for others`;
+  if (state.selected === conv.id) $('conv-info').textContent = conv.info;
 }
 
 /**
