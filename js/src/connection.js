@@ -338,6 +338,10 @@ export class Client {
       const corr = this._nextCorr++;
       ws.send(encodeRequest(corr, { op: 'authenticate', mechanism: MECHANISM_P256_ECDSA, spki, signature }));
       const resp = decodeResponse(/** @type {Uint8Array} */ (await answer), this._maxResponseBytes);
+      if (resp.correlationId === 0 && !resp.ok) {
+        // A connection-level notice instead of the answer (TooManyConnections, ShuttingDown).
+        throw new ClientError('Connect', `cannot connect to ${this.url}: ${resp.error?.status}: ${resp.error?.message}`, { status: resp.error?.status, statusCode: resp.error?.statusCode });
+      }
       if (resp.correlationId !== corr || resp.op !== Op.Authenticate) {
         throw new WireError('InvalidField', `answer to Authenticate has correlation id ${resp.correlationId}, op ${opName(resp.op)}`);
       }

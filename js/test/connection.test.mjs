@@ -208,3 +208,10 @@ test('connect failures: nothing listening, wrong subprotocol, another version, s
   await assert.rejects(connect(silent.url), (e) => e.code === 'Protocol');
   await silent.close();
 });
+
+test('a notice instead of the Authenticate answer fails the connect with its status', async (t) => {
+  const identity = await Identity.generate();
+  const broker = await fakeBroker({ flags: BrokerFlags.AUTH_AVAILABLE, onRequest: (req, ws) => ws.send(encodeResponse(0, Op.Ping, { error: { status: 'TooManyConnections', message: 'over max_connections' } })) });
+  t.after(() => broker.close());
+  await assert.rejects(connect(broker.url, { identity }), (e) => e.code === 'Connect' && e.status === 'TooManyConnections' && e.retriable && /over max_connections/.test(e.message));
+});
