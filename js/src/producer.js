@@ -258,7 +258,11 @@ export class Producer {
     let acc = this._topics.get(topic);
     if (!acc) {
       const entry = { partitions: /** @type {number|null} */ (null), known: false, sticky: 0, ready: Promise.resolve(), open: new Map() };
-      entry.ready = this._resolve(entry, topic);
+      // Keyless records start at a random partition, so many producers (tabs)
+      // do not all fill partition 0 first — as the Rust producer spreads them.
+      entry.ready = this._resolve(entry, topic).then(() => {
+        entry.sticky = Math.floor(Math.random() * (entry.partitions ?? 1));
+      });
       this._topics.set(topic, entry);
       acc = entry;
     }
