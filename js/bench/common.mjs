@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const JS_DIR = resolve(here, '..');
-export const HERMIT = process.env.HERMIT_BIN ?? resolve(here, '../../target/release/hermit');
+export const HERMIT = process.env.HERMITMQ_BIN ?? resolve(here, '../../target/release/hermit');
 const FALLBACK = resolve(here, '../../target/debug/hermit');
 
 /** Clock ticks per second for /proc/<pid>/stat. */
@@ -28,9 +28,9 @@ export function flags(defaults) {
   return /** @type {any} */ (out);
 }
 
-/** The broker binary: $HERMIT_BIN, else target/release, else target/debug (say which). */
+/** The broker binary: $HERMITMQ_BIN, else target/release, else target/debug (say which). */
 export function hermitBin() {
-  if (process.env.HERMIT_BIN || existsSync(HERMIT)) return HERMIT;
+  if (process.env.HERMITMQ_BIN || existsSync(HERMIT)) return HERMIT;
   return FALLBACK;
 }
 

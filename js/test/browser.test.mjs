@@ -10,7 +10,8 @@
 // Bob's page opens what `hermit produce` sent; the group of three works; the
 // broker's data dir holds none of the texts; Mallory's page, asked to read
 // Bob's inbox, shows the broker's Unauthorized. Screenshots of Alice's and
-// Bob's pages go to docs/images/ (or $HERMIT_SCREENSHOT_DIR).
+// Bob's pages go to target/screenshots/ (untracked); to refresh the ones in
+// docs/images/ run with HERMITMQ_SCREENSHOT_DIR=docs/images.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -24,7 +25,7 @@ import { CHAT_POLICY, consumeJsonl, keygen, produceLines } from './helpers/cli.m
 
 const here = dirname(fileURLToPath(import.meta.url));
 const JS_DIR = resolve(here, '..');
-const SHOTS = process.env.HERMIT_SCREENSHOT_DIR ?? resolve(here, '../../docs/images');
+const SHOTS = resolve(process.env.HERMITMQ_SCREENSHOT_DIR ?? resolve(here, '../../target/screenshots'));
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const PASSWORD = 'a long passphrase for the test';
 const CHROMIUM_FLAGS = [

@@ -1,6 +1,6 @@
 // Starts and stops a real `hermit broker` for the tests: a temp data dir,
 // plain TCP and WebSocket listeners on free ports (port 0), an optional TOML
-// config. The binary: env HERMIT_BIN, else ../target/debug/hermit relative
+// config. The binary: env HERMITMQ_BIN, else ../target/debug/hermit relative
 // to js/. Stopped with SIGTERM and awaited (the broker drains and exits).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -29,7 +29,7 @@ allow = ["consume", "describe", "create"]
 
 /** The broker binary the tests run. */
 export function hermitBin() {
-  return process.env.HERMIT_BIN ?? resolve(here, '../../../target/debug/hermit');
+  return process.env.HERMITMQ_BIN ?? resolve(here, '../../../target/debug/hermit');
 }
 
 /** Whether the binary exists (tests say why they cannot run otherwise). */
@@ -46,7 +46,7 @@ export function haveBroker() {
  */
 export async function startBroker(opts = {}) {
   const bin = hermitBin();
-  if (!existsSync(bin)) throw new Error(`no broker binary at ${bin}: build it with \`cargo build -p hermit-cli\` or set HERMIT_BIN`);
+  if (!existsSync(bin)) throw new Error(`no broker binary at ${bin}: build it with \`cargo build -p hermit-cli\` or set HERMITMQ_BIN`);
   const dir = await mkdtemp(join(tmpdir(), 'hermit-js-'));
   const dataDir = join(dir, 'data');
   const args = ['broker', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ws-listen', '127.0.0.1:0', '--log-format', 'text'];
