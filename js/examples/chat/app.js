@@ -32,9 +32,12 @@ const GROUP_TOPIC = /^group\.[0-9a-f]{32}$/;
 const MAX_GROUP = 16;
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
-const params = new URLSearchParams(location.search);
-/** The broker's WebSocket: the page's own host unless `?ws=` says otherwise. */
-const WS_URL = params.get('ws') ?? `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}`;
+/**
+ * The broker's WebSocket: always the page's own host (the broker serves the
+ * page from `web_root`). No URL parameter may point it elsewhere: a link to
+ * this page naming another broker would hand that broker who talks to whom.
+ */
+const WS_URL = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}`;
 
 /**
  * @typedef {{ name: string, key: PublicKey, fp: string }} Contact
