@@ -33,4 +33,4 @@ cargo test --workspace --doc
 # against the real broker binary (and Chromium for the chat page).
 cargo build -p hermit-cli
 (cd js && npm ci --no-audit --no-fund --loglevel=error &&
-  HERMIT_BIN="$PWD/../target/debug/hermit" node --test test/)
+  HERMITMQ_BIN="$PWD/../target/debug/hermit" node --test test/)

@@ -59,6 +59,137 @@ export class ChatCrypto {
   decryptBytes(data: string, iv: string): Promise<Uint8Array>;
 }
 
+// ---- connection.js ----------------------------------------------------------
+
+export const SUBPROTOCOL: 'hermitmq.v3';
+export const CLOSE_PROTOCOL_ERROR: 4002;
+export const CLOSE_TIMEOUT: 4008;
+
+/** What `connect` needs of an identity (an `Identity` has both). */
+export interface AuthIdentity {
+  spki(): Promise<Uint8Array>;
+  signAuth(nonce: Uint8Array, brokerId: Uint8Array): Promise<Uint8Array>;
+}
+
+export interface ConnectOptions {
+  /** Authenticate as this key when the broker offers or requires it. */
+  identity?: AuthIdentity;
+  /** Limit on any answer (a fetch gets its maxWaitMs on top); default 30 000. */
+  timeoutMs?: number;
+  /** Limit on upgrade + hello + Authenticate; default 5 000. */
+  connectTimeoutMs?: number;
+  /** Most requests in flight; default 512. */
+  maxInFlight?: number;
+  /** Largest response frame; default 128 MiB. */
+  maxResponseBytes?: number;
+  /** A WebSocket constructor; default globalThis.WebSocket, else the `ws` package. */
+  WebSocket?: unknown;
+  /** Extra options for the `ws` package (Node only). */
+  wsOptions?: { [option: string]: unknown };
+}
+
+/** One record read from a partition. */
+export interface Record {
+  topic: string;
+  partition: number;
+  offset: number;
+  /** ns since the Unix epoch. */
+  timestampNs: bigint;
+  /** The batch key (empty for none). */
+  key: Uint8Array;
+  value: Uint8Array;
+}
+
+export class FetchResponse {
+  readonly topic: string;
+  readonly partition: number;
+  readonly highWatermark: number;
+  readonly logStart: number;
+  readonly batches: Uint8Array;
+  nextOffset(): number | null;
+  /** Records at or after fromOffset; throws ClientError CorruptBatch at a bad batch. */
+  records(fromOffset?: number): Generator<Record>;
+}
+
+export interface TopicSettings {
+  /** 1..=4096; default 1. */
+  partitions?: number;
+  cleanup?: number;
+  /** 0 = broker default, U64_MAX = forever. */
+  retentionMs?: number | bigint;
+  retentionBytes?: number | bigint;
+}
+
+/** One WebSocket connection to a broker with pipelined requests. */
+export class Client {
+  private constructor();
+  readonly url: string;
+  /** Largest frame the broker accepts (after the length prefix). */
+  readonly maxFrame: number;
+  readonly brokerFlags: number;
+  readonly brokerId: Uint8Array | null;
+  /** SHA-256 of the identity's SPKI once authenticated, else null. */
+  readonly principal: Uint8Array | null;
+  readonly principalHex: string | null;
+  readonly inFlight: number;
+  readonly isClosed: boolean;
+  /** Resolves with the close code and reason once the WebSocket closed. */
+  readonly closed: Promise<{ code: number; reason: string }>;
+  produce(topic: string, partition: number, ack: number, batch: Uint8Array): Promise<number>;
+  fetch(topic: string, partition: number, offset: number, maxBytes?: number, maxWaitMs?: number): Promise<FetchResponse>;
+  commit(group: string, topic: string, partition: number, offset: number): Promise<void>;
+  committed(group: string, topic: string, partition: number): Promise<number | null>;
+  metadata(topic?: string | null): Promise<TopicMetadata[]>;
+  createTopic(topic: string, settings?: TopicSettings): Promise<void>;
+  deleteTopic(topic: string): Promise<void>;
+  /** Round trip in ms. */
+  ping(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Open a connection: hello v3, Authenticate with opts.identity when offered. */
+export function connect(url: string, opts?: ConnectOptions): Promise<Client>;
+
+// ---- consumer.js ------------------------------------------------------------
+
+export interface ConsumerOptions {
+  group?: string | null;
+  partitions?: number[] | null;
+  /** Default 'committed'. */
+  start?: 'committed' | 'earliest' | 'latest' | { offset: number };
+  /** Start without a committed offset; default 'earliest'. */
+  fallback?: 'earliest' | 'latest';
+  /** Default 'earliest'. */
+  reset?: 'earliest' | 'latest' | 'error';
+  /** Default 1 MiB (capped to the broker's frame limit). */
+  maxBytes?: number;
+  /** Default 500. */
+  maxWaitMs?: number;
+  /** Default 5000; null never. */
+  autoCommitMs?: number | null;
+  /** Default 100. */
+  retryBackoffMs?: number;
+}
+
+export class Consumer implements AsyncIterable<Record> {
+  private constructor();
+  static create(client: Client, topic: string, options?: ConsumerOptions): Promise<Consumer>;
+  readonly topic: string;
+  position(partition: number): number | null;
+  seek(partition: number, offset: number): void;
+  tryNext(): Record | null;
+  next(): Promise<Record>;
+  [Symbol.asyncIterator](): AsyncGenerator<Record>;
+  commit(): Promise<void>;
+  committed(): Array<[number, number | null]>;
+  close(): Promise<void>;
+}
+
+// ---- crc32c.js --------------------------------------------------------------
+
+export function crc32c(bytes: Uint8Array, start?: number, end?: number): number;
+export function crc32cUpdate(crc: number, bytes: Uint8Array, start?: number, end?: number): number;
+
 // ---- crypto-errors.js -------------------------------------------------------
 
 export type OpenErrorKind =
@@ -297,6 +428,152 @@ export class Opener {
 export function padme(len: number): number;
 export function paddedLen(len: number): number;
 
+// ---- producer.js ------------------------------------------------------------
+
+export function fnv1a32(bytes: Uint8Array): number;
+export function partitionForKey(key: Uint8Array, partitions: number): number;
+
+export interface ProducerOptions {
+  /** Default Ack.Durable. */
+  ack?: number | 'durable' | 'written';
+  /** Default 5. */
+  lingerMs?: number;
+  /** Default 100. */
+  batchRecords?: number;
+  /** Default 256 KiB (capped to the broker's frame limit). */
+  batchBytes?: number;
+  /** Default 32 MiB. */
+  bufferBytes?: number;
+  /** Default 256. */
+  maxInFlight?: number;
+}
+
+export interface Delivered {
+  partition: number;
+  offset: number;
+}
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ClientError } | null;
+
+export class Delivery {
+  private constructor();
+  readonly partition: number;
+  readonly index: number;
+  readonly delivered: Promise<Delivered>;
+  tryResult(): Outcome<Delivered>;
+}
+
+export class Producer {
+  constructor(client: Client, options?: ProducerOptions);
+  readonly bufferedBytes: number;
+  send(topic: string, key: Uint8Array | null, value: Uint8Array): Promise<Delivery>;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// ---- protocol.js ------------------------------------------------------------
+
+export type ClientErrorCode =
+  | 'Connect' | 'ConnectionLost' | 'Timeout' | 'Protocol' | 'UnsupportedVersion' | 'OffsetOutOfRange'
+  | 'Broker' | 'AuthRequired' | 'AuthFailed' | 'CorruptBatch' | 'InvalidName' | 'RequestTooLarge'
+  | 'InvalidArgument' | 'Closed';
+
+/** Every error of the connection, producer and consumer. */
+export class ClientError extends Error {
+  readonly code: ClientErrorCode;
+  /** The broker's status name when it refused the request. */
+  readonly status?: string;
+  readonly statusCode?: number;
+  /** OffsetOutOfRange only. */
+  readonly logStart?: number;
+  readonly highWatermark?: number;
+  /** CorruptBatch only. */
+  readonly topic?: string;
+  readonly partition?: number;
+  readonly baseOffset?: number;
+  readonly retriable: boolean;
+  readonly isAuth: boolean;
+}
+
+/** Bytes that break the protocol (code 'Protocol'). */
+export class WireError extends ClientError {
+  readonly kind: string;
+}
+
+export const PROTOCOL_VERSION: 3;
+export const U64_MAX: bigint;
+export const Op: { readonly Produce: 1; readonly Fetch: 2; readonly Commit: 3; readonly Committed: 4; readonly Metadata: 5; readonly CreateTopic: 6; readonly DeleteTopic: 7; readonly Ping: 8; readonly Authenticate: 9 };
+export const Ack: { readonly Written: 0; readonly Durable: 1 };
+export const Cleanup: { readonly Delete: 0; readonly Compact: 1 };
+export const BrokerFlags: { readonly AUTH_REQUIRED: 1; readonly AUTH_AVAILABLE: 2; readonly TLS: 4; readonly AUTHENTICATED: 8 };
+export const STATUS_NAMES: readonly string[];
+export const Status: { readonly [name: string]: number };
+
+export interface PartitionMetadata {
+  partition: number;
+  logStart: number;
+  highWatermark: number;
+}
+export interface TopicMetadata {
+  name: string;
+  cleanup: number;
+  retentionMs: bigint;
+  retentionBytes: bigint;
+  partitions: PartitionMetadata[];
+}
+
+export interface RecordHeader {
+  baseOffset: number;
+  crc: number;
+  timestampNs: bigint;
+  keyLen: number;
+  payloadLen: number;
+  recordCount: number;
+}
+export interface BatchView {
+  header: RecordHeader;
+  bytes: Uint8Array;
+  key: Uint8Array;
+  payload: Uint8Array;
+  length: number;
+}
+export interface BrokerHello {
+  version: number;
+  maxFrame: number;
+  flags: number;
+  nonce: Uint8Array;
+  brokerId: Uint8Array;
+}
+export interface ResponseFrame {
+  correlationId: number;
+  op: number;
+  ok: boolean;
+  body?: any;
+  error?: { status: string; statusCode: number; message: string; bounds: [number, number] | null };
+}
+
+export class BatchBuilder {
+  constructor(key?: Uint8Array);
+  readonly recordCount: number;
+  readonly length: number;
+  push(record: Uint8Array): void;
+  finish(timestampNs?: bigint): Uint8Array;
+  static tombstone(key: Uint8Array, timestampNs: bigint): Uint8Array;
+}
+
+export function nowNs(): bigint;
+export function parseBatch(buf: Uint8Array, at?: number): BatchView;
+export function verifyCrc(batch: BatchView): void;
+export function batches(buf: Uint8Array): Generator<BatchView>;
+export function records(payload: Uint8Array, count: number): Generator<Uint8Array>;
+export function encodeClientHello(): Uint8Array;
+export function decodeBrokerHello(buf: Uint8Array): BrokerHello;
+export function authTranscript(nonce: Uint8Array, brokerId: Uint8Array, spki: Uint8Array): Uint8Array;
+export function encodeRequest(correlationId: number, req: { op: string; [field: string]: unknown }): Uint8Array;
+export function decodeResponse(frame: Uint8Array, maxFrame?: number): ResponseFrame;
+export function topicNameError(name: string): string | null;
+export function groupNameError(name: string): string | null;
+
 // ---- replay.js --------------------------------------------------------------
 
 export class Gap {
@@ -334,6 +611,109 @@ export class Sealer {
   sealDirectDetailed(topic: string, recipient: PublicKey, plaintext: Uint8Array): Promise<Sealed>;
   sealMulti(topic: string, recipients: PublicKey[], plaintext: Uint8Array): Promise<Uint8Array>;
   sealMultiDetailed(topic: string, recipients: PublicKey[], plaintext: Uint8Array): Promise<Sealed>;
+}
+
+// ---- sealed.js --------------------------------------------------------------
+
+export class SealedGroup {
+  constructor(members: PublicKey[], key: ConversationKey);
+  static generate(members: PublicKey[]): Promise<SealedGroup>;
+  readonly members: PublicKey[];
+  readonly key: ConversationKey;
+  blind(logicalKey: Uint8Array | string): Promise<BlindedKey>;
+  others(own: Fingerprint): PublicKey[];
+}
+
+export class SealedDelivery {
+  private constructor();
+  readonly delivery: Delivery;
+  readonly seq: bigint;
+  readonly mode: ModeName;
+  readonly partition: number;
+  readonly delivered: Promise<Delivered>;
+  tryResult(): Outcome<Delivered>;
+}
+
+export interface SealedProducerOptions {
+  padding?: boolean;
+  signing?: SigningIdentity | null;
+}
+
+export class SealedProducer {
+  private constructor();
+  static create(producer: Producer, identity: Identity, options?: SealedProducerOptions): Promise<SealedProducer>;
+  readonly producer: Producer;
+  readonly publicKey: PublicKey;
+  /** One recipient: DIRECT; several: MULTI. key null: keyless. Throws SealError / ClientError. */
+  send(topic: string, key: Uint8Array | string | null, plaintext: Uint8Array, recipients: PublicKey[]): Promise<SealedDelivery>;
+  sendGroup(topic: string, group: SealedGroup, key: Uint8Array | string | null, plaintext: Uint8Array): Promise<SealedDelivery>;
+  flush(): Promise<void>;
+  nextSeq(topic: string): bigint | undefined;
+  resumeTopic(topic: string, lastSeq: bigint): void;
+  directSeals(peer: Fingerprint): number;
+  restoreDirectSeals(peer: PublicKey, count: number): void;
+}
+
+export class OpenedRecord {
+  private constructor();
+  readonly ok: true;
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly timestampNs: bigint;
+  /** The blinded batch key as stored. */
+  readonly key: Uint8Array;
+  readonly sender: Fingerprint;
+  readonly seq: bigint | undefined;
+  readonly mode: OpenedModeName;
+  readonly gap: Gap | undefined;
+  readonly late: boolean;
+  readonly signed: boolean;
+  readonly padded: boolean;
+  readonly plaintext: Uint8Array;
+  /** Strict UTF-8. */
+  text(): string;
+}
+
+export class SealedRecordError extends Error {
+  private constructor();
+  readonly ok: false;
+  readonly code: 'HERMIT_SEALED_RECORD';
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly timestampNs: bigint;
+  readonly kind: 'NotForMe' | 'Open';
+  readonly openError?: OpenError;
+  readonly sender?: Kid;
+  readonly own?: boolean;
+  readonly mode?: ModeName;
+  isNotForMe(): boolean;
+  holdsCommit(): boolean;
+}
+
+export class SealedConsumer implements AsyncIterable<OpenedRecord | SealedRecordError> {
+  private constructor();
+  static create(client: Client, identity: Identity, trusted: PublicKey[], topic: string, options?: ConsumerOptions): Promise<SealedConsumer>;
+  readonly topic: string;
+  readonly identity: Identity;
+  trust(sender: PublicKey): Promise<void>;
+  trustSigner(sender: PublicKey, signing: SigningPublicKey): Promise<void>;
+  distrust(sender: Fingerprint): boolean;
+  allowLegacy(allow: boolean): void;
+  requireSignatures(require: boolean): void;
+  highWater(sender: Fingerprint): bigint | undefined;
+  restoreHighWater(sender: Fingerprint, seq: bigint): Promise<void>;
+  /** Transport errors are thrown; per-record outcomes are returned. */
+  next(): Promise<OpenedRecord | SealedRecordError>;
+  [Symbol.asyncIterator](): AsyncGenerator<OpenedRecord | SealedRecordError>;
+  ack(partition: number, offset: number): boolean;
+  seek(partition: number, offset: number): void;
+  position(partition: number): number | null;
+  held(): Array<[number, number[]]>;
+  committed(): Array<[number, number | null]>;
+  commit(): Promise<void>;
+  close(): Promise<void>;
 }
 
 // ---- signing.js -------------------------------------------------------------

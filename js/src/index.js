@@ -4,6 +4,9 @@
 export { BLINDED_KEY_LEN, BlindedKey, ConversationKey } from './blind.js';
 export { Base64Error, concat, equal, fromBase64, fromHex, fromUtf8, toBase64, toHex, utf8 } from './bytes.js';
 export { ChatCrypto, CompatMessage } from './chat.js';
+export { CLOSE_PROTOCOL_ERROR, CLOSE_TIMEOUT, Client, FetchResponse, SUBPROTOCOL, connect } from './connection.js';
+export { Consumer } from './consumer.js';
+export { crc32c, crc32cUpdate } from './crc32c.js';
 export { CompatError, OpenError, SealError, TrustError } from './crypto-errors.js';
 export {
   DIRECT_OVERHEAD,
@@ -18,6 +21,33 @@ export { Fingerprint, Identity, KeyError, Kid, PKCS8_LEN, PublicKey, SPKI_LEN } 
 export { KdfParams, KeyFile, KeyFileError } from './keyfile.js';
 export { OpenedMode, Opener } from './open.js';
 export { padme, paddedLen } from './pad.js';
+export { Delivery, Producer, fnv1a32, partitionForKey } from './producer.js';
+export {
+  Ack,
+  BatchBuilder,
+  BrokerFlags,
+  Cleanup,
+  ClientError,
+  Op,
+  PROTOCOL_VERSION,
+  STATUS_NAMES,
+  Status,
+  U64_MAX,
+  WireError,
+  authTranscript,
+  batches,
+  decodeBrokerHello,
+  decodeResponse,
+  encodeClientHello,
+  encodeRequest,
+  groupNameError,
+  nowNs,
+  parseBatch,
+  records,
+  topicNameError,
+  verifyCrc,
+} from './protocol.js';
 export { Gap } from './replay.js';
 export { DIRECT_LIMIT, MAX_PLAINTEXT_LEN, Sealer } from './seal.js';
+export { OpenedRecord, SealedConsumer, SealedDelivery, SealedGroup, SealedProducer, SealedRecordError } from './sealed.js';
 export { SigningIdentity, SigningPublicKey } from './signing.js';

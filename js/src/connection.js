@@ -1,0 +1,617 @@
+/**
+ * `connect(url, opts)` → {@link Client}: one WebSocket to a HermitMQ broker
+ * (subprotocol `hermitmq.v3`, one frame per binary message), the version-3
+ * hello, `Authenticate` when an identity is given, then pipelined requests
+ * matched by correlation id.
+ *
+ * Differences from the Rust `Client` (client/src/client.rs): one connection,
+ * not reopened when it dies — every request then fails with `ConnectionLost`
+ * and later ones with `Closed`; connect again for a new one. (A browser tab
+ * usually wants to decide itself when to reconnect.)
+ *
+ * @module connection
+ */
+
+import {
+  BrokerFlags,
+  ClientError,
+  FETCH_RESPONSE_HEADER_LEN,
+  MAX_CONTROL_FRAME,
+  MECHANISM_P256_ECDSA,
+  Op,
+  WireError,
+  batches,
+  brokerError,
+  decodeBrokerHello,
+  decodeResponse,
+  encodeClientHello,
+  encodeRequest,
+  opName,
+  parseBatch,
+  records as payloadRecords,
+  verifyCrc,
+} from './protocol.js';
+
+/** The WebSocket subprotocol of protocol version 3. */
+export const SUBPROTOCOL = 'hermitmq.v3';
+
+/** Close code this client uses for a broker that broke the protocol (4000–4999: application codes). */
+export const CLOSE_PROTOCOL_ERROR = 4002;
+/** Close code this client uses after a request timed out (the connection's state is unknown). */
+export const CLOSE_TIMEOUT = 4008;
+
+/**
+ * @typedef {object} ConnectOptions
+ * @property {{ spki(): Promise<Uint8Array>, signAuth(nonce: Uint8Array, brokerId: Uint8Array): Promise<Uint8Array> }} [identity]
+ *   The key this client authenticates with (an `Identity`): when the broker
+ *   offers or requires authentication, the connection signs its hello's
+ *   nonce before any request is sent. Default none (anonymous).
+ * @property {number} [timeoutMs] Limit on waiting for any answer (a fetch
+ *   gets its `maxWaitMs` on top). When it passes the request fails with
+ *   `Timeout` and the connection is closed. Default 30 000.
+ * @property {number} [connectTimeoutMs] Limit on opening the connection
+ *   (WebSocket upgrade, hello, Authenticate). Default 5 000.
+ * @property {number} [maxInFlight] Most requests in flight; further ones
+ *   wait for a slot. Default 512.
+ * @property {number} [maxResponseBytes] Largest response frame accepted
+ *   (Node's `ws` refuses larger messages before buffering them; a browser
+ *   has no such knob, the frame is then refused after it arrived).
+ *   Default 128 MiB.
+ * @property {any} [WebSocket] A WebSocket constructor; default
+ *   `globalThis.WebSocket`, else the `ws` package (Node).
+ * @property {Record<string, any>} [wsOptions] Extra options for the `ws`
+ *   package's constructor (Node only: TLS CA, headers such as `Origin`).
+ */
+
+/**
+ * @param {ConnectOptions} opts
+ */
+async function webSocketClass(opts) {
+  if (opts.WebSocket) return { WS: opts.WebSocket, isNodeWs: false };
+  if (typeof globalThis.WebSocket === 'function') return { WS: globalThis.WebSocket, isNodeWs: false };
+  // Node without a global WebSocket (Node 20): the `ws` package, loaded only here.
+  const mod = await import('ws');
+  return { WS: mod.default ?? mod.WebSocket, isNodeWs: true };
+}
+
+/**
+ * @param {unknown} data
+ * @returns {Uint8Array|null}
+ */
+function messageBytes(data) {
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return null; // text (or a Blob, which binaryType 'arraybuffer' rules out)
+}
+
+/**
+ * @param {Uint8Array} a
+ * @param {Uint8Array} b
+ */
+function bytesEqual(a, b) {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
+  return d === 0;
+}
+
+/** @param {Uint8Array} b */
+const toHex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+
+/**
+ * Open a connection to `url` (`ws://host:port/` or `wss://…`) and return once
+ * it is ready: hello exchanged and, with an identity, authenticated.
+ *
+ * Fails with `Connect` (no connection, no hello in time), `UnsupportedVersion`,
+ * `AuthRequired` (the broker requires authentication and no identity was
+ * given: nothing is sent after the hello) or `AuthFailed` (the broker refused
+ * the signature, or named another principal).
+ *
+ * @param {string} url
+ * @param {ConnectOptions} [opts]
+ * @returns {Promise<Client>}
+ */
+export async function connect(url, opts = {}) {
+  const { WS, isNodeWs } = await webSocketClass(opts);
+  const connectTimeoutMs = opts.connectTimeoutMs ?? 5000;
+  const maxResponseBytes = opts.maxResponseBytes ?? 128 << 20;
+  /** @type {any} */
+  let ws;
+  try {
+    ws = isNodeWs
+      ? new WS(url, SUBPROTOCOL, { maxPayload: maxResponseBytes + 4, ...opts.wsOptions })
+      : new WS(url, SUBPROTOCOL);
+  } catch (e) {
+    throw new ClientError('Connect', `cannot connect to ${url}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  ws.binaryType = 'arraybuffer';
+  const client = new Client(url, ws, opts);
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new ClientError('Connect', `cannot connect to ${url}: no hello within ${connectTimeoutMs} ms`));
+    }, connectTimeoutMs);
+  });
+  try {
+    await Promise.race([client._handshake(), timeout]);
+  } catch (e) {
+    // A connection that ended during the handshake never connected; typed
+    // refusals (AuthRequired, AuthFailed, UnsupportedVersion, Protocol) stay what they are.
+    const err =
+      e instanceof ClientError && e.code !== 'ConnectionLost'
+        ? e
+        : new ClientError('Connect', `cannot connect to ${url}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    client._fail(err, err.code === 'Protocol' ? CLOSE_PROTOCOL_ERROR : 1000, 'handshake failed');
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+  return client;
+}
+
+/**
+ * @typedef {object} Record
+ * @property {string} topic
+ * @property {number} partition
+ * @property {number} offset
+ * @property {bigint} timestampNs  the batch's timestamp (ns since the Unix epoch)
+ * @property {Uint8Array} key      the batch key (empty for none)
+ * @property {Uint8Array} value
+ */
+
+/**
+ * Whole record batches returned by a fetch (Rust's `FetchResponse`).
+ */
+export class FetchResponse {
+  /**
+   * @param {string} topic
+   * @param {number} partition
+   * @param {number} highWatermark
+   * @param {number} logStart
+   * @param {Uint8Array} batches
+   */
+  constructor(topic, partition, highWatermark, logStart, batches) {
+    /** @type {string} */
+    this.topic = topic;
+    /** @type {number} */
+    this.partition = partition;
+    /** Offset the next record will get. @type {number} */
+    this.highWatermark = highWatermark;
+    /** First offset still stored. @type {number} */
+    this.logStart = logStart;
+    /** The raw batches. @type {Uint8Array} */
+    this.batches = batches;
+  }
+
+  /**
+   * The offset after the last record of the last batch, or `null` when the
+   * response holds none. Checks batch structure, not CRCs.
+   * @returns {number|null}
+   */
+  nextOffset() {
+    let next = null;
+    for (const b of batches(this.batches)) next = b.header.baseOffset + b.header.recordCount;
+    return next;
+  }
+
+  /**
+   * The records at or after `fromOffset` (the first batch may start before
+   * the offset asked for), each batch's CRC checked when it is entered.
+   * Throws `CorruptBatch` at a batch that fails its CRC or layout.
+   * @param {number} [fromOffset]
+   * @returns {Generator<Record>}
+   */
+  *records(fromOffset = 0) {
+    let at = 0;
+    while (at < this.batches.length) {
+      const b = parseBatch(this.batches, at);
+      at += b.length;
+      const h = b.header;
+      if (h.baseOffset + h.recordCount <= fromOffset) continue; // wholly before: not checked either
+      let recs;
+      try {
+        verifyCrc(b);
+        recs = [...payloadRecords(b.payload, h.recordCount)];
+      } catch (e) {
+        throw new ClientError('CorruptBatch', `corrupt batch at ${this.topic}/${this.partition} offset ${h.baseOffset}: ${e instanceof Error ? e.message : e}`, {
+          cause: e,
+          topic: this.topic,
+          partition: this.partition,
+          baseOffset: h.baseOffset,
+        });
+      }
+      for (let i = 0; i < recs.length; i++) {
+        const offset = h.baseOffset + i;
+        if (offset < fromOffset) continue;
+        yield { topic: this.topic, partition: this.partition, offset, timestampNs: h.timestampNs, key: b.key, value: recs[i] };
+      }
+    }
+  }
+}
+
+/**
+ * One connection to a broker: many requests in flight at once, answers
+ * matched by correlation id (they may come back in any order). Create it
+ * with {@link connect}.
+ */
+export class Client {
+  /**
+   * @param {string} url
+   * @param {any} ws
+   * @param {ConnectOptions} opts
+   */
+  constructor(url, ws, opts) {
+    /** The URL given to {@link connect}. @type {string} */
+    this.url = url;
+    /** @private */
+    this._ws = ws;
+    /** @private */
+    this._opts = opts;
+    /** @private */
+    this._timeoutMs = opts.timeoutMs ?? 30_000;
+    /** @private */
+    this._maxInFlight = Math.max(1, opts.maxInFlight ?? 512);
+    /** @private */
+    this._maxResponseBytes = opts.maxResponseBytes ?? 128 << 20;
+    /** @private @type {Map<number, { resolve: (v: any) => void, reject: (e: any) => void, timer: any, op: number }>} */
+    this._pending = new Map();
+    /** @private @type {Array<() => void>} waiters for an in-flight slot */
+    this._slotWaiters = [];
+    /** @private */
+    this._nextCorr = 1;
+    /** @private @type {ClientError|null} why the connection is over */
+    this._dead = null;
+    /** @private @type {((bytes: Uint8Array) => void) | null} who takes the next message during the handshake */
+    this._handshakeTake = null;
+    /** Largest frame the broker accepts (after the length prefix), from its hello. @type {number} */
+    this.maxFrame = 0;
+    /** The broker hello's flags ({@link BrokerFlags}). @type {number} */
+    this.brokerFlags = 0;
+    /** The broker's id (16 bytes). @type {Uint8Array|null} */
+    this.brokerId = null;
+    /** The principal this connection acts as (SHA-256 of the identity's SPKI), or `null` when anonymous. @type {Uint8Array|null} */
+    this.principal = null;
+    /** @private @type {Promise<{code: number, reason: string}>} */
+    this._closed = new Promise((resolve) => {
+      /** @private */
+      this._resolveClosed = resolve;
+    });
+    ws.addEventListener('message', (/** @type {any} */ ev) => this._onMessage(ev.data));
+    ws.addEventListener('close', (/** @type {any} */ ev) => this._onClose(ev.code, ev.reason ?? ''));
+    ws.addEventListener('error', (/** @type {any} */ ev) => {
+      // The close event follows with the code; keep the message for it.
+      this._lastError = ev?.message ?? ev?.error?.message ?? 'WebSocket error';
+    });
+  }
+
+  /** The principal as lowercase hex (as ACLs and inbox names show it), or `null`. */
+  get principalHex() {
+    return this.principal ? toHex(this.principal) : null;
+  }
+
+  /** Requests in flight. */
+  get inFlight() {
+    return this._pending.size;
+  }
+
+  /** Whether the connection is over (closed by either side). */
+  get isClosed() {
+    return this._dead !== null;
+  }
+
+  /** Resolves with the close code and reason once the WebSocket has closed. */
+  get closed() {
+    return this._closed;
+  }
+
+  /** @private */
+  async _handshake() {
+    const ws = this._ws;
+    const next = () =>
+      new Promise((resolve, reject) => {
+        if (this._dead) return reject(this._dead);
+        this._handshakeTake = resolve;
+        this._handshakeReject = reject;
+      });
+    await new Promise((resolve, reject) => {
+      if (ws.readyState === 1) return resolve(undefined);
+      ws.addEventListener('open', () => resolve(undefined), { once: true });
+      this._handshakeReject = reject;
+    });
+    if (ws.protocol !== SUBPROTOCOL) {
+      throw new ClientError('Connect', `cannot connect to ${this.url}: the server chose subprotocol ${JSON.stringify(ws.protocol)}, not ${SUBPROTOCOL}`);
+    }
+    const helloMsg = next();
+    ws.send(encodeClientHello());
+    const hello = decodeBrokerHello(/** @type {Uint8Array} */ (await helloMsg));
+    this.maxFrame = hello.maxFrame;
+    this.brokerFlags = hello.flags;
+    this.brokerId = hello.brokerId;
+    const has = (/** @type {number} */ f) => (hello.flags & f) === f;
+    const identity = this._opts.identity;
+    if (has(BrokerFlags.AUTHENTICATED)) {
+      // A client certificate named the principal (wss with mutual TLS).
+    } else if (identity && (has(BrokerFlags.AUTH_AVAILABLE) || has(BrokerFlags.AUTH_REQUIRED))) {
+      const spki = await identity.spki();
+      const signature = await identity.signAuth(hello.nonce, hello.brokerId);
+      const answer = next();
+      const corr = this._nextCorr++;
+      ws.send(encodeRequest(corr, { op: 'authenticate', mechanism: MECHANISM_P256_ECDSA, spki, signature }));
+      const resp = decodeResponse(/** @type {Uint8Array} */ (await answer), this._maxResponseBytes);
+      if (resp.correlationId === 0 && !resp.ok) {
+        // A connection-level notice instead of the answer (TooManyConnections, ShuttingDown).
+        throw new ClientError('Connect', `cannot connect to ${this.url}: ${resp.error?.status}: ${resp.error?.message}`, { status: resp.error?.status, statusCode: resp.error?.statusCode });
+      }
+      if (resp.correlationId !== corr || resp.op !== Op.Authenticate) {
+        throw new WireError('InvalidField', `answer to Authenticate has correlation id ${resp.correlationId}, op ${opName(resp.op)}`);
+      }
+      if (!resp.ok) {
+        throw new ClientError('AuthFailed', `authentication to ${this.url} failed: ${resp.error?.message}`, { status: resp.error?.status, statusCode: resp.error?.statusCode });
+      }
+      const want = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', spki));
+      if (!bytesEqual(resp.body.principal, want)) {
+        throw new ClientError('AuthFailed', `authentication to ${this.url} failed: the broker named principal ${toHex(resp.body.principal)}, not the identity's ${toHex(want)}`);
+      }
+      this.principal = resp.body.principal;
+    } else if (has(BrokerFlags.AUTH_REQUIRED)) {
+      throw new ClientError('AuthRequired', `the broker at ${this.url} requires authentication: give an identity`);
+    }
+    this._handshakeTake = null;
+    this._handshakeReject = null;
+  }
+
+  /**
+   * @private
+   * @param {unknown} data
+   */
+  _onMessage(data) {
+    if (this._dead) return;
+    const bytes = messageBytes(data);
+    if (bytes === null) {
+      this._fail(new WireError('InvalidField', 'the broker sent a text message'), CLOSE_PROTOCOL_ERROR, 'text message');
+      return;
+    }
+    if (this._handshakeTake) {
+      const take = this._handshakeTake;
+      this._handshakeTake = null;
+      take(bytes);
+      return;
+    }
+    let resp;
+    try {
+      resp = decodeResponse(bytes, this._maxResponseBytes);
+    } catch (e) {
+      this._fail(/** @type {ClientError} */ (e), CLOSE_PROTOCOL_ERROR, 'malformed response');
+      return;
+    }
+    if (resp.correlationId === 0) {
+      // A connection-level notice (ShuttingDown, Timeout, TooManyConnections): the broker closes next.
+      const why = resp.ok ? 'notice' : `${resp.error?.status}: ${resp.error?.message}`;
+      this._fail(new ClientError('ConnectionLost', `connection to ${this.url} lost: ${why}`, { status: resp.error?.status, statusCode: resp.error?.statusCode }), 1000, 'notice received');
+      return;
+    }
+    const p = this._pending.get(resp.correlationId);
+    if (!p || p.op !== resp.op) {
+      const what = p ? `op ${opName(resp.op)} for a ${opName(p.op)} request` : `unknown correlation id ${resp.correlationId}`;
+      this._fail(new WireError('InvalidField', `the broker answered with ${what}`), CLOSE_PROTOCOL_ERROR, 'unexpected response');
+      return;
+    }
+    this._settle(resp.correlationId);
+    if (resp.ok) p.resolve(resp.body);
+    else p.reject(brokerError(/** @type {any} */ (resp.error)));
+  }
+
+  /**
+   * @private
+   * @param {number} corr
+   */
+  _settle(corr) {
+    const p = this._pending.get(corr);
+    if (!p) return;
+    clearTimeout(p.timer);
+    this._pending.delete(corr);
+    const w = this._slotWaiters.shift();
+    if (w) w();
+  }
+
+  /**
+   * @private
+   * @param {number} code
+   * @param {string} reason
+   */
+  _onClose(code, reason) {
+    const detail = `closed with code ${code}${reason ? ` (${reason})` : ''}${this._lastError && code !== 1000 ? `: ${this._lastError}` : ''}`;
+    this._fail(new ClientError('ConnectionLost', `connection to ${this.url} lost: ${detail}`), code, reason);
+    this._resolveClosed?.({ code, reason });
+  }
+
+  /**
+   * End the connection with `err`: every pending request and waiter is
+   * rejected with it, later requests fail with it too.
+   * @private
+   * @param {ClientError} err
+   * @param {number} code
+   * @param {string} reason
+   */
+  _fail(err, code, reason) {
+    if (this._dead) return;
+    this._dead = err;
+    const pending = [...this._pending.values()];
+    this._pending.clear();
+    for (const p of pending) {
+      clearTimeout(p.timer);
+      p.reject(this._deadError());
+    }
+    for (const w of this._slotWaiters.splice(0)) w();
+    this._handshakeReject?.(err);
+    this._handshakeTake = null;
+    const ws = this._ws;
+    if (ws.readyState === 0 || ws.readyState === 1) {
+      try {
+        ws.close(code >= 3000 && code <= 4999 ? code : 1000, reason.slice(0, 120));
+      } catch {
+        // Already closing.
+      }
+    }
+  }
+
+  /**
+   * The error a request gets on a connection that is over: `Closed` after
+   * {@link Client.close}, else `ConnectionLost` naming why (the close code and
+   * reason, the broker's notice, or the protocol error), with it as `cause`.
+   * @private
+   * @returns {ClientError}
+   */
+  _deadError() {
+    const dead = /** @type {ClientError} */ (this._dead);
+    if (dead.code === 'Closed' || dead.code === 'ConnectionLost') {
+      return new ClientError(dead.code, dead.message, { cause: dead, status: dead.status, statusCode: dead.statusCode });
+    }
+    return new ClientError('ConnectionLost', `connection to ${this.url} lost: ${dead.message}`, { cause: dead });
+  }
+
+  /**
+   * Send one request and wait for its answer.
+   * @private
+   * @param {import('./protocol.js').Request} req
+   * @param {number} [extraMs] added to the timeout (a fetch's long poll)
+   * @returns {Promise<any>}
+   */
+  async _request(req, extraMs = 0) {
+    while (!this._dead && this._pending.size >= this._maxInFlight) {
+      await new Promise((resolve) => this._slotWaiters.push(() => resolve(undefined)));
+    }
+    if (this._dead) throw this._deadError();
+    let corr = this._nextCorr;
+    this._nextCorr = this._nextCorr >= 0xffff_ffff ? 1 : this._nextCorr + 1; // 0 is the broker's
+    while (this._pending.has(corr)) corr = corr >= 0xffff_ffff ? 1 : corr + 1;
+    const frame = encodeRequest(corr, req);
+    const len = frame.length - 4;
+    const max = req.op === 'produce' ? this.maxFrame : Math.min(MAX_CONTROL_FRAME, this.maxFrame);
+    if (len > max) {
+      throw new ClientError('RequestTooLarge', `request of ${len} bytes exceeds the broker's frame limit of ${max} bytes`);
+    }
+    const opCode = frame[4];
+    const after = this._timeoutMs + extraMs;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (!this._pending.has(corr)) return;
+        this._settle(corr);
+        reject(new ClientError('Timeout', `${opName(opCode)} timed out after ${after} ms`));
+        // The connection's state is unknown: end it, as the Rust client does.
+        this._fail(new ClientError('ConnectionLost', `connection to ${this.url} lost: a request timed out`), CLOSE_TIMEOUT, 'request timed out');
+      }, after);
+      this._pending.set(corr, { resolve, reject, timer, op: opCode });
+      this._ws.send(frame);
+    });
+  }
+
+  /**
+   * Append one record batch (a {@link BatchBuilder} result) to a partition;
+   * resolves to the offset of its first record.
+   * @param {string} topic
+   * @param {number} partition
+   * @param {number} ack `Ack.Written` or `Ack.Durable`
+   * @param {Uint8Array} batch
+   * @returns {Promise<number>}
+   */
+  async produce(topic, partition, ack, batch) {
+    const body = await this._request({ op: 'produce', topic, partition, ack, batch });
+    return body.baseOffset;
+  }
+
+  /**
+   * Read whole batches from `offset`, waiting up to `maxWaitMs` for data
+   * when there is none (long poll). `maxBytes` is capped so the response fits
+   * the broker's frame limit.
+   * @param {string} topic
+   * @param {number} partition
+   * @param {number} offset
+   * @param {number} [maxBytes] default 1 MiB
+   * @param {number} [maxWaitMs] default 0
+   * @returns {Promise<FetchResponse>}
+   */
+  async fetch(topic, partition, offset, maxBytes = 1 << 20, maxWaitMs = 0) {
+    const cap = Math.max(1, this.maxFrame - (FETCH_RESPONSE_HEADER_LEN - 4));
+    const body = await this._request(
+      { op: 'fetch', topic, partition, offset, maxBytes: Math.min(maxBytes, cap), maxWaitMs },
+      maxWaitMs,
+    );
+    return new FetchResponse(topic, partition, body.highWatermark, body.logStart, body.records);
+  }
+
+  /**
+   * Store `offset` as the next offset `group` will read.
+   * @param {string} group
+   * @param {string} topic
+   * @param {number} partition
+   * @param {number} offset
+   * @returns {Promise<void>}
+   */
+  async commit(group, topic, partition, offset) {
+    await this._request({ op: 'commit', group, topic, partition, offset });
+  }
+
+  /**
+   * The next offset `group` will read, or `null` if it never committed.
+   * @param {string} group
+   * @param {string} topic
+   * @param {number} partition
+   * @returns {Promise<number|null>}
+   */
+  async committed(group, topic, partition) {
+    const body = await this._request({ op: 'committed', group, topic, partition });
+    return body.offset;
+  }
+
+  /**
+   * Describe every topic the caller may describe (no argument) or one.
+   * @param {string|null} [topic]
+   * @returns {Promise<import('./protocol.js').TopicMetadata[]>}
+   */
+  async metadata(topic = null) {
+    return this._request({ op: 'metadata', topic });
+  }
+
+  /**
+   * Create a topic (`TopicExists` if it already does).
+   * @param {string} topic
+   * @param {{ partitions?: number, cleanup?: number, retentionMs?: number|bigint, retentionBytes?: number|bigint }} [settings]
+   * @returns {Promise<void>}
+   */
+  async createTopic(topic, settings = {}) {
+    await this._request({ op: 'createTopic', topic, partitions: settings.partitions ?? 1, cleanup: settings.cleanup, retentionMs: settings.retentionMs, retentionBytes: settings.retentionBytes });
+  }
+
+  /**
+   * Delete a topic and its data.
+   * @param {string} topic
+   * @returns {Promise<void>}
+   */
+  async deleteTopic(topic) {
+    await this._request({ op: 'deleteTopic', topic });
+  }
+
+  /**
+   * Round trip to the broker; resolves to how long it took in ms.
+   * @returns {Promise<number>}
+   */
+  async ping() {
+    const t = performance.now();
+    await this._request({ op: 'ping' });
+    return performance.now() - t;
+  }
+
+  /**
+   * Close the connection: pending requests fail with `Closed`. Resolves
+   * once the WebSocket has closed.
+   * @returns {Promise<void>}
+   */
+  async close() {
+    this._fail(new ClientError('Closed', 'closed: Client.close() was called'), 1000, 'client closed');
+    const ws = this._ws;
+    if (ws.readyState === 3) return;
+    await this._closed;
+  }
+}
+

@@ -1,0 +1,407 @@
+/**
+ * {@link Consumer}: reads a topic's partitions with one long-poll fetch in
+ * flight per partition, so the next batch is on its way while the
+ * application handles the current one (client/src/consumer.rs).
+ *
+ * Positions and commits, as in Rust:
+ * - A partition's *position* is the offset of the next record `next()`
+ *   returns from it.
+ * - A record is *finished* once the application calls `next()` again after
+ *   receiving it. The periodic commit (`autoCommitMs`, with a group) stores the
+ *   position after the last finished record of each partition; `close()` does
+ *   a final one.
+ * - `commit()` stores the position after the last record *returned*, the one
+ *   being handled included.
+ * - A committed offset is the next offset the group will read.
+ *
+ * Errors: a batch that fails its CRC is reported by `next()` and never
+ * skipped — the partition stays at that batch until `seek` moves it.
+ * `OffsetOutOfRange` follows `reset`. A retriable broker status is retried
+ * after `retryBackoffMs`; a lost connection is reported (this SDK's
+ * connections are not reopened, see connection.js).
+ *
+ * @module consumer
+ */
+
+import { ClientError, checkGroup, checkTopic } from './protocol.js';
+
+/**
+ * @typedef {object} ConsumerOptions
+ * @property {string|null} [group] Consumer group whose offsets are read and
+ *   committed; `null` reads without committing. Default `null`.
+ * @property {number[]|null} [partitions] Partitions to read; `null` for all. Default `null`.
+ * @property {'committed'|'earliest'|'latest'|{ offset: number }} [start]
+ *   Where to start: the group's committed offset (else `fallback`), the
+ *   oldest stored record, the end, or an offset. Default `'committed'`.
+ * @property {'earliest'|'latest'} [fallback] Start without a committed offset. Default `'earliest'`.
+ * @property {'earliest'|'latest'|'error'} [reset] Out-of-range handling. Default `'earliest'`.
+ * @property {number} [maxBytes] Soft limit on one fetch's bytes (capped to the
+ *   broker's frame limit). Default 1 MiB.
+ * @property {number} [maxWaitMs] How long a fetch waits at the end of a partition. Default 500.
+ * @property {number|null} [autoCommitMs] Commit finished records this often
+ *   (with a group); `null` never. Default 5000.
+ * @property {number} [retryBackoffMs] Wait before refetching after a retriable broker error. Default 100.
+ */
+
+/**
+ * @typedef {import('./connection.js').Record} Record
+ */
+
+/**
+ * @typedef {object} Part
+ * @property {number} partition
+ * @property {number} position   next offset `next()` returns
+ * @property {number} fetchAt    offset of the next fetch
+ * @property {boolean} inFlight
+ * @property {number} generation bumped to disown fetches in flight (seek, reset, error)
+ * @property {number|null} returned  after the last record returned
+ * @property {number|null} finished  after the last finished record
+ * @property {number|null} committed what the broker last acknowledged
+ */
+
+/** Reads records from a topic; create it with {@link Consumer.create}. */
+export class Consumer {
+  /**
+   * Start consuming `topic`: look up its partitions (creating the topic if
+   * the broker auto-creates), resolve every start position and send the
+   * first fetches.
+   * @param {import('./connection.js').Client} client
+   * @param {string} topic
+   * @param {ConsumerOptions} [options]
+   * @returns {Promise<Consumer>}
+   */
+  static async create(client, topic, options = {}) {
+    checkTopic(topic);
+    if (options.group != null) checkGroup(options.group);
+    let meta;
+    try {
+      meta = await client.metadata(topic);
+    } catch (e) {
+      if (!(e instanceof ClientError) || e.status !== 'UnknownTopic') throw e;
+      // A fetch creates it when the broker auto-creates topics.
+      await client.fetch(topic, 0, 0, 1, 0);
+      meta = await client.metadata(topic);
+    }
+    const t = meta.find((m) => m.name === topic);
+    if (!t) throw new ClientError('Broker', `broker refused: UnknownTopic: metadata does not describe ${topic}`, { status: 'UnknownTopic', statusCode: 1 });
+    const wanted = options.partitions ?? t.partitions.map((p) => p.partition);
+    const start = options.start ?? 'committed';
+    const fallback = options.fallback ?? 'earliest';
+    /** @type {Part[]} */
+    const parts = [];
+    for (const partition of wanted) {
+      const pm = t.partitions.find((p) => p.partition === partition);
+      if (!pm) throw new ClientError('Broker', `broker refused: UnknownPartition: ${topic} has no partition ${partition}`, { status: 'UnknownPartition', statusCode: 11 });
+      const pick = (/** @type {string} */ f) => (f === 'latest' ? pm.highWatermark : pm.logStart);
+      let committed = null;
+      let position;
+      if (typeof start === 'object') position = start.offset;
+      else if (start === 'committed') {
+        if (options.group != null) committed = await client.committed(options.group, topic, partition);
+        position = committed ?? pick(fallback);
+      } else position = pick(start);
+      parts.push({ partition, position, fetchAt: position, inFlight: false, generation: 0, returned: null, finished: null, committed });
+    }
+    if (parts.length === 0) throw new ClientError('InvalidArgument', `invalid argument: no partitions to consume in ${topic}`);
+    return new Consumer(client, topic, options, parts);
+  }
+
+  /**
+   * Use {@link Consumer.create}.
+   * @param {import('./connection.js').Client} client
+   * @param {string} topic
+   * @param {ConsumerOptions} options
+   * @param {Part[]} parts
+   */
+  constructor(client, topic, options, parts) {
+    /** @private */
+    this._client = client;
+    /** The topic. @type {string} */
+    this.topic = topic;
+    /** @private */
+    this._group = options.group ?? null;
+    /** @private */
+    this._reset = options.reset ?? 'earliest';
+    /** @private */
+    this._maxBytes = options.maxBytes ?? 1 << 20;
+    /** @private */
+    this._maxWaitMs = options.maxWaitMs ?? 500;
+    /** @private */
+    this._autoCommitMs = options.autoCommitMs === undefined ? 5000 : options.autoCommitMs;
+    /** @private */
+    this._retryBackoffMs = options.retryBackoffMs ?? 100;
+    /** @private */
+    this._parts = parts;
+    /** @private @type {Array<{ pidx: number, generation: number, offset: number, result?: import('./connection.js').FetchResponse, error?: any }>} */
+    this._done = [];
+    /** @private @type {(() => void) | null} */
+    this._wake = null;
+    /** @private @type {{ pidx: number, it: Generator<Record> } | null} */
+    this._current = null;
+    /** @private */
+    this._nextAutoCommit = this._group !== null && this._autoCommitMs !== null ? Date.now() + this._autoCommitMs : null;
+    /** @private */
+    this._closed = false;
+    this._startFetches();
+  }
+
+  /**
+   * The position (next offset to return) of `partition`, or `null` if it is not consumed.
+   * @param {number} partition
+   * @returns {number|null}
+   */
+  position(partition) {
+    return this._parts.find((p) => p.partition === partition)?.position ?? null;
+  }
+
+  /**
+   * Move `partition` to `offset`: what was fetched beyond is dropped.
+   * @param {number} partition
+   * @param {number} offset
+   */
+  seek(partition, offset) {
+    const pidx = this._parts.findIndex((p) => p.partition === partition);
+    if (pidx < 0) throw new ClientError('InvalidArgument', `invalid argument: partition ${partition} is not consumed`);
+    if (!Number.isSafeInteger(offset) || offset < 0) throw new ClientError('InvalidArgument', `invalid argument: offset ${offset}`);
+    this._reposition(pidx, offset);
+  }
+
+  /**
+   * @private
+   * @param {number} pidx
+   * @param {number} offset
+   */
+  _reposition(pidx, offset) {
+    if (this._current?.pidx === pidx) this._current = null;
+    const p = this._parts[pidx];
+    p.generation++;
+    p.inFlight = false;
+    p.position = offset;
+    p.fetchAt = offset;
+  }
+
+  /**
+   * @private
+   * @param {number} pidx
+   * @param {number} [delayMs]
+   */
+  _spawnFetch(pidx, delayMs = 0) {
+    const p = this._parts[pidx];
+    p.inFlight = true;
+    const { generation, fetchAt: offset, partition } = p;
+    const run = () => {
+      if (this._closed) return;
+      this._client.fetch(this.topic, partition, offset, this._maxBytes, this._maxWaitMs).then(
+        (result) => this._deliver({ pidx, generation, offset, result }),
+        (error) => this._deliver({ pidx, generation, offset, error }),
+      );
+    };
+    if (delayMs > 0) setTimeout(run, delayMs);
+    else run();
+  }
+
+  /**
+   * @private
+   * @param {{ pidx: number, generation: number, offset: number, result?: any, error?: any }} done
+   */
+  _deliver(done) {
+    if (this._closed) return;
+    this._done.push(done);
+    const w = this._wake;
+    this._wake = null;
+    if (w) w();
+  }
+
+  /** @private */
+  _startFetches() {
+    for (let i = 0; i < this._parts.length; i++) if (!this._parts[i].inFlight) this._spawnFetch(i);
+  }
+
+  /**
+   * Handle a fetch's outcome; throws what is for the application.
+   * @private
+   * @param {{ pidx: number, generation: number, offset: number, result?: import('./connection.js').FetchResponse, error?: any }} done
+   */
+  _onFetch(done) {
+    const p = this._parts[done.pidx];
+    if (done.generation !== p.generation) return; // disowned by a seek or reset
+    p.inFlight = false;
+    if (done.result) {
+      let next;
+      try {
+        next = done.result.nextOffset();
+      } catch (e) {
+        p.generation++;
+        throw e;
+      }
+      if (next === null) {
+        this._spawnFetch(done.pidx);
+      } else if (next <= done.offset) {
+        // The batch holding the offset asked for must come first; refetching would loop.
+        p.generation++;
+        throw new ClientError('Protocol', `protocol error: fetch response ends at ${next}, before the offset ${done.offset} asked for`);
+      } else {
+        p.fetchAt = next;
+        const it = done.result.records(p.position);
+        // Keep the next fetch in flight while these are handled.
+        this._spawnFetch(done.pidx);
+        this._current = { pidx: done.pidx, it };
+      }
+      return;
+    }
+    const e = done.error;
+    if (e instanceof ClientError && e.code === 'OffsetOutOfRange') {
+      if (this._reset === 'error') throw e;
+      const to = this._reset === 'latest' ? /** @type {number} */ (e.highWatermark) : /** @type {number} */ (e.logStart);
+      this._reposition(done.pidx, to);
+      this._spawnFetch(done.pidx);
+      return;
+    }
+    if (e instanceof ClientError && e.code === 'Broker' && e.retriable) {
+      this._spawnFetch(done.pidx, this._retryBackoffMs);
+      return;
+    }
+    throw e;
+  }
+
+  /** @private */
+  _finishReturned() {
+    for (const p of this._parts) p.finished = p.returned;
+  }
+
+  /**
+   * A record from the current fetch response, if any is left.
+   * @private
+   * @returns {Record|null}
+   */
+  _takeBuffered() {
+    const cur = this._current;
+    if (!cur) return null;
+    let r;
+    try {
+      r = cur.it.next();
+    } catch (e) {
+      // Stay at the bad batch: disown the prefetch beyond it.
+      this._current = null;
+      this._reposition(cur.pidx, this._parts[cur.pidx].position);
+      throw e;
+    }
+    if (r.done) {
+      this._current = null;
+      return null;
+    }
+    const p = this._parts[cur.pidx];
+    p.position = r.value.offset + 1;
+    p.returned = p.position;
+    return r.value;
+  }
+
+  /**
+   * The next record if one is already fetched: no waiting, no I/O. `null`
+   * means call {@link Consumer.next}. Marks every record returned before as finished.
+   * @returns {Record|null}
+   */
+  tryNext() {
+    if (!this._current || (this._nextAutoCommit !== null && this._nextAutoCommit <= Date.now())) return null;
+    this._finishReturned();
+    return this._takeBuffered();
+  }
+
+  /**
+   * The next record, waiting for one as long as it takes. Calling it marks
+   * every record returned before as finished.
+   * @returns {Promise<Record>}
+   */
+  async next() {
+    this._finishReturned();
+    if (this._closed) throw new ClientError('Closed', 'closed: the consumer was closed');
+    if (this._nextAutoCommit !== null && this._nextAutoCommit <= Date.now()) await this._autoCommit();
+    for (;;) {
+      const r = this._takeBuffered();
+      if (r) return r;
+      const done = this._done.shift();
+      if (done) {
+        this._onFetch(done);
+        continue;
+      }
+      this._startFetches();
+      /** @type {any} */
+      let timer = null;
+      await new Promise((resolve) => {
+        this._wake = () => resolve(undefined);
+        if (this._nextAutoCommit !== null) {
+          timer = setTimeout(() => resolve(undefined), Math.max(0, this._nextAutoCommit - Date.now()));
+        }
+      });
+      this._wake = null;
+      clearTimeout(timer);
+      if (this._closed) throw new ClientError('Closed', 'closed: the consumer was closed');
+      if (this._nextAutoCommit !== null && this._nextAutoCommit <= Date.now()) await this._autoCommit();
+    }
+  }
+
+  /**
+   * Records as an async iterator: `for await (const r of consumer)`.
+   * @returns {AsyncGenerator<Record>}
+   */
+  async *[Symbol.asyncIterator]() {
+    for (;;) yield await this.next();
+  }
+
+  /** @private */
+  async _autoCommit() {
+    if (this._autoCommitMs !== null) this._nextAutoCommit = Date.now() + this._autoCommitMs;
+    try {
+      await this._commitPositions((p) => p.finished);
+    } catch {
+      // Retried at the next period, as in Rust (which logs a warning).
+    }
+  }
+
+  /**
+   * @private
+   * @param {(p: Part) => number|null} which
+   */
+  async _commitPositions(which) {
+    if (this._group === null) throw new ClientError('InvalidArgument', 'invalid argument: commit needs a consumer group (options.group)');
+    for (const p of this._parts) {
+      const offset = which(p);
+      if (offset === null || p.committed === offset) continue;
+      await this._client.commit(this._group, this.topic, p.partition, offset);
+      p.committed = offset;
+    }
+  }
+
+  /**
+   * Commit the position after the last record returned by `next()` in each
+   * partition (the record being handled included).
+   * @returns {Promise<void>}
+   */
+  async commit() {
+    await this._commitPositions((p) => p.returned);
+  }
+
+  /**
+   * The committed offsets this consumer knows of, by partition.
+   * @returns {Array<[number, number|null]>}
+   */
+  committed() {
+    return this._parts.map((p) => [p.partition, p.committed]);
+  }
+
+  /**
+   * Stop: with a group and auto-commit, commit everything returned; fetches
+   * in flight are abandoned (their answers are ignored). A `next()` waiting
+   * meanwhile fails with `Closed`.
+   * @returns {Promise<void>}
+   */
+  async close() {
+    if (this._closed) return;
+    const commit = this._group !== null && this._autoCommitMs !== null;
+    this._closed = true;
+    const w = this._wake;
+    this._wake = null;
+    if (w) w();
+    if (commit) await this.commit();
+  }
+}

@@ -1,0 +1,406 @@
+/**
+ * {@link Producer}: records go into per-(topic, partition, key) batches, sent
+ * when a batch is full (`batchRecords`, `batchBytes`) or has waited
+ * `lingerMs`; many batches are in flight at once (client/src/producer.rs).
+ *
+ * Guarantees, as in Rust:
+ * - **Order.** Records with the same topic, partition and key are written in
+ *   the order `send` was called (keyless records of one partition too): every
+ *   batch goes over the one connection, and the broker appends one
+ *   connection's produces in request order.
+ * - **Bounded memory.** A record's bytes count against `bufferBytes` from
+ *   `send` until its batch is acknowledged or failed; `send` waits while the
+ *   buffer is full.
+ *
+ * Differences from Rust: no retries (the connection is not reopened, so a
+ * lost connection fails the batches in flight with `ConnectionLost`; a
+ * retriable broker status such as `StorageError` fails its batch too), and
+ * no separate delivery timeout (the client's request timeout bounds every
+ * batch once it is sent).
+ *
+ * @module producer
+ */
+
+import { Ack, BatchBuilder, ClientError, HEADER_LEN, RECORD_LEN_PREFIX, REQUEST_HEADER_LEN, checkTopic, nowNs } from './protocol.js';
+
+/**
+ * FNV-1a, 32 bits: the partitioner's hash (client/src/partitioner.rs), so a
+ * key lands in the same partition from every SDK.
+ * @param {Uint8Array} bytes
+ * @returns {number}
+ */
+export function fnv1a32(bytes) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < bytes.length; i++) {
+    h ^= bytes[i];
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/**
+ * The partition of a keyed record among `partitions` (≥ 1).
+ * @param {Uint8Array} key
+ * @param {number} partitions
+ * @returns {number}
+ */
+export function partitionForKey(key, partitions) {
+  return fnv1a32(key) % Math.max(1, partitions);
+}
+
+/**
+ * @typedef {object} ProducerOptions
+ * @property {number|'durable'|'written'} [ack] `Ack.Durable` (after an fsync
+ *   covers the batch) or `Ack.Written`. Default durable.
+ * @property {number} [lingerMs] How long a batch waits for more records. Default 5.
+ * @property {number} [batchRecords] Records per batch. Default 100.
+ * @property {number} [batchBytes] Bytes per batch (header, key, records);
+ *   capped to what the broker's frame limit allows. Default 256 KiB.
+ * @property {number} [bufferBytes] Bytes held from `send` until acknowledged. Default 32 MiB.
+ * @property {number} [maxInFlight] Batches sent and not yet answered. Default 256.
+ */
+
+/**
+ * @typedef {object} Delivered
+ * @property {number} partition
+ * @property {number} offset
+ */
+
+/** One record queued in a {@link Producer}: where it goes, and when it is stored. */
+export class Delivery {
+  /**
+   * @param {Batch} batch
+   * @param {number} index
+   */
+  constructor(batch, index) {
+    /** @private */
+    this._batch = batch;
+    /** The record's index in its batch. @type {number} */
+    this.index = index;
+    /** The partition the record was assigned to. @type {number} */
+    this.partition = batch.partition;
+  }
+
+  /**
+   * Resolves to where the record was stored once its batch is acknowledged,
+   * or rejects with why the producer gave up on it. Not awaiting it is fine:
+   * a failure nobody waits for is not an unhandled rejection.
+   * @returns {Promise<Delivered>}
+   */
+  get delivered() {
+    return this._batch.done.then((base) => ({ partition: this.partition, offset: base + this.index }));
+  }
+
+  /**
+   * The outcome if known yet: `{ ok: true, value }`, `{ ok: false, error }` or `null`.
+   * @returns {{ ok: true, value: Delivered } | { ok: false, error: ClientError } | null}
+   */
+  tryResult() {
+    const b = this._batch;
+    if (b.error) return { ok: false, error: b.error };
+    if (b.baseOffset === null) return null;
+    return { ok: true, value: { partition: this.partition, offset: b.baseOffset + this.index } };
+  }
+}
+
+/** A batch being filled, then in flight. @private */
+class Batch {
+  /**
+   * @param {string} topic
+   * @param {number} partition
+   * @param {Uint8Array} key
+   * @param {number} seq
+   */
+  constructor(topic, partition, key, seq) {
+    this.topic = topic;
+    this.partition = partition;
+    this.builder = new BatchBuilder(key);
+    this.seq = seq;
+    /** Bytes counted against the buffer. */
+    this.reserved = HEADER_LEN + key.length;
+    /** @type {any} */
+    this.timer = null;
+    /** @type {number|null} */
+    this.baseOffset = null;
+    /** @type {ClientError|null} */
+    this.error = null;
+    /** @type {(v: number) => void} */
+    this.resolve = () => {};
+    /** @type {(e: ClientError) => void} */
+    this.reject = () => {};
+    /** @type {Promise<number>} */
+    this.done = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    // Failures nobody awaits must not crash Node with an unhandled rejection;
+    // a `.then` on `done` still sees the rejection.
+    this.done.catch(() => {});
+  }
+}
+
+/**
+ * Batches records per topic, partition and key and sends them with many
+ * batches in flight over one {@link Client}.
+ */
+export class Producer {
+  /**
+   * @param {import('./connection.js').Client} client
+   * @param {ProducerOptions} [options]
+   */
+  constructor(client, options = {}) {
+    /** @private */
+    this._client = client;
+    const ack = options.ack ?? Ack.Durable;
+    /** @private */
+    this._ack = ack === 'durable' ? Ack.Durable : ack === 'written' ? Ack.Written : ack;
+    if (this._ack !== Ack.Durable && this._ack !== Ack.Written) {
+      throw new ClientError('InvalidArgument', `invalid argument: ack must be Ack.Durable or Ack.Written`);
+    }
+    /** @private */
+    this._lingerMs = Math.max(0, options.lingerMs ?? 5);
+    /** @private */
+    this._batchRecords = Math.max(1, options.batchRecords ?? 100);
+    // Never build a batch the broker cannot take in one frame (over WebSocket
+    // the frame limit is the message limit, 1 MiB by default).
+    const frameRoom = client.maxFrame - (REQUEST_HEADER_LEN - 4 + 1 + 255 + 4 + 1);
+    /** @private */
+    this._batchBytes = Math.max(HEADER_LEN + RECORD_LEN_PREFIX, Math.min(options.batchBytes ?? 256 * 1024, frameRoom));
+    /** @private */
+    this._bufferBytes = options.bufferBytes ?? 32 << 20;
+    /** @private */
+    this._maxInFlight = Math.max(1, options.maxInFlight ?? 256);
+    /** @private @type {Map<string, { partitions: number|null, known: boolean, sticky: number, ready: Promise<void>, open: Map<string, Batch> }>} */
+    this._topics = new Map();
+    /** @private */
+    this._buffered = 0;
+    /** @private */
+    this._nextSeq = 0;
+    /** @private @type {Set<Batch>} batches not finished (open, queued or in flight) */
+    this._outstanding = new Set();
+    /** @private @type {Batch[]} closed, waiting for an in-flight slot */
+    this._queue = [];
+    /** @private */
+    this._inFlight = 0;
+    /** @private @type {Array<() => void>} */
+    this._spaceWaiters = [];
+    /** @private @type {Array<() => void>} */
+    this._progressWaiters = [];
+    /** @private */
+    this._closing = false;
+  }
+
+  /** Bytes held (records and batch overhead, from `send` until acknowledged). */
+  get bufferedBytes() {
+    return this._buffered;
+  }
+
+  /**
+   * Queue one record; waits only while the buffer is full (or, for a topic
+   * not seen before, for its metadata). `key` (empty or `null` for none)
+   * picks the partition — FNV-1a of the key, keyless records round robin
+   * one batch at a time — and becomes the batch key.
+   * @param {string} topic
+   * @param {Uint8Array|null} key
+   * @param {Uint8Array} value
+   * @returns {Promise<Delivery>}
+   */
+  async send(topic, key, value) {
+    const k = key ?? new Uint8Array(0);
+    if (!(value instanceof Uint8Array) || !(k instanceof Uint8Array)) {
+      throw new ClientError('InvalidArgument', 'invalid argument: key and value must be Uint8Arrays');
+    }
+    if (this._closing) throw new ClientError('Closed', 'closed: the producer was closed');
+    checkTopic(topic);
+    const acc = await this._topic(topic);
+    const need = RECORD_LEN_PREFIX + value.length;
+    while (this._buffered > 0 && this._buffered + need + HEADER_LEN + k.length > this._bufferBytes) {
+      // Full: lingering batches go now, so their acks free space.
+      this._closeAll();
+      await new Promise((resolve) => this._spaceWaiters.push(() => resolve(undefined)));
+      if (this._closing) throw new ClientError('Closed', 'closed: the producer was closed');
+    }
+    if (this._closing) throw new ClientError('Closed', 'closed: the producer was closed');
+    const n = acc.partitions ?? 1;
+    const keyed = k.length > 0;
+    const partition = keyed ? partitionForKey(k, n) : acc.sticky % n;
+    const slot = keyed ? `k:${partition}:${hexKey(k)}` : `p:${partition}`;
+    let batch = acc.open.get(slot);
+    if (batch && batch.builder.recordCount > 0 && batch.builder.length + need > this._batchBytes) {
+      this._closeBatch(acc, slot, batch);
+      batch = undefined;
+    }
+    if (!batch) {
+      batch = new Batch(topic, partition, k, this._nextSeq++);
+      this._outstanding.add(batch);
+      this._buffered += batch.reserved;
+      acc.open.set(slot, batch);
+      const b = batch;
+      b.timer = setTimeout(() => {
+        if (acc.open.get(slot) === b) this._closeBatch(acc, slot, b);
+      }, this._lingerMs);
+    }
+    batch.builder.push(value);
+    batch.reserved += need;
+    this._buffered += need;
+    const delivery = new Delivery(batch, batch.builder.recordCount - 1);
+    if (batch.builder.recordCount >= this._batchRecords || batch.builder.length >= this._batchBytes) {
+      this._closeBatch(acc, slot, batch);
+    }
+    return delivery;
+  }
+
+  /**
+   * @private
+   * @param {string} topic
+   */
+  async _topic(topic) {
+    let acc = this._topics.get(topic);
+    if (!acc) {
+      const entry = { partitions: /** @type {number|null} */ (null), known: false, sticky: 0, ready: Promise.resolve(), open: new Map() };
+      // Keyless records start at a random partition, so many producers (tabs)
+      // do not all fill partition 0 first — as the Rust producer spreads them.
+      entry.ready = this._resolve(entry, topic).then(() => {
+        entry.sticky = Math.floor(Math.random() * (entry.partitions ?? 1));
+      });
+      this._topics.set(topic, entry);
+      acc = entry;
+    }
+    try {
+      await acc.ready;
+    } catch (e) {
+      // Ask again at the next send (the connection may be back, the ACL changed).
+      if (this._topics.get(topic) === acc) this._topics.delete(topic);
+      throw e;
+    }
+    return acc;
+  }
+
+  /**
+   * Look up a topic's partition count. An unknown topic (it is created by
+   * the first produce when the broker auto-creates) or one whose metadata is
+   * refused gets partition 0; after its first acknowledgement metadata is
+   * asked once more.
+   * @private
+   * @param {{ partitions: number|null, known: boolean }} entry
+   * @param {string} topic
+   */
+  async _resolve(entry, topic) {
+    try {
+      const meta = await this._client.metadata(topic);
+      const t = meta.find((m) => m.name === topic);
+      if (t) {
+        entry.partitions = Math.max(1, t.partitions.length);
+        entry.known = true;
+      }
+    } catch {
+      // Unknown topic, or one the caller may produce to but not describe
+      // (someone else's inbox): partition 0, as the Rust producer does. A
+      // connection problem shows up again in the produce itself.
+    }
+  }
+
+  /** @private */
+  _closeAll() {
+    for (const acc of this._topics.values()) {
+      for (const [slot, b] of [...acc.open]) this._closeBatch(acc, slot, b);
+    }
+  }
+
+  /**
+   * Close a batch to new records and queue it for sending.
+   * @private
+   * @param {{ sticky: number, partitions: number|null, open: Map<string, Batch> }} acc
+   * @param {string} slot
+   * @param {Batch} batch
+   */
+  _closeBatch(acc, slot, batch) {
+    clearTimeout(batch.timer);
+    acc.open.delete(slot);
+    if (slot.startsWith('p:') && batch.partition === acc.sticky % (acc.partitions ?? 1)) {
+      acc.sticky = (acc.sticky + 1) % (acc.partitions ?? 1);
+    }
+    this._queue.push(batch);
+    this._pump();
+  }
+
+  /** @private */
+  _pump() {
+    while (this._inFlight < this._maxInFlight && this._queue.length > 0) {
+      const batch = /** @type {Batch} */ (this._queue.shift());
+      this._inFlight++;
+      let bytes;
+      try {
+        bytes = batch.builder.finish(nowNs());
+      } catch (e) {
+        this._finish(batch, null, /** @type {ClientError} */ (e));
+        continue;
+      }
+      batch.builder = /** @type {any} */ (null); // the records are in `bytes` now
+      this._client.produce(batch.topic, batch.partition, this._ack, bytes).then(
+        (base) => this._finish(batch, base, null),
+        (e) => this._finish(batch, null, e instanceof ClientError ? e : new ClientError('ConnectionLost', String(e), { cause: e })),
+      );
+    }
+  }
+
+  /**
+   * @private
+   * @param {Batch} batch
+   * @param {number|null} base
+   * @param {ClientError|null} error
+   */
+  _finish(batch, base, error) {
+    this._inFlight--;
+    this._buffered -= batch.reserved;
+    this._outstanding.delete(batch);
+    if (error) {
+      batch.error = error;
+      batch.reject(error);
+    } else {
+      batch.baseOffset = base;
+      batch.resolve(/** @type {number} */ (base));
+      const acc = this._topics.get(batch.topic);
+      if (acc && !acc.known) {
+        // The first ack of an auto-created topic: learn its partition count.
+        acc.known = true;
+        this._resolve(acc, batch.topic).catch(() => {});
+      }
+    }
+    for (const w of this._spaceWaiters.splice(0)) w();
+    for (const w of this._progressWaiters.splice(0)) w();
+    this._pump();
+  }
+
+  /**
+   * Send every buffered record now and wait until every record sent before
+   * this call is finished (acknowledged, or failed: see each {@link Delivery}).
+   * @returns {Promise<void>}
+   */
+  async flush() {
+    const target = this._nextSeq;
+    this._closeAll();
+    const pendingBefore = () => [...this._outstanding].some((b) => b.seq < target);
+    while (pendingBefore()) {
+      await new Promise((resolve) => this._progressWaiters.push(() => resolve(undefined)));
+    }
+  }
+
+  /**
+   * Stop accepting records, send what is buffered and wait until every batch
+   * is finished. Later sends fail with `Closed`. The client stays open.
+   * @returns {Promise<void>}
+   */
+  async close() {
+    this._closing = true;
+    for (const w of this._spaceWaiters.splice(0)) w();
+    await this.flush();
+  }
+}
+
+/** @param {Uint8Array} b */
+function hexKey(b) {
+  let s = '';
+  for (let i = 0; i < b.length; i++) s += b[i].toString(16).padStart(2, '0');
+  return s;
+}

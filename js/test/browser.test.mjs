@@ -1,0 +1,326 @@
+// The chat page in a real Chromium (Debian's, headless, driven by
+// puppeteer-core) against a real broker: auth = "required", the chat-inbox
+// ACL, the page and the SDK served by the broker's own web_root over the
+// same port as its WebSocket listener.
+//
+// Alice, Bob and Mallory each create an identity in their own browser
+// context (so each has its own IndexedDB); Carol imports a key file made by
+// `hermit keygen`. They exchange public keys, Alice's sealed text shows on
+// Bob's page; `hermit consume` (Carol's key) opens what Alice's page sent and
+// Bob's page opens what `hermit produce` sent; the group of three works; the
+// broker's data dir holds none of the texts; Mallory's page, asked to read
+// Bob's inbox, shows the broker's Unauthorized. Screenshots of Alice's and
+// Bob's pages go to target/screenshots/ (untracked); to refresh the ones in
+// docs/images/ run with HERMITMQ_SCREENSHOT_DIR=docs/images.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer from 'puppeteer-core';
+import { startBroker } from './helpers/broker.mjs';
+import { CHAT_POLICY, consumeJsonl, keygen, produceLines } from './helpers/cli.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const JS_DIR = resolve(here, '..');
+const SHOTS = resolve(process.env.HERMITMQ_SCREENSHOT_DIR ?? resolve(here, '../../target/screenshots'));
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const PASSWORD = 'a long passphrase for the test';
+const CHROMIUM_FLAGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** @type {Awaited<ReturnType<typeof startBroker>> | undefined} */
+let broker;
+/** @type {import('puppeteer-core').Browser | undefined} */
+let browser;
+let tmp = '';
+/** Console errors and page crashes, printed when a step fails. */
+const pageLog = /** @type {string[]} */ ([]);
+
+before(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'hermit-browser-'));
+  broker = await startBroker({ config: CHAT_POLICY, args: ['--web-root', JS_DIR] });
+  browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    userDataDir: join(tmp, 'profile'),
+    protocolTimeout: 30000,
+  });
+});
+
+after(async () => {
+  // Both even when a step failed; the browser first (its pages hold connections).
+  await browser?.close().catch(() => {});
+  await broker?.stop();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+/**
+ * A chat page of its own browser context (its own IndexedDB).
+ * @param {string} who
+ */
+async function openPage(who) {
+  const ctx = await /** @type {import('puppeteer-core').Browser} */ (browser).createBrowserContext();
+  const page = await ctx.newPage();
+  await page.setViewport({ width: 1200, height: 780 });
+  page.on('console', (m) => m.type() === 'error' && pageLog.push(`[${who}] console: ${m.text()}`));
+  page.on('pageerror', (e) => pageLog.push(`[${who}] pageerror: ${e}`));
+  await page.goto(`http://${/** @type {any} */ (broker).wsAddr}/examples/chat/`, { waitUntil: 'load' });
+  return page;
+}
+
+/** @param {import('puppeteer-core').Page} page */
+async function waitReady(page) {
+  await page.waitForFunction(
+    () => document.body.dataset.ready === 'true' || document.querySelector('#errors li') !== null,
+    { timeout: 30000 },
+  );
+  const errors = await pageErrors(page);
+  assert.deepEqual(errors, [], 'the page reported errors while starting');
+  return page.evaluate(() => ({
+    spki: /** @type {HTMLTextAreaElement} */ (document.getElementById('own-pubkey')).value,
+    fingerprint: /** @type {HTMLElement} */ (document.getElementById('own-fingerprint')).textContent?.replace(/ /g, '') ?? '',
+  }));
+}
+
+/** The texts of the page's error list. @param {import('puppeteer-core').Page} page */
+function pageErrors(page) {
+  return page.$$eval('#errors li', (lis) => lis.map((li) => li.textContent ?? ''));
+}
+
+/** @param {import('puppeteer-core').Page} page @param {string} selector @param {string} value */
+async function setValue(page, selector, value) {
+  await page.$eval(
+    selector,
+    (el, v) => {
+      const input = /** @type {HTMLInputElement} */ (el);
+      input.value = v;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    },
+    value,
+  );
+}
+
+/** @param {import('puppeteer-core').Page} page @param {string} name */
+async function createIdentity(page, name) {
+  await page.waitForSelector('#create-panel:not([hidden])');
+  await setValue(page, '#new-name', name);
+  await setValue(page, '#new-password', PASSWORD);
+  await page.click('#create-btn');
+  return waitReady(page);
+}
+
+/** @param {import('puppeteer-core').Page} page @param {string} name @param {string} armor */
+async function importIdentity(page, name, armor) {
+  await page.waitForSelector('#import-panel:not([hidden])');
+  await setValue(page, '#import-name', name);
+  await setValue(page, '#import-armor', armor);
+  await setValue(page, '#import-password', PASSWORD);
+  await page.click('#import-btn');
+  return waitReady(page);
+}
+
+/** @param {import('puppeteer-core').Page} page @param {string} name @param {{ spki: string, fingerprint: string }} key */
+async function addContact(page, name, key) {
+  await setValue(page, '#contact-name', name);
+  await setValue(page, '#contact-key', key.spki);
+  // The fingerprint is shown before the contact is added.
+  await page.waitForFunction((fp) => document.getElementById('contact-fp-preview')?.textContent?.replace(/ /g, '').includes(fp), {}, key.fingerprint);
+  await page.click('#contact-add');
+  await page.waitForSelector(`#conversations li[data-conv="c:${key.fingerprint}"]`);
+}
+
+/** @param {import('puppeteer-core').Page} page @param {string} conv */
+async function selectConversation(page, conv) {
+  await page.waitForSelector(`#conversations li[data-conv="${conv}"] button`);
+  await page.click(`#conversations li[data-conv="${conv}"] button`);
+  await page.waitForFunction((c) => document.getElementById('messages')?.dataset.conv === c, {}, conv);
+}
+
+/** Type and send `text` in `conv`; resolves once the broker acknowledged it. @param {import('puppeteer-core').Page} page @param {string} conv @param {string} text */
+async function send(page, conv, text) {
+  await selectConversation(page, conv);
+  await page.type('#compose-text', text);
+  await page.click('#send-btn');
+  await page.waitForFunction(
+    (c, t) =>
+      [...document.querySelectorAll('#messages li.message[data-dir="out"]')].some(
+        (li) => /** @type {HTMLElement} */ (li).dataset.conv === c && li.querySelector('.text')?.textContent === t && /** @type {HTMLElement} */ (li).dataset.state !== 'sending',
+      ),
+    {},
+    conv,
+    text,
+  );
+  const state = await page.$$eval('#messages li.message[data-dir="out"]', (lis, t) => lis.filter((li) => li.querySelector('.text')?.textContent === t).map((li) => /** @type {HTMLElement} */ (li).dataset.state), text);
+  assert.deepEqual(state, ['sent'], `sending ${JSON.stringify(text)}: ${await pageErrors(page)}`);
+}
+
+/**
+ * Wait until the page shows `text` received in `conv` from `from` (a fingerprint); returns the sender's shown name.
+ * @param {import('puppeteer-core').Page} page @param {string} conv @param {string} text @param {string} from
+ */
+async function received(page, conv, text, from) {
+  try {
+    await page.waitForFunction(
+      (c, t) =>
+        [...document.querySelectorAll('#messages li.message[data-dir="in"]')].some(
+          (li) => /** @type {HTMLElement} */ (li).dataset.conv === c && li.querySelector('.text')?.textContent === t,
+        ),
+      { timeout: 15000 },
+      conv,
+      text,
+    );
+  } catch (e) {
+    throw new Error(`${JSON.stringify(text)} never showed in ${conv}; page errors: ${JSON.stringify(await pageErrors(page))}; log: ${pageLog.join('\n')}`, { cause: e });
+  }
+  return page.$$eval(
+    '#messages li.message[data-dir="in"]',
+    (lis, c, t) => {
+      const li = /** @type {HTMLElement} */ (lis.find((l) => /** @type {HTMLElement} */ (l).dataset.conv === c && l.querySelector('.text')?.textContent === t));
+      return { from: li.dataset.from, name: li.querySelector('.who')?.textContent };
+    },
+    conv,
+    text,
+  ).then((r) => {
+    assert.equal(r.from, from, `sender of ${JSON.stringify(text)}`);
+    return r.name;
+  });
+}
+
+test('two browsers chat sealed through a real broker; the CLI reads and writes the same inboxes; a group of three; Mallory is refused', { timeout: 90000 }, async () => {
+  assert.ok(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`);
+  const b = /** @type {NonNullable<typeof broker>} */ (broker);
+  const carolKeyFile = join(tmp, 'carol.key');
+  const [alice, bob, carol, mallory] = await Promise.all([openPage('alice'), openPage('bob'), openPage('carol'), openPage('mallory'), keygen(carolKeyFile, PASSWORD)]);
+
+  // Identities: three made in the pages (Web Crypto + SEALKEY in IndexedDB), Carol's from `hermit keygen`.
+  const carolArmor = await readFile(carolKeyFile, 'utf8');
+  const [A, B, C, M] = await Promise.all([
+    createIdentity(alice, 'Alice'),
+    createIdentity(bob, 'Bob'),
+    importIdentity(carol, 'Carol', carolArmor),
+    createIdentity(mallory, 'Mallory'),
+  ]);
+  const carolPubFile = join(tmp, 'carol.pub');
+  assert.ok((await readFile(carolPubFile, 'utf8')).includes(C.spki), 'the imported key is the one `hermit keygen` made');
+  assert.equal(new Set([A.fingerprint, B.fingerprint, C.fingerprint, M.fingerprint]).size, 4);
+  // The SEALKEY armor is in the page's IndexedDB, not the private key in the clear.
+  const stored = await alice.evaluate(async () => {
+    const { get } = await import(new URL('store.js', location.href).href);
+    return get('identity');
+  });
+  assert.match(stored.armor, /^-----BEGIN SEALKEY ENCRYPTED PRIVATE KEY-----/);
+  assert.equal(stored.name, 'Alice');
+
+  // Everyone adds everyone (Mallory adds no one and no one adds Mallory).
+  await Promise.all([
+    addContact(alice, 'Bob', B).then(() => addContact(alice, 'Carol', C)),
+    addContact(bob, 'Alice', A).then(() => addContact(bob, 'Carol', C)),
+    addContact(carol, 'Alice', A).then(() => addContact(carol, 'Bob', B)),
+  ]);
+
+  // Alice → Bob, DIRECT into Bob's inbox; Bob's page shows Alice's text, named as Bob named her.
+  const hello = 'Hello Bob! This is Alice, sealed in my browser.';
+  await send(alice, `c:${B.fingerprint}`, hello);
+  assert.equal(await received(bob, `c:${A.fingerprint}`, hello, A.fingerprint), 'Alice');
+  const reply = 'Hi Alice — got it, and the broker only saw ciphertext.';
+  await send(bob, `c:${A.fingerprint}`, reply);
+  assert.equal(await received(alice, `c:${B.fingerprint}`, reply, B.fingerprint), 'Bob');
+
+  // Browser → `hermit consume`: Alice's page writes to Carol's inbox, the CLI opens it with carol.key.
+  const toCarol = 'Carol, can your terminal read this? <b>not bold</b>';
+  await send(alice, `c:${C.fingerprint}`, toCarol);
+  const alicePub = join(tmp, 'alice.pub');
+  const bobPub = join(tmp, 'bob.pub');
+  await writeFile(alicePub, `${A.spki}\n`);
+  await writeFile(bobPub, `${B.spki}\n`);
+  const cli = await consumeJsonl({ broker: b.tcpAddr, topic: `inbox.${C.fingerprint}`, identity: carolKeyFile, trust: [alicePub], password: PASSWORD });
+  assert.deepEqual(cli.map((r) => [r.payload, r.sender, r.mode]), [[toCarol, A.fingerprint, 'direct']]);
+  // Carol's page (the same key, imported) shows it too, as text: no markup was interpreted.
+  await received(carol, `c:${A.fingerprint}`, toCarol, A.fingerprint);
+  assert.equal(await carol.$$eval('#messages .text b', (els) => els.length), 0);
+
+  // `hermit produce` → browser: the CLI (Carol's key) writes to Bob's inbox, Bob's page opens it.
+  const fromCli = 'Hello Bob, from the hermit CLI over TCP';
+  await produceLines({ broker: b.tcpAddr, topic: `inbox.${B.fingerprint}`, identity: carolKeyFile, to: [bobPub], password: PASSWORD, lines: [fromCli] });
+  assert.equal(await received(bob, `c:${C.fingerprint}`, fromCli, C.fingerprint), 'Carol');
+
+  // A group of three: Alice creates it (invites go DIRECT into Bob's and Carol's inboxes), then MULTI on the group topic.
+  await selectConversation(alice, `c:${B.fingerprint}`);
+  await setValue(alice, '#group-name', 'Weekend plans');
+  for (const fp of [B.fingerprint, C.fingerprint]) await alice.click(`#group-members input[value="${fp}"]`);
+  await alice.click('#group-create');
+  const groupConv = await alice
+    .waitForSelector('#conversations li[data-kind="group"]')
+    .then((el) => /** @type {NonNullable<typeof el>} */ (el).evaluate((li) => /** @type {HTMLElement} */ (li).dataset.conv ?? ''));
+  assert.match(groupConv, /^g:group\.[0-9a-f]{32}$/);
+  await Promise.all([bob, carol].map((p) => p.waitForSelector(`#conversations li[data-conv="${groupConv}"]`, { timeout: 15000 })));
+  const q = 'Who is in for Saturday? Départ à 9 h.';
+  await send(alice, groupConv, q);
+  await Promise.all([received(bob, groupConv, q, A.fingerprint), received(carol, groupConv, q, A.fingerprint)]);
+  const yes = 'Count me in!';
+  await send(bob, groupConv, yes);
+  await Promise.all([received(alice, groupConv, yes, B.fingerprint), received(carol, groupConv, yes, B.fingerprint)]);
+  const yesToo = 'Me too — I will bring the map.';
+  await send(carol, groupConv, yesToo);
+  await Promise.all([received(alice, groupConv, yesToo, C.fingerprint), received(bob, groupConv, yesToo, C.fingerprint)]);
+
+  // Mallory has no key of Bob's: asked to read Bob's inbox, the broker refuses (over WebSocket) and the page says so.
+  await mallory.click('details.card summary');
+  await setValue(mallory, '#listen-topic', `inbox.${B.fingerprint}`);
+  await mallory.click('#listen-btn');
+  const refusal = await mallory
+    .waitForSelector('#errors li[data-code="Unauthorized"]', { timeout: 10000 })
+    .then((el) => /** @type {NonNullable<typeof el>} */ (el).evaluate((li) => li.textContent ?? ''));
+  assert.match(refusal, /not authorized/);
+  assert.match(refusal, new RegExp(`inbox\\.${B.fingerprint}`));
+  assert.equal(await mallory.$$eval('#messages li.message[data-dir="in"]', (l) => l.length), 0);
+  // The group topic is readable by anyone authenticated (group.*), but what is on it opens only for its members.
+  await setValue(mallory, '#listen-topic', groupConv.slice(2));
+  await mallory.click('#listen-btn');
+  await mallory.waitForFunction(() => document.getElementById('conv-info')?.textContent?.endsWith('3 records sealed for others'), { timeout: 10000 });
+  assert.equal(await mallory.$$eval('#messages li.message[data-dir="in"]', (l) => l.length), 0);
+  assert.equal((await pageErrors(mallory)).length, 1, 'only the Unauthorized');
+
+  // The broker stored ciphertext only.
+  for (const t of [hello, reply, toCarol, fromCli, q, yes, yesToo]) assert.equal(await b.dataContains(t), false, `plaintext ${JSON.stringify(t)} in the data dir`);
+  // Nothing went wrong on the way (errors are shown on the page, never dropped).
+  for (const [name, p] of /** @type {const} */ ([['alice', alice], ['bob', bob], ['carol', carol]])) assert.deepEqual(await pageErrors(p), [], name);
+
+  // Screenshots for docs/ and the README: Alice in the group, Bob with Alice.
+  await mkdir(SHOTS, { recursive: true });
+  await selectConversation(alice, groupConv);
+  await selectConversation(bob, `c:${A.fingerprint}`);
+  for (const p of [alice, bob]) await p.evaluate(() => document.querySelector('.sidebar')?.scrollTo(0, 0));
+  await alice.screenshot({ path: join(SHOTS, 'chat-alice.png') });
+  await bob.screenshot({ path: join(SHOTS, 'chat-bob.png') });
+
+  // A reload: the key file from IndexedDB unlocks only with the password; the history is back; sending goes on.
+  await alice.reload({ waitUntil: 'load' });
+  await alice.waitForSelector('#unlock-panel:not([hidden])');
+  assert.equal((await alice.$eval('#stored-fingerprint', (el) => el.textContent ?? '')).replace(/ /g, '').endsWith(A.fingerprint), true);
+  await setValue(alice, '#unlock-password', 'not the password');
+  await alice.click('#unlock-btn');
+  await alice.waitForSelector('#errors li[data-code="WrongPasswordOrModified"]', { timeout: 15000 });
+  await alice.click('#errors li .dismiss');
+  await setValue(alice, '#unlock-password', PASSWORD);
+  await alice.click('#unlock-btn');
+  assert.equal((await waitReady(alice)).fingerprint, A.fingerprint);
+  await received(alice, `c:${B.fingerprint}`, reply, B.fingerprint);
+  await received(alice, groupConv, yesToo, C.fingerprint);
+  const again = 'Back after a reload, still sealed.';
+  await send(alice, `c:${B.fingerprint}`, again);
+  await received(bob, `c:${A.fingerprint}`, again, A.fingerprint);
+  assert.deepEqual(await pageErrors(bob), []);
+});

@@ -1,0 +1,114 @@
+// Starts and stops a real `hermit broker` for the tests: a temp data dir,
+// plain TCP and WebSocket listeners on free ports (port 0), an optional TOML
+// config. The binary: env HERMITMQ_BIN, else ../target/debug/hermit relative
+// to js/. Stopped with SIGTERM and awaited (the broker drains and exits).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The chat-inbox policy of docs/SECURITY.md: anyone authenticated may write
+ * to any inbox (and so create it), only its owner may read and describe it.
+ */
+export const INBOX_POLICY = `
+auth = "required"
+[[acl]]
+principal = "*"
+topics = "inbox.*"
+allow = ["produce", "create"]
+[[acl]]
+principal = "*"
+topics = "inbox.{principal}"
+allow = ["consume", "describe", "create"]
+`;
+
+/** The broker binary the tests run. */
+export function hermitBin() {
+  return process.env.HERMITMQ_BIN ?? resolve(here, '../../../target/debug/hermit');
+}
+
+/** Whether the binary exists (tests say why they cannot run otherwise). */
+export function haveBroker() {
+  return existsSync(hermitBin());
+}
+
+/**
+ * Start a broker and wait until both listeners are up.
+ * @param {{ config?: string, args?: string[], env?: Record<string,string> }} [opts]
+ *   `config`: TOML text written to a file passed with --config.
+ * @returns {Promise<{ url: string, tcpAddr: string, wsAddr: string, dataDir: string,
+ *   stderr: () => string, stop: () => Promise<number|null>, dataContains: (needle: Uint8Array|string) => Promise<boolean> }>}
+ */
+export async function startBroker(opts = {}) {
+  const bin = hermitBin();
+  if (!existsSync(bin)) throw new Error(`no broker binary at ${bin}: build it with \`cargo build -p hermit-cli\` or set HERMITMQ_BIN`);
+  const dir = await mkdtemp(join(tmpdir(), 'hermit-js-'));
+  const dataDir = join(dir, 'data');
+  const args = ['broker', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ws-listen', '127.0.0.1:0', '--log-format', 'text'];
+  if (opts.config !== undefined) {
+    const path = join(dir, 'hermit.toml');
+    await writeFile(path, opts.config);
+    args.push('--config', path);
+  }
+  args.push(...(opts.args ?? []));
+  const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info', NO_COLOR: '1', ...opts.env } });
+  let log = '';
+  const exited = new Promise((r) => child.once('exit', (code, signal) => r(code ?? signal)));
+  const addrs = await new Promise((resolveAddrs, reject) => {
+    let tcp = null;
+    let ws = null;
+    const onData = (chunk) => {
+      log += chunk.toString();
+      // Strip ANSI colours, should the log be coloured anyway.
+      for (const line of log.replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
+        const m = /addr=([0-9.]+:\d+)/.exec(line);
+        if (!m || !/listening/.test(line)) continue;
+        if (/WebSocket/.test(line)) ws = m[1];
+        else if (!/TLS|metrics|wss/i.test(line)) tcp = tcp ?? m[1];
+      }
+      if (tcp && ws) {
+        resolveAddrs({ tcp, ws });
+      }
+    };
+    child.stderr.on('data', onData);
+    exited.then((code) => reject(new Error(`broker exited (${code}) before listening:\n${log}`)));
+  });
+  child.stderr.on('data', (c) => (log += c.toString()));
+  let stopped = null;
+  return {
+    url: `ws://${addrs.ws}/`,
+    tcpAddr: addrs.tcp,
+    wsAddr: addrs.ws,
+    dataDir,
+    stderr: () => log,
+    stop: () => {
+      if (!stopped) {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        stopped = exited.then(async (code) => {
+          await rm(dir, { recursive: true, force: true });
+          return code;
+        });
+      }
+      return stopped;
+    },
+    // Whether any file under the data dir holds `needle` (plaintext checks).
+    dataContains: async (needle) => {
+      const n = typeof needle === 'string' ? Buffer.from(needle) : Buffer.from(needle);
+      const walk = async (d) => {
+        for (const e of await readdir(d, { withFileTypes: true })) {
+          const p = join(d, e.name);
+          if (e.isDirectory()) {
+            if (await walk(p)) return true;
+          } else if ((await readFile(p)).includes(n)) return true;
+        }
+        return false;
+      };
+      return walk(dataDir);
+    },
+  };
+}

@@ -1,0 +1,141 @@
+// A stand-in broker over WebSocket for connection tests that need to misbehave
+// on purpose (answers out of order, malformed frames, silence, closing
+// mid-request). Tests of real behaviour use helpers/broker.mjs.
+import { WebSocketServer } from 'ws';
+import { decodeResponse, encodeBrokerHello, encodeResponse, Op } from '../../src/protocol.js';
+
+/**
+ * @param {{ flags?: number, maxFrame?: number, onRequest?: (req, ws, raw) => void, hello?: Uint8Array, protocol?: string|false }} behaviour
+ */
+export async function fakeBroker(behaviour = {}) {
+  const wss = new WebSocketServer({
+    host: '127.0.0.1',
+    port: 0,
+    handleProtocols: (protocols) => (behaviour.protocol === false ? false : behaviour.protocol ?? (protocols.has('hermitmq.v3') ? 'hermitmq.v3' : false)),
+  });
+  await new Promise((r) => wss.once('listening', r));
+  const nonce = crypto.getRandomValues(new Uint8Array(32));
+  const brokerId = crypto.getRandomValues(new Uint8Array(16));
+  const sockets = new Set();
+  wss.on('connection', (ws) => {
+    sockets.add(ws);
+    let helloDone = false;
+    ws.on('message', (data, isBinary) => {
+      const raw = new Uint8Array(data);
+      if (!helloDone) {
+        helloDone = true;
+        ws.send(behaviour.hello ?? encodeBrokerHello({ maxFrame: behaviour.maxFrame ?? 1048572, flags: behaviour.flags ?? 0, nonce, brokerId }));
+        return;
+      }
+      const dv = new DataView(raw.buffer, raw.byteOffset);
+      const req = { op: raw[4], correlationId: dv.getUint32(5), body: raw.subarray(9), isBinary };
+      if (behaviour.onRequest) behaviour.onRequest(req, ws, raw);
+      else ws.send(encodeResponse(req.correlationId, req.op, { body: {} }));
+    });
+  });
+  const port = wss.address().port;
+  return {
+    url: `ws://127.0.0.1:${port}/`,
+    nonce,
+    brokerId,
+    sockets,
+    answer: (ws, req, what) => ws.send(encodeResponse(req.correlationId, req.op, what)),
+    close: () => new Promise((r) => { for (const s of sockets) s.terminate(); wss.close(() => r()); }),
+  };
+}
+
+export { Op, decodeResponse };
+
+/**
+ * An in-memory stand-in that keeps a log per partition: enough of the broker
+ * for producer and consumer logic tests that need to control timing. The real
+ * broker runs the same tests in *-broker.test.mjs.
+ * @param {{ partitions?: number, hold?: (req, ws) => boolean }} opts  `hold` returning true leaves a request unanswered (answer it later with `handle`)
+ */
+export async function memoryBroker(opts = {}) {
+  const { parseBatch } = await import('../../src/protocol.js');
+  const topics = new Map(); // name -> array of partitions: { batches: Uint8Array[], next: number }
+  const commits = new Map();
+  const waiting = []; // long polls: { ws, req, topic, partition, offset, deadline timer }
+  const stats = { produces: 0, fetches: 0 };
+  const topic = (name) => {
+    if (!topics.has(name)) topics.set(name, Array.from({ length: opts.partitions ?? 1 }, () => ({ batches: [], next: 0 })));
+    return topics.get(name);
+  };
+  const readStr8 = (b, at) => [new TextDecoder().decode(b.subarray(at + 1, at + 1 + b[at])), at + 1 + b[at]];
+  const answerFetch = (ws, req, parts, partition, offset) => {
+    const p = parts[partition];
+    const out = [];
+    let n = 0;
+    for (const b of p.batches) {
+      const h = parseBatch(b).header;
+      if (h.baseOffset + h.recordCount > offset) { out.push(b); n += b.length; }
+    }
+    const records = new Uint8Array(n);
+    let at = 0;
+    for (const b of out) { records.set(b, at); at += b.length; }
+    ws.send(encodeResponse(req.correlationId, Op.Fetch, { body: { highWatermark: p.next, logStart: 0, records } }));
+  };
+  const handle = (req, ws) => {
+      const b = req.body;
+      const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      switch (req.op) {
+        case Op.Metadata: {
+          const list = b.length === 0 ? [...topics.keys()] : [readStr8(b, 0)[0]];
+          if (b.length > 0 && !topics.has(list[0])) return broker.answer(ws, req, { error: { status: 'UnknownTopic', message: `unknown topic ${list[0]}` } });
+          return broker.answer(ws, req, { body: list.map((name) => ({ name, partitions: topics.get(name).map((p, i) => ({ partition: i, logStart: 0, highWatermark: p.next })) })) });
+        }
+        case Op.Produce: {
+          stats.produces++;
+          const [name, at] = readStr8(b, 0);
+          const partition = dv.getUint32(at);
+          const batch = b.slice(at + 5);
+          const p = topic(name)[partition];
+          const base = p.next;
+          new DataView(batch.buffer).setBigUint64(1, BigInt(base));
+          p.next += parseBatch(batch).header.recordCount;
+          p.batches.push(batch);
+          broker.answer(ws, req, { body: { baseOffset: base } });
+          for (const w of waiting.splice(0)) {
+            if (w.name === name && w.partition === partition) { clearTimeout(w.timer); answerFetch(w.ws, w.req, topic(name), partition, w.offset); } else waiting.push(w);
+          }
+          return;
+        }
+        case Op.Fetch: {
+          stats.fetches++;
+          const [name, at] = readStr8(b, 0);
+          const partition = dv.getUint32(at);
+          const offset = Number(dv.getBigUint64(at + 4));
+          const maxWait = dv.getUint32(at + 16);
+          const parts = topic(name);
+          const p = parts[partition];
+          if (offset > p.next) return broker.answer(ws, req, { error: { status: 'OffsetOutOfRange', message: 'out of range', bounds: [0, p.next] } });
+          if (offset === p.next && maxWait > 0) {
+            const w = { ws, req, name, partition, offset };
+            w.timer = setTimeout(() => { waiting.splice(waiting.indexOf(w), 1); answerFetch(ws, req, parts, partition, offset); }, maxWait);
+            waiting.push(w);
+            return;
+          }
+          return answerFetch(ws, req, parts, partition, offset);
+        }
+        case Op.Commit: {
+          const [group, a1] = readStr8(b, 0);
+          const [name, a2] = readStr8(b, a1);
+          commits.set(`${group}/${name}/${dv.getUint32(a2)}`, Number(dv.getBigUint64(a2 + 4)));
+          return broker.answer(ws, req, { body: {} });
+        }
+        case Op.Committed: {
+          const [group, a1] = readStr8(b, 0);
+          const [name, a2] = readStr8(b, a1);
+          const v = commits.get(`${group}/${name}/${dv.getUint32(a2)}`);
+          return broker.answer(ws, req, { body: { offset: v ?? null } });
+        }
+        default:
+          return broker.answer(ws, req, { body: {} });
+      }
+  };
+  const broker = await fakeBroker({ onRequest: (req, ws) => (opts.hold?.(req, ws) ? undefined : handle(req, ws)) });
+  const close = broker.close;
+  broker.close = () => { for (const w of waiting.splice(0)) clearTimeout(w.timer); return close(); };
+  return Object.assign(broker, { topics, commits, stats, handle });
+}

@@ -1,0 +1,207 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  Ack, BatchBuilder, BrokerFlags, ClientError, Op, Status, STATUS_NAMES, U64_MAX, WireError,
+  authTranscript, batches, brokerError, decodeBrokerHello, decodeRecordHeader, decodeResponse,
+  encodeBrokerHello, encodeClientHello, encodeRequest, encodeResponse, groupNameError, parseBatch,
+  records, topicNameError, verifyCrc,
+} from '../src/protocol.js';
+
+const enc = new TextEncoder();
+const hex = (s) => Uint8Array.from(s.match(/../g).map((b) => parseInt(b, 16)));
+const toHex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+
+// Batches made by the Rust side (hermit_protocol::record::BatchBuilder).
+const RUST_TWO = // key "key", records "hello" "world", ts 1_700_000_000_000_000_000
+  '02000000000000000057f154e617979cfe362a00000000000300000012000000026b65790000000568656c6c6f00000005776f726c64';
+const RUST_TOMBSTONE = // BatchBuilder::tombstone(b"gone", 42)
+  '020000000000000000c62a903c000000000000002a000000040000000000000001676f6e65';
+const RUST_EMPTY_AND_BYTES_CRC = 0xd210ac03; // records [] and 0..=255, no key, ts 7
+
+test('BatchBuilder writes the same bytes as the Rust BatchBuilder', () => {
+  const b = new BatchBuilder(enc.encode('key'));
+  b.push(enc.encode('hello'));
+  b.push(enc.encode('world'));
+  assert.equal(toHex(b.finish(1_700_000_000_000_000_000n)), RUST_TWO);
+  assert.equal(toHex(BatchBuilder.tombstone(enc.encode('gone'), 42n)), RUST_TOMBSTONE);
+  const c = new BatchBuilder();
+  c.push(new Uint8Array(0));
+  c.push(Uint8Array.from({ length: 256 }, (_, i) => i));
+  const bytes = c.finish(7n);
+  assert.equal(decodeRecordHeader(bytes).crc, RUST_EMPTY_AND_BYTES_CRC);
+});
+
+test('a Rust batch parses, verifies and yields its records; base offset is not covered', () => {
+  const bytes = hex(RUST_TWO);
+  new DataView(bytes.buffer).setBigUint64(1, 12345n);
+  const [batch, ...rest] = [...batches(bytes)];
+  assert.equal(rest.length, 0);
+  verifyCrc(batch);
+  assert.equal(batch.header.baseOffset, 12345);
+  assert.equal(batch.header.timestampNs, 1_700_000_000_000_000_000n);
+  assert.deepEqual(batch.key, enc.encode('key'));
+  assert.deepEqual([...records(batch.payload, batch.header.recordCount)].map((r) => new TextDecoder().decode(r)), ['hello', 'world']);
+  const t = parseBatch(hex(RUST_TOMBSTONE));
+  verifyCrc(t);
+  assert.deepEqual([...records(t.payload, t.header.recordCount)], [new Uint8Array(0)]);
+});
+
+test('every flipped covered bit fails the CRC or the structure check', () => {
+  const good = hex(RUST_TWO);
+  for (let bit = 13 * 8; bit < good.length * 8; bit++) {
+    const bytes = good.slice();
+    bytes[bit >> 3] ^= 1 << (bit & 7);
+    assert.throws(() => {
+      for (const b of batches(bytes)) {
+        verifyCrc(b);
+      }
+    }, WireError, `bit ${bit}`);
+  }
+});
+
+test('malformed batches are typed errors, checked before allocation', () => {
+  const good = hex(RUST_TWO);
+  const kinds = (bytes) => {
+    try {
+      for (const b of batches(bytes)) [...records(b.payload, b.header.recordCount)];
+      return 'ok';
+    } catch (e) {
+      assert.ok(e instanceof WireError);
+      assert.equal(e.code, 'Protocol');
+      return e.kind;
+    }
+  };
+  assert.equal(kinds(good), 'ok');
+  assert.equal(kinds(good.subarray(0, 10)), 'UnexpectedEof');
+  assert.equal(kinds(good.subarray(0, good.length - 1)), 'UnexpectedEof');
+  const magic = good.slice(); magic[0] = 1;
+  assert.equal(kinds(magic), 'BadMagic');
+  const zero = good.slice(); new DataView(zero.buffer).setUint32(29, 0);
+  assert.equal(kinds(zero), 'EmptyBatch');
+  const many = good.slice(); new DataView(many.buffer).setUint32(29, 1000);
+  assert.equal(kinds(many), 'InvalidField');
+  // A declared payload of 4 GiB: refused from the header, nothing allocated.
+  const huge = good.slice(); new DataView(huge.buffer).setUint32(25, 0xffffffff);
+  assert.equal(kinds(huge), 'UnexpectedEof');
+  const one = good.slice(); new DataView(one.buffer).setUint32(29, 1);
+  assert.equal(kinds(one), 'BadPayload');
+  assert.throws(() => [...records(Uint8Array.of(0xff, 0xff, 0xff, 0xff), 1)], /runs past/);
+  assert.throws(() => [...records(new Uint8Array(0), 2)], /cut short/);
+  assert.throws(() => new BatchBuilder().finish(), (e) => e.kind === 'EmptyBatch');
+});
+
+test('hellos: client hello bytes, broker hello round trip, other versions refused', () => {
+  assert.deepEqual(encodeClientHello(), Uint8Array.of(0x48, 0x4d, 0x51, 3, 0, 0, 0, 0));
+  const h = { maxFrame: 1048572, flags: BrokerFlags.AUTH_REQUIRED | BrokerFlags.AUTH_AVAILABLE, nonce: new Uint8Array(32).fill(7), brokerId: new Uint8Array(16).fill(9) };
+  const bytes = encodeBrokerHello(h);
+  assert.equal(bytes.length, 61);
+  const back = decodeBrokerHello(bytes);
+  assert.deepEqual({ ...back, version: undefined }, { ...h, version: undefined });
+  assert.throws(() => decodeBrokerHello(Uint8Array.of(0x48, 0x4d, 0x51, 2, 0, 0, 1, 0)), (e) => e.code === 'UnsupportedVersion' && /version 2/.test(e.message));
+  assert.throws(() => decodeBrokerHello(Uint8Array.of(0x48, 0x54, 0x54, 0x50, 0, 0, 0, 0)), (e) => e.kind === 'BadHello');
+  assert.throws(() => decodeBrokerHello(bytes.subarray(0, 60)), (e) => e.kind === 'UnexpectedEof');
+  const extra = new Uint8Array(62); extra.set(bytes);
+  assert.throws(() => decodeBrokerHello(extra), (e) => e.kind === 'LengthMismatch');
+});
+
+test('auth transcript is label, nonce, id length, id, spki', () => {
+  const t = authTranscript(new Uint8Array(32).fill(1), new Uint8Array(16).fill(2), Uint8Array.of(3, 4, 5));
+  assert.equal(new TextDecoder().decode(t.subarray(0, 14)), 'hermit-auth/v1');
+  assert.deepEqual(t.subarray(14, 46), new Uint8Array(32).fill(1));
+  assert.equal(t[46], 16);
+  assert.deepEqual(t.subarray(47, 63), new Uint8Array(16).fill(2));
+  assert.deepEqual(t.subarray(63), Uint8Array.of(3, 4, 5));
+});
+
+test('request frames have the layout of protocol/src/frame.rs', () => {
+  const fetch = encodeRequest(7, { op: 'fetch', topic: 'ab', partition: 2, offset: 9, maxBytes: 1000, maxWaitMs: 500 });
+  assert.equal(toHex(fetch), '0000001c' + '02' + '00000007' + '026162' + '00000002' + '0000000000000009' + '000003e8' + '000001f4');
+  const commit = encodeRequest(1, { op: 'commit', group: 'g', topic: 't', partition: 0, offset: 5 });
+  assert.equal(toHex(commit), '00000015' + '03' + '00000001' + '0167' + '0174' + '00000000' + '0000000000000005');
+  assert.equal(toHex(encodeRequest(3, { op: 'ping' })), '00000005' + '08' + '00000003');
+  assert.equal(toHex(encodeRequest(3, { op: 'metadata' })), '00000005' + '05' + '00000003');
+  assert.equal(toHex(encodeRequest(3, { op: 'metadata', topic: 'x' })), '00000007' + '05' + '00000003' + '0178');
+  const ct = encodeRequest(4, { op: 'createTopic', topic: 'x', partitions: 3, cleanup: 1, retentionMs: U64_MAX });
+  assert.equal(toHex(ct), '0000001c' + '06' + '00000004' + '0178' + '00000003' + '01' + 'ffffffffffffffff' + '0000000000000000');
+  const batch = hex(RUST_TWO);
+  const p = encodeRequest(5, { op: 'produce', topic: 't', partition: 1, ack: Ack.Durable, batch });
+  assert.equal(toHex(p), (9 - 4 + 2 + 4 + 1 + batch.length).toString(16).padStart(8, '0') + '01' + '00000005' + '0174' + '00000001' + '01' + RUST_TWO);
+  const auth = encodeRequest(1, { op: 'authenticate', spki: Uint8Array.of(1, 2), signature: Uint8Array.of(3) });
+  assert.equal(toHex(auth), '0000000d' + '09' + '00000001' + '01' + '00020102' + '000103');
+});
+
+test('requests with bad arguments are refused before anything is sent', () => {
+  const bad = (req, code = 'InvalidArgument') => assert.throws(() => encodeRequest(1, req), (e) => e instanceof ClientError && e.code === code, JSON.stringify(req));
+  bad({ op: 'fetch', topic: '../etc', partition: 0, offset: 0, maxBytes: 1, maxWaitMs: 0 }, 'InvalidName');
+  bad({ op: 'fetch', topic: '__consumer_offsets', partition: 0, offset: 0, maxBytes: 1, maxWaitMs: 0 }, 'InvalidName');
+  bad({ op: 'fetch', topic: 't', partition: -1, offset: 0, maxBytes: 1, maxWaitMs: 0 });
+  bad({ op: 'fetch', topic: 't', partition: 0, offset: 2 ** 53, maxBytes: 1, maxWaitMs: 0 });
+  bad({ op: 'commit', group: 'a\nb', topic: 't', partition: 0, offset: 0 }, 'InvalidName');
+  bad({ op: 'createTopic', topic: 't', partitions: 0 });
+  bad({ op: 'createTopic', topic: 't', partitions: 4097 });
+  bad({ op: 'produce', topic: 't', partition: 0, ack: 2, batch: hex(RUST_TWO) });
+  const corrupt = hex(RUST_TWO); corrupt[0] = 9;
+  bad({ op: 'produce', topic: 't', partition: 0, ack: 0, batch: corrupt }, 'Protocol');
+  bad({ op: 'authenticate', spki: new Uint8Array(513), signature: new Uint8Array(64) });
+  assert.equal(topicNameError('a.b-c_D9'), null);
+  assert.match(topicNameError('a'.repeat(250)), /250 bytes/);
+  assert.match(topicNameError('..'), /not names/);
+  assert.equal(groupNameError('alice’s group'), null);
+  assert.match(groupNameError('\u0085'), /printable/);
+});
+
+test('responses decode per op; errors carry the status name and bounds', () => {
+  const records = hex(RUST_TWO);
+  const f = decodeResponse(encodeResponse(9, Op.Fetch, { body: { highWatermark: 10, logStart: 2, records } }));
+  assert.deepEqual({ ...f, body: { ...f.body, records: [...f.body.records] } }, { correlationId: 9, op: Op.Fetch, ok: true, body: { highWatermark: 10, logStart: 2, records: [...records] } });
+  assert.deepEqual(decodeResponse(encodeResponse(1, Op.Produce, { body: { baseOffset: 77 } })).body, { baseOffset: 77 });
+  assert.deepEqual(decodeResponse(encodeResponse(1, Op.Committed, { body: { offset: null } })).body, { offset: null });
+  assert.deepEqual(decodeResponse(encodeResponse(1, Op.Committed, { body: { offset: 4 } })).body, { offset: 4 });
+  const meta = [{ name: 't', cleanup: 1, retentionMs: 5n, retentionBytes: U64_MAX, partitions: [{ partition: 0, logStart: 1, highWatermark: 3 }] }];
+  assert.deepEqual(decodeResponse(encodeResponse(1, Op.Metadata, { body: meta })).body, meta);
+  const e = decodeResponse(encodeResponse(3, Op.Fetch, { error: { status: 'OffsetOutOfRange', message: 'no', bounds: [4, 8] } }));
+  assert.deepEqual(e.error, { status: 'OffsetOutOfRange', statusCode: 3, message: 'no', bounds: [4, 8] });
+  const oor = brokerError(e.error);
+  assert.equal(oor.code, 'OffsetOutOfRange');
+  assert.equal(oor.logStart, 4);
+  assert.equal(oor.highWatermark, 8);
+  const denied = brokerError(decodeResponse(encodeResponse(2, Op.Produce, { error: { status: 'Unauthorized', message: 'not authorized to produce t as anonymous' } })).error);
+  assert.equal(denied.message, 'not authorized to produce t as anonymous');
+  assert.equal(denied.status, 'Unauthorized');
+  assert.ok(denied.isAuth && !denied.retriable);
+  assert.ok(brokerError({ status: 'StorageError', statusCode: 6, message: 'disk', bounds: null }).retriable);
+  assert.equal(STATUS_NAMES.length, 20);
+  assert.equal(Status.OffsetAheadOfLog, 19);
+});
+
+test('malformed responses are typed errors', () => {
+  const kind = (bytes, max) => {
+    try { decodeResponse(bytes, max); return 'ok'; } catch (e) { assert.ok(e instanceof WireError); return e.kind; }
+  };
+  const ping = encodeResponse(1, Op.Ping, {});
+  assert.equal(kind(ping), 'ok');
+  assert.equal(kind(ping.subarray(0, 3)), 'UnexpectedEof');
+  assert.equal(kind(Uint8Array.of(0, 0, 0, 2, 0x88, 0)), 'FrameTooShort');
+  assert.equal(kind(ping, 6), 'FrameTooLarge');
+  const longer = new Uint8Array(ping.length + 1); longer.set(ping);
+  assert.equal(kind(longer), 'LengthMismatch');
+  const noBit = ping.slice(); noBit[4] = 0x08;
+  assert.equal(kind(noBit), 'InvalidField');
+  const unknownOp = ping.slice(); unknownOp[4] = 0xff;
+  assert.equal(kind(unknownOp), 'UnknownOp');
+  const badStatus = ping.slice(); badStatus[10] = 99;
+  assert.equal(kind(badStatus), 'InvalidField');
+  // A metadata count the frame cannot hold is refused before allocating.
+  const meta = encodeResponse(1, Op.Metadata, { body: [] });
+  new DataView(meta.buffer).setUint32(11, 0xffffffff);
+  assert.equal(kind(meta), 'UnexpectedEof');
+  // A fetch claiming more record bytes than the frame carries.
+  const f = encodeResponse(1, Op.Fetch, { body: { highWatermark: 0, logStart: 0, records: new Uint8Array(0) } });
+  new DataView(f.buffer).setUint32(27, 100);
+  assert.equal(kind(f), 'UnexpectedEof');
+  const msg = encodeResponse(1, Op.Ping, { error: { status: 'Unauthorized', message: 'x' } });
+  msg[13] = 0xff;
+  assert.equal(kind(msg), 'InvalidField');
+  const big = encodeResponse(1, Op.Produce, { body: { baseOffset: 2 ** 53 } });
+  assert.equal(kind(big), 'InvalidField');
+});
