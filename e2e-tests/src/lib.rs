@@ -198,7 +198,8 @@ pub fn fingerprint(pub_file: &Path) -> String {
 
 /// The chat-inbox policy of docs/SECURITY.md §3: anyone authenticated may
 /// write to any `inbox.<fingerprint>`, only its owner may read and see it
-/// (and use groups named `<fingerprint>.*` on it, the default).
+/// (and use groups named `<fingerprint>.*` on it, the default), and each
+/// principal has its own `state.<fingerprint>` topic for the SDK's sealed state.
 pub const INBOX_ACL: &str = r#"
 [[acl]]
 principal = "*"
@@ -208,6 +209,10 @@ allow = ["produce"]
 principal = "*"
 topics = "inbox.{principal}"
 allow = ["consume", "describe"]
+[[acl]]
+principal = "*"
+topics = "state.{principal}"
+allow = ["produce", "consume", "create", "describe"]
 "#;
 
 /// Write `DIR/hermit.toml` for `hermit broker --config`: `auth =

@@ -25,6 +25,12 @@ allow = ["produce", "create"]
 principal = "*"
 topics = "inbox.{principal}"
 allow = ["consume", "describe", "create"]
+# Each principal's own state topic: the SDKs keep their sealed replay state
+# and DIRECT budgets there (docs/ENVELOPE.md §13).
+[[acl]]
+principal = "*"
+topics = "state.{principal}"
+allow = ["produce", "consume", "create", "describe"]
 `;
 
 /** The broker binary the tests run. */

@@ -21,6 +21,12 @@ allow = ["consume", "describe", "create"]
 principal = "*"
 topics = "group.*"
 allow = ["produce", "consume", "describe", "create"]
+# Each principal's own state topic: the SDKs keep their sealed replay state
+# and DIRECT budgets there (docs/ENVELOPE.md §13).
+[[acl]]
+principal = "*"
+topics = "state.{principal}"
+allow = ["produce", "consume", "create", "describe"]
 `;
 
 /**
