@@ -53,7 +53,8 @@ async fn alice_to_bob_direct_arrives_exactly() {
         assert_eq!(&*r.topic, topic);
         assert_eq!(r.mode, OpenedMode::Direct);
         assert_eq!(r.gap, None);
-        assert!(!r.late && !r.signed && !r.padded);
+        assert!(!r.late && !r.signed);
+        assert!(r.padded, "padded by default");
         // The broker saw the blinded key, which Bob can recompute.
         assert_eq!(&r.key[..], &blinded.0[..]);
         // Text comes back exactly: a BOM kept, invalid UTF-8 refused, not mended.

@@ -11,7 +11,8 @@ use hermit_broker::embedded::EmbeddedBroker;
 use hermit_client::crypto::{Identity, PublicKey};
 use hermit_client::{
     Ack, Client, ClientOptions, ConsumerOptions, OpenedRecord, Producer, ProducerOptions, Received,
-    SealedConsumer, SealedProducer, SealedProducerOptions, SealedRecordError, StartFrom,
+    SealedConsumer, SealedConsumerOptions, SealedProducer, SealedProducerOptions, SealedRecordError,
+    StartFrom,
 };
 use hermit_protocol::BatchBuilder;
 
@@ -76,7 +77,7 @@ impl Env {
         who: &Party,
         trusted: &[&Party],
         topic: &str,
-        options: ConsumerOptions,
+        options: impl Into<SealedConsumerOptions>,
     ) -> SealedConsumer {
         SealedConsumer::new(
             &self.client,
