@@ -4,7 +4,7 @@
 
 mod netcommon;
 
-use hermit_broker::config::{AclRule, AuthMode, Config};
+use hermit_broker::config::{AuthMode, Config};
 use hermit_protocol::auth::transcript;
 use hermit_protocol::frame::Authenticate;
 use hermit_protocol::hello::{BrokerFlags, HELLO_LEN, Hello};
@@ -13,23 +13,6 @@ use netcommon::*;
 use p256::ecdsa::Signature;
 use p256::ecdsa::signature::Signer;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-fn inbox_rules() -> Vec<AclRule> {
-    vec![
-        AclRule {
-            principal: "*".into(),
-            topics: "inbox.*".into(),
-            allow: vec!["produce".into()],
-            groups: None,
-        },
-        AclRule {
-            principal: "*".into(),
-            topics: "inbox.{principal}".into(),
-            allow: vec!["consume".into(), "describe".into()],
-            groups: None,
-        },
-    ]
-}
 
 fn inbox_acl(admins: Vec<String>) -> impl FnOnce(&mut Config) {
     move |c: &mut Config| {

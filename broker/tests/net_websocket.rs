@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, BytesMut};
-use hermit_broker::config::{AclRule, AuthMode, Config};
+use hermit_broker::config::{AuthMode, Config};
 use hermit_broker::net::Metrics;
 use hermit_protocol::hello::{BROKER_HELLO_V3_LEN, BrokerFlags, BrokerHello, Hello};
 use hermit_protocol::record::{BatchIter, patch_base_offset};
@@ -643,20 +643,7 @@ async fn the_acl_holds_over_websocket() {
     let (broker, addr) = ws_broker(dir.path(), move |c| {
         c.auth = AuthMode::Required;
         c.admins = vec![admin_hex];
-        c.acl = vec![
-            AclRule {
-                principal: "*".into(),
-                topics: "inbox.*".into(),
-                allow: vec!["produce".into()],
-                groups: None,
-            },
-            AclRule {
-                principal: "*".into(),
-                topics: "inbox.{principal}".into(),
-                allow: vec!["consume".into(), "describe".into()],
-                groups: None,
-            },
-        ];
+        c.acl = inbox_rules();
     })
     .await;
     let inbox = format!("inbox.{}", bob.hex);

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer from 'puppeteer-core';
+import { launchChromium } from '../test/helpers/chromium.mjs';
 import { emit, flags, machine, median, startBroker } from './common.mjs';
 
 const o = flags({ n: 20000, size: 256, runs: 3 });
@@ -15,12 +15,7 @@ const broker = await startBroker();
 /** @type {import('puppeteer-core').Browser | undefined} */
 let browser;
 try {
-  browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    userDataDir: profile,
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium({ userDataDir: profile });
   const runs = [];
   let ua = '';
   for (let i = 0; i < o.runs; i++) {

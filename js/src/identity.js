@@ -58,6 +58,44 @@ export function randomBytes(n) {
 }
 
 /**
+ * Decodes standard padded base64 of PKCS#8 DER (surrounding white space
+ * ignored), imports it with `importer`, and wipes the decoded bytes.
+ * Internal: shared by `Identity` and `SigningIdentity`.
+ * @template T
+ * @param {string} text
+ * @param {(der: Uint8Array) => Promise<T>} importer
+ * @returns {Promise<T>}
+ * @throws {KeyError} kind `Base64`, or what `importer` throws
+ */
+export async function importPkcs8Base64(text, importer) {
+  let der;
+  try {
+    der = fromBase64(String(text).trim());
+  } catch (e) {
+    throw new KeyError('Base64', 'PKCS#8 is not standard padded base64', { what: 'PKCS#8', cause: e });
+  }
+  try {
+    return await importer(der);
+  } finally {
+    der.fill(0);
+  }
+}
+
+/**
+ * Standard padded base64 of secret `der`, which is wiped afterwards.
+ * Internal: shared by `Identity` and `SigningIdentity`.
+ * @param {Uint8Array} der
+ * @returns {string}
+ */
+export function wipedBase64(der) {
+  try {
+    return toBase64(der);
+  } finally {
+    der.fill(0);
+  }
+}
+
+/**
  * SHA-256 of the concatenation of `parts`.
  * @param {...Uint8Array} parts
  * @returns {Promise<Uint8Array>}
@@ -432,17 +470,7 @@ export class Identity {
    * @throws {KeyError} kind `Base64` or `InvalidPkcs8`
    */
   static async fromPkcs8Base64(text, options) {
-    let der;
-    try {
-      der = fromBase64(String(text).trim());
-    } catch (e) {
-      throw new KeyError('Base64', 'PKCS#8 is not standard padded base64', { what: 'PKCS#8', cause: e });
-    }
-    try {
-      return await Identity.fromPkcs8(der, options);
-    } finally {
-      der.fill(0);
-    }
+    return importPkcs8Base64(text, (der) => Identity.fromPkcs8(der, options));
   }
 
   /**
@@ -461,12 +489,7 @@ export class Identity {
    * @returns {Promise<string>}
    */
   async toPkcs8Base64() {
-    const der = await this.toPkcs8();
-    try {
-      return toBase64(der);
-    } finally {
-      der.fill(0);
-    }
+    return wipedBase64(await this.toPkcs8());
   }
 
   /** Whether `toPkcs8` works (an exportable copy is kept). */

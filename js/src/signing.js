@@ -4,8 +4,8 @@
 // own key. Keys travel as PKCS#8 / SPKI like identities. The private CryptoKey
 // is non-extractable unless `{ extractable: true }` (the default, for `toPkcs8`).
 
-import { checkBytes, fromBase64, toBase64 } from './bytes.js';
-import { ECDSA, ECDSA_SHA256, Identity, KeyError, PublicKey, subtle } from './identity.js';
+import { checkBytes } from './bytes.js';
+import { ECDSA, ECDSA_SHA256, Identity, KeyError, PublicKey, importPkcs8Base64, subtle, wipedBase64 } from './identity.js';
 
 const CONSTRUCT = Symbol('construct');
 let signImpl;
@@ -139,17 +139,7 @@ export class SigningIdentity {
    * @returns {Promise<SigningIdentity>}
    */
   static async fromPkcs8Base64(text, options) {
-    let der;
-    try {
-      der = fromBase64(String(text).trim());
-    } catch (e) {
-      throw new KeyError('Base64', 'PKCS#8 is not standard padded base64', { what: 'PKCS#8', cause: e });
-    }
-    try {
-      return await SigningIdentity.fromPkcs8(der, options);
-    } finally {
-      der.fill(0);
-    }
+    return importPkcs8Base64(text, (der) => SigningIdentity.fromPkcs8(der, options));
   }
 
   /** @returns {Promise<Uint8Array>} PKCS#8 DER (138 bytes) */
@@ -160,12 +150,7 @@ export class SigningIdentity {
 
   /** @returns {Promise<string>} */
   async toPkcs8Base64() {
-    const der = await this.toPkcs8();
-    try {
-      return toBase64(der);
-    } finally {
-      der.fill(0);
-    }
+    return wipedBase64(await this.toPkcs8());
   }
 
   /** @returns {SigningPublicKey} */

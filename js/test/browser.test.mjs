@@ -14,30 +14,18 @@
 // docs/images/ run with HERMITMQ_SCREENSHOT_DIR=docs/images.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer from 'puppeteer-core';
 import { startBroker } from './helpers/broker.mjs';
+import { launchChromium } from './helpers/chromium.mjs';
 import { CHAT_POLICY, consumeJsonl, keygen, produceLines } from './helpers/cli.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const JS_DIR = resolve(here, '..');
 const SHOTS = resolve(process.env.HERMITMQ_SCREENSHOT_DIR ?? resolve(here, '../../target/screenshots'));
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const PASSWORD = 'a long passphrase for the test';
-const CHROMIUM_FLAGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** @type {Awaited<ReturnType<typeof startBroker>> | undefined} */
 let broker;
@@ -50,13 +38,7 @@ const pageLog = /** @type {string[]} */ ([]);
 before(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'hermit-browser-'));
   broker = await startBroker({ config: CHAT_POLICY, args: ['--web-root', JS_DIR] });
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_FLAGS,
-    userDataDir: join(tmp, 'profile'),
-    protocolTimeout: 30000,
-  });
+  browser = await launchChromium({ userDataDir: join(tmp, 'profile'), protocolTimeout: 30000 });
 });
 
 after(async () => {
@@ -199,7 +181,6 @@ async function received(page, conv, text, from) {
 }
 
 test('two browsers chat sealed through a real broker; the CLI reads and writes the same inboxes; a group of three; Mallory is refused', { timeout: 90000 }, async () => {
-  assert.ok(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`);
   const b = /** @type {NonNullable<typeof broker>} */ (broker);
   const carolKeyFile = join(tmp, 'carol.key');
   const [alice, bob, carol, mallory] = await Promise.all([openPage('alice'), openPage('bob'), openPage('carol'), openPage('mallory'), keygen(carolKeyFile, PASSWORD)]);

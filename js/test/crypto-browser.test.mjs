@@ -3,54 +3,27 @@
 // map. What the browser seals, Node opens, and the other way round.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import { dirname, join, normalize } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import puppeteer from 'puppeteer-core';
 import { fromBase64, toBase64, utf8 } from '../src/bytes.js';
 import { Identity, PublicKey } from '../src/identity.js';
 import { KeyFile } from '../src/keyfile.js';
 import { Opener } from '../src/open.js';
 import { Sealer } from '../src/seal.js';
+import { launchChromium, serveSdk } from './helpers/chromium.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BROWSER = [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => p && existsSync(p));
-const PAGE = `<!doctype html><meta charset="utf-8">
-<script type="importmap">{"imports":{"hash-wasm":"/node_modules/hash-wasm/dist/index.esm.js"}}</script>`;
 
 let server;
 let browser;
 let page;
 
 before(async () => {
-  // The suite installs Debian's chromium (scripts/test.sh): a missing
-  // browser is a failure, not a skip.
-  assert.ok(BROWSER, 'the browser test needs Chromium: /usr/bin/chromium (apt install chromium) or CHROME_PATH');
-  server = createServer(async (req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    if (path === '/') {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
-      return;
-    }
-    const file = normalize(join(ROOT, path));
-    if (!file.startsWith(ROOT + '/') || !(path.startsWith('/src/') || path.startsWith('/node_modules/hash-wasm/'))) {
-      res.writeHead(404).end();
-      return;
-    }
-    try {
-      res.writeHead(200, { 'content-type': 'text/javascript' }).end(await readFile(file));
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  browser = await puppeteer.launch({ executablePath: BROWSER, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  server = await serveSdk(ROOT);
+  browser = await launchChromium();
   page = await browser.newPage();
-  // 127.0.0.1 is a secure context, so crypto.subtle exists.
-  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  await page.goto(server.url);
 });
 
 after(async () => {

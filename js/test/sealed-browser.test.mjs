@@ -3,23 +3,17 @@
 // WebSocket, authenticates, seals to a Node reader's inbox; Node seals back
 // and the page opens it. The broker's inbox ACL holds for the page too.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import { dirname, join, normalize } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import puppeteer from 'puppeteer-core';
 import { connect } from '../src/connection.js';
 import { Identity, PublicKey } from '../src/identity.js';
 import { Producer } from '../src/producer.js';
 import { SealedConsumer, SealedProducer } from '../src/sealed.js';
 import { INBOX_POLICY, startBroker } from './helpers/broker.mjs';
+import { launchChromium, serveSdk } from './helpers/chromium.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BROWSER = [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => p && existsSync(p));
-const PAGE = `<!doctype html><meta charset="utf-8">
-<script type="importmap">{"imports":{"hash-wasm":"/node_modules/hash-wasm/dist/index.esm.js"}}</script>`;
 const enc = new TextEncoder();
 
 let server;
@@ -28,24 +22,11 @@ let page;
 let broker;
 
 before(async () => {
-  assert.ok(BROWSER, 'the browser test needs Chromium: /usr/bin/chromium (apt install chromium) or CHROME_PATH');
   broker = await startBroker({ config: INBOX_POLICY });
-  server = createServer(async (req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    if (path === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
-    const file = normalize(join(ROOT, path));
-    if (!file.startsWith(ROOT + '/') || !(path.startsWith('/src/') || path.startsWith('/node_modules/hash-wasm/'))) return void res.writeHead(404).end();
-    try {
-      res.writeHead(200, { 'content-type': 'text/javascript' }).end(await readFile(file));
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  browser = await puppeteer.launch({ executablePath: BROWSER, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  server = await serveSdk(ROOT);
+  browser = await launchChromium();
   page = await browser.newPage();
-  // A loopback page: a secure context (crypto.subtle), and an origin the broker allows by default.
-  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  await page.goto(server.url);
 });
 
 after(async () => {

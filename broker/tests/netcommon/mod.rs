@@ -408,3 +408,22 @@ pub async fn eventually(within: Duration, mut cond: impl FnMut() -> bool) {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
+
+/// The chat-inbox rules of docs/SECURITY.md §3: anyone authenticated may
+/// write to any `inbox.<fingerprint>`, only its owner may read and see it.
+pub fn inbox_rules() -> Vec<hermit_broker::config::AclRule> {
+    vec![
+        hermit_broker::config::AclRule {
+            principal: "*".into(),
+            topics: "inbox.*".into(),
+            allow: vec!["produce".into()],
+            groups: None,
+        },
+        hermit_broker::config::AclRule {
+            principal: "*".into(),
+            topics: "inbox.{principal}".into(),
+            allow: vec!["consume".into(), "describe".into()],
+            groups: None,
+        },
+    ]
+}
