@@ -122,9 +122,22 @@ export function decodeParts(dataB64, ivB64) {
   return { iv, data };
 }
 
-/** The article's class: one AES-GCM key per peer, random IVs, no associated data. */
+/**
+ * Messages one ChatCrypto encrypts before refusing: K_pair is also the key of
+ * DIRECT records (see DIRECT_LIMIT in seal.js), and a random 96-bit IV is
+ * good for 2^32 encryptions under one key in all.
+ */
+export const COMPAT_LIMIT = 2 ** 30;
+
+/**
+ * The article's class: one AES-GCM key per peer, random IVs, no associated
+ * data. It counts its encryptions and refuses past {@link COMPAT_LIMIT};
+ * persist {@link ChatCrypto#encryptions} with the application's state and
+ * give it back with {@link ChatCrypto#restoreEncryptions}.
+ */
 export class ChatCrypto {
   #key = null;
+  #encryptions = 0;
 
   /** An uninitialised instance, as in the article; call `init` (or use `ChatCrypto.create`). */
   constructor() {}
@@ -170,12 +183,37 @@ export class ChatCrypto {
   }
 
   /**
+   * Messages encrypted so far (including a restored count).
+   * @returns {number}
+   */
+  encryptions() {
+    return this.#encryptions;
+  }
+
+  /**
+   * Restores a persisted count (counts only go up).
+   * @param {number} count
+   */
+  restoreEncryptions(count) {
+    const n = Number(count);
+    if (!(n >= 0)) throw new RangeError('count must be a non-negative number');
+    this.#encryptions = Math.max(this.#encryptions, n);
+  }
+
+  /**
    * Encrypts a string (as UTF-8, BOM kept) or bytes.
    * @param {string|Uint8Array} plaintext
    * @returns {Promise<CompatMessage>}
+   * @throws {CompatError} kind `BudgetExhausted` after {@link COMPAT_LIMIT}
+   *   messages: the format has no other key to switch to; use sealed records.
    */
   async encrypt(plaintext) {
     const key = this.#ready();
+    // Counted before the first await, so concurrent calls cannot overshoot.
+    if (this.#encryptions >= COMPAT_LIMIT) {
+      throw new CompatError('BudgetExhausted', `${COMPAT_LIMIT} messages were encrypted under this key pair: its random-IV budget is spent`, { limit: COMPAT_LIMIT });
+    }
+    this.#encryptions += 1;
     const bytes = typeof plaintext === 'string' ? utf8(plaintext) : plaintext;
     const iv = randomBytes(IV_LEN);
     const data = await gcmEncrypt(key, iv, undefined, bytes);

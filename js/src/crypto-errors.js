@@ -63,7 +63,8 @@ export class SealError extends Error {
 
 /**
  * Why a ChatCrypto message could not be decrypted, as Rust's `CompatError`:
- * IvBase64, DataBase64, IvLength, TruncatedTag, Decrypt, InvalidUtf8, Json.
+ * IvBase64, DataBase64, IvLength, TruncatedTag, Decrypt, BudgetExhausted (with `limit`),
+ * InvalidUtf8, Json.
  */
 export class CompatError extends Error {
   /**

@@ -49,11 +49,19 @@ export class CompatMessage {
   static fromJson(json: Uint8Array | string): CompatMessage;
 }
 
-/** The browser article's ChatCrypto. */
+/** Messages one ChatCrypto encrypts before refusing (2^30). */
+export const COMPAT_LIMIT: number;
+
+/** The browser article's ChatCrypto, counting its encryptions. */
 export class ChatCrypto {
   constructor();
   init(myPrivateKey: CryptoKey, theirPublicKey: CryptoKey): Promise<this>;
   static create(own: Identity, peer: PublicKey): Promise<ChatCrypto>;
+  /** Messages encrypted so far (including a restored count): persist it. */
+  encryptions(): number;
+  /** Restores a persisted count (counts only go up). */
+  restoreEncryptions(count: number): void;
+  /** Throws CompatError kind 'BudgetExhausted' after COMPAT_LIMIT messages. */
   encrypt(plaintext: string | Uint8Array): Promise<CompatMessage>;
   decrypt(data: string, iv: string): Promise<string>;
   decryptBytes(data: string, iv: string): Promise<Uint8Array>;
@@ -233,8 +241,10 @@ export class SealError extends Error {
 
 export class CompatError extends Error {
   readonly code: 'HERMIT_COMPAT';
-  readonly kind: 'IvBase64' | 'DataBase64' | 'IvLength' | 'TruncatedTag' | 'Decrypt' | 'InvalidUtf8' | 'Json';
+  readonly kind: 'IvBase64' | 'DataBase64' | 'IvLength' | 'TruncatedTag' | 'Decrypt' | 'BudgetExhausted' | 'InvalidUtf8' | 'Json';
   readonly len?: number;
+  /** For BudgetExhausted: COMPAT_LIMIT. */
+  readonly limit?: number;
   readonly reason?: string;
 }
 
@@ -407,8 +417,13 @@ export interface Opened {
   padded: boolean;
   gap: Gap | undefined;
   late: boolean;
+  /** How the sender's replay window stood before this record. */
+  window: WindowStartName;
   len: number;
 }
+
+export type WindowStartName = 'continued' | 'restored' | 'new' | 'unchecked';
+export const WindowStart: { readonly Continued: 'continued'; readonly Restored: 'restored'; readonly New: 'new'; readonly Unchecked: 'unchecked' };
 
 export class Opener {
   constructor(identity: Identity);
@@ -420,6 +435,9 @@ export class Opener {
   requireSignatures(require: boolean): void;
   highWater(topic: string, sender: Fingerprint): bigint | undefined;
   restoreHighWater(topic: string, sender: Fingerprint, highest: bigint): Promise<void>;
+  /** Senders without a window are refused as TooOld at or below `floor` (floors only go up). */
+  restoreFloor(topic: string, floor: bigint): void;
+  floor(topic: string): bigint;
   open(topic: string, record: Uint8Array): Promise<{ opened: Opened; plaintext: Uint8Array }>;
 }
 
@@ -465,6 +483,7 @@ export class Delivery {
 
 export class Producer {
   constructor(client: Client, options?: ProducerOptions);
+  readonly client: Client;
   readonly bufferedBytes: number;
   send(topic: string, key: Uint8Array | null, value: Uint8Array): Promise<Delivery>;
   flush(): Promise<void>;
@@ -586,6 +605,7 @@ export class Gap {
 
 // ---- seal.js ----------------------------------------------------------------
 
+/** 2^30 DIRECT records per K_pair, then one-recipient MULTI. */
 export const DIRECT_LIMIT: number;
 export const MAX_PLAINTEXT_LEN: number;
 
@@ -600,6 +620,7 @@ export class Sealer {
   constructor(identity: Identity);
   static create(identity: Identity): Promise<Sealer>;
   readonly identity: Identity;
+  /** Padding is on by default. */
   setPadding(on: boolean): void;
   setSigningIdentity(signer: SigningIdentity | null): void;
   resumeTopic(topic: string, lastSeq: bigint): void;
@@ -635,9 +656,15 @@ export class SealedDelivery {
 }
 
 export interface SealedProducerOptions {
+  /** Pad to a Padmé bucket. Default true. */
   padding?: boolean;
   signing?: SigningIdentity | null;
+  /** Reserve DIRECT counts in the identity's state topic (BUDGET_RESERVE at a time). Default true. */
+  persistBudgets?: boolean;
 }
+
+/** DIRECT records reserved per write of the budget state (65536). */
+export const BUDGET_RESERVE: number;
 
 export class SealedProducer {
   private constructor();
@@ -652,6 +679,8 @@ export class SealedProducer {
   resumeTopic(topic: string, lastSeq: bigint): void;
   directSeals(peer: Fingerprint): number;
   restoreDirectSeals(peer: PublicKey, count: number): void;
+  /** The DIRECT count this run may reach to `peer` before saving a new reservation. */
+  reservedDirectSeals(peer: Fingerprint): number | undefined;
 }
 
 export class OpenedRecord {
@@ -668,6 +697,7 @@ export class OpenedRecord {
   readonly mode: OpenedModeName;
   readonly gap: Gap | undefined;
   readonly late: boolean;
+  readonly window: WindowStartName;
   readonly signed: boolean;
   readonly padded: boolean;
   readonly plaintext: Uint8Array;
@@ -683,18 +713,33 @@ export class SealedRecordError extends Error {
   readonly partition: number;
   readonly offset: number;
   readonly timestampNs: bigint;
-  readonly kind: 'NotForMe' | 'Open';
+  readonly kind: 'NotForMe' | 'Open' | 'Released';
   readonly openError?: OpenError;
   readonly sender?: Kid;
   readonly own?: boolean;
   readonly mode?: ModeName;
+  /** For Released: which bound released it. */
+  readonly why?: { count: number } | { ageMs: number };
   isNotForMe(): boolean;
   holdsCommit(): boolean;
 }
 
+export interface SealedConsumerOptions extends ConsumerOptions {
+  /** With a group: save the replay state before every commit, restore it at start. Default true. */
+  persistState?: boolean;
+  /** Held records per partition before the oldest is released. Default 1000. */
+  maxHeld?: number;
+  /** How long a record may hold the commit back. Default 3600000. */
+  maxHeldAgeMs?: number;
+}
+
+export type StateOrigin = { kind: 'NotPersisted' } | { kind: 'Fresh' } | { kind: 'Restored'; senders: number; floor: bigint };
+
 export class SealedConsumer implements AsyncIterable<OpenedRecord | SealedRecordError> {
   private constructor();
-  static create(client: Client, identity: Identity, trusted: PublicKey[], topic: string, options?: ConsumerOptions): Promise<SealedConsumer>;
+  /** Throws TrustError, StateError (kind 'Store'), ClientError. */
+  static create(client: Client, identity: Identity, trusted: PublicKey[], topic: string, options?: SealedConsumerOptions): Promise<SealedConsumer>;
+  stateOrigin(): StateOrigin;
   readonly topic: string;
   readonly identity: Identity;
   trust(sender: PublicKey): Promise<void>;
@@ -712,8 +757,62 @@ export class SealedConsumer implements AsyncIterable<OpenedRecord | SealedRecord
   position(partition: number): number | null;
   held(): Array<[number, number[]]>;
   committed(): Array<[number, number | null]>;
+  /** With persistState, saves the replay state first (StateError if that fails: nothing is committed). */
   commit(): Promise<void>;
   close(): Promise<void>;
+}
+
+// ---- state.js ---------------------------------------------------------------
+
+export const STATE_MAGIC: Uint8Array;
+export const MAX_STATE_LEN: number;
+export const MAX_STATE_SENDERS: number;
+export const MAX_BUDGET_PEERS: number;
+export const BUDGET_KEY: Uint8Array;
+
+export class StateError extends Error {
+  readonly code: 'HERMIT_STATE';
+  readonly kind: 'Malformed' | 'AuthFailed' | 'Length' | 'Name' | 'Store';
+  /** For Store: the state topic. */
+  readonly topic?: string;
+  /** For Store: the broker's status name when it refused. */
+  readonly status?: string;
+}
+
+/** "HST1" ‖ iv ‖ AES-256-GCM(K_state, iv, aad, Padmé body) ‖ tag (docs/ENVELOPE.md §13). */
+export function sealState(identity: Identity, topic: string, key: Uint8Array, plaintext: Uint8Array): Promise<Uint8Array>;
+export function openState(identity: Identity, topic: string, key: Uint8Array, record: Uint8Array): Promise<Uint8Array>;
+export function stateTopic(identity: Identity): string;
+export function consumerKey(group: string, topic: string): Uint8Array;
+
+export class ConsumerState {
+  constructor();
+  /** partition → next offset */
+  committed: Map<number, number>;
+  floor: bigint;
+  /** sender fingerprint hex → highest seq */
+  senders: Map<string, bigint>;
+  clone(): ConsumerState;
+  bound(): void;
+  encode(): Uint8Array;
+  static decode(bytes: Uint8Array): ConsumerState | null;
+}
+
+export class BudgetState {
+  constructor();
+  /** peer fingerprint hex → key and reserved count */
+  peers: Map<string, { key: PublicKey; reserved: number }>;
+  clone(): BudgetState;
+  encode(): Uint8Array;
+  static decode(bytes: Uint8Array): Promise<BudgetState | null>;
+}
+
+export class StateStore {
+  private constructor();
+  static open(client: Client, identity: Identity): Promise<StateStore>;
+  readonly topic: string;
+  load(logical: Uint8Array): Promise<Uint8Array | null>;
+  save(logical: Uint8Array, plaintext: Uint8Array): Promise<void>;
 }
 
 // ---- signing.js -------------------------------------------------------------

@@ -3,7 +3,7 @@
 
 export { BLINDED_KEY_LEN, BlindedKey, ConversationKey } from './blind.js';
 export { Base64Error, concat, equal, fromBase64, fromHex, fromUtf8, toBase64, toHex, utf8 } from './bytes.js';
-export { ChatCrypto, CompatMessage } from './chat.js';
+export { COMPAT_LIMIT, ChatCrypto, CompatMessage } from './chat.js';
 export { CLOSE_PROTOCOL_ERROR, CLOSE_TIMEOUT, Client, FetchResponse, SUBPROTOCOL, connect } from './connection.js';
 export { Consumer } from './consumer.js';
 export { crc32c, crc32cUpdate } from './crc32c.js';
@@ -19,7 +19,7 @@ export {
 } from './envelope.js';
 export { Fingerprint, Identity, KeyError, Kid, PKCS8_LEN, PublicKey, SPKI_LEN } from './identity.js';
 export { KdfParams, KeyFile, KeyFileError } from './keyfile.js';
-export { OpenedMode, Opener } from './open.js';
+export { OpenedMode, Opener, WindowStart } from './open.js';
 export { padme, paddedLen } from './pad.js';
 export { Delivery, Producer, fnv1a32, partitionForKey } from './producer.js';
 export {
@@ -49,5 +49,20 @@ export {
 } from './protocol.js';
 export { Gap } from './replay.js';
 export { DIRECT_LIMIT, MAX_PLAINTEXT_LEN, Sealer } from './seal.js';
-export { OpenedRecord, SealedConsumer, SealedDelivery, SealedGroup, SealedProducer, SealedRecordError } from './sealed.js';
+export { BUDGET_RESERVE, OpenedRecord, SealedConsumer, SealedDelivery, SealedGroup, SealedProducer, SealedRecordError } from './sealed.js';
 export { SigningIdentity, SigningPublicKey } from './signing.js';
+export {
+  BUDGET_KEY,
+  BudgetState,
+  ConsumerState,
+  MAX_BUDGET_PEERS,
+  MAX_STATE_LEN,
+  MAX_STATE_SENDERS,
+  STATE_MAGIC,
+  StateError,
+  StateStore,
+  consumerKey,
+  openState,
+  sealState,
+  stateTopic,
+} from './state.js';

@@ -29,6 +29,21 @@ import { SigningPublicKey } from './signing.js';
 /** How an opened record was sealed. */
 export const OpenedMode = Object.freeze({ Direct: 'direct', Multi: 'multi', Legacy: 'legacy' });
 
+/**
+ * What the replay check of an opened record stood on (Rust's `WindowStart`):
+ * `continued` (the sender's window was already in use by this opener),
+ * `restored` (the first record after a persisted high-water mark was
+ * restored: replays of what the previous run accepted are refused), `new`
+ * (the first record ever seen from this sender on this topic, nothing
+ * persisted for it: accepted on its own seq, above the topic's restored
+ * floor if any), `unchecked` (a legacy record: no seq, no replay check).
+ */
+export const WindowStart = Object.freeze({ Continued: 'continued', Restored: 'restored', New: 'new', Unchecked: 'unchecked' });
+
+function floorError(seq, floor) {
+  return new OpenError('TooOld', `record seq ${seq} is too old to check (highest ${floor}, window 1024)`, { seq, highest: floor });
+}
+
 function staleError(seq, check) {
   return check.kind === 'Replayed'
     ? new OpenError('Replayed', `replayed record: seq ${seq} already seen (highest ${check.highest})`, { seq, highest: check.highest })
@@ -40,8 +55,10 @@ export class Opener {
   #identity;
   /** kid hex → { key: PublicKey, aes, hkdf, signing: SigningPublicKey|null } */
   #peers = new Map();
-  /** topic → Map(sender fp hex → { directCtx, multiCtx, window }) */
+  /** topic → Map(sender fp hex → { directCtx, multiCtx, window, restored }) */
   #streams = new Map();
+  /** topic → the highest seq a sender without a window may not reach (bigint) */
+  #floors = new Map();
   #allowLegacy = false;
   #requireSignatures = false;
 
@@ -175,7 +192,29 @@ export class Opener {
     const ctx = await this.#streamCtx(topicBytes, sender);
     let m = this.#streams.get(topic);
     if (!m) this.#streams.set(topic, (m = new Map()));
-    m.set(sender.toHex(), { ...ctx, window: ReplayWindow.restored(BigInt(highest)) });
+    m.set(sender.toHex(), { ...ctx, window: ReplayWindow.restored(BigInt(highest)), restored: true });
+  }
+
+  /**
+   * Restores a floor for `topic`: a record from a sender this opener has no
+   * window for is refused as `TooOld` unless its seq is above `floor`.
+   * Persisted state that had to forget some senders keeps the highest of
+   * their marks as the floor. Floors only go up.
+   * @param {string} topic
+   * @param {bigint} floor
+   */
+  restoreFloor(topic, floor) {
+    const f = BigInt(floor);
+    if (f > (this.#floors.get(topic) ?? 0n)) this.#floors.set(topic, f);
+  }
+
+  /**
+   * The floor restored for `topic` (`0n` when none).
+   * @param {string} topic
+   * @returns {bigint}
+   */
+  floor(topic) {
+    return this.#floors.get(topic) ?? 0n;
   }
 
   #topicBytes(topic) {
@@ -191,7 +230,7 @@ export class Opener {
    * @param {Uint8Array} record
    * @returns {Promise<{ opened: { sender: Fingerprint, mode: string, seq: bigint|undefined,
    *   signed: boolean, padded: boolean, gap: import('./replay.js').Gap|undefined, late: boolean,
-   *   len: number }, plaintext: Uint8Array }>}
+   *   window: string, len: number }, plaintext: Uint8Array }>}
    * @throws {OpenError}
    */
   async open(topic, record) {
@@ -216,7 +255,7 @@ export class Opener {
       const plaintext = await gcmDecrypt(peer.aes, parts.iv, undefined, parts.data);
       if (plaintext) {
         return {
-          opened: { sender: peer.key.fingerprint(), mode: OpenedMode.Legacy, seq: undefined, signed: false, padded: false, gap: undefined, late: false, len: plaintext.length },
+          opened: { sender: peer.key.fingerprint(), mode: OpenedMode.Legacy, seq: undefined, signed: false, padded: false, gap: undefined, late: false, window: WindowStart.Unchecked, len: plaintext.length },
           plaintext,
         };
       }
@@ -256,6 +295,9 @@ export class Opener {
     if (existing) {
       const c = existing.window.check(header.seq);
       if (!c.ok) throw staleError(header.seq, c);
+    } else {
+      const floor = this.#floors.get(topic);
+      if (floor !== undefined && header.seq <= floor) throw floorError(header.seq, floor);
     }
     const { directCtx, multiCtx } = existing ?? (await this.#streamCtx(topicBytes, senderFp));
 
@@ -311,6 +353,7 @@ export class Opener {
     const stream = streams?.get(fpHex);
     let gap;
     let late = false;
+    let window;
     if (stream) {
       const c = stream.window.check(header.seq);
       if (!c.ok) {
@@ -320,9 +363,18 @@ export class Opener {
       gap = c.gap;
       late = c.late;
       stream.window.accept(header.seq);
+      window = stream.restored ? WindowStart.Restored : WindowStart.Continued;
+      stream.restored = false;
     } else {
+      // A floor restored while this record was being opened counts too.
+      const floor = this.#floors.get(topic);
+      if (floor !== undefined && header.seq <= floor) {
+        plain.fill(0);
+        throw floorError(header.seq, floor);
+      }
       if (!streams) this.#streams.set(topic, (streams = new Map()));
-      streams.set(fpHex, { directCtx, multiCtx, window: ReplayWindow.startingWith(header.seq) });
+      streams.set(fpHex, { directCtx, multiCtx, window: ReplayWindow.startingWith(header.seq), restored: false });
+      window = WindowStart.New;
     }
     return {
       opened: {
@@ -333,6 +385,7 @@ export class Opener {
         padded: header.padded,
         gap,
         late,
+        window,
         len: plain.length,
       },
       plaintext: plain,

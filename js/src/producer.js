@@ -190,6 +190,11 @@ export class Producer {
     this._closing = false;
   }
 
+  /** The client records are sent through. @returns {import('./connection.js').Client} */
+  get client() {
+    return this._client;
+  }
+
   /** Bytes held (records and batch overhead, from `send` until acknowledged). */
   get bufferedBytes() {
     return this._buffered;

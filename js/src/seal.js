@@ -9,8 +9,13 @@
 //
 // A random-IV key is good for 2^32 records (both directions together), so the
 // sealer counts DIRECT records per K_pair and writes a one-recipient MULTI
-// record past DIRECT_LIMIT = 2^31. The count lives in memory: persist it with
-// `directSeals` / `restoreDirectSeals`.
+// record past DIRECT_LIMIT = 2^30 (legacy ChatCrypto counts its own 2^30 under
+// the same key: 2^30 + 2^30 per side, 2^32 for both). The count lives in
+// memory: persist it with `directSeals` / `restoreDirectSeals` (the
+// SealedProducer does, in the identity's state topic).
+//
+// Records are padded (Padmé) by default, as in Rust: an unpadded record tells
+// the broker its plaintext's exact length.
 //
 // Sequence numbers (BigInt, u64): a topic's run starts at `Date.now() << 16`
 // and counts up by one (see client/src/crypto/seq.rs); `resumeTopic` continues
@@ -33,8 +38,12 @@ import { aesKey, gcmEncrypt, hkdfAesKey, hkdfKey, hmacKey, hmacSign, ZERO_IV } f
 import { pad } from './pad.js';
 import { SigningIdentity, signWith } from './signing.js';
 
-/** DIRECT records sealed under one K_pair before the sealer switches to MULTI. */
-export const DIRECT_LIMIT = 2 ** 31;
+/**
+ * DIRECT records sealed under one K_pair before the sealer switches to MULTI:
+ * 2^30, so that with the legacy ChatCrypto path's own COMPAT_LIMIT (2^30) and
+ * both directions the key stays within 2^32 random-IV encryptions.
+ */
+export const DIRECT_LIMIT = 2 ** 30;
 /** Largest plaintext accepted. */
 export const MAX_PLAINTEXT_LEN = 2 ** 32;
 const U64_MAX = (1n << 64n) - 1n;
@@ -57,14 +66,15 @@ async function derivePair(identity, peer) {
 export class Sealer {
   #identity;
   #signer = null;
-  #pad = false;
+  #pad = true;
   /** fp hex → { peer, keys: Promise<{aes, hkdf}>, directSeals: number } */
   #pairs = new Map();
   /** topic → { bytes, next: bigint|null, multiCtx: Promise, direct: Map<fp hex, Promise<ctx>> } */
   #topics = new Map();
 
   /**
-   * A sealer for `identity`; records are unpadded and unsigned until
+   * A sealer for `identity`; records are padded (Padmé: the broker sees
+   * O(log log n) bits of a plaintext's length) and unsigned until
    * `setPadding` / `setSigningIdentity` say otherwise.
    * @param {Identity} identity
    */

@@ -18,7 +18,21 @@
  *
  * Commits never pass a record that failed to open and was not acknowledged
  * with {@link SealedConsumer.ack}: the oldest such record is as far as a
- * commit goes. Records addressed to others (`NotForMe`) count as handled.
+ * commit goes — but not forever: past `maxHeld` held records in a partition
+ * (default 1000) or `maxHeldAgeMs` (default 1 hour) the oldest is released,
+ * reported once more as a `Released` notice with its offset. Records
+ * addressed to others (`NotForMe`) count as handled.
+ *
+ * Replay state across restarts (docs/ENVELOPE.md §13): with a group (and
+ * `persistState`, the default) the consumer saves, before every commit, per
+ * sender the highest `seq` opened below the positions being committed,
+ * sealed to its own identity in the identity's state topic
+ * `state.<fingerprint hex>`, and restores it at start, so a record replayed
+ * after a restart is refused as `Replayed`. The producer likewise keeps its
+ * DIRECT counts there (`persistBudgets`, reserved {@link BUDGET_RESERVE} at a
+ * time before the first DIRECT record to each peer in a run). With
+ * authentication the ACL needs a rule `topics = "state.{principal}"` allowing
+ * produce, consume, create and describe (docs/SECURITY.md §3).
  *
  * Differences from Rust: records are sealed before they enter the producer
  * (Web Crypto is asynchronous, so there is no sealing in place under the
@@ -33,11 +47,13 @@
 import { ConversationKey } from './blind.js';
 import { Consumer } from './consumer.js';
 import { OpenError } from './crypto-errors.js';
+import { fromHex } from './bytes.js';
 import { Mode, RecordView } from './envelope.js';
-import { Identity, PublicKey } from './identity.js';
+import { Fingerprint, Identity, PublicKey } from './identity.js';
 import { Opener } from './open.js';
 import { ClientError } from './protocol.js';
 import { Sealer } from './seal.js';
+import { BUDGET_KEY, BudgetState, ConsumerState, MAX_BUDGET_PEERS, StateError, StateStore, consumerKey, stateTopic } from './state.js';
 
 const utf8 = new TextEncoder();
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -141,10 +157,20 @@ export class SealedDelivery {
 
 /**
  * @typedef {object} SealedProducerOptions
- * @property {boolean} [padding] Pad every plaintext to a Padmé bucket. Default off.
+ * @property {boolean} [padding] Pad every plaintext to a Padmé bucket, so the
+ *   broker sees only O(log log n) bits of its length (at most 12 % more
+ *   bytes). Default on: an unpadded record tells the broker its exact length.
  * @property {import('./signing.js').SigningIdentity|null} [signing] Sign every
  *   record with this separate key (SIGNED flag). Default none.
+ * @property {boolean} [persistBudgets] Keep the DIRECT count per peer in the
+ *   identity's state topic, reserved ahead of use ({@link BUDGET_RESERVE} at
+ *   a time), so the switch to MULTI before a pairwise key's random-IV budget
+ *   is spent holds across restarts. The first DIRECT record to each peer in a
+ *   run waits for one durable write. Default on.
  */
+
+/** DIRECT records reserved per write of the budget state. */
+export const BUDGET_RESERVE = 65536;
 
 /**
  * Seals records end to end and sends them through a {@link Producer}. One
@@ -161,10 +187,12 @@ export class SealedProducer {
    */
   static async create(producer, identity, options = {}) {
     const sealer = await Sealer.create(identity);
-    sealer.setPadding(Boolean(options.padding));
+    sealer.setPadding(options.padding ?? true);
     sealer.setSigningIdentity(options.signing ?? null);
     const own = await ConversationKey.pairwise(identity, identity.publicKey);
-    return new SealedProducer(producer, identity, sealer, own);
+    const sp = new SealedProducer(producer, identity, sealer, own);
+    sp._budgets = (options.persistBudgets ?? true) ? { reserved: new Map(), io: Promise.resolve(), store: null, state: new BudgetState() } : null;
+    return sp;
   }
 
   /**
@@ -187,6 +215,13 @@ export class SealedProducer {
     this._pairwise = new Map();
     /** @private Records enter the producer in call order. */
     this._chain = Promise.resolve();
+    /**
+     * @private With persistBudgets: per peer (fp hex) the DIRECT count this
+     * run may reach before saving a new reservation; `io` serializes loading
+     * and saving; `store` is opened on first use.
+     * @type {{ reserved: Map<string, number>, io: Promise<void>, store: StateStore|null, state: BudgetState } | null}
+     */
+    this._budgets = null;
   }
 
   /** The sender's public key. @returns {PublicKey} */
@@ -213,7 +248,7 @@ export class SealedProducer {
     if (!Array.isArray(recipients)) throw new TypeError('recipients must be an array of PublicKey');
     const direct = recipients.length === 1;
     const sealed = direct
-      ? this._sealer.sealDirectDetailed(topic, recipients[0], plaintext)
+      ? this._sealDirect(topic, recipients[0], plaintext)
       : this._sealer.sealMultiDetailed(topic, recipients, plaintext);
     const blinded =
       key === null || key === undefined
@@ -222,6 +257,67 @@ export class SealedProducer {
           ? this._pairwiseBlind(recipients[0], keyBytes(key))
           : this._multiBlind(recipients, keyBytes(key));
     return this._enqueue(topic, sealed, blinded);
+  }
+
+  /**
+   * A DIRECT seal covered by a persisted reservation: the count is checked
+   * and taken with no await in between, so concurrent sends never pass it.
+   * @private
+   * @param {string} topic
+   * @param {PublicKey} peer
+   * @param {Uint8Array} plaintext
+   */
+  async _sealDirect(topic, peer, plaintext) {
+    if (this._budgets && peer instanceof PublicKey && !peer.equals(this._identity.publicKey)) {
+      while (!this._covered(peer)) await this._reserve(peer);
+    }
+    return this._sealer.sealDirectDetailed(topic, peer, plaintext);
+  }
+
+  /** @private @param {PublicKey} peer */
+  _covered(peer) {
+    const fp = peer.fingerprint();
+    const r = /** @type {NonNullable<SealedProducer['_budgets']>} */ (this._budgets).reserved.get(fp.toHex());
+    return r !== undefined && this._sealer.directSeals(fp) < r;
+  }
+
+  /**
+   * Make sure this run has a persisted reservation covering the next DIRECT
+   * record to `peer` (loading the saved state on first use, which also
+   * restores the counts it holds). Serialized: one load/save at a time.
+   * @private
+   * @param {PublicKey} peer
+   */
+  _reserve(peer) {
+    const b = /** @type {NonNullable<SealedProducer['_budgets']>} */ (this._budgets);
+    const run = b.io.then(async () => {
+      if (!b.store) {
+        const store = await StateStore.open(this.producer.client, this._identity);
+        const bytes = await store.load(BUDGET_KEY);
+        if (bytes) {
+          const state = await BudgetState.decode(bytes);
+          if (!state) throw new StateError('Store', `sealed state in topic ${store.topic}: the latest budget record is not one this version reads`, { topic: store.topic });
+          // Every reserved record may have been sealed before the previous
+          // run stopped: count them all.
+          for (const { key, reserved } of state.peers.values()) this._sealer.restoreDirectSeals(key, reserved);
+          b.state = state;
+        }
+        b.store = store;
+      }
+      if (this._covered(peer)) return;
+      const fp = peer.fingerprint().toHex();
+      const ceiling = this._sealer.directSeals(peer.fingerprint()) + BUDGET_RESERVE;
+      const next = b.state.clone();
+      next.peers.set(fp, { key: peer, reserved: ceiling });
+      if (next.peers.size > MAX_BUDGET_PEERS) {
+        throw new StateError('Store', `sealed state in topic ${b.store.topic}: DIRECT budgets for more than ${MAX_BUDGET_PEERS} peers: send to new peers as MULTI, or use another identity`, { topic: b.store.topic });
+      }
+      await b.store.save(BUDGET_KEY, next.encode());
+      b.state = next;
+      b.reserved.set(fp, ceiling);
+    });
+    b.io = run.catch(() => {});
+    return run;
   }
 
   /**
@@ -345,6 +441,17 @@ export class SealedProducer {
     this._sealer.restoreDirectSeals(peer, count);
   }
 
+  /**
+   * With `persistBudgets`: the DIRECT count this run may reach to `peer`
+   * before it saves a new reservation (`undefined` before the first DIRECT
+   * record to it in this run, or without persistence).
+   * @param {import('./identity.js').Fingerprint} peer
+   * @returns {number|undefined}
+   */
+  reservedDirectSeals(peer) {
+    return this._budgets?.reserved.get(peer.toHex());
+  }
+
   toString() {
     return `SealedProducer(${this._identity.fingerprint().toHex()})`;
   }
@@ -383,6 +490,14 @@ export class OpenedRecord {
     this.gap = f.gap;
     /** The record arrived late, inside the window. @type {boolean} */
     this.late = f.late;
+    /**
+     * How this sender's replay window stood before this record (`WindowStart`):
+     * `new` on the first record from a sender no persisted state knew
+     * (accepted on its own seq), `restored` on the first after a restored
+     * mark, `continued` after that, `unchecked` for legacy records.
+     * @type {string}
+     */
+    this.window = f.window;
     /** A signature was verified. @type {boolean} */
     this.signed = f.signed;
     /** Padding was stripped. @type {boolean} */
@@ -413,20 +528,28 @@ export class OpenedRecord {
  * thrown) by {@link SealedConsumer.next}; the consumer goes on to the next record.
  *
  * `kind` is `NotForMe` (a well-formed sealed record with nothing for this
- * reader, one's own echoes included: `own`; counts as handled) or `Open`
+ * reader, one's own echoes included: `own`; counts as handled), `Open`
  * (`openError` says which check failed; holds commits back until
- * {@link SealedConsumer.ack}).
+ * {@link SealedConsumer.ack}, or until the bound on held records releases
+ * it) or `Released` (a record reported earlier as `Open` stopped holding
+ * commits back without being acknowledged: `why` is `{ count }` — more than
+ * `maxHeld` were held in its partition — or `{ ageMs }` — held longer than
+ * `maxHeldAgeMs`; the commit may now pass it, and this notice is the record
+ * of that).
  */
 export class SealedRecordError extends Error {
   /**
-   * @param {{ topic: string, partition: number, offset: number, timestampNs: bigint, kind: 'NotForMe'|'Open',
-   *   openError?: OpenError, sender?: import('./identity.js').Kid, own?: boolean, mode?: string }} f
+   * @param {{ topic: string, partition: number, offset: number, timestampNs: bigint, kind: 'NotForMe'|'Open'|'Released',
+   *   openError?: OpenError, sender?: import('./identity.js').Kid, own?: boolean, mode?: string,
+   *   why?: { count: number } | { ageMs: number } }} f
    */
   constructor(f) {
     const what =
       f.kind === 'NotForMe'
         ? `addressed to others (sender ${f.sender}, ${f.mode})`
-        : /** @type {OpenError} */ (f.openError).message;
+        : f.kind === 'Released'
+          ? `skipped: released from holding the commit (${'count' in /** @type {object} */ (f.why) ? `more than ${/** @type {any} */ (f.why).count} records held` : `held longer than ${Math.floor(/** @type {any} */ (f.why).ageMs / 1000)} s`})`
+          : /** @type {OpenError} */ (f.openError).message;
     super(`record ${f.topic}/${f.partition} at offset ${f.offset}: ${what}`, f.openError ? { cause: f.openError } : undefined);
     this.name = 'SealedRecordError';
     /** @type {false} */
@@ -437,7 +560,7 @@ export class SealedRecordError extends Error {
     this.partition = f.partition;
     this.offset = f.offset;
     this.timestampNs = f.timestampNs;
-    /** @type {'NotForMe'|'Open'} */
+    /** @type {'NotForMe'|'Open'|'Released'} */
     this.kind = f.kind;
     /** For `Open`: the opener's error (its `kind` names the check). */
     this.openError = f.openError;
@@ -447,6 +570,8 @@ export class SealedRecordError extends Error {
     this.own = f.own;
     /** For `NotForMe`: DIRECT or MULTI. */
     this.mode = f.mode;
+    /** For `Released`: which bound released it, `{ count }` or `{ ageMs }`. */
+    this.why = f.why;
   }
 
   /** Whether the record is addressed to others (ignore it quietly). */
@@ -454,9 +579,13 @@ export class SealedRecordError extends Error {
     return this.kind === 'NotForMe';
   }
 
-  /** Whether it holds its partition's committed offset back until acknowledged. */
+  /**
+   * Whether it holds its partition's committed offset back until
+   * acknowledged: every failure to open; not records for others, nor a
+   * `Released` notice.
+   */
   holdsCommit() {
-    return !this.isNotForMe();
+    return this.kind === 'Open';
   }
 }
 
@@ -484,29 +613,135 @@ function addressedElsewhere(value, own) {
 }
 
 /**
+ * @typedef {import('./consumer.js').ConsumerOptions & {
+ *   persistState?: boolean, maxHeld?: number, maxHeldAgeMs?: number }} SealedConsumerOptions
+ * The {@link Consumer}'s options, plus:
+ * - `persistState`: with a group, save the replay state (per sender the
+ *   highest seq opened below the committed offsets) in the identity's state
+ *   topic, sealed to itself, before every commit, and restore it at start,
+ *   so a record replayed after a restart is refused as `Replayed`. Default
+ *   true; without a group it does nothing.
+ * - `maxHeld`: most records of one partition that failed to open and hold
+ *   the commit back; past it the oldest is released (a `Released` notice).
+ *   Default 1000.
+ * - `maxHeldAgeMs`: longest a record that failed to open holds the commit
+ *   back before it is released. Default 3600000 (1 hour).
+ */
+
+/**
+ * Where a consumer's replay windows came from at start (Rust's `StateOrigin`):
+ * `{ kind: 'NotPersisted' }` (no group, or `persistState` off: windows start
+ * empty), `{ kind: 'Fresh' }` (persisted, but nothing saved yet for this
+ * group and topic: each sender's first record starts its window) or
+ * `{ kind: 'Restored', senders, floor }` (marks for `senders` senders, and
+ * records from the others at or below `floor` are refused).
+ * @typedef {{ kind: 'NotPersisted' } | { kind: 'Fresh' } | { kind: 'Restored', senders: number, floor: bigint }} StateOrigin
+ */
+
+/**
+ * One partition's commit bookkeeping.
+ * @typedef {object} Track
+ * @property {number|null} returned  after the last record returned
+ * @property {Map<number, { since: number, timestampNs: bigint }>} held records that failed to open, not acknowledged
+ * @property {number|null} committed what the broker last acknowledged
+ * @property {Map<string, { fp: Fingerprint, seq: bigint }>} folded per sender, the highest seq opened
+ *   below any held record (so below every commit target), not yet saved
+ * @property {Array<{ offset: number, fp: Fingerprint, seq: bigint }>} pending records opened after
+ *   the oldest held one, folded once a commit target passes them
+ */
+
+/** @returns {Track} */
+function newTrack(committed = null) {
+  return { returned: null, held: new Map(), committed, folded: new Map(), pending: [] };
+}
+
+/** @param {Track} t @returns {number|undefined} the oldest held offset */
+function oldestHeld(t) {
+  let min;
+  for (const o of t.held.keys()) if (min === undefined || o < min) min = o;
+  return min;
+}
+
+/** @param {Map<string, { fp: Fingerprint, seq: bigint }>} m @param {Fingerprint} fp @param {bigint} seq */
+function raise(m, fp, seq) {
+  const k = fp.toHex();
+  const e = m.get(k);
+  if (!e || e.seq < seq) m.set(k, { fp, seq });
+}
+
+/**
  * Reads a topic and opens every record for one identity. Create it with
  * {@link SealedConsumer.create}.
  */
 export class SealedConsumer {
   /**
    * Start reading `topic` as `identity`, trusting records from `trusted`.
-   * `options` are the {@link Consumer}'s: with a `group`, reading starts at
-   * the group's committed offsets and `autoCommitMs` commits as described in
-   * the module docs (never past a held record).
+   * `options` are the {@link Consumer}'s plus `persistState`, `maxHeld` and
+   * `maxHeldAgeMs` ({@link SealedConsumerOptions}): with a `group`, reading
+   * starts at the group's committed offsets, the replay state saved with the
+   * last commit is restored (see {@link SealedConsumer#stateOrigin}), and
+   * `autoCommitMs` commits as described in the module docs (never past a
+   * held record).
+   *
+   * Throws `TrustError`, `StateError` (kind `Store`: the state topic cannot
+   * be created or read, or its latest record does not open), `ClientError`.
+   *
+   * Difference from Rust: the state's offsets replace the broker's commit
+   * (when ahead of it, a crash between saving and committing) only when
+   * `start` is `'committed'` (the default); Rust also does so when an
+   * explicit start was asked for.
    * @param {import('./connection.js').Client} client
    * @param {Identity} identity
    * @param {PublicKey[]} trusted
    * @param {string} topic
-   * @param {import('./consumer.js').ConsumerOptions} [options]
+   * @param {SealedConsumerOptions} [options]
    * @returns {Promise<SealedConsumer>}
    */
   static async create(client, identity, trusted, topic, options = {}) {
     const opener = new Opener(identity);
     for (const k of trusted) await opener.trust(k);
     const autoCommitMs = options.autoCommitMs === undefined ? 5000 : options.autoCommitMs;
+    const group = options.group ?? null;
+    /** @type {{ store: StateStore, logical: Uint8Array, saved: ConsumerState } | null} */
+    let persist = null;
+    /** @type {StateOrigin} */
+    let origin = { kind: 'NotPersisted' };
+    if (group !== null && (options.persistState ?? true)) {
+      const store = await StateStore.open(client, identity);
+      const logical = consumerKey(group, topic);
+      const bytes = await store.load(logical);
+      let saved = null;
+      if (bytes) {
+        saved = ConsumerState.decode(bytes);
+        bytes.fill(0);
+        if (!saved) throw new StateError('Store', `sealed state in topic ${stateTopic(identity)}: the latest state record is not a consumer state this version reads`, { topic: store.topic });
+        for (const [fp, hw] of saved.senders) await opener.restoreHighWater(topic, Fingerprint.fromBytes(fromHex(fp)), hw);
+        opener.restoreFloor(topic, saved.floor);
+        origin = { kind: 'Restored', senders: saved.senders.size, floor: saved.floor };
+      } else origin = { kind: 'Fresh' };
+      persist = { store, logical, saved: saved ?? new ConsumerState() };
+    }
     // The inner consumer must not commit: its rule would pass records that failed to open.
-    const inner = await Consumer.create(client, topic, { ...options, autoCommitMs: null });
-    return new SealedConsumer(client, inner, opener, identity, options.group ?? null, autoCommitMs);
+    const { persistState: _p, maxHeld: _m, maxHeldAgeMs: _a, ...plain } = options;
+    const inner = await Consumer.create(client, topic, { ...plain, autoCommitMs: null });
+    const c = new SealedConsumer(client, inner, opener, identity, group, autoCommitMs);
+    c._maxHeld = Math.max(1, options.maxHeld ?? 1000);
+    c._maxHeldAgeMs = options.maxHeldAgeMs ?? 3_600_000;
+    c._persist = persist;
+    c._origin = origin;
+    // A crash after the state was saved but before the commit: the state's
+    // offsets are the truth (its windows know those records).
+    if (persist && (options.start ?? 'committed') === 'committed') {
+      for (const [partition, offset] of persist.saved.committed) {
+        let t = c._tracks.get(partition);
+        if (!t) c._tracks.set(partition, (t = newTrack()));
+        if ((t.committed === null || t.committed < offset) && inner.position(partition) !== null) {
+          inner.seek(partition, offset);
+          t.returned = offset;
+        }
+      }
+    }
+    return c;
   }
 
   /**
@@ -533,10 +768,30 @@ export class SealedConsumer {
     this._autoCommitMs = autoCommitMs;
     /** @private */
     this._nextAutoCommit = group !== null && autoCommitMs !== null ? Date.now() + autoCommitMs : null;
-    /** @private @type {Map<number, { returned: number|null, held: Set<number>, committed: number|null }>} */
-    this._tracks = new Map(inner.committed().map(([p, committed]) => [p, { returned: null, held: new Set(), committed }]));
+    /** @private @type {Map<number, Track>} */
+    this._tracks = new Map(inner.committed().map(([p, committed]) => [p, newTrack(committed)]));
     /** @private @type {Promise<{ v?: any, e?: any }> | null} an inner next() still running */
     this._pendingNext = null;
+    /** @private */
+    this._maxHeld = 1000;
+    /** @private */
+    this._maxHeldAgeMs = 3_600_000;
+    /** @private @type {SealedRecordError[]} released records, returned by next() before any other */
+    this._notices = [];
+    /** @private @type {{ store: StateStore, logical: Uint8Array, saved: ConsumerState } | null} */
+    this._persist = null;
+    /** @private @type {StateOrigin} */
+    this._origin = { kind: 'NotPersisted' };
+    /** @private commits run one at a time (the periodic one and the application's) */
+    this._commitChain = Promise.resolve();
+  }
+
+  /**
+   * Where the replay windows came from at start.
+   * @returns {StateOrigin}
+   */
+  stateOrigin() {
+    return { ...this._origin };
   }
 
   /** The topic. */
@@ -588,7 +843,8 @@ export class SealedConsumer {
   }
 
   /**
-   * Restore a persisted high-water mark for `sender`.
+   * Restore a persisted high-water mark for `sender` (on top of what
+   * `persistState` restores).
    * @param {import('./identity.js').Fingerprint} sender
    * @param {bigint} seq
    */
@@ -598,12 +854,16 @@ export class SealedConsumer {
 
   /**
    * The next record, opened (`OpenedRecord`, `ok: true`) or not
-   * (`SealedRecordError`, `ok: false`), waiting as long as it takes. Calling
-   * it marks every record returned before as finished. Throws only the
-   * transport's errors (connection, corrupt batch: see `Consumer.next`).
+   * (`SealedRecordError`, `ok: false`, including `Released` notices),
+   * waiting as long as it takes. Calling it marks every record returned
+   * before as finished. Throws only the transport's errors (connection,
+   * corrupt batch: see `Consumer.next`).
    * @returns {Promise<OpenedRecord|SealedRecordError>}
    */
   async next() {
+    this._releaseOld();
+    const notice = this._notices.shift();
+    if (notice) return notice;
     if (this._nextAutoCommit !== null && this._nextAutoCommit <= Date.now()) await this._autoCommit();
     if (!this._pendingNext) {
       const buffered = this._inner.tryNext();
@@ -617,19 +877,70 @@ export class SealedConsumer {
     for (;;) {
       /** @type {any} */
       let timer = null;
-      const due = this._nextAutoCommit;
+      const due = this._nextDeadline();
       const tick = due === null ? null : new Promise((resolve) => (timer = setTimeout(() => resolve(null), Math.max(0, due - Date.now()))));
       const r = await (tick ? Promise.race([this._pendingNext, tick]) : this._pendingNext);
       clearTimeout(timer);
       if (r === null) {
+        // A held record may be due for release while waiting for records.
+        this._releaseOld();
+        const n = this._notices.shift();
+        if (n) return n;
         // The periodic commit runs while waiting for records too.
-        await this._autoCommit();
+        if (this._nextAutoCommit !== null && this._nextAutoCommit <= Date.now()) await this._autoCommit();
         continue;
       }
       this._pendingNext = null;
       if (r.e) throw r.e;
       return this._open(r.v);
     }
+  }
+
+  /**
+   * The earliest of the next periodic commit and the next held record's
+   * release by age, or `null`.
+   * @private
+   * @returns {number|null}
+   */
+  _nextDeadline() {
+    let due = this._nextAutoCommit;
+    for (const t of this._tracks.values()) {
+      const o = oldestHeld(t);
+      if (o === undefined) continue;
+      const at = /** @type {{ since: number }} */ (t.held.get(o)).since + this._maxHeldAgeMs;
+      if (due === null || at < due) due = at;
+    }
+    return due;
+  }
+
+  /**
+   * Release held records older than `maxHeldAgeMs` (as notices), oldest
+   * offset first, as Rust does.
+   * @private
+   */
+  _releaseOld() {
+    const now = Date.now();
+    for (const [partition, t] of this._tracks) {
+      for (;;) {
+        const o = oldestHeld(t);
+        if (o === undefined) break;
+        const h = /** @type {{ since: number, timestampNs: bigint }} */ (t.held.get(o));
+        if (now - h.since < this._maxHeldAgeMs) break;
+        t.held.delete(o);
+        this._notices.push(this._released(partition, o, h.timestampNs, { ageMs: this._maxHeldAgeMs }));
+      }
+    }
+  }
+
+  /**
+   * @private
+   * @param {number} partition
+   * @param {number} offset
+   * @param {bigint} timestampNs
+   * @param {{ count: number } | { ageMs: number }} why
+   */
+  _released(partition, offset, timestampNs, why) {
+    return new SealedRecordError({ topic: this.topic, partition, offset, timestampNs, kind: 'Released', why });
   }
 
   /**
@@ -649,18 +960,30 @@ export class SealedConsumer {
     const { topic, partition, offset, timestampNs, key, value } = record;
     let track = this._tracks.get(partition);
     if (!track) {
-      track = { returned: null, held: new Set(), committed: null };
+      track = newTrack();
       this._tracks.set(partition, track);
     }
     track.returned = offset + 1;
     try {
       const { opened, plaintext } = await this._opener.open(topic, value);
+      if (opened.seq !== undefined && this._persist) {
+        // Note the record for the replay state: folded at once, or after the
+        // held records before it once a commit passes it.
+        if (track.held.size === 0) raise(track.folded, opened.sender, opened.seq);
+        else track.pending.push({ offset, fp: opened.sender, seq: opened.seq });
+      }
       return new OpenedRecord({ topic, partition, offset, timestampNs, key, ...opened, plaintext });
     } catch (e) {
       if (!(e instanceof OpenError)) throw e;
       const elsewhere = addressedElsewhere(value, this._ownKid);
       if (elsewhere) return new SealedRecordError({ topic, partition, offset, timestampNs, kind: 'NotForMe', ...elsewhere });
-      track.held.add(offset);
+      track.held.set(offset, { since: Date.now(), timestampNs });
+      while (track.held.size > this._maxHeld) {
+        const o = /** @type {number} */ (oldestHeld(track));
+        const h = /** @type {{ timestampNs: bigint }} */ (track.held.get(o));
+        track.held.delete(o);
+        this._notices.push(this._released(partition, o, h.timestampNs, { count: this._maxHeld }));
+      }
       return new SealedRecordError({ topic, partition, offset, timestampNs, kind: 'Open', openError: e });
     }
   }
@@ -687,10 +1010,11 @@ export class SealedConsumer {
     this._pendingNext = null; // its answer, if any, belongs to the old position
     let t = this._tracks.get(partition);
     if (!t) {
-      t = { returned: null, held: new Set(), committed: null };
+      t = newTrack();
       this._tracks.set(partition, t);
     }
-    for (const h of [...t.held]) if (h >= offset) t.held.delete(h);
+    for (const h of [...t.held.keys()]) if (h >= offset) t.held.delete(h);
+    t.pending = t.pending.filter((p) => p.offset < offset);
     t.returned = offset;
   }
 
@@ -704,7 +1028,7 @@ export class SealedConsumer {
    * @returns {Array<[number, number[]]>}
    */
   held() {
-    return [...this._tracks].filter(([, t]) => t.held.size > 0).map(([p, t]) => [p, [...t.held].sort((a, b) => a - b)]);
+    return [...this._tracks].filter(([, t]) => t.held.size > 0).map(([p, t]) => [p, [...t.held.keys()].sort((a, b) => a - b)]);
   }
 
   /**
@@ -728,16 +1052,58 @@ export class SealedConsumer {
   /**
    * Commit, per partition, the position after the last record returned — but
    * not past the oldest record that failed to open and was not acknowledged.
+   * With `persistState`, the replay state for those positions is saved first
+   * (acknowledged durable); if that fails nothing is committed (`StateError`).
    * @returns {Promise<void>}
    */
-  async commit() {
+  commit() {
+    const run = this._commitChain.then(() => this._commitNow());
+    this._commitChain = run.catch(() => {});
+    return run;
+  }
+
+  /** @private */
+  async _commitNow() {
     if (this._group === null) throw new ClientError('InvalidArgument', 'invalid argument: commit needs a consumer group (options.group)');
+    /** @type {Array<[number, number]>} */
+    const targets = [];
     for (const [partition, t] of this._tracks) {
       if (t.returned === null) continue;
-      const offset = t.held.size > 0 ? Math.min(t.returned, ...t.held) : t.returned;
+      const h = oldestHeld(t);
+      const offset = h === undefined ? t.returned : Math.min(t.returned, h);
       if (t.committed === offset) continue;
+      // Fold the pending records below the target: the commit covers them.
+      while (t.pending.length > 0 && t.pending[0].offset < offset) {
+        const p = /** @type {{ fp: Fingerprint, seq: bigint }} */ (t.pending.shift());
+        raise(t.folded, p.fp, p.seq);
+      }
+      targets.push([partition, offset]);
+    }
+    if (targets.length === 0) return;
+    const persist = this._persist;
+    if (persist) {
+      const next = persist.saved.clone();
+      for (const [partition, offset] of targets) next.committed.set(partition, offset);
+      for (const t of this._tracks.values()) {
+        for (const [fp, { seq }] of t.folded) {
+          const e = next.senders.get(fp);
+          if (e === undefined || e < seq) next.senders.set(fp, seq);
+        }
+      }
+      next.bound();
+      const bytes = next.encode();
+      try {
+        await persist.store.save(persist.logical, bytes);
+      } finally {
+        bytes.fill(0);
+      }
+      persist.saved = next;
+      for (const t of this._tracks.values()) t.folded.clear();
+    }
+    for (const [partition, offset] of targets) {
       await this._client.commit(this._group, this.topic, partition, offset);
-      t.committed = offset;
+      const t = this._tracks.get(partition);
+      if (t) t.committed = offset;
     }
   }
 
@@ -747,3 +1113,4 @@ export class SealedConsumer {
     await this._inner.close();
   }
 }
+

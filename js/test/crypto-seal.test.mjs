@@ -35,6 +35,7 @@ test('DIRECT and MULTI round-trip with sender, seq, mode and flags', async () =>
   const c = await party();
   await b.opener.trust(a.id.publicKey);
   await c.opener.trust(a.id.publicKey);
+  a.sealer.setPadding(false); // exact lengths below (padding is on by default)
   const d = await a.sealer.sealDirectDetailed(TOPIC, b.id.publicKey, text('hi b'));
   assert.equal(d.record.length, 4 + DIRECT_OVERHEAD);
   assert.equal(d.mode, Mode.Direct);
@@ -44,6 +45,7 @@ test('DIRECT and MULTI round-trip with sender, seq, mode and flags', async () =>
   assert.equal(opened.seq, d.seq);
   assert.equal(opened.mode, OpenedMode.Direct);
   assert.deepEqual([opened.signed, opened.padded, opened.late, opened.gap], [false, false, false, undefined]);
+  assert.equal(opened.window, 'new', 'the first record from a sender starts its window');
   assert.equal(a.sealer.directSeals(b.id.fingerprint()), 1);
   const m = await a.sealer.sealMultiDetailed(TOPIC, [b.id.publicKey, c.id.publicKey], text('hi all'));
   assert.equal(m.seq, d.seq + 1n);
@@ -255,7 +257,20 @@ test('resumeTopic continues above a persisted value, and seq ends at u64::MAX', 
   assert.equal(await kindOf(a.sealer.sealDirect('t3', b.id.publicKey, text('x'))), 'SeqExhausted');
 });
 
+test('records are padded by default, as in Rust', async () => {
+  const a = await party();
+  const b = await party();
+  await b.opener.trust(a.id.publicKey);
+  const r = await a.sealer.sealDirect(TOPIC, b.id.publicKey, new Uint8Array(100));
+  assert.equal(r.length, DIRECT_OVERHEAD + paddedLen(100));
+  assert.equal(r[2] & 0x02, 0x02, 'the PADDED flag');
+  assert.ok((await b.opener.open(TOPIC, r)).opened.padded);
+  a.sealer.setPadding(false);
+  assert.equal((await a.sealer.sealDirect(TOPIC, b.id.publicKey, new Uint8Array(100))).length, DIRECT_OVERHEAD + 100);
+});
+
 test('past the DIRECT budget the sealer writes one-recipient MULTI records', async () => {
+  assert.equal(DIRECT_LIMIT, 2 ** 30, 'as Rust: 2^30 per side, leaving ChatCrypto its own 2^30');
   const a = await party();
   const b = await party();
   await b.opener.trust(a.id.publicKey);

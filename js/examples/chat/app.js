@@ -535,9 +535,14 @@ async function listen(topic, trusted, kind) {
         }
       } else if (r.isNotForMe()) {
         if (kind === 'topic' && !r.own) countNotForMe(topic);
+      } else if (r.kind === 'Released') {
+        // Held too long (or too many held): the commit now passes it.
+        showError(`A record on ${topic} (offset ${r.offset}) that could not be opened is skipped`, r);
       } else {
-        // Commits stay held at this record: after a reload (with the sender
-        // added as a contact, say) it is read again.
+        // Commits stay held at this record (up to the SDK's bounds on held
+        // records): after a reload (with the sender added as a contact, say)
+        // it is read again. A replayed record shows here as `Replayed`: the
+        // SDK keeps the replay windows in the state topic across reloads.
         showError(`A record on ${topic} (offset ${r.offset}) could not be opened`, r.openError ?? r);
       }
     }

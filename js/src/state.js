@@ -1,0 +1,545 @@
+/**
+ * Sealed state records (docs/ENVELOPE.md §13), as client/src/crypto/state.rs
+ * and client/src/sealed/state.rs: what a sealed consumer and producer
+ * remember across restarts — a consumer's replay state, a producer's DIRECT
+ * budgets — kept on the broker in the identity's own compacted topic
+ * `state.<fingerprint hex>`, each record sealed to the identity itself under
+ * a blinded key.
+ *
+ * ```text
+ * record  = "HST1" ‖ iv (12) ‖ AES-256-GCM(K_state, iv, aad, body) ‖ tag (16)
+ * K_state = HKDF-SHA256(salt = none, IKM = K_pair(own, own), info = "hermit-state/v1 key")
+ * aad     = "hermit-state/v1" ‖ u8 len ‖ topic ‖ u8 len ‖ record key
+ * body    = u32 len ‖ plaintext ‖ 0x00 … up to padme(4 + len)
+ * ```
+ *
+ * `K_pair(own, own)` only the identity can compute, and no conversation uses
+ * it as its key. The AAD binds a record to the topic and key it is stored
+ * under, so the broker cannot move one state onto another. The broker sees
+ * when a state is written, its length in Padmé buckets and the blinded key.
+ *
+ * JS notes: offsets are JS numbers (a state whose offsets are past 2^53 is
+ * refused as unreadable); sequence numbers and floors are BigInt; a budget's
+ * reserved count is a number (exact up to 2^53, far past DIRECT_LIMIT).
+ *
+ * @module state
+ */
+
+import { ConversationKey } from './blind.js';
+import { checkBytes, concat, equal, fromHex, utf8 } from './bytes.js';
+import { Fingerprint, FINGERPRINT_LEN, Identity, PublicKey, SPKI_LEN, pairKey, randomBytes } from './identity.js';
+import { gcmDecrypt, gcmEncrypt, hkdfAesKey, hkdfKey } from './aead.js';
+import { padme } from './pad.js';
+import { Ack, BatchBuilder, Cleanup, ClientError, MAX_PARTITIONS, nowNs } from './protocol.js';
+
+/** The first bytes of every state record. */
+export const STATE_MAGIC = utf8('HST1');
+/** Largest plaintext a state record holds. */
+export const MAX_STATE_LEN = 1 << 20;
+/** Senders a consumer state remembers one by one; past that the lowest marks fold into the floor. */
+export const MAX_STATE_SENDERS = 4096;
+/** Peers a producer's budget state remembers. */
+export const MAX_BUDGET_PEERS = 4096;
+/** The logical key of a producer's DIRECT budgets. */
+export const BUDGET_KEY = utf8('producer-budgets/v1');
+
+const LABEL = utf8('hermit-state/v1');
+const KEY_INFO = utf8('hermit-state/v1 key');
+const IV_LEN = 12;
+const TAG_LEN = 16;
+const HEAD = 4 + IV_LEN;
+const CONSUMER_VERSION = 1;
+const BUDGET_VERSION = 1;
+const U64_MAX = (1n << 64n) - 1n;
+
+/**
+ * Why a state record could not be sealed, opened or stored. `kind`, as
+ * Rust's `StateError`: `Malformed` (not a state record), `AuthFailed`
+ * (another identity's, topic's or key's record, or changed bytes), `Length`
+ * (plaintext over {@link MAX_STATE_LEN} or a lying length field), `Name`
+ * (topic or key over 255 bytes); and, as Rust's `SealedError::State`,
+ * `Store`: the state topic could not be created, read or written, or its
+ * latest record does not open or decode (`topic` names it, `status` is the
+ * broker's refusal if any, `cause` the underlying error).
+ */
+export class StateError extends Error {
+  /**
+   * @param {'Malformed'|'AuthFailed'|'Length'|'Name'|'Store'} kind
+   * @param {string} message
+   * @param {{ cause?: unknown, topic?: string, status?: string }} [details]
+   */
+  constructor(kind, message, details = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'StateError';
+    /** `HERMIT_STATE`. */
+    this.code = 'HERMIT_STATE';
+    /** @type {string} */
+    this.kind = kind;
+    /** For `Store`: the identity's state topic. @type {string|undefined} */
+    this.topic = details.topic;
+    /** For `Store`: the broker's status name when it refused. @type {string|undefined} */
+    this.status = details.status;
+  }
+}
+
+/** @type {WeakMap<Identity, Promise<CryptoKey>>} K_state per identity */
+const stateKeys = new WeakMap();
+
+/** @param {Identity} identity @returns {Promise<CryptoKey>} */
+function stateKey(identity) {
+  let k = stateKeys.get(identity);
+  if (!k) {
+    k = (async () => {
+      const ikm = await pairKey(identity, identity.publicKey);
+      try {
+        return await hkdfAesKey(await hkdfKey(ikm), new Uint8Array(0), KEY_INFO, ['encrypt', 'decrypt']);
+      } finally {
+        ikm.fill(0);
+      }
+    })();
+    k.catch(() => stateKeys.get(identity) === k && stateKeys.delete(identity));
+    stateKeys.set(identity, k);
+  }
+  return k;
+}
+
+/** @param {string} topic @param {Uint8Array} key */
+function stateAad(topic, key) {
+  const t = utf8(topic);
+  if (t.length > 255 || key.length > 255) throw new StateError('Name', 'state topic or key over 255 bytes');
+  return concat(LABEL, [t.length], t, [key.length], key);
+}
+
+/**
+ * Seal `plaintext` for `identity` itself, to be stored under `key` in `topic`.
+ * @param {Identity} identity
+ * @param {string} topic
+ * @param {Uint8Array} key the (blinded) record key
+ * @param {Uint8Array} plaintext
+ * @returns {Promise<Uint8Array>}
+ * @throws {StateError} Length, Name
+ */
+export async function sealState(identity, topic, key, plaintext) {
+  if (!(identity instanceof Identity)) throw new TypeError('sealState needs an Identity');
+  checkBytes(key, 'key');
+  checkBytes(plaintext, 'plaintext');
+  if (plaintext.length > MAX_STATE_LEN) throw new StateError('Length', 'state plaintext too long or badly framed');
+  const aad = stateAad(topic, key);
+  const body = new Uint8Array(padme(4 + plaintext.length));
+  new DataView(body.buffer).setUint32(0, plaintext.length);
+  body.set(plaintext, 4);
+  const iv = randomBytes(IV_LEN);
+  try {
+    const sealed = await gcmEncrypt(await stateKey(identity), iv, aad, body);
+    return concat(STATE_MAGIC, iv, sealed);
+  } finally {
+    body.fill(0);
+  }
+}
+
+/**
+ * Open a record {@link sealState} made for `identity`, `topic` and `key`.
+ * @param {Identity} identity
+ * @param {string} topic
+ * @param {Uint8Array} key
+ * @param {Uint8Array} record
+ * @returns {Promise<Uint8Array>} the plaintext
+ * @throws {StateError} Malformed, AuthFailed, Length, Name
+ */
+export async function openState(identity, topic, key, record) {
+  if (!(identity instanceof Identity)) throw new TypeError('openState needs an Identity');
+  checkBytes(key, 'key');
+  checkBytes(record, 'record');
+  if (record.length < HEAD + 4 + TAG_LEN || !equal(record.subarray(0, 4), STATE_MAGIC)) {
+    throw new StateError('Malformed', 'not a sealed state record');
+  }
+  if (record.length > HEAD + TAG_LEN + 4 + MAX_STATE_LEN + MAX_STATE_LEN / 8) {
+    throw new StateError('Length', 'state plaintext too long or badly framed');
+  }
+  const aad = stateAad(topic, key);
+  const body = await gcmDecrypt(await stateKey(identity), record.subarray(4, HEAD), aad, record.subarray(HEAD));
+  if (!body) throw new StateError('AuthFailed', 'the state record does not authenticate for this identity, topic and key');
+  try {
+    const len = new DataView(body.buffer, body.byteOffset).getUint32(0);
+    if (len > MAX_STATE_LEN || 4 + len > body.length) throw new StateError('Length', 'state plaintext too long or badly framed');
+    return body.slice(4, 4 + len);
+  } finally {
+    body.fill(0);
+  }
+}
+
+/**
+ * The state topic of `identity`: `state.<fingerprint hex>`.
+ * @param {Identity} identity
+ * @returns {string}
+ */
+export function stateTopic(identity) {
+  return `state.${identity.fingerprint().toHex()}`;
+}
+
+/**
+ * The logical key of a consumer's state: `"consumer/v1\0" ‖ group ‖ 0x00 ‖ topic`.
+ * @param {string} group
+ * @param {string} topic
+ * @returns {Uint8Array}
+ */
+export function consumerKey(group, topic) {
+  return concat(utf8('consumer/v1\0'), utf8(group), [0], utf8(topic));
+}
+
+/** Reads big-endian integers, refusing to read past the end (`null`). */
+class Cursor {
+  /** @param {Uint8Array} bytes */
+  constructor(bytes) {
+    this.b = bytes;
+    this.v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.at = 0;
+  }
+  get left() {
+    return this.b.length - this.at;
+  }
+  /** @param {number} n */
+  take(n) {
+    if (this.left < n) return null;
+    const s = this.b.subarray(this.at, this.at + n);
+    this.at += n;
+    return s;
+  }
+  u8() {
+    return this.left < 1 ? null : this.b[this.at++];
+  }
+  u32() {
+    if (this.left < 4) return null;
+    const x = this.v.getUint32(this.at);
+    this.at += 4;
+    return x;
+  }
+  u64() {
+    if (this.left < 8) return null;
+    const x = this.v.getBigUint64(this.at);
+    this.at += 8;
+    return x;
+  }
+}
+
+/** A growable big-endian writer. */
+class Writer {
+  /** @param {number} n */
+  constructor(n) {
+    this.b = new Uint8Array(n);
+    this.v = new DataView(this.b.buffer);
+    this.at = 0;
+  }
+  /** @param {number} x */
+  u8(x) {
+    this.b[this.at++] = x;
+  }
+  /** @param {number} x */
+  u32(x) {
+    this.v.setUint32(this.at, x);
+    this.at += 4;
+  }
+  /** @param {bigint|number} x */
+  u64(x) {
+    this.v.setBigUint64(this.at, BigInt(x));
+    this.at += 8;
+  }
+  /** @param {Uint8Array} x */
+  bytes(x) {
+    this.b.set(x, this.at);
+    this.at += x.length;
+  }
+}
+
+/**
+ * A consumer's replay state as of one commit (Rust's `ConsumerState`):
+ * per partition the next offset to read, a floor (a sender without a mark is
+ * refused at or below it) and per sender (fingerprint hex) the highest `seq`
+ * opened below the committed offsets.
+ */
+export class ConsumerState {
+  constructor() {
+    /** Per partition, the next offset to read. @type {Map<number, number>} */
+    this.committed = new Map();
+    /** @type {bigint} */
+    this.floor = 0n;
+    /** Per sender fingerprint (hex), the highest `seq`. @type {Map<string, bigint>} */
+    this.senders = new Map();
+  }
+
+  /** @returns {ConsumerState} a copy */
+  clone() {
+    const c = new ConsumerState();
+    c.committed = new Map(this.committed);
+    c.floor = this.floor;
+    c.senders = new Map(this.senders);
+    return c;
+  }
+
+  /**
+   * Keep at most {@link MAX_STATE_SENDERS} marks: the lowest go into the
+   * floor (sequence numbers start at the sender's clock, so the lowest marks
+   * are the senders heard from longest ago). Ties go in fingerprint order,
+   * as Rust's `min_by_key` over its BTreeMap.
+   */
+  bound() {
+    const excess = this.senders.size - MAX_STATE_SENDERS;
+    if (excess <= 0) return;
+    const byMark = [...this.senders].sort(([fa, a], [fb, b]) => (a < b ? -1 : a > b ? 1 : fa < fb ? -1 : fa > fb ? 1 : 0));
+    for (const [fp, hw] of byMark.slice(0, excess)) {
+      this.senders.delete(fp);
+      if (hw > this.floor) this.floor = hw;
+    }
+  }
+
+  /**
+   * `u8 1 ‖ u32 n ‖ n × (u32 partition, u64 offset) ‖ u64 floor ‖ u32 m ‖ m × (32 fingerprint, u64 seq)`,
+   * partitions and fingerprints in ascending order (as Rust's BTreeMaps).
+   * @returns {Uint8Array}
+   */
+  encode() {
+    const w = new Writer(17 + this.committed.size * 12 + this.senders.size * (FINGERPRINT_LEN + 8));
+    w.u8(CONSUMER_VERSION);
+    w.u32(this.committed.size);
+    for (const p of [...this.committed.keys()].sort((a, b) => a - b)) {
+      w.u32(p);
+      w.u64(/** @type {number} */ (this.committed.get(p)));
+    }
+    w.u64(this.floor);
+    w.u32(this.senders.size);
+    for (const fp of [...this.senders.keys()].sort()) {
+      w.bytes(fromHex(fp));
+      w.u64(/** @type {bigint} */ (this.senders.get(fp)));
+    }
+    return w.b;
+  }
+
+  /**
+   * The inverse of {@link ConsumerState#encode}; counts are checked against
+   * the bytes present before anything is allocated. `null` if malformed.
+   * @param {Uint8Array} bytes
+   * @returns {ConsumerState|null}
+   */
+  static decode(bytes) {
+    const c = new Cursor(bytes);
+    if (c.u8() !== CONSUMER_VERSION) return null;
+    const n = c.u32();
+    if (n === null || n > MAX_PARTITIONS || c.left < n * 12) return null;
+    const s = new ConsumerState();
+    for (let i = 0; i < n; i++) {
+      const p = /** @type {number} */ (c.u32());
+      const o = /** @type {bigint} */ (c.u64());
+      if (o > BigInt(Number.MAX_SAFE_INTEGER)) return null;
+      s.committed.set(p, Number(o));
+    }
+    const floor = c.u64();
+    const m = c.u32();
+    if (floor === null || m === null || m > MAX_STATE_SENDERS || c.left !== m * (FINGERPRINT_LEN + 8)) return null;
+    s.floor = floor;
+    for (let i = 0; i < m; i++) {
+      const fp = /** @type {Uint8Array} */ (c.take(FINGERPRINT_LEN));
+      s.senders.set(Fingerprint.fromBytes(fp).toHex(), /** @type {bigint} */ (c.u64()));
+    }
+    return s;
+  }
+}
+
+
+/**
+ * A producer's DIRECT budgets (Rust's `BudgetState`): per peer (fingerprint
+ * hex) its key and the DIRECT count reserved so far.
+ */
+export class BudgetState {
+  constructor() {
+    /** @type {Map<string, { key: PublicKey, reserved: number }>} */
+    this.peers = new Map();
+  }
+
+  /** @returns {BudgetState} a copy */
+  clone() {
+    const b = new BudgetState();
+    b.peers = new Map(this.peers);
+    return b;
+  }
+
+  /**
+   * `u8 1 ‖ u32 n ‖ n × (91-byte SPKI, u64 reserved)`, in fingerprint order.
+   * @returns {Uint8Array}
+   */
+  encode() {
+    const w = new Writer(5 + this.peers.size * (SPKI_LEN + 8));
+    w.u8(BUDGET_VERSION);
+    w.u32(this.peers.size);
+    for (const fp of [...this.peers.keys()].sort()) {
+      const { key, reserved } = /** @type {{ key: PublicKey, reserved: number }} */ (this.peers.get(fp));
+      w.bytes(key.toSpki());
+      const r = BigInt(Math.max(0, Math.floor(reserved)));
+      w.u64(r > U64_MAX ? U64_MAX : r);
+    }
+    return w.b;
+  }
+
+  /**
+   * The inverse of {@link BudgetState#encode}; `null` if malformed.
+   * @param {Uint8Array} bytes
+   * @returns {Promise<BudgetState|null>}
+   */
+  static async decode(bytes) {
+    const c = new Cursor(bytes);
+    if (c.u8() !== BUDGET_VERSION) return null;
+    const n = c.u32();
+    if (n === null || n > MAX_BUDGET_PEERS || c.left !== n * (SPKI_LEN + 8)) return null;
+    const b = new BudgetState();
+    for (let i = 0; i < n; i++) {
+      let key;
+      try {
+        key = await PublicKey.fromSpki(/** @type {Uint8Array} */ (c.take(SPKI_LEN)));
+      } catch {
+        return null;
+      }
+      // Past 2^53 the count is only approximate, but far past DIRECT_LIMIT either way.
+      b.peers.set(key.fingerprint().toHex(), { key, reserved: Number(c.u64()) });
+    }
+    return b;
+  }
+}
+
+/**
+ * A `StateError` of kind `Store` for a failed request, with the ACL hint on `Unauthorized`.
+ * @param {string} topic
+ * @param {string} what
+ * @param {unknown} e
+ */
+function storeError(topic, what, e) {
+  const status = e instanceof ClientError ? e.status : undefined;
+  const hint =
+    status === 'Unauthorized'
+      ? '; the ACL must let this principal create, produce to, consume and describe its state topic ' +
+        '(a rule `topics = "state.{principal}"`, docs/SECURITY.md), or turn persistence off ' +
+        '(replays then open again after a restart)'
+      : '';
+  const msg = e instanceof Error ? e.message : String(e);
+  return new StateError('Store', `sealed state in topic ${topic}: ${what}: ${msg}${hint}`, { cause: e, topic, status });
+}
+
+/**
+ * The state topic of one identity, as a client reads and writes it (Rust's
+ * `StateStore`). Create it with {@link StateStore.open}.
+ */
+export class StateStore {
+  /**
+   * The state topic of `identity`, created (compacted, one partition) if
+   * missing. A topic of that name that is not compacted is refused: its
+   * state would expire with retention.
+   * @param {import('./connection.js').Client} client
+   * @param {Identity} identity
+   * @returns {Promise<StateStore>}
+   * @throws {StateError} kind `Store`
+   */
+  static async open(client, identity) {
+    const topic = stateTopic(identity);
+    try {
+      await client.createTopic(topic, { partitions: 1, cleanup: Cleanup.Compact, retentionMs: 0, retentionBytes: 0 });
+    } catch (e) {
+      if (!(e instanceof ClientError) || e.status !== 'TopicExists') throw storeError(topic, 'cannot create the state topic', e);
+      let meta;
+      try {
+        meta = await client.metadata(topic);
+      } catch (e2) {
+        throw storeError(topic, 'cannot describe the state topic', e2);
+      }
+      const t = meta.find((m) => m.name === topic) ?? meta[0];
+      if (t && t.cleanup !== Cleanup.Compact) {
+        throw new StateError(
+          'Store',
+          `sealed state in topic ${topic}: the topic exists but is not compacted (cleanup = delete would expire the state); delete it or recreate it with cleanup = compact`,
+          { topic },
+        );
+      }
+    }
+    return new StateStore(client, identity, topic, await ConversationKey.pairwise(identity, identity.publicKey));
+  }
+
+  /**
+   * Use {@link StateStore.open}.
+   * @param {import('./connection.js').Client} client
+   * @param {Identity} identity
+   * @param {string} topic
+   * @param {ConversationKey} own
+   */
+  constructor(client, identity, topic, own) {
+    /** @private */
+    this._client = client;
+    /** @private */
+    this._identity = identity;
+    /** The state topic. @type {string} */
+    this.topic = topic;
+    /** @private */
+    this._own = own;
+  }
+
+  /**
+   * The latest state saved under `logical`, opened; `null` if there is none.
+   * @param {Uint8Array} logical
+   * @returns {Promise<Uint8Array|null>}
+   * @throws {StateError} kind `Store`
+   */
+  async load(logical) {
+    const key = (await this._own.blind(logical)).asBytes();
+    let offset = 0;
+    /** @type {Uint8Array|null} */
+    let latest = null;
+    for (;;) {
+      let r;
+      try {
+        r = await this._client.fetch(this.topic, 0, offset, 1 << 20, 0);
+      } catch (e) {
+        throw storeError(this.topic, 'cannot read the state topic', e);
+      }
+      let any = false;
+      try {
+        for (const rec of r.records(offset)) {
+          offset = rec.offset + 1;
+          any = true;
+          if (equal(rec.key, key)) latest = rec.value;
+        }
+      } catch (e) {
+        throw storeError(this.topic, 'corrupt state batch', e);
+      }
+      if (!any || offset >= r.highWatermark) break;
+    }
+    if (latest === null) return null;
+    try {
+      return await openState(this._identity, this.topic, key, latest);
+    } catch (e) {
+      throw new StateError(
+        'Store',
+        `sealed state in topic ${this.topic}: the latest state record does not open (${e instanceof Error ? e.message : e}): written by another identity, or changed`,
+        { cause: e, topic: this.topic },
+      );
+    }
+  }
+
+  /**
+   * Save `plaintext` under `logical`, acknowledged once durable.
+   * @param {Uint8Array} logical
+   * @param {Uint8Array} plaintext
+   * @returns {Promise<void>}
+   * @throws {StateError}
+   */
+  async save(logical, plaintext) {
+    const key = (await this._own.blind(logical)).asBytes();
+    const record = await sealState(this._identity, this.topic, key, plaintext);
+    const b = new BatchBuilder(key);
+    b.push(record);
+    try {
+      await this._client.produce(this.topic, 0, Ack.Durable, b.finish(nowNs()));
+    } catch (e) {
+      throw storeError(this.topic, 'cannot save the state', e);
+    }
+  }
+
+  toString() {
+    return `StateStore(${this.topic})`;
+  }
+}

@@ -1,0 +1,126 @@
+// Sealed state interop with the Rust SDK (docs/ENVELOPE.md §13), through the
+// broker: a replay state saved by `hermit consume --group G` is restored by
+// a JS SealedConsumer of the same identity and group, and the other way
+// round; DIRECT budgets written by one side are read by the other.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '../src/connection.js';
+import { Identity } from '../src/identity.js';
+import { Producer } from '../src/producer.js';
+import { Ack, BatchBuilder } from '../src/protocol.js';
+import { BUDGET_RESERVE, SealedConsumer, SealedProducer } from '../src/sealed.js';
+import { BUDGET_KEY, BudgetState, StateStore } from '../src/state.js';
+import { startBroker } from './helpers/broker.mjs';
+import { hermit } from './helpers/cli.mjs';
+
+const enc = new TextEncoder();
+
+/** Append the record stored at `offset` again; its new offset. */
+async function replay(client, topic, offset) {
+  const r = await client.fetch(topic, 0, offset);
+  const rec = [...r.records(offset)].find((x) => x.offset === offset);
+  const b = new BatchBuilder(rec.key);
+  b.push(rec.value);
+  return client.produce(topic, 0, Ack.Durable, b.finish());
+}
+
+async function setup(t) {
+  const broker = await startBroker();
+  t.after(() => broker.stop());
+  const dir = await mkdtemp(join(tmpdir(), 'hermit-js-state-cli-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const pw = join(dir, 'pw');
+  await writeFile(pw, 'correct horse\n');
+  const keyFile = async (name, id) => {
+    const pkcs8 = join(dir, `${name}.pkcs8`);
+    await writeFile(pkcs8, await id.toPkcs8Base64());
+    const out = join(dir, `${name}.key`);
+    const r = await hermit(['key', 'import', '--pkcs8-file', pkcs8, '--out', out, '--password-file', pw]);
+    assert.equal(r.code, 0, r.stderr);
+    return out;
+  };
+  const [alice, bob] = await Promise.all([Identity.generate(), Identity.generate()]);
+  const client = await connect(broker.url);
+  t.after(() => client.close());
+  /** `hermit ARGS --identity KEY --password-file PW --broker TCP` */
+  const cli = (key, args, input) => hermit([...args, '--identity', key, '--password-file', pw, '--broker', broker.tcpAddr], { input });
+  return { broker, alice, bob, client, cli, aliceKey: await keyFile('alice', alice), bobKey: await keyFile('bob', bob) };
+}
+
+/** The jsonl lines of `hermit consume`. */
+function lines(stdout) {
+  return stdout
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l.replace(/"seq":(\d+)/, '"seq":"$1"')));
+}
+
+test('Rust saves the replay state, JS restores it; JS saves, Rust restores it: a replayed record is refused both ways', async (t) => {
+  const { alice, bob, client, cli, bobKey } = await setup(t);
+  const sp = await SealedProducer.create(new Producer(client, { lingerMs: 1 }), alice);
+  for (const topic of ['rust-first', 'js-first']) {
+    for (const m of ['one', 'two', 'three']) await sp.send(topic, 'conv', enc.encode(`${topic} ${m}`), [bob.publicKey]);
+  }
+  await sp.flush();
+  const group = `${bob.fingerprint().toHex()}.g`;
+  const consume = (topic) => cli(bobKey, ['consume', '--topic', topic, '--group', group, '--trust', alice.publicKey.toSpkiBase64(), '--output', 'jsonl', '--exit-on-end']);
+
+  // Rust reads and commits (saving its state first) …
+  let r = await consume('rust-first');
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(lines(r.stdout).map((l) => l.payload), ['rust-first one', 'rust-first two', 'rust-first three']);
+  assert.equal(await client.committed(group, 'rust-first', 0), 3);
+  // … a record is replayed, and JS, restoring Rust's state, refuses it.
+  assert.equal(await replay(client, 'rust-first', 1), 3);
+  const js = await SealedConsumer.create(client, bob, [alice.publicKey], 'rust-first', { group, autoCommitMs: null });
+  assert.deepEqual(js.stateOrigin(), { kind: 'Restored', senders: 1, floor: 0n });
+  const got = await js.next();
+  assert.ok(!got.ok && got.offset === 3 && got.openError.kind === 'Replayed', String(got));
+  await js.close();
+
+  // JS reads and commits (saving its state first) …
+  const js2 = await SealedConsumer.create(client, bob, [alice.publicKey], 'js-first', { group, autoCommitMs: null });
+  assert.deepEqual(js2.stateOrigin(), { kind: 'Fresh' });
+  for (let i = 0; i < 3; i++) assert.ok((await js2.next()).ok);
+  await js2.commit();
+  await js2.close();
+  // … a record is replayed, and Rust, restoring JS's state, refuses it.
+  assert.equal(await replay(client, 'js-first', 0), 3);
+  r = await consume('js-first');
+  assert.notEqual(r.code, 0, 'hermit consume reports records that failed to open');
+  const out = lines(r.stdout);
+  assert.equal(out.length, 1, r.stdout);
+  assert.equal(out[0].offset, 3);
+  assert.match(out[0].error, /replay/i);
+  // Control: Rust without the state opens the replay again.
+  r = await cli(bobKey, ['consume', '--topic', 'js-first', '--trust', alice.publicKey.toSpkiBase64(), '--output', 'jsonl', '--exit-on-end', '--offset', '3']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(lines(r.stdout).map((l) => l.payload), ['js-first one']);
+});
+
+test('DIRECT budgets written by JS are read by Rust and the other way round', async (t) => {
+  const { alice, bob, client, cli, aliceKey } = await setup(t);
+  const budget = async () => {
+    const store = await StateStore.open(client, alice);
+    const s = await BudgetState.decode(await store.load(BUDGET_KEY));
+    return s.peers.get(bob.fingerprint().toHex()).reserved;
+  };
+  // JS reserves 65536 …
+  const run1 = await SealedProducer.create(new Producer(client, { lingerMs: 1 }), alice);
+  await run1.send('b', null, enc.encode('from js'), [bob.publicKey]);
+  await run1.flush();
+  assert.equal(await budget(), BUDGET_RESERVE);
+  // … Rust counts them as spent and reserves the next 65536 …
+  const r = await cli(aliceKey, ['produce', '--topic', 'b', '--to', bob.publicKey.toSpkiBase64()], 'from rust\n');
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(await budget(), 2 * BUDGET_RESERVE);
+  // … and JS counts Rust's reservation as spent.
+  const run2 = await SealedProducer.create(new Producer(client, { lingerMs: 1 }), alice);
+  await run2.send('b', null, enc.encode('from js again'), [bob.publicKey]);
+  await run2.flush();
+  assert.equal(run2.directSeals(bob.fingerprint()), 2 * BUDGET_RESERVE + 1);
+  assert.equal(await budget(), 3 * BUDGET_RESERVE);
+});
