@@ -123,7 +123,10 @@ mod tests {
         assert_eq!(esc(b"hello, Bob"), "hello, Bob");
         assert_eq!(esc("grüße 👋".as_bytes()), "grüße 👋");
         // Clear screen, a colour, a window title, a cursor move.
-        assert_eq!(esc(b"\x1b[2J\x1b[31mred\x1b]0;pwned\x07"), "\\x1b[2J\\x1b[31mred\\x1b]0;pwned\\x07");
+        assert_eq!(
+            esc(b"\x1b[2J\x1b[31mred\x1b]0;pwned\x07"),
+            "\\x1b[2J\\x1b[31mred\\x1b]0;pwned\\x07"
+        );
         assert_eq!(esc(b"a\nb\rc\td\\e\0\x7f"), "a\\nb\\rc\\td\\\\e\\x00\\x7f");
         // C1 CSI (U+009B), right-to-left override, zero-width space, BOM.
         assert_eq!(esc("\u{9b}2J".as_bytes()), "\\u{009b}2J");

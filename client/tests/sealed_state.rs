@@ -59,12 +59,21 @@ async fn a_record_replayed_after_a_restart_is_refused_as_a_duplicate() {
     }
 
     // Bob reads all three, commits (which saves his replay state), stops.
-    let mut c = env.reader_with(&bob, &[&alice], topic, group("bob.chat")).await;
+    let mut c = env
+        .reader_with(&bob, &[&alice], topic, group("bob.chat"))
+        .await;
     assert_eq!(c.state_origin(), StateOrigin::Fresh);
     for text in ["one", "two", "three"] {
         let r = opened(&mut c).await;
         assert_eq!(r.plaintext.as_bytes(), text.as_bytes());
-        assert_eq!(r.window, if text == "one" { WindowStart::New } else { WindowStart::Continued });
+        assert_eq!(
+            r.window,
+            if text == "one" {
+                WindowStart::New
+            } else {
+                WindowStart::Continued
+            }
+        );
     }
     c.commit().await.expect("commit");
     c.close().await.expect("close");
@@ -82,7 +91,9 @@ async fn a_record_replayed_after_a_restart_is_refused_as_a_duplicate() {
         .expect("delivered");
 
     // Bob restarts: the state is restored and the old record is a duplicate.
-    let mut c = env.reader_with(&bob, &[&alice], topic, group("bob.chat")).await;
+    let mut c = env
+        .reader_with(&bob, &[&alice], topic, group("bob.chat"))
+        .await;
     assert!(
         matches!(c.state_origin(), StateOrigin::Restored { senders: 1, .. }),
         "{:?}",
@@ -114,7 +125,11 @@ async fn a_record_replayed_after_a_restart_is_refused_as_a_duplicate() {
         )
         .await;
     assert_eq!(plain.state_origin(), StateOrigin::NotPersisted);
-    assert_eq!(opened(&mut plain).await.offset, replayed_at, "the replay opens");
+    assert_eq!(
+        opened(&mut plain).await.offset,
+        replayed_at,
+        "the replay opens"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -132,7 +147,9 @@ async fn the_state_topic_holds_no_sender_kid_seq_or_fingerprint_in_the_clear() {
         seqs.push(d.seq());
         d.await.expect("delivered");
     }
-    let mut c = env.reader_with(&bob, &[&alice], topic, group("bob.g")).await;
+    let mut c = env
+        .reader_with(&bob, &[&alice], topic, group("bob.g"))
+        .await;
     for _ in 0..5 {
         opened(&mut c).await;
     }
@@ -147,7 +164,10 @@ async fn the_state_topic_holds_no_sender_kid_seq_or_fingerprint_in_the_clear() {
     assert!(!files.is_empty());
     let mut needles: Vec<(String, Vec<u8>)> = vec![
         ("alice's kid".into(), alice.id.kid().as_bytes().to_vec()),
-        ("alice's fingerprint".into(), alice.id.fingerprint().as_bytes().to_vec()),
+        (
+            "alice's fingerprint".into(),
+            alice.id.fingerprint().as_bytes().to_vec(),
+        ),
         ("the group name".into(), b"bob.g".to_vec()),
         ("the topic name".into(), topic.as_bytes().to_vec()),
     ];
@@ -192,7 +212,9 @@ async fn a_crash_between_saving_the_state_and_committing_resumes_at_the_state() 
             .await
             .expect("delivered");
     }
-    let mut c = env.reader_with(&bob, &[&alice], topic, group("bob.c")).await;
+    let mut c = env
+        .reader_with(&bob, &[&alice], topic, group("bob.c"))
+        .await;
     for _ in 0..4 {
         opened(&mut c).await;
     }
@@ -204,7 +226,9 @@ async fn a_crash_between_saving_the_state_and_committing_resumes_at_the_state() 
         .await
         .expect("rewind");
     drop(c);
-    let mut c = env.reader_with(&bob, &[&alice], topic, group("bob.c")).await;
+    let mut c = env
+        .reader_with(&bob, &[&alice], topic, group("bob.c"))
+        .await;
     assert_eq!(c.position(0), Some(4), "resumes where the state says");
     quiet(&mut c, Duration::from_millis(300)).await;
 }
@@ -254,8 +278,16 @@ async fn unopenable_records_stop_holding_commits_after_max_held_and_are_listed()
     assert_eq!(released, garbage[..2], "the two oldest released, in order");
     assert_eq!(c.held(), vec![(0, garbage[2..].to_vec())]);
     c.commit().await.expect("commit");
-    let committed = env.client.committed("bob.h", topic, 0).await.expect("committed");
-    assert_eq!(committed, Some(garbage[2]), "the commit passed the released ones only");
+    let committed = env
+        .client
+        .committed("bob.h", topic, 0)
+        .await
+        .expect("committed");
+    assert_eq!(
+        committed,
+        Some(garbage[2]),
+        "the commit passed the released ones only"
+    );
 
     // By age: a record held longer than max_held_age is released at the next call.
     let options = SealedConsumerOptions {
@@ -272,7 +304,15 @@ async fn unopenable_records_stop_holding_commits_after_max_held_and_are_listed()
     let mut aged = Vec::new();
     for _ in 0..5 {
         let e = failed(&mut c).await;
-        assert!(matches!(e.kind, RecordErrorKind::Released { why: Release::Age(_) }), "{e}");
+        assert!(
+            matches!(
+                e.kind,
+                RecordErrorKind::Released {
+                    why: Release::Age(_)
+                }
+            ),
+            "{e}"
+        );
         aged.push(e.offset);
     }
     assert_eq!(aged, garbage);
@@ -285,7 +325,9 @@ async fn direct_switches_to_multi_before_the_budget_across_restarts() {
     let (alice, bob) = (env.party(), env.party());
     let topic = "inbox.bob5";
     // Near the end of the budget (as if after many records), one more DIRECT.
-    alice.sp.restore_direct_seals(&bob.public(), DIRECT_LIMIT - 2);
+    alice
+        .sp
+        .restore_direct_seals(&bob.public(), DIRECT_LIMIT - 2);
     let d = alice
         .sp
         .send(topic, None, b"late in the key's life", &[bob.public()])
@@ -296,15 +338,22 @@ async fn direct_switches_to_multi_before_the_budget_across_restarts() {
 
     // A restart: a new sealed producer of the same identity knows nothing in
     // memory, but its first record to Bob loads the reserved count.
-    let restarted =
-        SealedProducer::new(&env.producer, alice.id.clone(), SealedProducerOptions::default())
-            .expect("sealer");
+    let restarted = SealedProducer::new(
+        &env.producer,
+        alice.id.clone(),
+        SealedProducerOptions::default(),
+    )
+    .expect("sealer");
     assert_eq!(restarted.direct_seals(bob.id.fingerprint()), 0);
     let d = restarted
         .send(topic, None, b"after the restart", &[bob.public()])
         .await
         .expect("queued");
-    assert_eq!(d.mode(), Mode::Multi, "the persisted count is past the limit");
+    assert_eq!(
+        d.mode(),
+        Mode::Multi,
+        "the persisted count is past the limit"
+    );
     d.await.expect("delivered");
     assert!(restarted.direct_seals(bob.id.fingerprint()) >= DIRECT_LIMIT);
 

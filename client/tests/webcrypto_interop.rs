@@ -476,7 +476,10 @@ fn js_opener_takes_legacy_records_only_when_allowed() {
     let s = sides(1);
     let me = &s.recipients[0];
     let mut chat = ChatCrypto::new(&s.sender, me.public_key()).expect("rng");
-    let record = chat.encrypt(b"old browser code").expect("within budget").to_json();
+    let record = chat
+        .encrypt(b"old browser code")
+        .expect("within budget")
+        .to_json();
     let request = |allow: bool| {
         json!({
             "op": "open",

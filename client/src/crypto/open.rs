@@ -442,6 +442,30 @@ impl Opener {
         Ok(())
     }
 
+    /// Restores a persisted window of `sender` on `topic`: the numbers it
+    /// marks seen are refused as replays, the others in it accepted as late.
+    ///
+    /// # Errors
+    /// [`OpenError::TopicTooLong`].
+    pub(crate) fn restore_window(
+        &mut self,
+        topic: &str,
+        sender: &Fingerprint,
+        window: ReplayWindow,
+    ) -> Result<(), OpenError> {
+        let (direct_ctx, multi_ctx) = stream_ctx(topic, sender, self.identity.fingerprint())?;
+        self.streams.entry(topic.to_owned()).or_default().insert(
+            *sender,
+            Stream {
+                direct_ctx,
+                multi_ctx,
+                window,
+                restored: true,
+            },
+        );
+        Ok(())
+    }
+
     /// Restores a floor for `topic`: a record from a sender this opener has
     /// no window for is refused as too old unless its `seq` is above
     /// `floor`. Persisted state that had to forget some senders keeps the

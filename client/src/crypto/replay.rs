@@ -12,7 +12,8 @@
 
 /// Width of the window in records.
 pub const WINDOW: u64 = 1024;
-const WORDS: usize = (WINDOW / 64) as usize;
+/// 64-bit words of the window's bitmap.
+pub(crate) const WORDS: usize = (WINDOW / 64) as usize;
 
 /// Sequence numbers `first..=last` that the sender issued and this reader has not
 /// seen when a later record arrived.
@@ -93,6 +94,26 @@ impl ReplayWindow {
 
     pub(crate) const fn highest(&self) -> u64 {
         self.highest
+    }
+
+    /// A window from its parts: the highest number and the ring bitmap
+    /// (bit `s % 1024` set iff `s` in `(highest - 1024, highest]` was seen),
+    /// as [`ReplayWindow::seen`] gives them.
+    pub(crate) const fn from_parts(highest: u64, seen: [u64; WORDS]) -> Self {
+        Self { highest, seen }
+    }
+
+    /// The ring bitmap (see [`ReplayWindow::from_parts`]).
+    pub(crate) const fn seen(&self) -> &[u64; WORDS] {
+        &self.seen
+    }
+
+    /// Records `seq` as seen, whatever it is: ahead moves the window, inside
+    /// sets its bit, too old to be in the window is ignored.
+    pub(crate) fn note(&mut self, seq: u64) {
+        if seq > self.highest || self.highest - seq < WINDOW {
+            self.accept(seq);
+        }
     }
 
     fn bit(seq: u64) -> (usize, u64) {
@@ -204,6 +225,20 @@ mod tests {
         w.accept(3002);
         assert_eq!(w.check(3001), Ok(Fresh::Late));
         assert_eq!(w.check(3000), Ok(Fresh::Late));
+    }
+
+    #[test]
+    fn noted_numbers_are_seen_and_others_in_the_window_stay_fresh() {
+        let mut w = ReplayWindow::starting_with(10);
+        w.note(20);
+        w.note(15);
+        w.note(20 - 1024); // too old to record: must not touch a bit
+        let back = ReplayWindow::from_parts(w.highest(), *w.seen());
+        assert_eq!(back, w);
+        assert_eq!(back.check(15), Err(Stale::Replayed { highest: 20 }));
+        assert_eq!(back.check(10), Err(Stale::Replayed { highest: 20 }));
+        assert_eq!(back.check(12), Ok(Fresh::Late), "not seen: a late record");
+        assert_eq!(back.check(21), Ok(Fresh::Ahead { gap: None }));
     }
 
     #[test]

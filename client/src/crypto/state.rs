@@ -97,7 +97,9 @@ pub fn seal_state(
     let aad = aad(topic, key)?;
     let body_len = padme(4 + plaintext.len()).ok_or(StateError::Length)?;
     let mut iv = [0u8; IV_LEN];
-    rng::seeded().map_err(|_| StateError::Rng)?.fill_bytes(&mut iv);
+    rng::seeded()
+        .map_err(|_| StateError::Rng)?
+        .fill_bytes(&mut iv);
     let head = STATE_MAGIC.len() + IV_LEN;
     // Encrypted in place in the output: no unwiped plaintext copy is left.
     let mut out = Vec::with_capacity(head + body_len + TAG_LEN);
@@ -158,16 +160,31 @@ mod tests {
         let other = Identity::generate().expect("os rng");
         let r = seal_state(&me, "state.x", b"k1", b"high water 42").expect("seal");
         assert_eq!(&r[..4], STATE_MAGIC);
-        assert_eq!(&*open_state(&me, "state.x", b"k1", &r).expect("open"), b"high water 42");
-        assert_eq!(open_state(&other, "state.x", b"k1", &r), Err(StateError::AuthFailed));
-        assert_eq!(open_state(&me, "state.y", b"k1", &r), Err(StateError::AuthFailed));
-        assert_eq!(open_state(&me, "state.x", b"k2", &r), Err(StateError::AuthFailed));
+        assert_eq!(
+            &*open_state(&me, "state.x", b"k1", &r).expect("open"),
+            b"high water 42"
+        );
+        assert_eq!(
+            open_state(&other, "state.x", b"k1", &r),
+            Err(StateError::AuthFailed)
+        );
+        assert_eq!(
+            open_state(&me, "state.y", b"k1", &r),
+            Err(StateError::AuthFailed)
+        );
+        assert_eq!(
+            open_state(&me, "state.x", b"k2", &r),
+            Err(StateError::AuthFailed)
+        );
         for i in 0..r.len() {
             let mut bad = r.clone();
             bad[i] ^= 1;
             assert!(open_state(&me, "state.x", b"k1", &bad).is_err(), "byte {i}");
         }
-        assert_eq!(open_state(&me, "state.x", b"k1", &r[..20]), Err(StateError::Malformed));
+        assert_eq!(
+            open_state(&me, "state.x", b"k1", &r[..20]),
+            Err(StateError::Malformed)
+        );
     }
 
     #[test]
@@ -176,7 +193,13 @@ mod tests {
         let a = seal_state(&me, "t", b"k", &[7; 1000]).expect("seal");
         let b = seal_state(&me, "t", b"k", &[7; 1010]).expect("seal");
         assert_eq!(a.len(), b.len(), "1000 and 1010 bytes share a Padmé bucket");
-        assert_eq!(&*open_state(&me, "t", b"k", &b).expect("open"), &[7; 1010][..]);
-        assert_eq!(seal_state(&me, "t", b"k", &vec![0; MAX_STATE_LEN + 1]), Err(StateError::Length));
+        assert_eq!(
+            &*open_state(&me, "t", b"k", &b).expect("open"),
+            &[7; 1010][..]
+        );
+        assert_eq!(
+            seal_state(&me, "t", b"k", &vec![0; MAX_STATE_LEN + 1]),
+            Err(StateError::Length)
+        );
     }
 }

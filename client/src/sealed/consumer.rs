@@ -97,11 +97,9 @@ struct Track {
     held: BTreeMap<u64, Held>,
     /// What the broker last acknowledged as committed (or what was read at start).
     committed: Option<u64>,
-    /// Per sender, the highest `seq` opened in this partition below any
-    /// held record (so below every commit target), not yet saved.
-    folded: BTreeMap<Fingerprint, u64>,
-    /// Records opened after the oldest held one: (offset, sender, seq),
-    /// folded once a commit target passes them.
+    /// With `persist_state`: records opened after the oldest held one,
+    /// (offset, sender, seq), noted in the state once a commit target
+    /// passes them.
     pending: VecDeque<(u64, Fingerprint, u64)>,
 }
 
@@ -117,25 +115,24 @@ impl Track {
         )
     }
 
-    /// Note an opened record for the replay state.
-    fn opened(&mut self, offset: u64, sender: Fingerprint, seq: u64) {
+    /// Note an opened record in `state` — at once if nothing is held (every
+    /// commit from now on covers it), else once a commit passes it.
+    fn opened(&mut self, state: &mut ConsumerState, offset: u64, sender: Fingerprint, seq: u64) {
         if self.held.is_empty() {
-            let hw = self.folded.entry(sender).or_default();
-            *hw = (*hw).max(seq);
+            state.note(sender, seq);
         } else {
             self.pending.push_back((offset, sender, seq));
         }
     }
 
-    /// Fold the pending records below `target` (a commit is about to cover them).
-    fn fold_below(&mut self, target: u64) {
+    /// Note the pending records below `target` (a commit is about to cover them).
+    fn fold_below(&mut self, state: &mut ConsumerState, target: u64) {
         while let Some(&(offset, sender, seq)) = self.pending.front() {
             if offset >= target {
                 break;
             }
             self.pending.pop_front();
-            let hw = self.folded.entry(sender).or_default();
-            *hw = (*hw).max(seq);
+            state.note(sender, seq);
         }
     }
 }
@@ -144,8 +141,9 @@ impl Track {
 struct Persist {
     store: StateStore,
     logical: Vec<u8>,
-    /// The state last saved (or restored).
-    saved: ConsumerState,
+    /// The state as of the next commit: the one restored or last saved,
+    /// plus the records opened since at offsets every commit now covers.
+    state: ConsumerState,
 }
 
 /// Reads a topic and opens every record for one identity. See the
@@ -259,9 +257,9 @@ impl SealedConsumer {
                     },
                 };
                 if let Some(st) = &saved {
-                    for (fp, &hw) in &st.senders {
+                    for (fp, w) in &st.senders {
                         opener
-                            .restore_high_water(topic, fp, hw)
+                            .restore_window(topic, fp, w.clone())
                             .map_err(SealedError::Open)?;
                     }
                     opener.restore_floor(topic, st.floor);
@@ -269,13 +267,14 @@ impl SealedConsumer {
                 let persist = Persist {
                     store,
                     logical,
-                    saved: saved.unwrap_or_default(),
+                    state: saved.unwrap_or_default(),
                 };
                 (Some(persist), origin)
             }
             _ => (None, StateOrigin::NotPersisted),
         };
         let auto_commit = options.auto_commit;
+        let from_commit = matches!(options.start, crate::StartFrom::Committed { .. });
         let mut inner = Consumer::new(
             client,
             topic,
@@ -299,9 +298,10 @@ impl SealedConsumer {
             })
             .collect();
         // A crash after the state was saved but before the commit: the
-        // state's offsets are the truth (its windows know those records).
-        if let Some(p) = &persist {
-            for (&partition, &offset) in &p.saved.committed {
+        // state's offsets are the truth (its windows know those records) —
+        // when reading starts at the commit; an explicit start stays.
+        if let Some(p) = persist.as_ref().filter(|_| from_commit) {
+            for (&partition, &offset) in &p.state.committed {
                 let t = tracks.entry(partition).or_default();
                 if t.committed.is_none_or(|c| c < offset) && inner.position(partition).is_some() {
                     inner.seek(partition, offset)?;
@@ -472,24 +472,24 @@ impl SealedConsumer {
         let mut plaintext = Zeroizing::new(Vec::with_capacity(value.len()));
         match self.opener.open_into(&topic, &value, &mut *plaintext) {
             Ok(o) => {
-                if let Some(seq) = o.seq {
-                    track.opened(offset, o.sender, seq);
+                if let (Some(seq), Some(p)) = (o.seq, &mut self.persist) {
+                    track.opened(&mut p.state, offset, o.sender, seq);
                 }
                 Ok(OpenedRecord {
-                topic,
-                partition,
-                offset,
-                timestamp_ns,
-                key,
-                sender: o.sender,
-                seq: o.seq,
-                mode: o.mode,
-                gap: o.gap,
-                late: o.late,
-                window: o.window,
-                signed: o.signed,
-                padded: o.padded,
-                plaintext: Plaintext(plaintext),
+                    topic,
+                    partition,
+                    offset,
+                    timestamp_ns,
+                    key,
+                    sender: o.sender,
+                    seq: o.seq,
+                    mode: o.mode,
+                    gap: o.gap,
+                    late: o.late,
+                    window: o.window,
+                    signed: o.signed,
+                    padded: o.padded,
+                    plaintext: Plaintext(plaintext),
                 })
             }
             // Opening fails, with no state changed, on every record that is
@@ -510,7 +510,8 @@ impl SealedConsumer {
                     (0..over).filter_map(|_| track.held.pop_first()).collect();
                 let why = Release::Count(self.max_held);
                 for (offset, h) in released {
-                    self.notices.push_back(released_notice(&topic, partition, offset, h, why));
+                    self.notices
+                        .push_back(released_notice(&topic, partition, offset, h, why));
                 }
                 Err(fail(RecordErrorKind::Open(e)))
             }
@@ -607,29 +608,20 @@ impl SealedConsumer {
             if t.committed == Some(offset) {
                 continue;
             }
-            t.fold_below(offset);
+            if let Some(p) = &mut self.persist {
+                t.fold_below(&mut p.state, offset);
+            }
             targets.push((partition, offset));
         }
         if targets.is_empty() {
             return Ok(());
         }
         if let Some(p) = &mut self.persist {
-            let mut next = p.saved.clone();
             for &(partition, offset) in &targets {
-                next.committed.insert(partition, offset);
+                p.state.committed.insert(partition, offset);
             }
-            for t in self.tracks.values() {
-                for (fp, &hw) in &t.folded {
-                    let e = next.senders.entry(*fp).or_default();
-                    *e = (*e).max(hw);
-                }
-            }
-            next.bound();
-            p.store.save(&p.logical, &next.encode()).await?;
-            p.saved = next;
-            for t in self.tracks.values_mut() {
-                t.folded.clear();
-            }
+            p.state.bound();
+            p.store.save(&p.logical, &p.state.encode()).await?;
         }
         for (partition, offset) in targets {
             self.client

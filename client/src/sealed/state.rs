@@ -24,13 +24,14 @@
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
-use hermit_protocol::record::BatchBuilder;
 use hermit_protocol::frame::TopicSettings;
+use hermit_protocol::record::BatchBuilder;
 use hermit_protocol::{Ack, Cleanup, Status};
 use zeroize::Zeroizing;
 
 use crate::client::Client;
 use crate::crypto::identity::FINGERPRINT_LEN;
+use crate::crypto::replay::{ReplayWindow, WORDS};
 use crate::crypto::{ConversationKey, Fingerprint, Identity, PublicKey, open_state, seal_state};
 use crate::error::ClientError;
 
@@ -70,10 +71,13 @@ pub(crate) const BUDGET_KEY: &[u8] = b"producer-budgets/v1";
 pub(crate) struct ConsumerState {
     /// Per partition, the next offset to read.
     pub(crate) committed: BTreeMap<u32, u64>,
-    /// A sender without a mark is refused at or below this `seq`.
+    /// A sender without a window is refused at or below this `seq`.
     pub(crate) floor: u64,
-    /// Per sender, the highest `seq` opened below the committed offsets.
-    pub(crate) senders: BTreeMap<Fingerprint, u64>,
+    /// Per sender, the replay window of the records opened below the
+    /// committed offsets: the highest `seq` and which of the 1024 up to it
+    /// were seen — exactly those, so a record of another partition not yet
+    /// committed (a lower `seq`, not seen) is still accepted after a restart.
+    pub(crate) senders: BTreeMap<Fingerprint, ReplayWindow>,
 }
 
 struct Cursor<'a>(&'a [u8]);
@@ -91,7 +95,8 @@ impl Cursor<'_> {
         self.take(1).map(|b| b[0])
     }
     fn u32(&mut self) -> Option<u32> {
-        self.take(4).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        self.take(4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
     fn u64(&mut self) -> Option<u64> {
         self.take(8)
@@ -99,27 +104,42 @@ impl Cursor<'_> {
     }
 }
 
+/// Bytes of one sender in a consumer state: fingerprint, highest, bitmap.
+const SENDER_LEN: usize = FINGERPRINT_LEN + 8 + WORDS * 8;
+
 impl ConsumerState {
-    /// Keep at most [`MAX_STATE_SENDERS`] marks: the lowest go into the
+    /// Record that `sender`'s `seq` was opened below the next commit.
+    pub(crate) fn note(&mut self, sender: Fingerprint, seq: u64) {
+        self.senders
+            .entry(sender)
+            .and_modify(|w| w.note(seq))
+            .or_insert_with(|| ReplayWindow::starting_with(seq));
+        if self.senders.len() > MAX_STATE_SENDERS {
+            self.bound();
+        }
+    }
+
+    /// Keep at most [`MAX_STATE_SENDERS`] windows: the lowest go into the
     /// floor (sequence numbers start at the sender's clock, so the lowest
     /// marks are the senders heard from longest ago).
     pub(crate) fn bound(&mut self) {
         while self.senders.len() > MAX_STATE_SENDERS {
-            let (&fp, &low) = self
+            let (&fp, low) = self
                 .senders
                 .iter()
-                .min_by_key(|(_, hw)| **hw)
-                .expect("more than MAX_STATE_SENDERS marks");
+                .min_by_key(|(_, w)| w.highest())
+                .map(|(fp, w)| (fp, w.highest()))
+                .expect("more than MAX_STATE_SENDERS windows");
             self.senders.remove(&fp);
             self.floor = self.floor.max(low);
         }
     }
 
     /// `u8 1 | u32 n | n × (u32 partition, u64 offset) | u64 floor |
-    /// u32 m | m × (32 fingerprint, u64 seq)`.
+    /// u32 m | m × (32 fingerprint, u64 highest, 16 × u64 bitmap)`.
     pub(crate) fn encode(&self) -> Zeroizing<Vec<u8>> {
         let mut out = Zeroizing::new(Vec::with_capacity(
-            17 + self.committed.len() * 12 + self.senders.len() * 40,
+            17 + self.committed.len() * 12 + self.senders.len() * SENDER_LEN,
         ));
         out.push(CONSUMER_VERSION);
         out.extend_from_slice(&(self.committed.len() as u32).to_be_bytes());
@@ -129,9 +149,12 @@ impl ConsumerState {
         }
         out.extend_from_slice(&self.floor.to_be_bytes());
         out.extend_from_slice(&(self.senders.len() as u32).to_be_bytes());
-        for (fp, hw) in &self.senders {
+        for (fp, w) in &self.senders {
             out.extend_from_slice(fp.as_bytes());
-            out.extend_from_slice(&hw.to_be_bytes());
+            out.extend_from_slice(&w.highest().to_be_bytes());
+            for word in w.seen() {
+                out.extend_from_slice(&word.to_be_bytes());
+            }
         }
         out
     }
@@ -153,13 +176,21 @@ impl ConsumerState {
         }
         let floor = c.u64()?;
         let m = c.u32()? as usize;
-        if m > MAX_STATE_SENDERS || c.0.len() != m * (FINGERPRINT_LEN + 8) {
+        if m > MAX_STATE_SENDERS || c.0.len() != m * SENDER_LEN {
             return None;
         }
         let mut senders = BTreeMap::new();
         for _ in 0..m {
             let fp: [u8; FINGERPRINT_LEN] = c.take(FINGERPRINT_LEN)?.try_into().ok()?;
-            senders.insert(Fingerprint::from_bytes(fp), c.u64()?);
+            let highest = c.u64()?;
+            let mut seen = [0u64; WORDS];
+            for w in &mut seen {
+                *w = c.u64()?;
+            }
+            senders.insert(
+                Fingerprint::from_bytes(fp),
+                ReplayWindow::from_parts(highest, seen),
+            );
         }
         Some(ConsumerState {
             committed,
@@ -340,8 +371,9 @@ mod tests {
         s.committed.insert(0, 42);
         s.committed.insert(3, 7);
         s.floor = 99;
-        s.senders.insert(Fingerprint::from_bytes([1; 32]), 1 << 40);
-        s.senders.insert(Fingerprint::from_bytes([2; 32]), 5);
+        s.note(Fingerprint::from_bytes([1; 32]), 1 << 40);
+        s.note(Fingerprint::from_bytes([1; 32]), (1 << 40) - 7);
+        s.note(Fingerprint::from_bytes([2; 32]), 5);
         let bytes = s.encode();
         assert_eq!(ConsumerState::decode(&bytes), Some(s.clone()));
         for cut in 0..bytes.len() {
@@ -349,7 +381,11 @@ mod tests {
         }
         let mut big = bytes.to_vec();
         big[1..5].copy_from_slice(&u32::MAX.to_be_bytes());
-        assert_eq!(ConsumerState::decode(&big), None, "a count beyond the bytes");
+        assert_eq!(
+            ConsumerState::decode(&big),
+            None,
+            "a count beyond the bytes"
+        );
     }
 
     #[test]
@@ -358,22 +394,20 @@ mod tests {
         for i in 0..(MAX_STATE_SENDERS as u64 + 3) {
             let mut fp = [0u8; 32];
             fp[..8].copy_from_slice(&i.to_be_bytes());
-            s.senders.insert(Fingerprint::from_bytes(fp), 1000 + i);
+            s.note(Fingerprint::from_bytes(fp), 1000 + i);
         }
         s.bound();
         assert_eq!(s.senders.len(), MAX_STATE_SENDERS);
         assert_eq!(s.floor, 1002, "the three lowest marks went into the floor");
-        assert!(s.senders.values().all(|&hw| hw > 1002));
+        assert!(s.senders.values().all(|w| w.highest() > 1002));
     }
 
     #[test]
     fn budget_state_round_trips() {
         let peer = Identity::generate().expect("os rng");
         let mut b = BudgetState::default();
-        b.peers.insert(
-            *peer.fingerprint(),
-            (peer.public_key().clone(), 1 << 20),
-        );
+        b.peers
+            .insert(*peer.fingerprint(), (peer.public_key().clone(), 1 << 20));
         let back = BudgetState::decode(&b.encode()).expect("decodes");
         let (k, n) = back.peers.get(peer.fingerprint()).expect("the peer");
         assert_eq!((k.fingerprint(), *n), (peer.fingerprint(), 1 << 20));

@@ -11,8 +11,8 @@ use hermit_broker::embedded::EmbeddedBroker;
 use hermit_client::crypto::{Identity, PublicKey};
 use hermit_client::{
     Ack, Client, ClientOptions, ConsumerOptions, OpenedRecord, Producer, ProducerOptions, Received,
-    SealedConsumer, SealedConsumerOptions, SealedProducer, SealedProducerOptions, SealedRecordError,
-    StartFrom,
+    SealedConsumer, SealedConsumerOptions, SealedProducer, SealedProducerOptions,
+    SealedRecordError, StartFrom,
 };
 use hermit_protocol::BatchBuilder;
 
