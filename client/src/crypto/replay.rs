@@ -229,16 +229,17 @@ mod tests {
 
     #[test]
     fn noted_numbers_are_seen_and_others_in_the_window_stay_fresh() {
-        let mut w = ReplayWindow::starting_with(10);
-        w.note(20);
-        w.note(15);
-        w.note(20 - 1024); // too old to record: must not touch a bit
+        let mut w = ReplayWindow::starting_with(2010);
+        w.note(2020);
+        w.note(2015);
+        w.note(2020 - 1024); // too old to record: must not set 2020's bit
         let back = ReplayWindow::from_parts(w.highest(), *w.seen());
         assert_eq!(back, w);
-        assert_eq!(back.check(15), Err(Stale::Replayed { highest: 20 }));
-        assert_eq!(back.check(10), Err(Stale::Replayed { highest: 20 }));
-        assert_eq!(back.check(12), Ok(Fresh::Late), "not seen: a late record");
-        assert_eq!(back.check(21), Ok(Fresh::Ahead { gap: None }));
+        assert_eq!(back.check(2015), Err(Stale::Replayed { highest: 2020 }));
+        assert_eq!(back.check(2010), Err(Stale::Replayed { highest: 2020 }));
+        assert_eq!(back.check(2012), Ok(Fresh::Late), "not seen: a late record");
+        assert_eq!(back.check(2021), Ok(Fresh::Ahead { gap: None }));
+        assert_eq!(back.check(2020 - 1024), Err(Stale::TooOld { highest: 2020 }));
     }
 
     #[test]
