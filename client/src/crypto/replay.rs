@@ -239,7 +239,10 @@ mod tests {
         assert_eq!(back.check(2010), Err(Stale::Replayed { highest: 2020 }));
         assert_eq!(back.check(2012), Ok(Fresh::Late), "not seen: a late record");
         assert_eq!(back.check(2021), Ok(Fresh::Ahead { gap: None }));
-        assert_eq!(back.check(2020 - 1024), Err(Stale::TooOld { highest: 2020 }));
+        assert_eq!(
+            back.check(2020 - 1024),
+            Err(Stale::TooOld { highest: 2020 })
+        );
     }
 
     #[test]

@@ -248,11 +248,10 @@ pub(crate) struct StateStore {
 
 fn state_error(topic: &str, what: &str, e: ClientError) -> SealedError {
     let hint = if e.status() == Some(Status::Unauthorized) {
-        format!(
-            "; the ACL must let this principal create, produce to, consume and describe its \
-             state topic (a rule `topics = \"state.{{principal}}\"`, docs/SECURITY.md), or turn \
-             persistence off (replays then open again after a restart)"
-        )
+        "; the ACL must let this principal create, produce to, consume and describe its \
+         state topic (a rule `topics = \"state.{principal}\"`, docs/SECURITY.md), or turn \
+         persistence off (replays then open again after a restart)"
+            .to_owned()
     } else {
         String::new()
     };
