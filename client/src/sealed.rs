@@ -98,7 +98,9 @@ use std::sync::Arc;
 use zeroize::Zeroizing;
 
 pub use consumer::{Received, SealedConsumer, SealedConsumerOptions, StateOrigin};
-pub use producer::{SealedDelivery, SealedGroup, SealedProducer, SealedProducerOptions};
+pub use producer::{
+    BUDGET_RESERVE, SealedDelivery, SealedGroup, SealedProducer, SealedProducerOptions,
+};
 
 use crate::crypto::{
     Fingerprint, Gap, Kid, Mode, OpenError, OpenedMode, SealError, TrustError, WindowStart,

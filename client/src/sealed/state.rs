@@ -3,14 +3,14 @@
 //! record sealed to the identity itself ([`seal_state`]) under a blinded key.
 //!
 //! - A [`SealedConsumer`](super::SealedConsumer) with a group saves its
-//!   [`ConsumerState`] — per partition the offset it is about to commit, per
+//!   `ConsumerState` — per partition the offset it is about to commit, per
 //!   sender the highest `seq` opened below it, and a floor — *before* every
 //!   commit, and restores it at start. The state record is the commit as far
 //!   as replay protection goes: if a crash falls between the two, the next
 //!   run starts at the state's offsets (the records in between were handled
 //!   and are known to the windows).
 //! - A [`SealedProducer`](super::SealedProducer) saves its DIRECT budgets
-//!   ([`BudgetState`]): per peer a count of DIRECT records it may have
+//!   (`BudgetState`): per peer a count of DIRECT records it may have
 //!   sealed, reserved ahead of use, so a crash never lets the count go back.
 //!
 //! Why a topic and not metadata on `Commit` (the other choice the design
