@@ -435,6 +435,8 @@ export class Opener {
   requireSignatures(require: boolean): void;
   highWater(topic: string, sender: Fingerprint): bigint | undefined;
   restoreHighWater(topic: string, sender: Fingerprint, highest: bigint): Promise<void>;
+  /** Exactly the numbers `window` marks seen are then refused; the others in it open as late. */
+  restoreWindow(topic: string, sender: Fingerprint, window: ReplayWindow): Promise<void>;
   /** Senders without a window are refused as TooOld at or below `floor` (floors only go up). */
   restoreFloor(topic: string, floor: bigint): void;
   floor(topic: string): bigint;
@@ -601,6 +603,21 @@ export class Gap {
   last: bigint;
   len(): bigint;
   looksLikeRestart(): boolean;
+}
+
+/** Bytes of a persisted window bitmap (16 big-endian u64 words). */
+export const BITMAP_LEN: number;
+
+/** The replay window of one (topic, sender) stream, as persisted in a consumer state. */
+export class ReplayWindow {
+  static startingWith(seq: bigint): ReplayWindow;
+  /** `bitmap`: 128 bytes, bit `s mod 1024` in word `(s mod 1024) / 64` (big-endian), bit `(s mod 1024) mod 64`. */
+  static fromParts(highest: bigint, bitmap: Uint8Array): ReplayWindow;
+  readonly highest: bigint;
+  bitmap(): Uint8Array;
+  clone(): ReplayWindow;
+  /** Record `seq` as seen: ahead moves the window, inside sets its bit, too old is ignored. */
+  note(seq: bigint): void;
 }
 
 // ---- seal.js ----------------------------------------------------------------
@@ -790,9 +807,11 @@ export class ConsumerState {
   /** partition → next offset */
   committed: Map<number, number>;
   floor: bigint;
-  /** sender fingerprint hex → highest seq */
-  senders: Map<string, bigint>;
+  /** sender fingerprint hex → its replay window (highest seq and which of the 1024 up to it were opened) */
+  senders: Map<string, ReplayWindow>;
   clone(): ConsumerState;
+  /** Record that `sender` (fingerprint hex) opened `seq` below the next commit. */
+  note(sender: string, seq: bigint): void;
   bound(): void;
   encode(): Uint8Array;
   static decode(bytes: Uint8Array): ConsumerState | null;

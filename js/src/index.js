@@ -47,7 +47,7 @@ export {
   topicNameError,
   verifyCrc,
 } from './protocol.js';
-export { Gap } from './replay.js';
+export { BITMAP_LEN, Gap, ReplayWindow } from './replay.js';
 export { DIRECT_LIMIT, MAX_PLAINTEXT_LEN, Sealer } from './seal.js';
 export { BUDGET_RESERVE, OpenedRecord, SealedConsumer, SealedDelivery, SealedGroup, SealedProducer, SealedRecordError } from './sealed.js';
 export { SigningIdentity, SigningPublicKey } from './signing.js';

@@ -32,8 +32,8 @@ export const OpenedMode = Object.freeze({ Direct: 'direct', Multi: 'multi', Lega
 /**
  * What the replay check of an opened record stood on (Rust's `WindowStart`):
  * `continued` (the sender's window was already in use by this opener),
- * `restored` (the first record after a persisted high-water mark was
- * restored: replays of what the previous run accepted are refused), `new`
+ * `restored` (the first record after a persisted window or high-water mark
+ * was restored: replays of what the previous run accepted are refused), `new`
  * (the first record ever seen from this sender on this topic, nothing
  * persisted for it: accepted on its own seq, above the topic's restored
  * floor if any), `unchecked` (a legacy record: no seq, no replay check).
@@ -193,6 +193,26 @@ export class Opener {
     let m = this.#streams.get(topic);
     if (!m) this.#streams.set(topic, (m = new Map()));
     m.set(sender.toHex(), { ...ctx, window: ReplayWindow.restored(BigInt(highest)), restored: true });
+  }
+
+  /**
+   * Restores a persisted window of `sender` on `topic` (Rust's
+   * `restore_window`): the numbers it marks seen are refused as replays, the
+   * others in it accepted as late. The opener keeps its own copy. Its first
+   * accepted record reports {@link WindowStart}.Restored.
+   * @param {string} topic
+   * @param {Fingerprint} sender
+   * @param {ReplayWindow} window
+   * @returns {Promise<void>}
+   * @throws {OpenError} TopicTooLong
+   */
+  async restoreWindow(topic, sender, window) {
+    if (!(window instanceof ReplayWindow)) throw new TypeError('restoreWindow needs a ReplayWindow');
+    const topicBytes = this.#topicBytes(topic);
+    const ctx = await this.#streamCtx(topicBytes, sender);
+    let m = this.#streams.get(topic);
+    if (!m) this.#streams.set(topic, (m = new Map()));
+    m.set(sender.toHex(), { ...ctx, window: window.clone(), restored: true });
   }
 
   /**

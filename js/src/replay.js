@@ -36,7 +36,20 @@ export class Gap {
   }
 }
 
-/** @internal The replay state of one (topic, sender) stream. */
+/** Bytes of a persisted window bitmap: 16 u64 words. */
+export const BITMAP_LEN = Number(WINDOW) / 8;
+
+/**
+ * Where bit `i` (= s mod 1024) of the window lives in the persisted bitmap:
+ * word `i / 64`, big-endian, so bit `i mod 64` of the word is in its byte
+ * `7 − (i mod 64) / 8`, bit `i mod 8` of that byte.
+ * @param {number} i
+ */
+function bitmapByte(i) {
+  return (i >> 6) * 8 + 7 - ((i & 63) >> 3);
+}
+
+/** The replay state of one (topic, sender) stream; persisted per sender in a consumer state (docs/ENVELOPE.md §13). */
 export class ReplayWindow {
   /** @param {bigint} highest @param {boolean} allSeen */
   constructor(highest, allSeen) {
@@ -54,6 +67,48 @@ export class ReplayWindow {
   /** Restored from a persisted high-water mark: everything up to it counts as seen. */
   static restored(highest) {
     return new ReplayWindow(highest, true);
+  }
+
+  /**
+   * A window from its parts (Rust's `from_parts`): the highest number and the
+   * ring bitmap as it is persisted (docs/ENVELOPE.md §13): 16 big-endian u64
+   * words, 128 bytes; bit `s mod 1024` is bit `(s mod 1024) mod 64` of word
+   * `(s mod 1024) / 64`, set iff `s` in `(highest − 1024, highest]` was seen.
+   * @param {bigint} highest
+   * @param {Uint8Array} bitmap 128 bytes
+   * @returns {ReplayWindow}
+   */
+  static fromParts(highest, bitmap) {
+    if (!(bitmap instanceof Uint8Array) || bitmap.length !== BITMAP_LEN) throw new TypeError(`a replay bitmap is ${BITMAP_LEN} bytes`);
+    const w = new ReplayWindow(BigInt(highest), false);
+    for (let i = 0; i < w.seen.length; i++) w.seen[i] = (bitmap[bitmapByte(i)] >> (i & 7)) & 1;
+    return w;
+  }
+
+  /**
+   * The ring bitmap as {@link ReplayWindow.fromParts} takes it (Rust's `seen`).
+   * @returns {Uint8Array} 128 bytes
+   */
+  bitmap() {
+    const out = new Uint8Array(BITMAP_LEN);
+    for (let i = 0; i < this.seen.length; i++) if (this.seen[i]) out[bitmapByte(i)] |= 1 << (i & 7);
+    return out;
+  }
+
+  /** @returns {ReplayWindow} a copy */
+  clone() {
+    const w = new ReplayWindow(this.highest, false);
+    w.seen.set(this.seen);
+    return w;
+  }
+
+  /**
+   * Records `seq` as seen, whatever it is (Rust's `note`): ahead moves the
+   * window, inside sets its bit, too old to be in the window is ignored.
+   * @param {bigint} seq
+   */
+  note(seq) {
+    if (seq > this.highest || this.highest - seq < WINDOW) this.accept(seq);
   }
 
   /**

@@ -633,7 +633,7 @@ function addressedElsewhere(value, own) {
  * `{ kind: 'NotPersisted' }` (no group, or `persistState` off: windows start
  * empty), `{ kind: 'Fresh' }` (persisted, but nothing saved yet for this
  * group and topic: each sender's first record starts its window) or
- * `{ kind: 'Restored', senders, floor }` (marks for `senders` senders, and
+ * `{ kind: 'Restored', senders, floor }` (windows for `senders` senders, and
  * records from the others at or below `floor` are refused).
  * @typedef {{ kind: 'NotPersisted' } | { kind: 'Fresh' } | { kind: 'Restored', senders: number, floor: bigint }} StateOrigin
  */
@@ -644,15 +644,13 @@ function addressedElsewhere(value, own) {
  * @property {number|null} returned  after the last record returned
  * @property {Map<number, { since: number, timestampNs: bigint }>} held records that failed to open, not acknowledged
  * @property {number|null} committed what the broker last acknowledged
- * @property {Map<string, { fp: Fingerprint, seq: bigint }>} folded per sender, the highest seq opened
- *   below any held record (so below every commit target), not yet saved
- * @property {Array<{ offset: number, fp: Fingerprint, seq: bigint }>} pending records opened after
- *   the oldest held one, folded once a commit target passes them
+ * @property {Array<{ offset: number, fp: Fingerprint, seq: bigint }>} pending with persistState:
+ *   records opened after the oldest held one, noted in the state once a commit target passes them
  */
 
 /** @returns {Track} */
 function newTrack(committed = null) {
-  return { returned: null, held: new Map(), committed, folded: new Map(), pending: [] };
+  return { returned: null, held: new Map(), committed, pending: [] };
 }
 
 /** @param {Track} t @returns {number|undefined} the oldest held offset */
@@ -660,13 +658,6 @@ function oldestHeld(t) {
   let min;
   for (const o of t.held.keys()) if (min === undefined || o < min) min = o;
   return min;
-}
-
-/** @param {Map<string, { fp: Fingerprint, seq: bigint }>} m @param {Fingerprint} fp @param {bigint} seq */
-function raise(m, fp, seq) {
-  const k = fp.toHex();
-  const e = m.get(k);
-  if (!e || e.seq < seq) m.set(k, { fp, seq });
 }
 
 /**
@@ -686,10 +677,9 @@ export class SealedConsumer {
    * Throws `TrustError`, `StateError` (kind `Store`: the state topic cannot
    * be created or read, or its latest record does not open), `ClientError`.
    *
-   * Difference from Rust: the state's offsets replace the broker's commit
-   * (when ahead of it, a crash between saving and committing) only when
-   * `start` is `'committed'` (the default); Rust also does so when an
-   * explicit start was asked for.
+   * The state's offsets replace the broker's commit (when ahead of it, a
+   * crash between saving and committing) only when `start` is `'committed'`
+   * (the default), as in Rust.
    * @param {import('./connection.js').Client} client
    * @param {Identity} identity
    * @param {PublicKey[]} trusted
@@ -702,7 +692,9 @@ export class SealedConsumer {
     for (const k of trusted) await opener.trust(k);
     const autoCommitMs = options.autoCommitMs === undefined ? 5000 : options.autoCommitMs;
     const group = options.group ?? null;
-    /** @type {{ store: StateStore, logical: Uint8Array, saved: ConsumerState } | null} */
+    // `state`: the state as of the next commit — the one restored or last
+    // saved, plus the records opened since at offsets every commit now covers.
+    /** @type {{ store: StateStore, logical: Uint8Array, state: ConsumerState } | null} */
     let persist = null;
     /** @type {StateOrigin} */
     let origin = { kind: 'NotPersisted' };
@@ -715,11 +707,13 @@ export class SealedConsumer {
         saved = ConsumerState.decode(bytes);
         bytes.fill(0);
         if (!saved) throw new StateError('Store', `sealed state in topic ${stateTopic(identity)}: the latest state record is not a consumer state this version reads`, { topic: store.topic });
-        for (const [fp, hw] of saved.senders) await opener.restoreHighWater(topic, Fingerprint.fromBytes(fromHex(fp)), hw);
+        // Exactly the windows, not "everything up to the highest": a record
+        // of another partition not committed yet opens after the restart.
+        for (const [fp, w] of saved.senders) await opener.restoreWindow(topic, Fingerprint.fromBytes(fromHex(fp)), w);
         opener.restoreFloor(topic, saved.floor);
         origin = { kind: 'Restored', senders: saved.senders.size, floor: saved.floor };
       } else origin = { kind: 'Fresh' };
-      persist = { store, logical, saved: saved ?? new ConsumerState() };
+      persist = { store, logical, state: saved ?? new ConsumerState() };
     }
     // The inner consumer must not commit: its rule would pass records that failed to open.
     const { persistState: _p, maxHeld: _m, maxHeldAgeMs: _a, ...plain } = options;
@@ -732,7 +726,7 @@ export class SealedConsumer {
     // A crash after the state was saved but before the commit: the state's
     // offsets are the truth (its windows know those records).
     if (persist && (options.start ?? 'committed') === 'committed') {
-      for (const [partition, offset] of persist.saved.committed) {
+      for (const [partition, offset] of persist.state.committed) {
         let t = c._tracks.get(partition);
         if (!t) c._tracks.set(partition, (t = newTrack()));
         if ((t.committed === null || t.committed < offset) && inner.position(partition) !== null) {
@@ -778,7 +772,7 @@ export class SealedConsumer {
     this._maxHeldAgeMs = 3_600_000;
     /** @private @type {SealedRecordError[]} released records, returned by next() before any other */
     this._notices = [];
-    /** @private @type {{ store: StateStore, logical: Uint8Array, saved: ConsumerState } | null} */
+    /** @private @type {{ store: StateStore, logical: Uint8Array, state: ConsumerState } | null} */
     this._persist = null;
     /** @private @type {StateOrigin} */
     this._origin = { kind: 'NotPersisted' };
@@ -967,9 +961,9 @@ export class SealedConsumer {
     try {
       const { opened, plaintext } = await this._opener.open(topic, value);
       if (opened.seq !== undefined && this._persist) {
-        // Note the record for the replay state: folded at once, or after the
-        // held records before it once a commit passes it.
-        if (track.held.size === 0) raise(track.folded, opened.sender, opened.seq);
+        // Note the record in the replay state: at once if nothing is held
+        // (every commit from now on covers it), else once a commit passes it.
+        if (track.held.size === 0) this._persist.state.note(opened.sender.toHex(), opened.seq);
         else track.pending.push({ offset, fp: opened.sender, seq: opened.seq });
       }
       return new OpenedRecord({ topic, partition, offset, timestampNs, key, ...opened, plaintext });
@@ -1072,33 +1066,27 @@ export class SealedConsumer {
       const h = oldestHeld(t);
       const offset = h === undefined ? t.returned : Math.min(t.returned, h);
       if (t.committed === offset) continue;
-      // Fold the pending records below the target: the commit covers them.
-      while (t.pending.length > 0 && t.pending[0].offset < offset) {
+      // Note the pending records below the target: the commit covers them.
+      const state = this._persist?.state;
+      while (state && t.pending.length > 0 && t.pending[0].offset < offset) {
         const p = /** @type {{ fp: Fingerprint, seq: bigint }} */ (t.pending.shift());
-        raise(t.folded, p.fp, p.seq);
+        state.note(p.fp.toHex(), p.seq);
       }
       targets.push([partition, offset]);
     }
     if (targets.length === 0) return;
     const persist = this._persist;
     if (persist) {
-      const next = persist.saved.clone();
-      for (const [partition, offset] of targets) next.committed.set(partition, offset);
-      for (const t of this._tracks.values()) {
-        for (const [fp, { seq }] of t.folded) {
-          const e = next.senders.get(fp);
-          if (e === undefined || e < seq) next.senders.set(fp, seq);
-        }
-      }
-      next.bound();
-      const bytes = next.encode();
+      // Updated in place, as Rust: if saving fails, the next commit saves
+      // these offsets and windows again (positions only move on).
+      for (const [partition, offset] of targets) persist.state.committed.set(partition, offset);
+      persist.state.bound();
+      const bytes = persist.state.encode();
       try {
         await persist.store.save(persist.logical, bytes);
       } finally {
         bytes.fill(0);
       }
-      persist.saved = next;
-      for (const t of this._tracks.values()) t.folded.clear();
     }
     for (const [partition, offset] of targets) {
       await this._client.commit(this._group, this.topic, partition, offset);

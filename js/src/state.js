@@ -30,6 +30,7 @@ import { checkBytes, concat, equal, fromHex, utf8 } from './bytes.js';
 import { Fingerprint, FINGERPRINT_LEN, Identity, PublicKey, SPKI_LEN, pairKey, randomBytes } from './identity.js';
 import { gcmDecrypt, gcmEncrypt, hkdfAesKey, hkdfKey } from './aead.js';
 import { padme } from './pad.js';
+import { BITMAP_LEN, ReplayWindow } from './replay.js';
 import { Ack, BatchBuilder, Cleanup, ClientError, MAX_PARTITIONS, nowNs } from './protocol.js';
 
 /** The first bytes of every state record. */
@@ -251,11 +252,17 @@ class Writer {
   }
 }
 
+/** Bytes of one sender in a consumer state: fingerprint, highest, bitmap. */
+const SENDER_LEN = FINGERPRINT_LEN + 8 + BITMAP_LEN;
+
 /**
  * A consumer's replay state as of one commit (Rust's `ConsumerState`):
- * per partition the next offset to read, a floor (a sender without a mark is
- * refused at or below it) and per sender (fingerprint hex) the highest `seq`
- * opened below the committed offsets.
+ * per partition the next offset to read, a floor (a sender without a window
+ * is refused at or below it) and per sender (fingerprint hex) the replay
+ * window of the records opened below the committed offsets: the highest
+ * `seq` and which of the 1024 up to it were seen — exactly those, so a
+ * record of another partition not yet committed (a lower `seq`, not seen) is
+ * still accepted after a restart.
  */
 export class ConsumerState {
   constructor() {
@@ -263,7 +270,7 @@ export class ConsumerState {
     this.committed = new Map();
     /** @type {bigint} */
     this.floor = 0n;
-    /** Per sender fingerprint (hex), the highest `seq`. @type {Map<string, bigint>} */
+    /** Per sender fingerprint (hex), its replay window. @type {Map<string, ReplayWindow>} */
     this.senders = new Map();
   }
 
@@ -272,20 +279,35 @@ export class ConsumerState {
     const c = new ConsumerState();
     c.committed = new Map(this.committed);
     c.floor = this.floor;
-    c.senders = new Map(this.senders);
+    c.senders = new Map([...this.senders].map(([fp, w]) => [fp, w.clone()]));
     return c;
   }
 
   /**
-   * Keep at most {@link MAX_STATE_SENDERS} marks: the lowest go into the
-   * floor (sequence numbers start at the sender's clock, so the lowest marks
-   * are the senders heard from longest ago). Ties go in fingerprint order,
-   * as Rust's `min_by_key` over its BTreeMap.
+   * Record that `sender`'s `seq` was opened below the next commit (Rust's
+   * `note`); past {@link MAX_STATE_SENDERS} senders, {@link ConsumerState#bound}.
+   * @param {string} sender fingerprint hex
+   * @param {bigint} seq
+   */
+  note(sender, seq) {
+    const w = this.senders.get(sender);
+    if (w) w.note(seq);
+    else this.senders.set(sender, ReplayWindow.startingWith(seq));
+    if (this.senders.size > MAX_STATE_SENDERS) this.bound();
+  }
+
+  /**
+   * Keep at most {@link MAX_STATE_SENDERS} windows: the lowest highest
+   * numbers go into the floor (sequence numbers start at the sender's clock,
+   * so the lowest are the senders heard from longest ago). Ties go in
+   * fingerprint order, as Rust's `min_by_key` over its BTreeMap.
    */
   bound() {
     const excess = this.senders.size - MAX_STATE_SENDERS;
     if (excess <= 0) return;
-    const byMark = [...this.senders].sort(([fa, a], [fb, b]) => (a < b ? -1 : a > b ? 1 : fa < fb ? -1 : fa > fb ? 1 : 0));
+    const byMark = [...this.senders]
+      .map(([fp, w]) => [fp, w.highest])
+      .sort(([fa, a], [fb, b]) => (a < b ? -1 : a > b ? 1 : fa < fb ? -1 : fa > fb ? 1 : 0));
     for (const [fp, hw] of byMark.slice(0, excess)) {
       this.senders.delete(fp);
       if (hw > this.floor) this.floor = hw;
@@ -293,12 +315,13 @@ export class ConsumerState {
   }
 
   /**
-   * `u8 1 ‖ u32 n ‖ n × (u32 partition, u64 offset) ‖ u64 floor ‖ u32 m ‖ m × (32 fingerprint, u64 seq)`,
-   * partitions and fingerprints in ascending order (as Rust's BTreeMaps).
+   * `u8 1 ‖ u32 n ‖ n × (u32 partition, u64 offset) ‖ u64 floor ‖ u32 m ‖
+   * m × (32 fingerprint, u64 highest, 16 × u64 bitmap)`, partitions and
+   * fingerprints in ascending order (as Rust's BTreeMaps).
    * @returns {Uint8Array}
    */
   encode() {
-    const w = new Writer(17 + this.committed.size * 12 + this.senders.size * (FINGERPRINT_LEN + 8));
+    const w = new Writer(17 + this.committed.size * 12 + this.senders.size * SENDER_LEN);
     w.u8(CONSUMER_VERSION);
     w.u32(this.committed.size);
     for (const p of [...this.committed.keys()].sort((a, b) => a - b)) {
@@ -308,8 +331,10 @@ export class ConsumerState {
     w.u64(this.floor);
     w.u32(this.senders.size);
     for (const fp of [...this.senders.keys()].sort()) {
+      const win = /** @type {ReplayWindow} */ (this.senders.get(fp));
       w.bytes(fromHex(fp));
-      w.u64(/** @type {bigint} */ (this.senders.get(fp)));
+      w.u64(win.highest);
+      w.bytes(win.bitmap());
     }
     return w.b;
   }
@@ -334,16 +359,17 @@ export class ConsumerState {
     }
     const floor = c.u64();
     const m = c.u32();
-    if (floor === null || m === null || m > MAX_STATE_SENDERS || c.left !== m * (FINGERPRINT_LEN + 8)) return null;
+    if (floor === null || m === null || m > MAX_STATE_SENDERS || c.left !== m * SENDER_LEN) return null;
     s.floor = floor;
     for (let i = 0; i < m; i++) {
       const fp = /** @type {Uint8Array} */ (c.take(FINGERPRINT_LEN));
-      s.senders.set(Fingerprint.fromBytes(fp).toHex(), /** @type {bigint} */ (c.u64()));
+      const highest = /** @type {bigint} */ (c.u64());
+      const bitmap = /** @type {Uint8Array} */ (c.take(BITMAP_LEN));
+      s.senders.set(Fingerprint.fromBytes(fp).toHex(), ReplayWindow.fromParts(highest, bitmap));
     }
     return s;
   }
 }
-
 
 /**
  * A producer's DIRECT budgets (Rust's `BudgetState`): per peer (fingerprint

@@ -15,7 +15,7 @@ import { connect } from '../src/connection.js';
 import { Identity } from '../src/identity.js';
 import { Producer } from '../src/producer.js';
 import { Ack, BatchBuilder } from '../src/protocol.js';
-import { DIRECT_LIMIT } from '../src/seal.js';
+import { DIRECT_LIMIT, Sealer } from '../src/seal.js';
 import { BUDGET_RESERVE, SealedConsumer, SealedProducer } from '../src/sealed.js';
 import { StateError, stateTopic } from '../src/state.js';
 import { INBOX_POLICY, startBroker } from './helpers/broker.mjs';
@@ -147,6 +147,66 @@ test('a restarted consumer (new object, new process) refuses a replayed record; 
   ];
   for (const d of sent) needles.push([`seq ${d.seq} BE`, u64(d.seq, false)], [`seq ${d.seq} LE`, u64(d.seq, true)]);
   for (const [what, n] of needles) assert.ok(!files.some((f) => f.includes(n)), `the state topic's files hold the ${what}`);
+});
+
+/** Append `value` to `partition`; its offset. */
+async function produceAt(client, topic, partition, value) {
+  const b = new BatchBuilder(new Uint8Array(0));
+  b.push(value);
+  return client.produce(topic, partition, Ack.Durable, b.finish());
+}
+
+test('a restart restores the windows, not marks: a record of a partition not committed yet still opens (late), replays stay refused', async (t) => {
+  // As client/tests/sealed_commit.rs a_failed_record_holds_its_partition_until_acked_and_restarts_resume_there.
+  const broker = await startBroker();
+  t.after(() => broker.stop());
+  const [alice, bob] = await Promise.all([Identity.generate(), Identity.generate()]);
+  const c = await connect(broker.url);
+  t.after(() => c.close());
+  const topic = 'commits';
+  await c.createTopic(topic, { partitions: 2 });
+  const sealer = new Sealer(alice);
+  const seal = (text) => sealer.sealDirect(topic, bob.publicKey, enc.encode(text));
+  assert.equal(await produceAt(c, topic, 0, await seal('p0 r0')), 0);
+  assert.equal(await produceAt(c, topic, 0, enc.encode('\x01garbage')), 1);
+  assert.equal(await produceAt(c, topic, 0, await seal('p0 r2')), 2); // a lower seq than partition 1's
+  assert.equal(await produceAt(c, topic, 1, await seal('p1 r0')), 0);
+  const p1r1 = await seal('p1 r1');
+  assert.equal(await produceAt(c, topic, 1, p1r1), 1);
+
+  const at = (r) => `${r.partition}@${r.offset}`;
+  const c1 = await SealedConsumer.create(c, bob, [alice.publicKey], topic, { group: 'g', autoCommitMs: null });
+  const got = {};
+  for (let i = 0; i < 5; i++) {
+    const r = await c1.next();
+    got[at(r)] = r.ok;
+  }
+  assert.deepEqual(got, { '0@0': true, '0@1': false, '0@2': true, '1@0': true, '1@1': true });
+  await c1.commit();
+  assert.equal(await c.committed('g', topic, 0), 1, 'partition 0 only up to the failed record');
+  assert.equal(await c.committed('g', topic, 1), 2);
+  await c1.close();
+
+  // Someone appends partition 1's last record again.
+  assert.equal(await produceAt(c, topic, 1, p1r1), 2);
+
+  const c2 = await SealedConsumer.create(c, bob, [alice.publicKey], topic, { group: 'g', autoCommitMs: null });
+  assert.deepEqual(c2.stateOrigin(), { kind: 'Restored', senders: 1, floor: 0n });
+  const again = {};
+  for (let i = 0; i < 3; i++) {
+    const r = await c2.next();
+    again[at(r)] = r;
+  }
+  assert.deepEqual(Object.keys(again).sort(), ['0@1', '0@2', '1@2']);
+  assert.equal(again['0@1'].ok, false, 'the failed record again');
+  const late = again['0@2'];
+  // With a high-water mark (everything up to partition 1's seq seen) this was refused as Replayed.
+  assert.ok(late.ok && late.text() === 'p0 r2', String(late));
+  assert.equal(late.late, true, 'below the restored highest: a late record');
+  assert.equal(late.window, 'restored');
+  assert.equal(again['1@2'].ok, false);
+  assert.equal(again['1@2'].openError.kind, 'Replayed', 'a number the window marks seen');
+  await c2.close();
 });
 
 test('held records are bounded by count and by age, each release reported once as a notice', async (t) => {

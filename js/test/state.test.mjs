@@ -8,6 +8,7 @@ import { CompatError } from '../src/crypto-errors.js';
 import { Fingerprint, Identity } from '../src/identity.js';
 import { Opener, WindowStart } from '../src/open.js';
 import { paddedLen } from '../src/pad.js';
+import { ReplayWindow } from '../src/replay.js';
 import { Sealer } from '../src/seal.js';
 import {
   BudgetState,
@@ -64,29 +65,45 @@ test('state lengths are Padmé buckets of 4 + len', async () => {
   assert.equal(await kind(sealState(me, 't', k, new Uint8Array(MAX_STATE_LEN + 1))), 'Length');
 });
 
+/** @param {bigint} x */
+function u64be(x) {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64BE(x);
+  return b;
+}
+
 test('consumer state round-trips byte for byte and refuses lies', () => {
   const s = new ConsumerState();
   s.committed.set(3, 7);
   s.committed.set(0, 42);
   s.floor = 99n;
-  s.senders.set('02'.repeat(32), 5n);
-  s.senders.set('01'.repeat(32), 1n << 40n);
+  s.note('02'.repeat(32), 5n);
+  s.note('01'.repeat(32), 1n << 40n);
+  s.note('01'.repeat(32), (1n << 40n) - 7n);
   const bytes = s.encode();
-  // The layout of ENVELOPE §13, partitions and fingerprints ascending (as Rust's BTreeMaps).
+  // The layout of ENVELOPE §13, partitions and fingerprints ascending (as
+  // Rust's BTreeMaps); per sender the highest seq and 16 big-endian u64
+  // words, bit s mod 1024 in word (s mod 1024) / 64.
+  const words = (set) => Buffer.concat(Array.from({ length: 16 }, (_, i) => u64be(set[i] ?? 0n)));
   const expect = Buffer.concat([
     Buffer.from([1, 0, 0, 0, 2]),
     Buffer.from('00000000000000000000002a', 'hex'),
     Buffer.from('000000030000000000000007', 'hex'),
     Buffer.from('0000000000000063', 'hex'),
     Buffer.from([0, 0, 0, 2]),
+    // 2^40 mod 1024 = 0: word 0 bit 0; 2^40 - 7 mod 1024 = 1017: word 15 bit 57.
     Buffer.from('01'.repeat(32) + '0000010000000000', 'hex'),
+    words({ 0: 1n, 15: 1n << 57n }),
+    // 5: word 0 bit 5.
     Buffer.from('02'.repeat(32) + '0000000000000005', 'hex'),
+    words({ 0: 1n << 5n }),
   ]);
   assert.deepEqual(Buffer.from(bytes), expect);
   const back = ConsumerState.decode(bytes);
   assert.deepEqual([...back.committed].sort(), [...s.committed].sort());
   assert.equal(back.floor, 99n);
-  assert.deepEqual(new Map(back.senders), new Map(s.senders));
+  assert.deepEqual(back.senders, s.senders);
+  assert.deepEqual(Buffer.from(back.encode()), expect);
   for (let cut = 0; cut < bytes.length; cut++) assert.equal(ConsumerState.decode(bytes.subarray(0, cut)), null, `cut at ${cut}`);
   const big = Uint8Array.from(bytes);
   big.set([0xff, 0xff, 0xff, 0xff], 1);
@@ -99,11 +116,12 @@ test('consumer state round-trips byte for byte and refuses lies', () => {
 
 test('too many senders fold the oldest marks into the floor', () => {
   const s = new ConsumerState();
-  for (let i = 0; i < MAX_STATE_SENDERS + 3; i++) s.senders.set(i.toString(16).padStart(16, '0') + '00'.repeat(24), 1000n + BigInt(i));
+  for (let i = 0; i < MAX_STATE_SENDERS + 3; i++) s.note(i.toString(16).padStart(16, '0') + '00'.repeat(24), 1000n + BigInt(i));
+  assert.equal(s.senders.size, MAX_STATE_SENDERS, 'note bounds the senders');
+  assert.equal(s.floor, 1002n, 'the three lowest went into the floor');
+  assert.ok([...s.senders.values()].every((w) => w.highest > 1002n));
   s.bound();
   assert.equal(s.senders.size, MAX_STATE_SENDERS);
-  assert.equal(s.floor, 1002n, 'the three lowest marks went into the floor');
-  assert.ok([...s.senders.values()].every((hw) => hw > 1002n));
 });
 
 test('budget state round-trips and refuses a cut record', async () => {
@@ -170,6 +188,41 @@ test('ChatCrypto counts its messages and stops at COMPAT_LIMIT', async () => {
 test('fingerprint bytes survive the hex keys of a consumer state', () => {
   const fp = Fingerprint.fromBytes(new Uint8Array(32).map((_, i) => 255 - i));
   const s = new ConsumerState();
-  s.senders.set(fp.toHex(), 9n);
-  assert.equal(ConsumerState.decode(s.encode()).senders.get(fp.toHex()), 9n);
+  s.note(fp.toHex(), 9n);
+  assert.equal(ConsumerState.decode(s.encode()).senders.get(fp.toHex()).highest, 9n);
+});
+
+test('a window noted and persisted refuses exactly what was seen; the others in it open late', () => {
+  // As Rust's replay.rs noted_numbers_are_seen_and_others_in_the_window_stay_fresh.
+  const w = ReplayWindow.startingWith(2010n);
+  w.note(2020n);
+  w.note(2015n);
+  w.note(2020n - 1024n); // too old to record: must not set 2020's bit
+  const back = ReplayWindow.fromParts(w.highest, w.bitmap());
+  assert.deepEqual(back, w);
+  assert.deepEqual(back.check(2015n), { ok: false, kind: 'Replayed', highest: 2020n });
+  assert.deepEqual(back.check(2010n), { ok: false, kind: 'Replayed', highest: 2020n });
+  assert.deepEqual(back.check(2012n), { ok: true, late: true }, 'not seen: a late record');
+  assert.deepEqual(back.check(2021n), { ok: true, late: false });
+  assert.deepEqual(back.check(2020n - 1024n), { ok: false, kind: 'TooOld', highest: 2020n });
+  assert.throws(() => ReplayWindow.fromParts(1n, new Uint8Array(127)), TypeError);
+});
+
+test('the opener restores a window: seen numbers are replays, unseen ones inside it open as late', async () => {
+  const [alice, bob] = await Promise.all([Identity.generate(), Identity.generate()]);
+  const sa = new Sealer(alice);
+  const recs = [];
+  for (let i = 0; i < 4; i++) recs.push(await sa.sealDirectDetailed('t', bob.publicKey, enc.encode(`${i}`)));
+  // The previous run opened 0, 1 and 3 (2 was on a partition not committed yet).
+  const s = new ConsumerState();
+  for (const i of [0, 1, 3]) s.note(alice.fingerprint().toHex(), recs[i].seq);
+  const saved = ConsumerState.decode(s.encode());
+  const o = new Opener(bob);
+  await o.trust(alice.publicKey);
+  await o.restoreWindow('t', alice.fingerprint(), saved.senders.get(alice.fingerprint().toHex()));
+  for (const i of [0, 1, 3]) assert.equal(await kind(o.open('t', recs[i].record)), 'Replayed', `record ${i}`);
+  const late = await o.open('t', recs[2].record);
+  assert.equal(late.opened.late, true);
+  assert.equal(late.opened.window, WindowStart.Restored);
+  assert.equal(await kind(o.open('t', recs[2].record)), 'Replayed', 'now seen');
 });
