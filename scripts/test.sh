@@ -22,6 +22,10 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${need_apt[@]}"
 fi
 
+# The JavaScript SDK's npm packages, exactly as locked: the Rust interop
+# tests drive the SDK (client/tests/js/) and its SEALKEY files need hash-wasm.
+(cd js && npm ci --no-audit --no-fund --loglevel=error)
+
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 # Docs build without warnings (broken intra-doc links, stray HTML).
@@ -29,8 +33,7 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace --all-targets
 cargo test --workspace --doc
 
-# The JavaScript SDK: its npm packages exactly as locked, then its tests
-# against the real broker binary (and Chromium for the chat page).
+# The JavaScript SDK's tests against the real broker binary (and Chromium
+# for the chat page).
 cargo build -p hermit-cli
-(cd js && npm ci --no-audit --no-fund --loglevel=error &&
-  HERMITMQ_BIN="$PWD/../target/debug/hermit" node --test test/)
+(cd js && HERMITMQ_BIN="$PWD/../target/debug/hermit" node --test test/)
