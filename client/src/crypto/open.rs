@@ -429,17 +429,7 @@ impl Opener {
         sender: &Fingerprint,
         highest: u64,
     ) -> Result<(), OpenError> {
-        let (direct_ctx, multi_ctx) = stream_ctx(topic, sender, self.identity.fingerprint())?;
-        self.streams.entry(topic.to_owned()).or_default().insert(
-            *sender,
-            Stream {
-                direct_ctx,
-                multi_ctx,
-                window: ReplayWindow::restored(highest),
-                restored: true,
-            },
-        );
-        Ok(())
+        self.restore_window(topic, sender, ReplayWindow::restored(highest))
     }
 
     /// Restores a persisted window of `sender` on `topic`: the numbers it

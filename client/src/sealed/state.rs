@@ -238,6 +238,33 @@ impl BudgetState {
     }
 }
 
+/// How long the state topic's operations are retried while the broker (or
+/// a NATS cluster electing a leader) answers with a retriable error.
+const RETRY_FOR: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Run `op` until it succeeds, fails for good, or [`RETRY_FOR`] has passed
+/// with retriable errors only (backing off from 50 ms to 1 s). Each
+/// operation is idempotent here: a create that went through answers
+/// `TopicExists` the second time, a save written twice is the same state.
+async fn retrying<T, F, Fut>(mut op: F) -> Result<T, ClientError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, ClientError>>,
+{
+    let deadline = tokio::time::Instant::now() + RETRY_FOR;
+    let mut backoff = std::time::Duration::from_millis(50);
+    loop {
+        match op().await {
+            Err(e) if e.is_retriable() && tokio::time::Instant::now() + backoff < deadline => {
+                tracing::debug!(error = %e, retry_in = ?backoff, "state topic: retrying");
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(std::time::Duration::from_secs(1));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// The state topic of one identity, as a client reads and writes it.
 pub(crate) struct StateStore {
     client: Client,
@@ -273,11 +300,10 @@ impl StateStore {
             retention_ms: 0,
             retention_bytes: 0,
         };
-        match client.create_topic(&topic, settings).await {
+        match retrying(|| client.create_topic(&topic, settings)).await {
             Ok(()) => {}
             Err(e) if e.status() == Some(Status::TopicExists) => {
-                let meta = client
-                    .metadata(Some(&topic))
+                let meta = retrying(|| client.metadata(Some(&topic)))
                     .await
                     .map_err(|e| state_error(&topic, "cannot describe the state topic", e))?;
                 if meta.first().is_some_and(|m| m.cleanup != Cleanup::Compact) {
@@ -306,11 +332,12 @@ impl StateStore {
         let mut offset = 0;
         let mut latest: Option<Bytes> = None;
         loop {
-            let r = self
-                .client
-                .fetch(&self.topic, 0, offset, 1 << 20, std::time::Duration::ZERO)
-                .await
-                .map_err(|e| state_error(&self.topic, "cannot read the state topic", e))?;
+            let r = retrying(|| {
+                self.client
+                    .fetch(&self.topic, 0, offset, 1 << 20, std::time::Duration::ZERO)
+            })
+            .await
+            .map_err(|e| state_error(&self.topic, "cannot read the state topic", e))?;
             let mut any = false;
             for rec in r.records_from(offset) {
                 let rec = rec.map_err(|e| state_error(&self.topic, "corrupt state batch", e))?;
@@ -352,10 +379,13 @@ impl StateStore {
         let batch = b
             .finish(hermit_protocol::record::now_ns())
             .map_err(|e| state_error(&self.topic, "cannot build the state batch", e.into()))?;
-        self.client
-            .produce(&self.topic, 0, Ack::Durable, Bytes::from(batch))
-            .await
-            .map_err(|e| state_error(&self.topic, "cannot save the state", e))?;
+        let batch = Bytes::from(batch);
+        retrying(|| {
+            self.client
+                .produce(&self.topic, 0, Ack::Durable, batch.clone())
+        })
+        .await
+        .map_err(|e| state_error(&self.topic, "cannot save the state", e))?;
         Ok(())
     }
 }

@@ -11,6 +11,15 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+/** The ACL rule giving each principal its own state topic (docs/SECURITY.md §3). */
+export const STATE_RULE = `# Each principal's own state topic: the SDKs keep their sealed replay state
+# and DIRECT budgets there (docs/ENVELOPE.md §13).
+[[acl]]
+principal = "*"
+topics = "state.{principal}"
+allow = ["produce", "consume", "create", "describe"]
+`;
+
 /**
  * The chat-inbox policy of docs/SECURITY.md: anyone authenticated may write
  * to any inbox (and so create it), only its owner may read and describe it.
@@ -25,13 +34,7 @@ allow = ["produce", "create"]
 principal = "*"
 topics = "inbox.{principal}"
 allow = ["consume", "describe", "create"]
-# Each principal's own state topic: the SDKs keep their sealed replay state
-# and DIRECT budgets there (docs/ENVELOPE.md §13).
-[[acl]]
-principal = "*"
-topics = "state.{principal}"
-allow = ["produce", "consume", "create", "describe"]
-`;
+${STATE_RULE}`;
 
 /** The broker binary the tests run. */
 export function hermitBin() {

@@ -2,7 +2,7 @@
 // interop tests: the same binary as helpers/broker.mjs starts. Passwords go
 // in HERMIT_PASSWORD (never argv, as the CLI insists).
 import { spawn } from 'node:child_process';
-import { hermitBin } from './broker.mjs';
+import { STATE_RULE, hermitBin } from './broker.mjs';
 
 /** The chat-inbox policy of docs/SECURITY.md §3 (owners may also create their inbox) and open `group.*` topics. */
 export const CHAT_POLICY = `
@@ -21,13 +21,7 @@ allow = ["consume", "describe", "create"]
 principal = "*"
 topics = "group.*"
 allow = ["produce", "consume", "describe", "create"]
-# Each principal's own state topic: the SDKs keep their sealed replay state
-# and DIRECT budgets there (docs/ENVELOPE.md §13).
-[[acl]]
-principal = "*"
-topics = "state.{principal}"
-allow = ["produce", "consume", "create", "describe"]
-`;
+${STATE_RULE}`;
 
 /**
  * Run `hermit ARGS…`, feeding `input` on stdin; resolves when it exits.
