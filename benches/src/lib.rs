@@ -6,6 +6,7 @@
 //! - [`catchup`]: a consumer reading a large existing log (the `sendfile` path).
 //! - [`rtt`]: one unbatched producer waiting for each ack.
 //! - [`recovery`]: broker start-up time and memory on a large segment after `kill -9`.
+//! - [`topics`]: many nearly empty topics (create rate, open files, RSS, disk, restarts).
 //! - [`target`]: the broker under load (started as a child process, or external).
 //! - [`process`]: a `hermit broker` child process, with its CPU time and peak memory.
 //! - [`report`]: figures per run, medians, table and JSON output.
@@ -19,6 +20,7 @@ pub mod report;
 pub mod rtt;
 pub mod stress;
 pub mod target;
+pub mod topics;
 
 use anyhow::Context;
 
@@ -36,6 +38,9 @@ pub enum BenchCommand {
     Rtt(rtt::RttArgs),
     /// Broker start-up on a 5,000,000-record active segment after kill -9.
     Recovery(recovery::RecoveryArgs),
+    /// Many nearly empty topics (one record each, created on demand): create
+    /// rate, a fetch per topic, open files, RSS, disk per topic, restart times.
+    Topics(topics::TopicsArgs),
 }
 
 /// Run a benchmark command and print its results.
@@ -56,6 +61,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Catchup(a) => ("catchup", a.settings(), &a.target, a.target.runs),
         BenchCommand::Rtt(a) => ("rtt", a.settings(), &a.target, a.target.runs),
         BenchCommand::Recovery(a) => ("recovery", a.settings(), &a.target, a.target.runs),
+        BenchCommand::Topics(a) => ("topics", a.settings(), &a.target, a.target.runs),
     };
     let json = target.json;
     let mut results: Vec<Run> = Vec::new();
@@ -82,6 +88,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             BenchCommand::Stress(a) => runtime.block_on(stress::run_once(a, i))?,
             BenchCommand::Catchup(a) => runtime.block_on(catchup::run_once(a, i))?,
             BenchCommand::Rtt(a) => runtime.block_on(rtt::run_once(a, i))?,
+            BenchCommand::Topics(a) => runtime.block_on(topics::run_once(a, i))?,
             BenchCommand::Recovery(a) => {
                 let (dir, prepared) = prepared.as_ref().expect("prepared above for recovery");
                 runtime.block_on(recovery::run_once(a, dir.path(), *prepared))?
