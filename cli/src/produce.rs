@@ -303,6 +303,12 @@ fn too_long(what: &str) -> anyhow::Error {
 pub fn sealed_error(e: SealedError) -> anyhow::Error {
     match e {
         SealedError::Client(c) => client_error(c),
+        // The ACL has no rule for the identity's state topic: an
+        // authorization failure (exit 4), like any other refusal.
+        e @ SealedError::State {
+            status: Some(hermit_client::Status::Unauthorized),
+            ..
+        } => Err::<(), _>(e).class(crate::exit::AUTH).unwrap_err(),
         other => Err::<(), _>(other).class(USAGE).unwrap_err(),
     }
 }

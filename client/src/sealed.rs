@@ -133,6 +133,9 @@ pub enum SealedError {
         topic: String,
         /// What failed, and what to do about it.
         reason: String,
+        /// The broker's refusal, when it refused (`Unauthorized`: the ACL
+        /// has no rule for the state topic).
+        status: Option<hermit_protocol::Status>,
     },
 }
 

@@ -208,7 +208,7 @@ fn without_the_state_rule_the_error_names_it_and_text_output_is_escaped() {
         b"\x1b[2J\x1b]0;pwned\x07\x1b[31mred\x1b[0m\n",
         &env,
     );
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(4), "an authorization failure");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("state.{principal}"), "{err}");
     // Opting out works (and the counts then last one run).
@@ -255,7 +255,7 @@ fn without_the_state_rule_the_error_names_it_and_text_output_is_escaped() {
     assert_eq!(out.stdout, b"\x1b[2J\x1b]0;pwned\x07\x1b[31mred\x1b[0m\n");
     // A group needs the state topic too: refused with the rule named.
     let out = read(&["-g", &format!("{bob_fp}.chat")]);
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(4), "an authorization failure");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("state.{principal}"), "{err}");
 }

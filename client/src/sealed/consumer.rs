@@ -246,6 +246,7 @@ impl SealedConsumer {
                             reason: "the latest state record is not a consumer state this \
                                      version reads"
                                 .into(),
+                            status: None,
                         }
                     })?),
                 };

@@ -322,6 +322,7 @@ impl SealedProducer {
                 let state = BudgetState::decode(&bytes).ok_or_else(|| SealedError::State {
                     topic: super::state::state_topic(&self.inner.identity),
                     reason: "the latest budget record is not one this version reads".into(),
+                    status: None,
                 })?;
                 let mut sealer = lock(&self.inner.sealer);
                 // Every reserved record may have been sealed before the
@@ -348,6 +349,7 @@ impl SealedProducer {
                     "DIRECT budgets for more than {} peers: send to new peers as MULTI, or use another identity",
                     super::state::MAX_BUDGET_PEERS
                 ),
+                status: None,
             });
         }
         let store = io.store.as_ref().expect("opened above");

@@ -285,6 +285,7 @@ fn state_error(topic: &str, what: &str, e: ClientError) -> SealedError {
     SealedError::State {
         topic: topic.to_owned(),
         reason: format!("{what}: {e}{hint}"),
+        status: e.status(),
     }
 }
 
@@ -310,6 +311,7 @@ impl StateStore {
                     return Err(SealedError::State {
                         topic: topic.clone(),
                         reason: "the topic exists but is not compacted (cleanup = delete would expire the state); delete it or recreate it with cleanup = compact".into(),
+                        status: None,
                     });
                 }
             }
@@ -362,6 +364,7 @@ impl StateStore {
                     "the latest state record does not open ({e}): written by another identity, \
                      or changed"
                 ),
+                status: None,
             })
     }
 
@@ -372,6 +375,7 @@ impl StateStore {
             SealedError::State {
                 topic: self.topic.clone(),
                 reason: format!("cannot seal the state: {e}"),
+                status: None,
             }
         })?;
         let mut b = BatchBuilder::new(&key.0);
