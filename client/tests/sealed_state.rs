@@ -12,8 +12,8 @@ use hermit_client::crypto::seal::DIRECT_LIMIT;
 use hermit_client::crypto::{Mode, WindowStart, envelope};
 use hermit_client::sealed::state::state_topic;
 use hermit_client::{
-    ConsumerOptions, RecordErrorKind, Release, SealedConsumer, SealedConsumerOptions,
-    SealedProducer, SealedProducerOptions, StartFrom, StateOrigin,
+    ConsumerOptions, RecordErrorKind, Release, SealedConsumerOptions, SealedProducer,
+    SealedProducerOptions, StartFrom, StateOrigin,
 };
 use sealed_support::*;
 
@@ -49,13 +49,7 @@ async fn a_record_replayed_after_a_restart_is_refused_as_a_duplicate() {
     let (alice, bob) = (env.party(), env.party());
     let topic = "inbox.bob";
     for text in ["one", "two", "three"] {
-        alice
-            .sp
-            .send(topic, None, text.as_bytes(), &[bob.public()])
-            .await
-            .expect("queued")
-            .await
-            .expect("delivered");
+        alice.send_to(topic, text.as_bytes(), &bob).await;
     }
 
     // Bob reads all three, commits (which saves his replay state), stops.
@@ -82,13 +76,7 @@ async fn a_record_replayed_after_a_restart_is_refused_as_a_duplicate() {
     // ACL lets produce) appends the second record again, byte for byte.
     let (_, _, old) = stored(&env, topic).await.remove(1);
     let replayed_at = env.produce_raw(topic, 0, b"", &old).await;
-    alice
-        .sp
-        .send(topic, None, b"four", &[bob.public()])
-        .await
-        .expect("queued")
-        .await
-        .expect("delivered");
+    alice.send_to(topic, b"four", &bob).await;
 
     // Bob restarts: the state is restored and the old record is a duplicate.
     let mut c = env
@@ -204,13 +192,7 @@ async fn a_crash_between_saving_the_state_and_committing_resumes_at_the_state() 
     let (alice, bob) = (env.party(), env.party());
     let topic = "inbox.bob3";
     for i in 0..4u8 {
-        alice
-            .sp
-            .send(topic, None, &[i], &[bob.public()])
-            .await
-            .expect("queued")
-            .await
-            .expect("delivered");
+        alice.send_to(topic, &[i], &bob).await;
     }
     let mut c = env
         .reader_with(&bob, &[&alice], topic, group("bob.c"))
@@ -243,13 +225,7 @@ async fn unopenable_records_stop_holding_commits_after_max_held_and_are_listed()
     for i in 0..5u8 {
         garbage.push(env.produce_raw(topic, 0, b"", &[0x01, i, 9, 9]).await);
     }
-    alice
-        .sp
-        .send(topic, None, b"real", &[bob.public()])
-        .await
-        .expect("queued")
-        .await
-        .expect("delivered");
+    alice.send_to(topic, b"real", &bob).await;
     let options = SealedConsumerOptions {
         max_held: 3,
         ..group("bob.h").into()
@@ -381,13 +357,7 @@ async fn records_are_padded_by_default() {
     let (alice, bob) = (env.party(), env.party());
     let topic = "inbox.bob6";
     let text = b"a 27-byte chat message here";
-    alice
-        .sp
-        .send(topic, None, text, &[bob.public()])
-        .await
-        .expect("queued")
-        .await
-        .expect("delivered");
+    alice.send_to(topic, text, &bob).await;
     let (_, _, value) = stored(&env, topic).await.remove(0);
     let padded = envelope::padded_len(text.len()).expect("small");
     assert_eq!(value.len(), envelope::DIRECT_OVERHEAD + padded);
@@ -396,5 +366,4 @@ async fn records_are_padded_by_default() {
     let r = opened(&mut c).await;
     assert!(r.padded);
     assert_eq!(r.plaintext.as_bytes(), text);
-    let _: SealedConsumer = c;
 }

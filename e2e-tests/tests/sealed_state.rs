@@ -56,31 +56,26 @@ fn a_restarted_consumer_refuses_a_record_replayed_through_the_broker() {
         );
         assert_ok(&out);
     };
-    let consume = |n: &str| {
-        run_hermit(
-            &[
-                "consume",
-                "-t",
-                &inbox,
-                "-i",
-                path_str(&bob),
-                "--trust",
-                path_str(&alice_pub),
-                "-g",
-                &group,
-                "-c",
-                n,
-                "--output",
-                "jsonl",
-            ],
-            b"",
-            &env,
-        )
+    // Bob reads his inbox as `consume` with `extra` flags, one JSON line per record.
+    let consume = |extra: &[&str]| {
+        let mut args = vec![
+            "consume",
+            "-t",
+            &inbox,
+            "-i",
+            path_str(&bob),
+            "--trust",
+            path_str(&alice_pub),
+            "--output",
+            "jsonl",
+        ];
+        args.extend_from_slice(extra);
+        run_hermit(&args, b"", &env)
     };
     // One producer run: consecutive sequence numbers.
     send("first\nsecond");
     // Bob's first run reads both, commits, saves his state, exits.
-    let out = consume("2");
+    let out = consume(&["-g", &group, "-c", "2"]);
     assert_ok(&out);
     let seen = jsonl(&out);
     assert_eq!(seen.len(), 2);
@@ -116,7 +111,7 @@ fn a_restarted_consumer_refuses_a_record_replayed_through_the_broker() {
     send("third");
 
     // A new process: the replay is refused, the new record opens.
-    let out = consume("2");
+    let out = consume(&["-g", &group, "-c", "2"]);
     let lines = jsonl(&out);
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert_eq!(lines[0]["offset"], 2);
@@ -134,30 +129,9 @@ fn a_restarted_consumer_refuses_a_record_replayed_through_the_broker() {
     // `--no-state` is the old behaviour: a group reads the first two, and
     // after a restart the replay opens again as a message.
     let other = format!("{bob_fp}.other");
-    let stateless = |n: &str| {
-        run_hermit(
-            &[
-                "consume",
-                "-t",
-                &inbox,
-                "-i",
-                path_str(&bob),
-                "--trust",
-                path_str(&alice_pub),
-                "-g",
-                &other,
-                "--no-state",
-                "-c",
-                n,
-                "--output",
-                "jsonl",
-            ],
-            b"",
-            &env,
-        )
-    };
-    assert_ok(&stateless("2"));
-    let out = stateless("2");
+    let stateless = ["-g", other.as_str(), "--no-state", "-c", "2"];
+    assert_ok(&consume(&stateless));
+    let out = consume(&stateless);
     assert_ok(&out);
     let lines = jsonl(&out);
     assert_eq!(

@@ -276,7 +276,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for WsStream<S> {
                 Some(Ok(msg)) => msg,
             };
             if msg.is_binary() {
-                let payload = BytesMut::from(msg.into_payload()).freeze();
+                // Never a copy: a shared payload stays shared.
+                let payload = Bytes::from(msg.into_payload());
                 if let Err(why) = this.take_message(payload) {
                     let error = io::Error::new(io::ErrorKind::InvalidData, why);
                     this.fail(Some((CloseCode::PROTOCOL_ERROR, why)), error);

@@ -111,6 +111,16 @@ impl Party {
     pub fn public(&self) -> PublicKey {
         self.id.public_key().clone()
     }
+
+    /// Seal `text` to `to` alone (DIRECT) on `topic` and wait until stored.
+    pub async fn send_to(&self, topic: &str, text: &[u8], to: &Party) -> hermit_client::Delivered {
+        self.sp
+            .send(topic, None, text, &[to.public()])
+            .await
+            .expect("queued")
+            .await
+            .expect("delivered")
+    }
 }
 
 pub fn from_start() -> ConsumerOptions {
