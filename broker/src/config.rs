@@ -237,6 +237,11 @@ pub struct Config {
     pub max_payload: u32,
     /// Largest record batch key. Default 4096.
     pub max_key: u32,
+    /// Most segment files the partitions keep open at once (an LRU of idle
+    /// partitions is closed beyond it; a partition in use stays open).
+    /// Default 768: with the 1,024 files of a common `ulimit -n`, 256 stay
+    /// for connections, listeners and the broker's own files.
+    pub open_files: u32,
     /// Most simultaneous connections. Default 10,000.
     pub max_connections: u32,
     /// Most requests in flight on one connection before it stops reading. Default 1024.
@@ -327,6 +332,7 @@ impl Default for Config {
             auto_create: true,
             max_payload: hermit_protocol::frame::DEFAULT_MAX_PAYLOAD,
             max_key: hermit_protocol::frame::DEFAULT_MAX_KEY,
+            open_files: 768,
             max_connections: 10_000,
             max_in_flight: 1024,
             handshake_timeout_ms: 5_000,
@@ -386,6 +392,7 @@ const KEYS: &[(&str, Kind)] = &[
     ("auto_create", Kind::Bool),
     ("max_payload", Kind::Int),
     ("max_key", Kind::Int),
+    ("open_files", Kind::Int),
     ("max_connections", Kind::Int),
     ("max_in_flight", Kind::Int),
     ("handshake_timeout_ms", Kind::Int),
@@ -619,6 +626,9 @@ impl Config {
         }
         if self.max_key > (1 << 20) {
             return Err(("max_key", "must be at most 1 MiB".into()));
+        }
+        if self.open_files < 16 {
+            return Err(("open_files", "must be at least 16".into()));
         }
         if self.max_connections == 0 {
             return Err(("max_connections", "must be positive".into()));

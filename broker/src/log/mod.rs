@@ -82,6 +82,8 @@ pub struct LogOptions {
     pub max_payload: u32,
     /// Largest key accepted.
     pub max_key: u32,
+    /// Most segment files idle partitions keep open (see [`Config::open_files`]).
+    pub open_files: usize,
 }
 
 impl LogOptions {
@@ -101,6 +103,7 @@ impl LogOptions {
             auto_create: c.auto_create,
             max_payload: c.max_payload,
             max_key: c.max_key,
+            open_files: c.open_files as usize,
         }
     }
 }
@@ -498,6 +501,34 @@ impl Log {
             .collect();
         v.sort_by(|a, b| a.name.cmp(&b.name));
         v
+    }
+
+    /// At most `limit` topics whose names sort after `after` (from the
+    /// first with `None`), in name order, internal ones included: one page
+    /// of a listing that never holds every topic at once.
+    pub fn topics_after(&self, after: Option<&str>, limit: usize) -> Vec<Arc<Topic>> {
+        let mut v: Vec<_> = self
+            .topics
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .filter(|t| after.is_none_or(|a| t.name.as_str() > a))
+            .cloned()
+            .collect();
+        v.sort_by(|a, b| a.name.cmp(&b.name));
+        v.truncate(limit);
+        v
+    }
+
+    /// Files held open by partitions now (segment files; memory maps of
+    /// indexes hold none). Bounded by [`LogOptions::open_files`] plus the
+    /// partitions in use.
+    pub fn open_files(&self) -> usize {
+        self.topics()
+            .iter()
+            .flat_map(|t| t.partitions.iter())
+            .map(|p| p.segment_count())
+            .sum()
     }
 
     /// A partition; with `create`, an unknown topic is created with the

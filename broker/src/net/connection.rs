@@ -867,27 +867,7 @@ impl State {
                         })
                         .collect(),
                 };
-                let body: Vec<TopicMetadata> = topics
-                    .iter()
-                    .map(|t| TopicMetadata {
-                        name: t.name().to_owned(),
-                        cleanup: t.policy().cleanup,
-                        retention_ms: t.policy().retention_ms,
-                        retention_bytes: t.policy().retention_bytes,
-                        partitions: t
-                            .partitions()
-                            .iter()
-                            .map(|p| {
-                                let (log_start, high_watermark) = p.bounds();
-                                PartitionMetadata {
-                                    partition: p.id(),
-                                    log_start,
-                                    high_watermark,
-                                }
-                            })
-                            .collect(),
-                    })
-                    .collect();
+                let body: Vec<TopicMetadata> = topics.iter().map(|t| topic_metadata(t)).collect();
                 self.respond(corr, &ResponseBody::Metadata(body));
             }
             Request::CreateTopic(c) => {
@@ -1294,5 +1274,29 @@ impl State {
                 None,
             );
         }
+    }
+}
+
+/// What Metadata says about one topic: its effective policy and each
+/// partition's bounds.
+fn topic_metadata(t: &crate::log::Topic) -> TopicMetadata {
+    let policy = t.policy();
+    TopicMetadata {
+        name: t.name().to_owned(),
+        cleanup: policy.cleanup,
+        retention_ms: policy.retention_ms,
+        retention_bytes: policy.retention_bytes,
+        partitions: t
+            .partitions()
+            .iter()
+            .map(|p| {
+                let (log_start, high_watermark) = p.bounds();
+                PartitionMetadata {
+                    partition: p.id(),
+                    log_start,
+                    high_watermark,
+                }
+            })
+            .collect(),
     }
 }
