@@ -78,22 +78,10 @@ impl Engine {
             tracing::warn!(%topic, "forgetting the offsets of a deleted topic");
             self.offsets.forget_topic(&topic)?;
         }
-        // A committed offset may not be ahead of its log (the log may have
-        // lost an unsynced tail in a crash under fsync = interval or never).
-        for (group, topic, partition, offset) in self.offsets.all() {
-            let end = self
-                .log
-                .topic(&topic)
-                .and_then(|t| t.partitions().get(partition as usize).cloned())
-                .map(|p| p.next_offset());
-            if let Some(end) = end
-                && offset > end
-            {
-                tracing::warn!(%group, %topic, partition, committed = offset, log_end = end,
-                    "committed offset is ahead of the log; clamping it to the log end");
-                self.offsets.commit(&group, &topic, partition, end)?;
-            }
-        }
+        // A committed offset ahead of its log (the log lost an unsynced tail
+        // in a crash under fsync = interval or never) is clamped when it is
+        // read (`committed`): checking every one here would open every
+        // partition at the start.
         Ok(())
     }
 
@@ -129,9 +117,28 @@ impl Engine {
         self.offsets.commit(group, topic, partition, offset)
     }
 
-    /// The committed offset of `group` for `topic/partition`, if any.
+    /// The committed offset of `group` for `topic/partition`, if any. An
+    /// offset ahead of its partition's log end (the log lost an unsynced
+    /// tail in a crash under `fsync = interval` or `never`) is clamped to
+    /// the log end, and the clamp committed.
     pub fn committed(&self, group: &str, topic: &str, partition: u32) -> Option<u64> {
-        self.offsets.committed(group, topic, partition)
+        let offset = self.offsets.committed(group, topic, partition)?;
+        let end = self
+            .log
+            .topic(topic)
+            .and_then(|t| self.log.open_partition(&t, partition).ok())
+            .map(|p| p.next_offset());
+        match end {
+            Some(end) if offset > end => {
+                tracing::warn!(%group, %topic, partition, committed = offset, log_end = end,
+                    "committed offset is ahead of the log; clamping it to the log end");
+                if let Err(e) = self.offsets.commit(group, topic, partition, end) {
+                    tracing::error!(%group, %topic, partition, error = %e, "could not commit the clamped offset");
+                }
+                Some(end)
+            }
+            _ => Some(offset),
+        }
     }
 
     /// The partition commits are appended to: a commit is durable once its

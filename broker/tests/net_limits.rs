@@ -71,9 +71,10 @@ impl Fixture {
             got[1..9].copy_from_slice(&[0; 8]);
             assert_eq!(&got, want);
         }
-        let topics: Vec<String> = std::fs::read_dir(self._dir.path().join("topics"))
+        let topics: Vec<String> = std::fs::read_dir(self._dir.path().join("partitions"))
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .map(|n| n.split('@').next().unwrap().to_owned())
             .collect();
         let mut topics = topics;
         topics.sort();

@@ -361,7 +361,23 @@ async fn unknown_topics_are_refused_when_auto_create_is_off() {
         raw.call(&commit_req("g", "nope", 0)).await.status,
         Status::UnknownTopic
     );
-    assert!(!dir.path().join("topics/nope").exists());
+    assert!(
+        std::fs::read_dir(dir.path().join("partitions"))
+            .unwrap()
+            .all(|e| !e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("nope@")),
+        "nothing on disk for a topic that was refused"
+    );
+    assert!(
+        !std::fs::read(dir.path().join("catalog"))
+            .unwrap()
+            .windows(4)
+            .any(|w| w == b"nope"),
+        "no catalog entry either"
+    );
     assert_eq!(raw.call(&create_req("nope", 1)).await.status, Status::Ok);
     assert_eq!(
         raw.produce("nope", &batch(1, 8, 0), Ack::Durable)

@@ -14,6 +14,22 @@ use hermit_protocol::frame::TopicSettings;
 use hermit_protocol::{Cleanup, Status};
 
 const TOPIC: &str = "crash";
+
+/// Open the log and its test partition: partitions open (and recover) on
+/// first use, so a damaged active segment is found there, before any read
+/// or write of it.
+fn open_and_recover(dir: &Path, opts: LogOptions) -> Result<Log, hermit_broker::log::StorageError> {
+    let log = Log::open(dir, opts)?;
+    if log.topic(TOPIC).is_some() {
+        log.partition(TOPIC, 0, false)?;
+    }
+    Ok(log)
+}
+
+/// [`open_and_recover`], which must succeed.
+fn open(dir: &Path, opts: LogOptions) -> Log {
+    open_and_recover(dir, opts).expect("open log")
+}
 const SEGMENT_BYTES: u64 = 2048;
 
 fn crash_opts(verify_rolled: VerifyRolled, recovery_mode: RecoveryMode) -> LogOptions {
@@ -325,7 +341,7 @@ fn bit_flip_in_an_active_batch_with_batches_after_it_is_fenced_not_truncated() {
             let d = fx.copy();
             flip_bit(&active_log(d.path()), pos + i, bit);
             assert!(
-                Log::open(
+                open_and_recover(
                     d.path(),
                     crash_opts(VerifyRolled::Background, RecoveryMode::AbsoluteConsistency)
                 )
@@ -475,7 +491,7 @@ fn absolute_consistency_refuses_to_open_damaged_logs() {
     // An intact log opens.
     {
         let d = fx.copy();
-        let log = Log::open(d.path(), strict.clone()).expect("an intact log opens");
+        let log = open_and_recover(d.path(), strict.clone()).expect("an intact log opens");
         assert_eq!(walk(&topic_part(&log)), as_walk(&fx.batches));
     }
     // Damage in a rolled segment, verified at startup.
@@ -485,7 +501,7 @@ fn absolute_consistency_refuses_to_open_damaged_logs() {
     let d = fx.copy();
     let seg_log = partition_dir(d.path(), TOPIC, 0).join(seg.file_name().unwrap());
     flip_bit(&seg_log, pos + len - 1, 3);
-    match Log::open(d.path(), strict.clone()) {
+    match open_and_recover(d.path(), strict.clone()) {
         Err(StorageError::CorruptRange { from, to: t, .. }) => assert_eq!((from, t), (base, to)),
         other => panic!("expected CorruptRange, got {other:?}"),
     }
@@ -494,7 +510,7 @@ fn absolute_consistency_refuses_to_open_damaged_logs() {
     // that has already happened).
     let bg = crash_opts(VerifyRolled::Background, RecoveryMode::AbsoluteConsistency);
     {
-        let log = Log::open(d.path(), bg).expect("opens; verification comes later");
+        let log = open_and_recover(d.path(), bg).expect("opens; verification comes later");
         assert_fenced(&fx, &log, seg_base, base, to);
     }
     // A torn active tail: refused, and the file is left untouched.
@@ -504,7 +520,7 @@ fn absolute_consistency_refuses_to_open_damaged_logs() {
     let inside = batches_in(&path);
     let &(last_pos, _, _) = inside.last().unwrap();
     set_len(&path, len - 1);
-    match Log::open(d.path(), strict) {
+    match open_and_recover(d.path(), strict) {
         Err(StorageError::Corrupt { position, .. }) => assert_eq!(position, last_pos),
         other => panic!("expected Corrupt, got {other:?}"),
     }
@@ -608,15 +624,22 @@ fn leftovers_of_interrupted_writes_are_removed_at_open() {
         .to_owned();
     std::fs::write(pdir.join(format!("{idx_name}.tmp")), b"half an index").unwrap();
     std::fs::write(pdir.join("00000000000099999999.idx"), [0u8; 16]).unwrap();
-    // Leftovers above the partitions: a topic whose creation did not finish
-    // (no topic.toml) and a deleted topic still in the trash.
-    std::fs::create_dir_all(d.path().join("topics/half-created/0")).unwrap();
+    // Leftovers above the partitions: the directory of a topic whose
+    // creation never reached the catalog, and a deleted topic still in the
+    // trash.
+    let half = d.path().join("partitions/half-created@0@0000000000000001");
+    std::fs::create_dir_all(&half).unwrap();
     std::fs::create_dir_all(d.path().join("trash/old-1/0")).unwrap();
     let log = open(d.path(), default_opts());
     assert_eq!(file_names(&pdir), before);
-    assert!(!d.path().join("topics/half-created").exists());
     assert!(!d.path().join("trash").exists());
     assert!(log.topic("half-created").is_none());
+    log.run_cleanup(hermit_broker::log::partition::now_ns())
+        .unwrap();
+    assert!(
+        half.exists(),
+        "reported, never removed: a damaged catalog could have lost it"
+    );
     assert_eq!(walk(&topic_part(&log)), as_walk(&fx.batches));
 }
 

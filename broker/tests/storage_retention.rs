@@ -130,7 +130,7 @@ fn segment_logs(dir: &Path) -> Vec<std::path::PathBuf> {
 fn the_roll_age_survives_a_restart() {
     // Restarting more often than segment_ms must not keep the active
     // segment from ever rolling over (and so from ever being deleted).
-    let pdir = |d: &Path| d.join("topics/t/0");
+    let pdir = |d: &Path| partition_dir(d, "t", 0);
     // Case 1: the segment before the active one rolled two days ago.
     let dir = tempfile::tempdir().unwrap();
     {
@@ -151,14 +151,16 @@ fn the_roll_age_survives_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     {
         let log = open(dir.path(), retention_opts());
-        let p = create(&log);
+        let p = {
+            // Created two days ago (the creation is the topic's incarnation).
+            let _then = hermit_broker::log::clock::failpoints::set_clock(
+                now_ns() - 2 * 86_400 * 1_000_000_000,
+            );
+            create(&log)
+        };
         p.append(&stamped_at(0)).unwrap();
         log.close().unwrap();
     }
-    set_mtime(
-        &dir.path().join("topics/t/topic.toml"),
-        Duration::from_secs(2 * 86_400),
-    );
     {
         let log = open(dir.path(), retention_opts());
         let p = log.partition("t", 0, false).unwrap();

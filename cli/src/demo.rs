@@ -182,7 +182,8 @@ async fn exchange(
     // What is on disk: every batch of the partition, found by the broker's
     // own reader of its segment files.
     let stored = stored_batches(data)?;
-    let partition = data.join("topics").join(TOPIC).join("0");
+    let partition = check::find_partition_dir(data, TOPIC, 0)?
+        .with_context(|| format!("no partition directory for {TOPIC} in {}", data.display()))?;
     let mut segments: Vec<&Path> = stored.iter().map(|b| b.segment.as_path()).collect();
     segments.dedup();
     let shown = match segments.as_slice() {
@@ -304,7 +305,8 @@ struct StoredBatch {
 /// Every batch of the demo topic's partition, in offset order, read with
 /// the broker's own segment reader (`hermit log dump`'s).
 fn stored_batches(data: &Path) -> anyhow::Result<Vec<StoredBatch>> {
-    let dir = data.join("topics").join(TOPIC).join("0");
+    let dir = check::find_partition_dir(data, TOPIC, 0)?
+        .with_context(|| format!("no partition directory for {TOPIC} in {}", data.display()))?;
     let mut entries = Vec::new();
     let damage = check::dump_partition(&dir, |e| entries.push(e.clone()))
         .with_context(|| format!("cannot read {}", dir.display()))?;

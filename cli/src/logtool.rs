@@ -97,54 +97,46 @@ fn check(dir: PathBuf) -> anyhow::Result<()> {
 }
 
 fn dump(dir: PathBuf, topic: Option<String>, partition: Option<u32>) -> anyhow::Result<()> {
-    let topics_dir = dir.join("topics");
-    let mut names: Vec<String> = std::fs::read_dir(&topics_dir)
-        .with_context(|| format!("cannot list {}", topics_dir.display()))?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| topic.as_ref().is_none_or(|t| t == n))
-        .collect();
-    names.sort();
+    let (parts, _) = check::catalog_partitions(&dir)
+        .with_context(|| format!("cannot read the topic catalog of {}", dir.display()))?;
     let mut damaged = false;
-    for name in names {
-        let tdir = topics_dir.join(&name);
-        let mut parts: Vec<u32> = std::fs::read_dir(&tdir)
-            .with_context(|| format!("cannot list {}", tdir.display()))?
-            .filter_map(|e| e.ok())
-            .filter_map(|e| e.file_name().into_string().ok()?.parse().ok())
-            .filter(|p| partition.is_none_or(|want| want == *p))
-            .collect();
-        parts.sort_unstable();
-        for p in parts {
-            // The callback cannot stop the scan: after a failed write it
-            // only skips the rest, and the error is returned after it.
-            let mut written = Ok(());
-            let damage = check::dump_partition(&tdir.join(p.to_string()), |e| {
-                if written.is_err() {
-                    return;
-                }
-                let h = &e.header;
-                written = outln!(
-                    "{name}/{p} offset={} records={} position={} bytes={} key_len={} payload_len={} timestamp_ns={} crc=0x{:08x} segment={}",
-                    h.base_offset,
-                    h.record_count,
-                    e.position,
-                    h.batch_len(),
-                    h.key_len,
-                    h.payload_len,
-                    h.timestamp_ns,
-                    h.crc,
-                    e.segment
-                        .file_name()
-                        .map(|f| f.to_string_lossy())
-                        .unwrap_or_default(),
-                );
-            })?;
-            written?;
-            for (path, why) in damage {
-                damaged = true;
-                outln!("{name}/{p} DAMAGED {}: {why}", path.display())?;
+    for cp in parts
+        .into_iter()
+        .filter(|cp| topic.as_ref().is_none_or(|t| *t == cp.topic))
+        .filter(|cp| partition.is_none_or(|want| want == cp.partition))
+    {
+        if !cp.dir.exists() {
+            continue;
+        }
+        let (name, p) = (&cp.topic, cp.partition);
+        // The callback cannot stop the scan: after a failed write it
+        // only skips the rest, and the error is returned after it.
+        let mut written = Ok(());
+        let damage = check::dump_partition(&cp.dir, |e| {
+            if written.is_err() {
+                return;
             }
+            let h = &e.header;
+            written = outln!(
+                "{name}/{p} offset={} records={} position={} bytes={} key_len={} payload_len={} timestamp_ns={} crc=0x{:08x} segment={}",
+                h.base_offset,
+                h.record_count,
+                e.position,
+                h.batch_len(),
+                h.key_len,
+                h.payload_len,
+                h.timestamp_ns,
+                h.crc,
+                e.segment
+                    .file_name()
+                    .map(|f| f.to_string_lossy())
+                    .unwrap_or_default(),
+            );
+        })?;
+        written?;
+        for (path, why) in damage {
+            damaged = true;
+            outln!("{name}/{p} DAMAGED {}: {why}", path.display())?;
         }
     }
     if damaged {

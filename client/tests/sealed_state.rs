@@ -148,7 +148,17 @@ async fn the_state_topic_holds_no_sender_kid_seq_or_fingerprint_in_the_clear() {
     let records = stored(&env, &st).await;
     assert_eq!(records.len(), 1, "one state record for one commit");
     let mut files = Vec::new();
-    collect(&env.data_dir().join("topics").join(&st), &mut files);
+    for dir in std::fs::read_dir(env.data_dir().join("partitions")).unwrap() {
+        let dir = dir.unwrap().path();
+        if dir
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with(&format!("{st}@"))
+        {
+            collect(&dir, &mut files);
+        }
+    }
     assert!(!files.is_empty());
     let mut needles: Vec<(String, Vec<u8>)> = vec![
         ("alice's kid".into(), alice.id.kid().as_bytes().to_vec()),

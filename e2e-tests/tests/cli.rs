@@ -193,11 +193,18 @@ fn log_check_on_a_corrupted_data_dir_exits_5() {
     assert_quiet_stop(&["log", "dump", path_str(&data)]);
     assert_quiet_stop(&["log", "check", path_str(&data)]);
 
-    let segment = data.join("topics/chat/0/00000000000000000000.log");
-    assert!(
-        data.join("topics/chat/0/00000000000000000000.idx").exists(),
-        "sealed"
-    );
+    let chat = std::fs::read_dir(data.join("partitions"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("chat@0@")
+        })
+        .expect("the partition directory of chat/0");
+    let segment = chat.join("00000000000000000000.log");
+    assert!(chat.join("00000000000000000000.idx").exists(), "rolled");
     let mut bytes = std::fs::read(&segment).unwrap();
     bytes[40] ^= 0x01;
     std::fs::write(&segment, &bytes).unwrap();

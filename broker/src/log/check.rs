@@ -7,12 +7,14 @@ use std::path::{Path, PathBuf};
 
 use hermit_protocol::RecordHeader;
 
+use super::catalog::{self, Entry};
 use super::error::{IoContext, Result, StorageError};
 use super::index::Index;
 use super::lock::DirLock;
+use super::partition_dir;
 use super::reader::{self, Continuity, ScanOptions, SegmentReader};
 use super::segment::{self, HARD_MAX_BATCH, idx_name};
-use super::{CleanupName, TopicFile};
+use hermit_protocol::Cleanup;
 
 /// What is wrong with a segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,7 +89,7 @@ pub struct PartitionReport {
 pub struct CheckReport {
     /// Partitions.
     pub partitions: Vec<PartitionReport>,
-    /// Problems outside any segment (unreadable topic.toml, …).
+    /// Problems outside any segment (damage in the topic catalog, …).
     pub other: Vec<String>,
 }
 
@@ -114,10 +116,70 @@ impl CheckReport {
     }
 }
 
-fn topic_file(dir: &Path) -> std::result::Result<TopicFile, String> {
-    let path = dir.join("topic.toml");
-    let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+/// One partition as the catalog describes it.
+#[derive(Debug, Clone)]
+pub struct CatalogPartition {
+    /// Topic name.
+    pub topic: String,
+    /// Partition number.
+    pub partition: u32,
+    /// Its directory (absent until the partition is first used).
+    pub dir: PathBuf,
+    /// Whether its segments are dense (`cleanup = delete`: never compacted).
+    pub dense: bool,
+}
+
+/// Every partition of every topic in the catalog of `data_dir`, by topic
+/// name, read-only; and damage found in the catalog (a torn tail, what a
+/// crash leaves, is not reported: the broker truncates it).
+pub fn catalog_partitions(data_dir: &Path) -> Result<(Vec<CatalogPartition>, Vec<String>)> {
+    let path = data_dir.join(catalog::CATALOG_FILE);
+    let replay = catalog::read(&path)?;
+    let other = replay
+        .skipped
+        .iter()
+        .map(|(from, to)| {
+            format!(
+                "{}: damaged entries at bytes {from}..{to} (valid entries follow)",
+                path.display()
+            )
+        })
+        .collect();
+    let (mut live, _) = catalog::split_entries(replay.entries.into_iter().map(|(_, e)| e));
+    live.sort_by(|a, b| match (a, b) {
+        (Entry::Create { name: x, .. }, Entry::Create { name: y, .. }) => x.cmp(y),
+        _ => std::cmp::Ordering::Equal,
+    });
+    let mut out = Vec::new();
+    for e in live {
+        if let Entry::Create {
+            name,
+            incarnation,
+            settings,
+        } = e
+        {
+            for p in 0..settings.partitions {
+                out.push(CatalogPartition {
+                    dir: partition_dir(data_dir, &name, p, incarnation),
+                    topic: name.clone(),
+                    partition: p,
+                    dense: settings.cleanup == Cleanup::Delete,
+                });
+            }
+        }
+    }
+    Ok((out, other))
+}
+
+/// The directory of partition `partition` of `topic` in `data_dir`, by
+/// its catalog (read-only; fine beside a running broker); `None` if the
+/// catalog has no such topic or partition.
+pub fn find_partition_dir(data_dir: &Path, topic: &str, partition: u32) -> Result<Option<PathBuf>> {
+    let (parts, _) = catalog_partitions(data_dir)?;
+    Ok(parts
+        .into_iter()
+        .find(|p| p.topic == topic && p.partition == partition)
+        .map(|p| p.dir))
 }
 
 /// Verify every segment of every partition in `data_dir`: CRCs, offset
@@ -125,31 +187,19 @@ fn topic_file(dir: &Path) -> std::result::Result<TopicFile, String> {
 /// beside a live broker.
 pub fn check_dir(data_dir: &Path) -> Result<CheckReport> {
     let _lock = DirLock::acquire(data_dir)?;
-    let mut report = CheckReport::default();
-    let topics_dir = data_dir.join("topics");
-    let mut names: Vec<String> = fs::read_dir(&topics_dir)
-        .ctx("list topics", &topics_dir)?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
-    names.sort();
-    for name in names {
-        let tdir = topics_dir.join(&name);
-        let file = match topic_file(&tdir) {
-            Ok(f) => f,
-            Err(e) => {
-                report.other.push(e);
-                continue;
-            }
-        };
-        let dense = file.cleanup == CleanupName::Delete;
-        for p in 0..file.partitions {
-            let pdir = tdir.join(p.to_string());
-            report
-                .partitions
-                .push(check_partition(&pdir, &name, p, dense)?);
+    let (parts, other) = catalog_partitions(data_dir)?;
+    let mut report = CheckReport {
+        other,
+        ..CheckReport::default()
+    };
+    for p in parts {
+        if !p.dir.exists() {
+            // Never used: nothing on disk to check.
+            continue;
         }
+        report
+            .partitions
+            .push(check_partition(&p.dir, &p.topic, p.partition, p.dense)?);
     }
     Ok(report)
 }

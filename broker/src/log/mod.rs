@@ -5,6 +5,8 @@
 //! - [`reader`]: the segment reader, the only way to scan a log file.
 //! - [`index`]: the sparse, memory-mapped offset index.
 //! - [`segment`]: file naming, rolled segments, verification.
+//! - [`catalog`]: the topic catalog, one append-only file.
+//! - `cache`: the open partitions, an LRU bounded by the files they hold.
 //! - [`partition`]: append, zero-copy reads, group-commit fsync, recovery, retention.
 //! - [`check`]: offline, read-only verification and dump of a data directory.
 //! - [`compaction`]: keep the newest batch per key, with an atomic swap.
@@ -16,12 +18,13 @@
 //!
 //! ```text
 //! <data_dir>/LOCK
-//! <data_dir>/topics/<topic>/topic.toml
-//! <data_dir>/topics/<topic>/<partition>/<base:020>.log|.idx
-//! <data_dir>/trash/                  topics being deleted
-//! <data_dir>/creating/               topics being created (moved into topics/ when complete)
+//! <data_dir>/catalog                 the topics (append-only, see [`catalog`])
+//! <data_dir>/partitions/<topic>@<partition>@<incarnation:016x>/<base:020>.log|.idx
+//! <data_dir>/trash/                  partitions being deleted
 //! ```
 
+mod cache;
+pub mod catalog;
 pub mod check;
 pub mod clock;
 pub mod compaction;
@@ -34,21 +37,24 @@ pub mod reader;
 pub mod segment;
 pub mod sync;
 
-use std::collections::HashMap;
-use std::fs;
+use std::collections::{BTreeSet, HashSet};
+use std::fs::{self, File};
+use std::ops::Bound;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::thread::JoinHandle;
 
 use hermit_protocol::frame::TopicSettings;
 use hermit_protocol::{Cleanup, TopicName};
-use serde::{Deserialize, Serialize};
 
 pub use error::{Corruption, Result, StorageError};
 pub use partition::{Appended, FileRange, Partition, ReadOutcome, ScanCheck, ScanScope};
 
 use crate::config::{Config, FsyncPolicy, Limit, RecoveryMode, VerifyRolled};
+use cache::OpenPartitions;
+pub use catalog::StoredSettings;
+use catalog::{Catalog, Entry};
 use error::IoContext;
 use lock::DirLock;
 use sync::SyncQueue;
@@ -127,56 +133,13 @@ pub struct TopicPolicy {
     pub delete_retention_ms: u64,
 }
 
-/// The contents of `topic.toml`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TopicFile {
-    /// Number of partitions.
-    pub partitions: u32,
-    /// `delete` or `compact`.
-    pub cleanup: CleanupName,
-    /// Retention by age in ms; absent: the broker default; `u64::MAX`: forever.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retention_ms: Option<u64>,
-    /// Retention by size in bytes; absent: the broker default; `u64::MAX`: unlimited.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retention_bytes: Option<u64>,
-}
-
-/// Cleanup policy as written in `topic.toml`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CleanupName {
-    /// Delete old segments.
-    Delete,
-    /// Compact by key.
-    Compact,
-}
-
-impl From<CleanupName> for Cleanup {
-    fn from(c: CleanupName) -> Cleanup {
-        match c {
-            CleanupName::Delete => Cleanup::Delete,
-            CleanupName::Compact => Cleanup::Compact,
-        }
-    }
-}
-
-impl From<Cleanup> for CleanupName {
-    fn from(c: Cleanup) -> CleanupName {
-        match c {
-            Cleanup::Delete => CleanupName::Delete,
-            Cleanup::Compact => CleanupName::Compact,
-        }
-    }
-}
-
-impl TopicFile {
-    fn policy(&self, opts: &LogOptions) -> TopicPolicy {
+impl TopicPolicy {
+    /// The effective policy of stored settings under the broker's defaults.
+    pub fn of(settings: &StoredSettings, opts: &LogOptions) -> TopicPolicy {
         TopicPolicy {
-            cleanup: self.cleanup.into(),
-            retention_ms: self.retention_ms.unwrap_or(opts.retention_ms.as_u64()),
-            retention_bytes: self
+            cleanup: settings.cleanup,
+            retention_ms: settings.retention_ms.unwrap_or(opts.retention_ms.as_u64()),
+            retention_bytes: settings
                 .retention_bytes
                 .unwrap_or(opts.retention_bytes.as_u64()),
             delete_retention_ms: opts.delete_retention_ms,
@@ -184,14 +147,15 @@ impl TopicFile {
     }
 }
 
-/// A topic: its settings and partitions.
+/// A topic: its name, incarnation and policy. Its partitions are opened on
+/// use ([`Log::partition`], [`Log::open_partition`]); a topic nobody uses
+/// holds no file and costs only this struct in memory.
 #[derive(Debug)]
 pub struct Topic {
-    name: String,
-    dir: PathBuf,
-    file: TopicFile,
+    name: Box<str>,
+    incarnation: u64,
+    partitions: u32,
     policy: TopicPolicy,
-    partitions: Vec<Arc<Partition>>,
 }
 
 impl Topic {
@@ -200,25 +164,80 @@ impl Topic {
         &self.name
     }
 
-    /// Settings as stored.
-    pub fn settings(&self) -> &TopicFile {
-        &self.file
+    /// The incarnation: the broker clock (ns) at its creation, unique among
+    /// all topics ever created in this data directory.
+    pub fn incarnation(&self) -> u64 {
+        self.incarnation
+    }
+
+    /// Number of partitions.
+    pub fn partition_count(&self) -> u32 {
+        self.partitions
     }
 
     /// Effective policy.
     pub fn policy(&self) -> TopicPolicy {
         self.policy
     }
+}
 
-    /// Partitions in order.
-    pub fn partitions(&self) -> &[Arc<Partition>] {
-        &self.partitions
-    }
+/// A topic in the name-ordered set: ordered and looked up by name.
+#[derive(Debug, Clone)]
+struct ByName(Arc<Topic>);
 
-    /// Its directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
+impl PartialEq for ByName {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.name == other.0.name
     }
+}
+impl Eq for ByName {}
+impl PartialOrd for ByName {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for ByName {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.name.cmp(&other.0.name)
+    }
+}
+impl std::borrow::Borrow<str> for ByName {
+    fn borrow(&self) -> &str {
+        &self.0.name
+    }
+}
+
+/// The directory holding every partition directory.
+pub const PARTITIONS_DIR: &str = "partitions";
+
+/// The directory of partition `partition` of the topic `name` of
+/// incarnation `incarnation`: `<data_dir>/partitions/<name>@<partition>@<incarnation:016x>`.
+/// `@` is outside the topic alphabet, so the name is unambiguous; the
+/// incarnation keeps a topic created again under a deleted name away from
+/// whatever of the old one a crash left behind.
+/// A name longer than 200 bytes is cut there (the incarnation alone makes
+/// the directory unique), so the whole stays within a file name's 255 bytes.
+pub fn partition_dir(data_dir: &Path, name: &str, partition: u32, incarnation: u64) -> PathBuf {
+    // Topic names are ASCII, so any byte index is a char boundary.
+    let cut = name.get(..name.len().min(200)).unwrap_or(name);
+    data_dir
+        .join(PARTITIONS_DIR)
+        .join(format!("{cut}@{partition}@{incarnation:016x}"))
+}
+
+/// Parse a partition directory's name into (topic name, cut at 200 bytes;
+/// partition; incarnation).
+pub fn parse_partition_dir(name: &str) -> Option<(&str, u32, u64)> {
+    let (rest, incarnation) = name.rsplit_once('@')?;
+    let (topic, partition) = rest.rsplit_once('@')?;
+    if incarnation.len() != 16 {
+        return None;
+    }
+    Some((
+        topic,
+        partition.parse().ok()?,
+        u64::from_str_radix(incarnation, 16).ok()?,
+    ))
 }
 
 /// The log of one broker: its topics and their partitions. It knows no
@@ -227,9 +246,22 @@ impl Topic {
 pub struct Log {
     dir: PathBuf,
     opts: Arc<LogOptions>,
-    topics: RwLock<HashMap<String, Arc<Topic>>>,
+    topics: RwLock<BTreeSet<ByName>>,
+    catalog: Arc<Catalog>,
+    open: Mutex<OpenPartitions>,
+    /// Serialises opening partitions, so each has one instance (hits in the
+    /// cache never take it).
+    opening: Mutex<()>,
     /// Serialises topic creation and deletion (not the data path).
     admin: Mutex<()>,
+    /// The last incarnation handed out.
+    last_incarnation: AtomicU64,
+    /// Closed partitions that hold rolled segments: retention and
+    /// compaction open them (the others have nothing to delete or compact).
+    cleanup_due: Mutex<HashSet<cache::Key>>,
+    /// Whether the partition directories were surveyed for `cleanup_due`
+    /// since the start (once, by the cleaner).
+    surveyed: AtomicBool,
     sync: Arc<SyncQueue>,
     sync_thread: Mutex<Option<JoinHandle<()>>>,
     stop: Arc<AtomicBool>,
@@ -246,219 +278,99 @@ impl std::fmt::Debug for Log {
 
 impl Log {
     /// Open (and recover) the data directory, creating it if needed. Takes
-    /// the directory lock and starts the group-commit thread.
+    /// the directory lock, reads the topic catalog and starts the
+    /// group-commit thread. No partition is opened: each is opened — and
+    /// its active segment recovered — before its first read or write.
     pub fn open(dir: &Path, opts: LogOptions) -> Result<Log> {
         if !dir.exists() {
             fsutil::create_dir_durable(dir)?;
         }
         let lock = DirLock::acquire(dir)?;
         let opts = Arc::new(opts);
-        let topics_dir = dir.join("topics");
-        if !topics_dir.exists() {
-            fsutil::create_dir_durable(&topics_dir)?;
+        if dir.join("topics").exists() && !dir.join(catalog::CATALOG_FILE).exists() {
+            return Err(StorageError::Config(format!(
+                "{} holds topics in the layout of an older HermitMQ (topics/<topic>/topic.toml); \
+                 this version keeps a topic catalog instead and cannot read that layout",
+                dir.display()
+            )));
+        }
+        let parts_dir = dir.join(PARTITIONS_DIR);
+        if !parts_dir.exists() {
+            fsutil::create_dir_durable(&parts_dir)?;
         }
         let trash = dir.join("trash");
         if trash.exists() {
             fs::remove_dir_all(&trash).ctx("empty trash", &trash)?;
         }
-        remove_unfinished_creations(&dir.join(CREATING_DIR));
-        let sync = SyncQueue::new();
-        let mut topics = HashMap::new();
-        for entry in fs::read_dir(&topics_dir).ctx("list topics", &topics_dir)? {
-            let entry = entry.ctx("list topics", &topics_dir)?;
-            let path = entry.path();
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                tracing::warn!(dir = %path.display(), "ignoring a directory with a non-UTF-8 name");
-                continue;
-            };
-            if TopicName::new_any(name.as_str()).is_err() || !path.is_dir() {
-                tracing::warn!(path = %path.display(), "ignoring an entry that is not a topic");
-                continue;
+        catalog::remove_leftovers(dir);
+        let (catalog, live) = Catalog::open(dir, opts.recovery_mode, |deleted| {
+            // A deletion is durable in the catalog before its directories go;
+            // a crash in between leaves them: remove them before the catalog
+            // forgets which they were.
+            for e in deleted {
+                if let Entry::Create {
+                    name,
+                    incarnation,
+                    settings,
+                } = e
+                {
+                    for p in 0..settings.partitions {
+                        let pdir = partition_dir(dir, name, p, *incarnation);
+                        if pdir.exists() {
+                            tracing::warn!(dir = %pdir.display(), "removing a deleted topic's partition left by a crash");
+                            fs::remove_dir_all(&pdir).ctx("remove deleted partition", &pdir)?;
+                        }
+                    }
+                }
             }
-            // A topic whose metadata cannot be read is skipped, never
-            // removed (it may hold acknowledged data) and never a reason not
-            // to start: one bad topic must not take every other one down.
-            // Its directory stays, so its name cannot be created again
-            // until an operator repaired or removed it; the next start
-            // loads it if it was repaired.
-            let file = match Self::read_topic_file(&path) {
-                Ok(file) => file,
-                Err(e) if !path.join(TOPIC_FILE).exists() && holds_no_file(&path) => {
-                    // Only empty directories: a creation by an older broker
-                    // (which wrote topic.toml last, in place) cut short.
-                    tracing::warn!(dir = %path.display(), error = %e, "removing a topic whose creation did not finish");
-                    fs::remove_dir_all(&path).ctx("remove incomplete topic", &path)?;
-                    continue;
-                }
-                Err(e) => {
-                    tracing::error!(
-                        topic = %name, dir = %path.display(), error = %e,
-                        "cannot load this topic: skipped (not served, not deleted); \
-                         repair or remove its directory and restart"
-                    );
-                    continue;
-                }
-            };
-            let topic = Self::load_topic(&path, &name, file, &opts, &sync)?;
-            topics.insert(name, Arc::new(topic));
+            fsutil::fsync_dir(&parts_dir)
+        })?;
+        let mut topics = BTreeSet::new();
+        let mut last_incarnation = 0;
+        for e in live {
+            if let Entry::Create {
+                name,
+                incarnation,
+                settings,
+            } = e
+            {
+                last_incarnation = last_incarnation.max(incarnation);
+                let policy = TopicPolicy::of(&settings, &opts);
+                topics.replace(ByName(Arc::new(Topic {
+                    name: name.into_boxed_str(),
+                    incarnation,
+                    partitions: settings.partitions,
+                    policy,
+                })));
+            }
         }
-        fsutil::fsync_dir(&topics_dir)?;
+        let catalog = Arc::new(catalog);
+        let sync = SyncQueue::new();
+        let fs_handle = File::open(dir).ctx("open data directory", dir)?;
+        sync.attach(catalog.clone(), fs_handle);
         let sync_thread = sync.start(opts.fsync);
-        Ok(Log {
+        let log = Log {
             dir: dir.to_path_buf(),
+            open: Mutex::new(OpenPartitions::new(opts.open_files)),
             opts,
             topics: RwLock::new(topics),
+            catalog,
+            opening: Mutex::new(()),
             admin: Mutex::new(()),
+            last_incarnation: AtomicU64::new(last_incarnation),
+            cleanup_due: Mutex::new(HashSet::new()),
+            surveyed: AtomicBool::new(false),
             sync,
             sync_thread: Mutex::new(sync_thread),
             stop: Arc::new(AtomicBool::new(false)),
             _lock: lock,
-        })
-    }
-
-    /// Read and check a topic directory's `topic.toml`.
-    fn read_topic_file(path: &Path) -> Result<TopicFile> {
-        let toml_path = path.join(TOPIC_FILE);
-        let text = fs::read_to_string(&toml_path).ctx("read", &toml_path)?;
-        let file: TopicFile = toml::from_str(&text).map_err(|e| StorageError::BadMetadata {
-            path: toml_path.clone(),
-            message: e.to_string(),
-        })?;
-        if file.partitions == 0 || file.partitions > hermit_protocol::frame::MAX_PARTITIONS {
-            return Err(StorageError::BadMetadata {
-                path: toml_path,
-                message: format!("partitions = {} is out of range", file.partitions),
-            });
+        };
+        if log.opts.verify_rolled == VerifyRolled::Startup {
+            // Every rolled segment verified before serving: this opens every
+            // partition once (through the cache, so within its file budget).
+            log.verify_all()?;
         }
-        Ok(file)
-    }
-
-    /// Open the partitions of the topic in `path`, described by `file`.
-    fn load_topic(
-        path: &Path,
-        name: &str,
-        file: TopicFile,
-        opts: &Arc<LogOptions>,
-        sync: &Arc<SyncQueue>,
-    ) -> Result<Topic> {
-        let policy = file.policy(opts);
-        let partitions = (0..file.partitions)
-            .map(|i| {
-                Partition::open(
-                    path.join(i.to_string()),
-                    name,
-                    i,
-                    opts.clone(),
-                    policy,
-                    Some(sync.clone()),
-                )
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Topic {
-            name: name.to_owned(),
-            dir: path.to_path_buf(),
-            file,
-            policy,
-            partitions,
-        })
-    }
-
-    /// Create a topic atomically: build it whole in `creating/` (partition
-    /// directories, `topic.toml`, each fsynced), rename it into `topics/`
-    /// (the commit point), fsync both parents, then open it. A failure at
-    /// any step leaves nothing in `topics/`: before the rename the temporary
-    /// directory is removed (or, after a crash, at the next start), after
-    /// it the topic is moved to `trash/`.
-    fn create_topic_files(
-        data_dir: &Path,
-        name: &str,
-        file: TopicFile,
-        opts: &Arc<LogOptions>,
-        sync: &Arc<SyncQueue>,
-    ) -> Result<Topic> {
-        let topics_dir = data_dir.join("topics");
-        let dir = topics_dir.join(name);
-        if dir.exists() {
-            // Not a loaded topic (see `Log::open`): never replace what may be data.
-            return Err(StorageError::BadMetadata {
-                path: dir.join(TOPIC_FILE),
-                message: "a directory for this topic exists but holds no loaded topic \
-                          (see the start-up log); repair or remove it"
-                    .into(),
-            });
-        }
-        let creating = data_dir.join(CREATING_DIR);
-        if !creating.exists() {
-            fsutil::create_dir_durable(&creating)?;
-        }
-        let tmp = creating.join(unique_name(name));
-        let built = Self::build_topic_dir(&tmp, &file).and_then(|()| {
-            fs::rename(&tmp, &dir).ctx("move created topic into place", &dir)?;
-            fsutil::fsync_dir(&topics_dir)?;
-            fsutil::fsync_dir(&creating)
-        });
-        if let Err(e) = built {
-            if tmp.exists()
-                && let Err(e2) = fs::remove_dir_all(&tmp)
-            {
-                tracing::error!(dir = %tmp.display(), error = %e2, "could not remove an unfinished topic; it is removed at the next start");
-            }
-            if dir.exists() {
-                // The rename happened (an fsync after it failed): undo it.
-                Self::discard_created(data_dir, &dir);
-            }
-            return Err(e);
-        }
-        let opened = failpoint(CreateStep::Renamed)
-            .and_then(|()| Self::load_topic(&dir, name, file, opts, sync));
-        if opened.is_err() {
-            Self::discard_created(data_dir, &dir);
-        }
-        opened
-    }
-
-    /// Fill the (new) temporary directory of a topic being created.
-    fn build_topic_dir(tmp: &Path, file: &TopicFile) -> Result<()> {
-        fs::create_dir(tmp).ctx("create topic directory", tmp)?;
-        for i in 0..file.partitions {
-            let p = tmp.join(i.to_string());
-            fs::create_dir(&p).ctx("create partition directory", &p)?;
-        }
-        failpoint(CreateStep::PartitionDirs)?;
-        let toml_path = tmp.join(TOPIC_FILE);
-        let text = toml::to_string(file).map_err(|e| StorageError::BadMetadata {
-            path: toml_path.clone(),
-            message: e.to_string(),
-        })?;
-        // Writes, fsyncs the file and fsyncs `tmp` (the partition directories' entries too).
-        fsutil::write_atomic(&toml_path, text.as_bytes())?;
-        failpoint(CreateStep::TopicFile)
-    }
-
-    /// Take a topic that was renamed into `topics/` but not opened back out
-    /// of it, through `trash/`, so that no half-created topic stays behind.
-    fn discard_created(data_dir: &Path, dir: &Path) {
-        let trash = data_dir.join("trash");
-        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("topic");
-        let dest = trash.join(unique_name(name));
-        let moved = (|| {
-            if !trash.exists() {
-                fsutil::create_dir_durable(&trash)?;
-            }
-            fs::rename(dir, &dest).ctx("move unfinished topic to trash", dir)?;
-            fsutil::fsync_dir(fsutil::parent(dir))
-        })();
-        match moved {
-            Ok(()) => {
-                if let Err(e) = fs::remove_dir_all(&dest) {
-                    tracing::warn!(dir = %dest.display(), error = %e, "could not empty the trash; it is emptied at the next start");
-                }
-            }
-            Err(e) => tracing::error!(
-                dir = %dir.display(), error = %e,
-                "a topic whose creation failed could not be removed; it will load (empty) at the next start"
-            ),
-        }
+        Ok(log)
     }
 
     /// The data directory.
@@ -481,58 +393,63 @@ impl Log {
         self.sync.stats()
     }
 
-    /// A topic by name.
-    pub fn topic(&self, name: &str) -> Option<Arc<Topic>> {
-        self.topics
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(name)
-            .cloned()
+    fn read_topics(&self) -> std::sync::RwLockReadGuard<'_, BTreeSet<ByName>> {
+        self.topics.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Every topic, internal ones included, sorted by name.
+    fn lock_open(&self) -> MutexGuard<'_, OpenPartitions> {
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A topic by name.
+    pub fn topic(&self, name: &str) -> Option<Arc<Topic>> {
+        self.read_topics().get(name).map(|t| t.0.clone())
+    }
+
+    /// Number of topics, internal ones included.
+    pub fn topic_count(&self) -> usize {
+        self.read_topics().len()
+    }
+
+    /// Every topic, internal ones included, sorted by name. Holds them all:
+    /// for listings use [`Log::topics_after`].
     pub fn topics(&self) -> Vec<Arc<Topic>> {
-        let mut v: Vec<_> = self
-            .topics
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .values()
-            .cloned()
-            .collect();
-        v.sort_by(|a, b| a.name.cmp(&b.name));
-        v
+        self.read_topics().iter().map(|t| t.0.clone()).collect()
     }
 
     /// At most `limit` topics whose names sort after `after` (from the
     /// first with `None`), in name order, internal ones included: one page
     /// of a listing that never holds every topic at once.
     pub fn topics_after(&self, after: Option<&str>, limit: usize) -> Vec<Arc<Topic>> {
-        let mut v: Vec<_> = self
-            .topics
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .values()
-            .filter(|t| after.is_none_or(|a| t.name.as_str() > a))
-            .cloned()
-            .collect();
-        v.sort_by(|a, b| a.name.cmp(&b.name));
-        v.truncate(limit);
-        v
+        let topics = self.read_topics();
+        let from = match after {
+            Some(a) => topics.range::<str, _>((Bound::Excluded(a), Bound::Unbounded)),
+            None => topics.range::<str, _>(..),
+        };
+        from.take(limit).map(|t| t.0.clone()).collect()
     }
 
     /// Files held open by partitions now (segment files; memory maps of
-    /// indexes hold none). Bounded by [`LogOptions::open_files`] plus the
-    /// partitions in use.
+    /// indexes hold none). At most [`LogOptions::open_files`] plus what the
+    /// partitions in use hold.
     pub fn open_files(&self) -> usize {
-        self.topics()
+        self.lock_open()
+            .all()
             .iter()
-            .flat_map(|t| t.partitions.iter())
             .map(|p| p.segment_count())
             .sum()
     }
 
+    /// Partitions open now, and partitions closed to keep within
+    /// `open_files` since the start.
+    pub fn open_partitions(&self) -> (usize, u64) {
+        let open = self.lock_open();
+        (open.len(), open.evictions)
+    }
+
     /// A partition; with `create`, an unknown topic is created with the
-    /// default settings when `auto_create` is on.
+    /// default settings when `auto_create` is on. Opens it if it is not
+    /// open (see [`Log::open_partition`]).
     pub fn partition(&self, topic: &str, partition: u32, create: bool) -> Result<Arc<Partition>> {
         let t = match self.topic(topic) {
             Some(t) => t,
@@ -557,22 +474,152 @@ impl Log {
             }
             None => return Err(StorageError::UnknownTopic(topic.to_owned())),
         };
-        t.partitions
-            .get(partition as usize)
-            .cloned()
-            .ok_or(StorageError::UnknownPartition {
+        self.open_partition(&t, partition)
+    }
+
+    /// The partition if it is open now; `Ok(None)` if it exists but is
+    /// closed (opening it does file I/O: callers on async threads open it
+    /// elsewhere, with [`Log::partition`]). Unknown topics and partitions
+    /// are errors, as in [`Log::partition`] without `create`.
+    pub fn partition_if_open(&self, topic: &str, partition: u32) -> Result<Option<Arc<Partition>>> {
+        let t = self
+            .topic(topic)
+            .ok_or_else(|| StorageError::UnknownTopic(topic.to_owned()))?;
+        if partition >= t.partitions {
+            return Err(StorageError::UnknownPartition {
                 topic: topic.to_owned(),
                 partition,
-                count: t.partitions.len() as u32,
-            })
+                count: t.partitions,
+            });
+        }
+        Ok(self.lock_open().get((t.incarnation, partition)))
+    }
+
+    /// Whether partition `partition` of `topic` is open now (a read or
+    /// write of it costs no open).
+    pub fn is_open(&self, topic: &Topic, partition: u32) -> bool {
+        self.lock_open()
+            .get((topic.incarnation, partition))
+            .is_some()
+    }
+
+    /// Partition `partition` of `topic`, opened (and its active segment
+    /// recovered) if it is not open. Opening may close idle partitions to
+    /// stay within `open_files`.
+    pub fn open_partition(&self, topic: &Arc<Topic>, partition: u32) -> Result<Arc<Partition>> {
+        if partition >= topic.partitions {
+            return Err(StorageError::UnknownPartition {
+                topic: topic.name().to_owned(),
+                partition,
+                count: topic.partitions,
+            });
+        }
+        let key = (topic.incarnation, partition);
+        if let Some(p) = self.lock_open().get(key) {
+            return Ok(p);
+        }
+        let _opening = self.opening.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = self.lock_open().get(key) {
+            return Ok(p);
+        }
+        // Deleted while we waited: its files are gone or going.
+        let current = self.topic(topic.name());
+        if current.is_none_or(|t| t.incarnation != topic.incarnation) {
+            return Err(StorageError::UnknownTopic(topic.name().to_owned()));
+        }
+        let p = Partition::open_created(
+            partition_dir(&self.dir, topic.name(), partition, topic.incarnation),
+            topic.name(),
+            partition,
+            self.opts.clone(),
+            topic.policy,
+            Some(self.sync.clone()),
+            Some(topic.incarnation),
+        )?;
+        let closed = self.lock_open().insert(key, p.clone());
+        self.note_closed(closed);
+        Ok(p)
+    }
+
+    /// Remember which of the partitions just closed still need cleanup, and
+    /// close them (outside the cache's lock: closing files takes syscalls).
+    fn note_closed(&self, closed: Vec<Arc<Partition>>) {
+        if closed.is_empty() {
+            return;
+        }
+        let mut due = self.cleanup_due.lock().unwrap_or_else(|p| p.into_inner());
+        for p in &closed {
+            if p.segment_count() > 1 {
+                due.insert((p.incarnation(), p.id()));
+            }
+        }
+    }
+
+    /// Find the closed partitions with rolled segments (once per start, in
+    /// the cleaner): one directory listing per partition directory.
+    /// Directories the catalog does not know are reported, never removed:
+    /// after a crash they hold only unacknowledged writes, but after damage
+    /// to the catalog they may hold data an operator wants back.
+    fn survey(&self) -> Result<()> {
+        let parts_dir = self.dir.join(PARTITIONS_DIR);
+        let owners: std::collections::HashMap<u64, u32> = self
+            .read_topics()
+            .iter()
+            .map(|t| (t.0.incarnation, t.0.partitions))
+            .collect();
+        let mut unknown = Vec::new();
+        let mut found = Vec::new();
+        for entry in fs::read_dir(&parts_dir).ctx("list partitions", &parts_dir)? {
+            if self.stop.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            let entry = entry.ctx("list partitions", &parts_dir)?;
+            let name = entry.file_name();
+            let known = name
+                .to_str()
+                .and_then(parse_partition_dir)
+                .filter(|(_, p, inc)| owners.get(inc).is_some_and(|n| p < n));
+            let Some((_, p, inc)) = known else {
+                unknown.push(entry.path());
+                continue;
+            };
+            let logs = fs::read_dir(entry.path())
+                .map(|d| {
+                    d.filter_map(|e| e.ok())
+                        .filter(|e| e.file_name().to_str().is_some_and(|n| n.ends_with(".log")))
+                        .count()
+                })
+                .unwrap_or(0);
+            if logs > 1 {
+                found.push((inc, p));
+            }
+        }
+        if !unknown.is_empty() {
+            tracing::warn!(
+                count = unknown.len(),
+                first = %unknown[0].display(),
+                "partition directories that no topic in the catalog owns (left by a crash \
+                 during their topic's creation, or by a damaged catalog): left alone"
+            );
+        }
+        self.cleanup_due
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(found);
+        Ok(())
     }
 
     /// Create a topic. Retention values of 0 mean "the broker default".
+    /// Returns once the creation is durable (under `fsync = never`, once it
+    /// is written).
     pub fn create_topic(&self, name: &str, settings: TopicSettings) -> Result<Arc<Topic>> {
         self.create(name, settings, false)
     }
 
-    /// Create a topic; `auto_created`: on first use, not by request (for the audit log).
+    /// Create a topic: one catalog append. `auto_created`: on first use, not
+    /// by request (for the audit log); such a creation is not waited for —
+    /// the durable acknowledgement of the record that caused it waits for
+    /// the group commit, which fsyncs the catalog before any partition.
     fn create(
         &self,
         name: &str,
@@ -592,22 +639,54 @@ impl Log {
                 hermit_protocol::frame::MAX_PARTITIONS
             )));
         }
-        let _admin = self.admin.lock().unwrap_or_else(|p| p.into_inner());
-        if self.stop.load(Ordering::SeqCst) {
-            return Err(StorageError::ShuttingDown);
-        }
-        if self.topic(name).is_some() {
-            return Err(StorageError::TopicExists(name.to_owned()));
-        }
-        let file = TopicFile {
+        let stored = StoredSettings {
             partitions: settings.partitions,
-            cleanup: settings.cleanup.into(),
+            cleanup: settings.cleanup,
             retention_ms: (settings.retention_ms != 0).then_some(settings.retention_ms),
             retention_bytes: (settings.retention_bytes != 0).then_some(settings.retention_bytes),
         };
-        let topic = Arc::new(Self::create_topic_files(
-            &self.dir, name, file, &self.opts, &self.sync,
-        )?);
+        let (topic, end) = {
+            let _admin = self.admin.lock().unwrap_or_else(|p| p.into_inner());
+            if self.stop.load(Ordering::SeqCst) {
+                return Err(StorageError::ShuttingDown);
+            }
+            if self.topic(name).is_some() {
+                return Err(StorageError::TopicExists(name.to_owned()));
+            }
+            // Strictly increasing, even if the clock stepped back.
+            let incarnation = clock::now_ns().max(self.last_incarnation.load(Ordering::SeqCst) + 1);
+            self.last_incarnation.store(incarnation, Ordering::SeqCst);
+            for p in 0..settings.partitions {
+                // Only a crash of a creation with this very clock reading
+                // could have left one; never reuse what it holds.
+                let pdir = partition_dir(&self.dir, name, p, incarnation);
+                if pdir.exists() {
+                    tracing::warn!(dir = %pdir.display(), "removing a leftover directory of a lost topic creation");
+                    fs::remove_dir_all(&pdir).ctx("remove leftover partition", &pdir)?;
+                }
+            }
+            let end = self.catalog.append(&Entry::Create {
+                name: name.to_owned(),
+                incarnation,
+                settings: stored,
+            })?;
+            let topic = Arc::new(Topic {
+                name: name.into(),
+                incarnation,
+                partitions: settings.partitions,
+                policy: TopicPolicy::of(&stored, &self.opts),
+            });
+            self.topics
+                .write()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(ByName(topic.clone()));
+            (topic, end)
+        };
+        if !auto_created {
+            self.wait_catalog(end)?;
+        } else {
+            self.sync.catalog_dirty();
+        }
         // The `audit` target: who changed which topics, for operators to
         // route apart. The storage layer knows no principal or peer; the
         // network layer logs those. Never a key or a payload.
@@ -619,16 +698,26 @@ impl Log {
             auto_created,
             "topic created"
         );
-        self.topics
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(name.to_owned(), topic.clone());
         Ok(topic)
     }
 
-    /// Delete a topic: it disappears at once (renamed into `trash/`, then
-    /// removed). Then `before_reuse` runs, while the name cannot be created
-    /// again: what a layer above keeps per topic (group offsets, see
+    /// Make the catalog durable up to `end`: by the group commit (shared
+    /// with other creations and appends), or at once when there is no sync
+    /// thread (`fsync = never`).
+    fn wait_catalog(&self, end: u64) -> Result<()> {
+        if self.opts.fsync == FsyncPolicy::Never {
+            self.catalog.sync()?;
+            return Ok(());
+        }
+        self.sync.catalog_dirty();
+        self.catalog.wait_synced(end)
+    }
+
+    /// Delete a topic: it disappears at once. The deletion is made durable
+    /// in the catalog (the commit point), then its partition directories are
+    /// moved to `trash/` and removed. Then `before_reuse` runs, while the
+    /// name cannot be created again: what a layer above keeps per topic
+    /// (group offsets, see
     /// [`Engine::delete_topic`](crate::engine::Engine::delete_topic)) is
     /// dropped there, so a topic created later under the name inherits
     /// nothing. Its error is returned; the topic is gone either way.
@@ -642,20 +731,42 @@ impl Log {
             .topics
             .write()
             .unwrap_or_else(|p| p.into_inner())
-            .remove(name)
-            .ok_or_else(|| StorageError::UnknownTopic(name.to_owned()))?;
-        // No longer reachable by name; handles taken before stop appending.
-        for p in topic.partitions() {
+            .take(name)
+            .ok_or_else(|| StorageError::UnknownTopic(name.to_owned()))?
+            .0;
+        // No longer reachable by name. Wait for opens in progress, then
+        // close what is open; handles taken before stop appending.
+        let closed = {
+            let _opening = self.opening.lock().unwrap_or_else(|p| p.into_inner());
+            self.lock_open()
+                .remove_incarnation(topic.incarnation, topic.partitions)
+        };
+        for p in &closed {
             p.mark_deleted();
         }
+        drop(closed);
+        let end = self.catalog.append(&Entry::Delete {
+            name: name.to_owned(),
+            incarnation: topic.incarnation,
+        })?;
+        // Durable before any file goes (a crash after this removes the
+        // rest at the next start); inline, whatever the fsync policy.
+        self.catalog.sync()?;
+        self.catalog.wait_synced(end)?;
         let trash = self.dir.join("trash");
         if !trash.exists() {
             fsutil::create_dir_durable(&trash)?;
         }
         let dest = trash.join(unique_name(name));
-        fs::rename(&topic.dir, &dest).ctx("move topic to trash", &topic.dir)?;
-        fsutil::fsync_dir(&self.dir.join("topics"))?;
-        fsutil::fsync_dir(&trash)?;
+        fs::create_dir(&dest).ctx("create trash directory", &dest)?;
+        for p in 0..topic.partitions {
+            let pdir = partition_dir(&self.dir, name, p, topic.incarnation);
+            if pdir.exists() {
+                let to = dest.join(p.to_string());
+                fs::rename(&pdir, &to).ctx("move partition to trash", &pdir)?;
+            }
+        }
+        fsutil::fsync_dir(&self.dir.join(PARTITIONS_DIR))?;
         if let Err(e) = fs::remove_dir_all(&dest) {
             tracing::warn!(dir = %dest.display(), error = %e, "could not empty the trash; it is emptied at the next start");
         }
@@ -663,32 +774,67 @@ impl Log {
         tracing::info!(
             target: "audit",
             topic = name,
-            partitions = topic.partitions.len(),
+            partitions = topic.partitions,
             "topic deleted"
         );
         before_reuse()
     }
 
-    /// Run retention and compaction over every partition once.
+    /// Run retention and compaction once over the open partitions and
+    /// those known to hold rolled segments (a partition with only its
+    /// active segment has nothing to delete or compact).
     pub fn run_cleanup(&self, now_ns: u64) -> Result<()> {
+        if !self.surveyed.swap(true, Ordering::SeqCst) {
+            self.survey()?;
+        }
         for topic in self.topics() {
-            for p in topic.partitions() {
+            for i in 0..topic.partitions {
                 if self.stop.load(Ordering::SeqCst) {
                     return Ok(());
                 }
+                let key = (topic.incarnation, i);
+                let open = self.lock_open().get(key);
+                let p = match open {
+                    Some(p) => p,
+                    None if self
+                        .cleanup_due
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .contains(&key) =>
+                    {
+                        self.open_partition(&topic, i)?
+                    }
+                    None => continue,
+                };
                 p.enforce_retention(now_ns)?;
                 if topic.policy.cleanup == Cleanup::Compact {
                     p.compact(now_ns)?;
+                }
+                if p.segment_count() <= 1 {
+                    self.cleanup_due
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .remove(&key);
                 }
             }
         }
         Ok(())
     }
 
-    /// Verify every segment from before this start that is not verified yet.
+    /// Verify every segment from before this start that is not verified
+    /// yet, in the open partitions (and, with `verify_rolled = startup`,
+    /// in every partition: each is opened once for it). A partition opened
+    /// later verifies its older segments when they are first read.
     pub fn verify_all(&self) -> Result<()> {
+        let every = self.opts.verify_rolled == VerifyRolled::Startup;
         for topic in self.topics() {
-            for p in topic.partitions() {
+            for i in 0..topic.partitions {
+                let open = self.lock_open().get((topic.incarnation, i));
+                let p = match open {
+                    Some(p) => p,
+                    None if every => self.open_partition(&topic, i)?,
+                    None => continue,
+                };
                 let mut segs = p.unverified_segments();
                 segs.reverse(); // newest first: the likeliest to be read
                 for seg in segs {
@@ -739,8 +885,11 @@ impl Log {
             });
     }
 
-    /// Stop background work, run a last group commit and fsync every partition.
-    /// The directory lock is released when the `Log` is dropped.
+    /// Stop background work, run a last group commit and fsync every
+    /// partition and the catalog. Partitions closed earlier to save files
+    /// were synced as they were closed, except under `fsync = never`, where
+    /// one file-system sync covers them. The directory lock is released
+    /// when the `Log` is dropped.
     pub fn close(&self) -> Result<()> {
         self.stop.store(true, Ordering::SeqCst);
         self.sync.shutdown();
@@ -753,12 +902,20 @@ impl Log {
             let _ = h.join();
         }
         let mut first_err = None;
-        for topic in self.topics() {
-            for p in topic.partitions() {
-                if let Err(e) = p.close() {
-                    tracing::error!(topic = p.topic(), partition = p.id(), error = %e, "close failed");
-                    first_err.get_or_insert(e);
-                }
+        if self.opts.fsync == FsyncPolicy::Never
+            && let Err(e) = self.sync.sync_filesystem()
+        {
+            tracing::error!(error = %e, "file-system sync at close failed");
+            first_err.get_or_insert(e);
+        }
+        if let Err(e) = self.catalog.sync() {
+            first_err.get_or_insert(e);
+        }
+        let open = self.lock_open().all();
+        for p in open {
+            if let Err(e) = p.close() {
+                tracing::error!(topic = p.topic(), partition = p.id(), error = %e, "close failed");
+                first_err.get_or_insert(e);
             }
         }
         match first_err {
@@ -777,132 +934,12 @@ impl Drop for Log {
     }
 }
 
-/// The file naming a topic's settings, in its directory.
-const TOPIC_FILE: &str = "topic.toml";
-
-/// Where topics are built before they are renamed into `topics/`. Outside
-/// `topics/`: every name inside it is a topic name, and a topic may be
-/// called `.creating-x`.
-const CREATING_DIR: &str = "creating";
-
-/// A fresh directory name for `name` in `creating/` or `trash/`: the
-/// clock makes it unique (creations and deletions run one at a time under
-/// the admin lock, and leftovers are removed at start); the name is cut so
-/// that the whole stays within a file name's 255 bytes (a topic name may
-/// have 249).
+/// A fresh directory name for `name` in `trash/`: the clock makes it
+/// unique (deletions run one at a time under the admin lock, and leftovers
+/// are removed at start); the name is cut so that the whole stays within a
+/// file name's 255 bytes (a topic name may have 249).
 fn unique_name(name: &str) -> String {
     // Topic names are ASCII, so any byte index is a char boundary.
     let cut = name.get(..name.len().min(200)).unwrap_or("topic");
     format!("{:016x}-{cut}", clock::now_ns())
-}
-
-/// Remove what creations cut short by a crash left in `creating/`. Never
-/// fails the start: a leftover that cannot be removed is only reported
-/// (it is outside `topics/`, so nothing loads it).
-fn remove_unfinished_creations(creating: &Path) {
-    let entries = match fs::read_dir(creating) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
-        Err(e) => {
-            tracing::error!(dir = %creating.display(), error = %e, "cannot list unfinished topic creations");
-            return;
-        }
-    };
-    for entry in entries {
-        let path = match entry {
-            Ok(entry) => entry.path(),
-            Err(e) => {
-                tracing::error!(dir = %creating.display(), error = %e, "cannot list unfinished topic creations");
-                return;
-            }
-        };
-        tracing::warn!(dir = %path.display(), "removing a topic whose creation did not finish");
-        let removed = if path.is_dir() {
-            fs::remove_dir_all(&path)
-        } else {
-            fs::remove_file(&path)
-        };
-        if let Err(e) = removed {
-            tracing::error!(dir = %path.display(), error = %e, "could not remove an unfinished topic creation");
-        }
-    }
-    if let Err(e) = fsutil::fsync_dir(creating) {
-        tracing::error!(error = %e, "could not fsync the directory of unfinished topic creations");
-    }
-}
-
-/// Whether `dir` holds nothing but (nested) empty directories.
-fn holds_no_file(dir: &Path) -> bool {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return false;
-    };
-    entries.into_iter().all(|e| {
-        e.is_ok_and(|e| {
-            let p = e.path();
-            // symlink_metadata: a link is a file here, never followed.
-            fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) && holds_no_file(&p)
-        })
-    })
-}
-
-/// A step of topic creation. With the `failpoints` feature a test can make
-/// creation fail right after one (`failpoints::fail_topic_creation_after`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CreateStep {
-    /// The temporary directory and its partition directories exist.
-    PartitionDirs,
-    /// `topic.toml` is written and fsynced in the temporary directory.
-    TopicFile,
-    /// The topic was renamed into `topics/`; its partitions are not open yet.
-    Renamed,
-}
-
-/// Fault injection for tests, compiled only with the `failpoints` feature.
-#[cfg(feature = "failpoints")]
-pub mod failpoints {
-    use std::cell::Cell;
-
-    use super::CreateStep;
-
-    thread_local! {
-        // Per thread, like the compaction failpoints: creation runs on the caller's thread.
-        static FAIL_AFTER: Cell<Option<CreateStep>> = const { Cell::new(None) };
-    }
-
-    /// While the guard lives, topic creation on this thread fails with an
-    /// error right after `step`, as an I/O error there would.
-    pub fn fail_topic_creation_after(step: CreateStep) -> CreateGuard {
-        CreateGuard {
-            previous: FAIL_AFTER.replace(Some(step)),
-        }
-    }
-
-    /// Disarms [`fail_topic_creation_after`] when dropped.
-    #[derive(Debug)]
-    #[must_use = "the failpoint is disarmed when the guard is dropped"]
-    pub struct CreateGuard {
-        previous: Option<CreateStep>,
-    }
-
-    impl Drop for CreateGuard {
-        fn drop(&mut self) {
-            FAIL_AFTER.set(self.previous);
-        }
-    }
-
-    pub(super) fn armed() -> Option<CreateStep> {
-        FAIL_AFTER.get()
-    }
-}
-
-/// Fail here when a test armed `step` (never without the feature).
-fn failpoint(step: CreateStep) -> Result<()> {
-    #[cfg(feature = "failpoints")]
-    if failpoints::armed() == Some(step) {
-        return Err(StorageError::Config(format!(
-            "topic creation interrupted after {step:?} (fault injection)"
-        )));
-    }
-    let _ = step;
-    Ok(())
 }

@@ -9,7 +9,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::IoSlice;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use hermit_protocol::record::{CRC_AT, CRC_START, HEADER_LEN, RecordHeader, TIMESTAMP_AT};
@@ -151,6 +151,26 @@ pub struct Partition {
     /// Whether the partition sits in the sync queue (so an append enqueues it at most once).
     queued: AtomicBool,
     sync_queue: Option<Arc<SyncQueue>>,
+    /// Directory entries not fsynced yet ([`DIR_NEW`], [`DIR_PARENT`]): a
+    /// partition created on first use leaves them to its first sync, so
+    /// that creations share the group commit instead of two fsyncs each.
+    dirs_unsynced: AtomicU8,
+    /// Its topic's incarnation (creation clock), when the log opened it.
+    created_ns: Option<u64>,
+}
+
+/// The partition directory's entries (its first segment) need an fsync.
+const DIR_NEW: u8 = 1;
+/// The partition directory's own entry in its parent needs an fsync.
+const DIR_PARENT: u8 = 2;
+
+/// What a sync makes durable: captured before the fsync starts.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SyncTarget {
+    offset: u64,
+    base: u64,
+    position: u64,
+    dirs: u8,
 }
 
 impl std::fmt::Debug for Partition {
@@ -205,8 +225,26 @@ impl Partition {
         policy: TopicPolicy,
         sync_queue: Option<Arc<SyncQueue>>,
     ) -> Result<Arc<Partition>> {
+        Self::open_created(dir, topic, id, opts, policy, sync_queue, None)
+    }
+
+    /// [`Partition::open`] for a topic created at `created_ns` (broker
+    /// clock): the lower bound of the first segment's first append, for the
+    /// roll age after a restart. A new directory's entries are left to the
+    /// first sync (group commit), like the data written into it.
+    pub fn open_created(
+        dir: PathBuf,
+        topic: &str,
+        id: u32,
+        opts: Arc<LogOptions>,
+        policy: TopicPolicy,
+        sync_queue: Option<Arc<SyncQueue>>,
+        created_ns: Option<u64>,
+    ) -> Result<Arc<Partition>> {
+        let mut dirs = 0;
         if !dir.exists() {
-            fsutil::create_dir_durable(&dir)?;
+            fs::create_dir(&dir).ctx("create partition directory", &dir)?;
+            dirs |= DIR_PARENT;
         }
         let mut bases = Vec::new();
         let mut idx_bases = Vec::new();
@@ -277,10 +315,13 @@ impl Partition {
         // more often than `segment_ms` must not keep a segment from ever rolling.
         let roll_age_from = match rolled.last() {
             Some(seg) => Some(seg.append_ns()),
-            None => topic_created_ns(&dir),
+            None => created_ns,
         };
-        let (mut active, mut next_offset, bad) =
+        let (mut active, mut next_offset, bad, created) =
             Self::recover_active(&dir, active_base, &opts, topic, id, roll_age_from)?;
+        if created {
+            dirs |= DIR_NEW;
+        }
         if !bad.is_empty() {
             // Roll over the damaged segment with its fenced ranges, so the rolled
             // segments' fencing serves it, and write on in a fresh segment.
@@ -309,6 +350,9 @@ impl Partition {
                 Some(active.last_append_ns),
             )?;
             (active, next_offset) = (fresh.0, fresh.1);
+            if fresh.3 {
+                dirs |= DIR_NEW;
+            }
         }
         let log_start = rolled.first().map_or(active.base, |s| s.base);
         let size = active.size;
@@ -337,6 +381,8 @@ impl Partition {
             synced: AtomicU64::new(next_offset),
             queued: AtomicBool::new(false),
             sync_queue,
+            dirs_unsynced: AtomicU8::new(dirs),
+            created_ns,
         };
         Ok(Arc::new(p))
     }
@@ -347,7 +393,8 @@ impl Partition {
     /// valid batches after it is not a crash artifact: those batches were
     /// acknowledged, so nothing is truncated; the damaged ranges are
     /// returned to be fenced. Returns the segment, the next offset and the
-    /// fenced ranges. The recovered bytes are fsynced: after a crash they
+    /// fenced ranges, and whether the segment file was created (its
+    /// directory entry is not fsynced yet). The recovered bytes are fsynced: after a crash they
     /// may only have been in the page cache. The segment's append times come
     /// from its mtime (the newest append) and `roll_age_from` (a lower bound
     /// of its first append), never from the batches' timestamps.
@@ -358,13 +405,10 @@ impl Partition {
         topic: &str,
         id: u32,
         roll_age_from: Option<u64>,
-    ) -> Result<(Active, u64, Vec<segment::BadRange>)> {
+    ) -> Result<(Active, u64, Vec<segment::BadRange>, bool)> {
         let path = dir.join(log_name(base));
         let created = !path.exists();
         let file = open_rw(&path, true)?;
-        if created {
-            fsutil::fsync_dir(dir)?;
-        }
         let meta = file.metadata().ctx("stat segment", &path)?;
         let len = meta.len();
         let stored_append_ns = segment::stored_append_time(&meta, &path)?;
@@ -457,6 +501,7 @@ impl Partition {
             },
             next_offset,
             bad,
+            created,
         ))
     }
 
@@ -665,6 +710,10 @@ impl Partition {
         let path = self.dir.join(log_name(new_base));
         let file = open_rw(&path, true)?;
         fsutil::fsync_dir(&self.dir)?;
+        if self.dirs_unsynced.load(Ordering::Acquire) & DIR_PARENT != 0 {
+            fsutil::fsync_dir(fsutil::parent(&self.dir))?;
+        }
+        self.dirs_unsynced.store(0, Ordering::Release);
         let new = Active {
             base: new_base,
             file: Arc::new(SegmentFile { path, file }),
@@ -720,30 +769,62 @@ impl Partition {
     /// Called by the sync thread (group commit) and on close. Returns whether
     /// an fsync was issued (false when everything was already durable).
     pub fn sync(&self) -> Result<bool> {
-        let (file, offset, base, position) = {
-            let inner = self.lock();
-            if let Some(reason) = &inner.failed {
-                return Err(self.failed_error(reason));
-            }
-            if self.synced.load(Ordering::Acquire) >= inner.next_offset {
-                return Ok(false);
-            }
-            (
-                inner.active.file.clone(),
-                inner.next_offset,
-                inner.active.base,
-                inner.active.size,
-            )
+        let Some((target, file)) = self.sync_target()? else {
+            return Ok(false);
         };
-        if let Err(e) = file.file.sync_data() {
-            // After a failed fsync the page cache may have dropped the dirty
-            // pages: retrying could report success for lost data. Stop here.
-            let err = StorageError::io("fsync", &file.path, e);
-            tracing::error!(topic = %self.topic, partition = self.id, error = %err, "fsync failed; partition stops accepting writes");
-            self.lock().failed = Some(err.to_string());
-            self.hw_tx.send_modify(|_| {}); // wake waiters so they see the failure
+        let dirs = if target.dirs & DIR_PARENT != 0 {
+            fsutil::fsync_dir(fsutil::parent(&self.dir))
+        } else {
+            Ok(())
+        }
+        .and_then(|()| {
+            if target.dirs & DIR_NEW != 0 {
+                fsutil::fsync_dir(&self.dir)
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(err) = dirs {
+            self.sync_failed(&err);
             return Err(err);
         }
+        if let Err(e) = file.file.sync_data() {
+            let err = StorageError::io("fsync", &file.path, e);
+            self.sync_failed(&err);
+            return Err(err);
+        }
+        self.synced_to(target);
+        Ok(true)
+    }
+
+    /// What a sync would make durable now, with the file to fsync; `None`
+    /// when everything is durable already.
+    pub(crate) fn sync_target(&self) -> Result<Option<(SyncTarget, Arc<SegmentFile>)>> {
+        let inner = self.lock();
+        if let Some(reason) = &inner.failed {
+            return Err(self.failed_error(reason));
+        }
+        let dirs = self.dirs_unsynced.load(Ordering::Acquire);
+        if self.synced.load(Ordering::Acquire) >= inner.next_offset && dirs == 0 {
+            return Ok(None);
+        }
+        Ok(Some((
+            SyncTarget {
+                offset: inner.next_offset,
+                base: inner.active.base,
+                position: inner.active.size,
+                dirs,
+            },
+            inner.active.file.clone(),
+        )))
+    }
+
+    /// Everything in `target` is durable (an fsync that started after it
+    /// was captured succeeded): advance the synced offset and, under
+    /// `fsync = always`, the visible end.
+    pub(crate) fn synced_to(&self, target: SyncTarget) {
+        self.dirs_unsynced.fetch_and(!target.dirs, Ordering::AcqRel);
+        let offset = target.offset;
         let mut inner = self.lock();
         if self.synced.load(Ordering::Acquire) < offset {
             self.synced.store(offset, Ordering::Release);
@@ -751,12 +832,25 @@ impl Partition {
         if self.opts.fsync == FsyncPolicy::Always && inner.visible.offset < offset {
             inner.visible = Visible {
                 offset,
-                segment_base: base,
-                position,
+                segment_base: target.base,
+                position: target.position,
             };
             self.hw_tx.send_replace(offset);
         }
-        Ok(true)
+    }
+
+    /// A sync failed. After a failed fsync the page cache may have dropped
+    /// the dirty pages: retrying could report success for lost data. The
+    /// partition stops here.
+    pub(crate) fn sync_failed(&self, err: &StorageError) {
+        tracing::error!(topic = %self.topic, partition = self.id, error = %err, "fsync failed; partition stops accepting writes");
+        self.lock().failed = Some(err.to_string());
+        self.hw_tx.send_modify(|_| {}); // wake waiters so they see the failure
+    }
+
+    /// Its topic's incarnation (0 for a partition opened outside a log).
+    pub fn incarnation(&self) -> u64 {
+        self.created_ns.unwrap_or(0)
     }
 
     /// Refuses every later append (`UnknownTopic`): called for each
@@ -1189,12 +1283,4 @@ struct Plan {
     visible_end: u64,
     cap_end: Option<u64>,
     is_active: bool,
-}
-
-/// When the topic of the partition in `dir` was created: the mtime of its
-/// `topic.toml`, written once (never later than now).
-fn topic_created_ns(dir: &Path) -> Option<u64> {
-    let toml = fsutil::parent(dir).join("topic.toml");
-    let meta = fs::metadata(&toml).ok()?;
-    segment::stored_append_time(&meta, &toml).ok()
 }

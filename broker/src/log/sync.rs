@@ -8,21 +8,34 @@
 //! runs a round per interval. After each round it bumps a generation counter
 //! that durable-ack waiters watch.
 
+use std::fs::File;
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
+use super::catalog::Catalog;
 use super::partition::Partition;
 use crate::config::FsyncPolicy;
 
 #[derive(Default)]
 struct State {
     dirty: Vec<Arc<Partition>>,
+    /// The catalog has unsynced entries (a creation or deletion waits).
+    catalog_dirty: bool,
     shutdown: bool,
 }
+
+/// From this many partitions to sync in one round, one `syncfs` of the data
+/// directory's file system replaces one `fdatasync` (and up to two
+/// directory fsyncs) per partition. Measured on this project's CI machine
+/// (ext4): 1,000 new partitions cost 440 µs each one by one, 44 µs each
+/// under one `syncfs`. Below it, the file system's other dirty data is not
+/// worth flushing for a few files.
+pub const SYNCFS_MIN: usize = 16;
 
 /// Partitions waiting for an fsync, and the thread that syncs them.
 pub struct SyncQueue {
@@ -33,6 +46,12 @@ pub struct SyncQueue {
     rounds: AtomicU64,
     /// Partition fsyncs issued (a round syncs each dirty partition once).
     fsyncs: AtomicU64,
+    /// File-system syncs issued (rounds with at least [`SYNCFS_MIN`] partitions).
+    syncfs: AtomicU64,
+    /// The topic catalog, synced first in every round.
+    catalog: OnceLock<Arc<Catalog>>,
+    /// The data directory, for `syncfs` (its errors since it was opened are reported).
+    fs: OnceLock<File>,
 }
 
 /// Group-commit counters.
@@ -42,6 +61,8 @@ pub struct SyncStats {
     pub rounds: u64,
     /// Partition fsyncs issued.
     pub fsyncs: u64,
+    /// File-system syncs issued (each covering a whole round).
+    pub syncfs: u64,
 }
 
 impl std::fmt::Debug for SyncQueue {
@@ -59,11 +80,41 @@ impl SyncQueue {
             generation: watch::channel(0).0,
             rounds: AtomicU64::new(0),
             fsyncs: AtomicU64::new(0),
+            syncfs: AtomicU64::new(0),
+            catalog: OnceLock::new(),
+            fs: OnceLock::new(),
         })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Give the queue the catalog to sync before the partitions of each
+    /// round, and the data directory for whole-file-system syncs.
+    pub(crate) fn attach(&self, catalog: Arc<Catalog>, data_dir: File) {
+        let _ = self.catalog.set(catalog);
+        let _ = self.fs.set(data_dir);
+    }
+
+    /// The catalog has entries to sync: run a round for them.
+    pub(crate) fn catalog_dirty(&self) {
+        self.lock().catalog_dirty = true;
+        self.wake.notify_one();
+    }
+
+    /// One `syncfs` of the data directory's file system (close under
+    /// `fsync = never`: it covers partitions closed since the start).
+    pub(crate) fn sync_filesystem(&self) -> super::Result<()> {
+        match self.fs.get() {
+            Some(fs) => {
+                self.syncfs.fetch_add(1, Ordering::Relaxed);
+                rustix::fs::syncfs(fs).map_err(|e| {
+                    super::StorageError::io("syncfs", Path::new("."), std::io::Error::from(e))
+                })
+            }
+            None => Ok(()),
+        }
     }
 
     /// Queue a partition that has unsynced writes.
@@ -77,6 +128,7 @@ impl SyncQueue {
         SyncStats {
             rounds: self.rounds.load(Ordering::Relaxed),
             fsyncs: self.fsyncs.load(Ordering::Relaxed),
+            syncfs: self.syncfs.load(Ordering::Relaxed),
         }
     }
 
@@ -110,7 +162,7 @@ impl SyncQueue {
                         break;
                     }
                     match interval {
-                        None if !st.dirty.is_empty() => break,
+                        None if !st.dirty.is_empty() || st.catalog_dirty => break,
                         None => st = self.wake.wait(st).unwrap_or_else(|p| p.into_inner()),
                         Some(_) => {
                             let now = Instant::now();
@@ -125,6 +177,7 @@ impl SyncQueue {
                         }
                     }
                 }
+                st.catalog_dirty = false;
                 std::mem::take(&mut st.dirty)
             };
             if let Some(d) = interval {
@@ -132,21 +185,71 @@ impl SyncQueue {
             }
             let shutdown = self.lock().shutdown;
             self.rounds.fetch_add(1, Ordering::Relaxed);
-            for p in &batch {
-                p.dequeued();
-                match p.sync() {
-                    Ok(true) => {
-                        self.fsyncs.fetch_add(1, Ordering::Relaxed);
-                    }
-                    Ok(false) => {}
-                    Err(e) => {
-                        tracing::error!(topic = p.topic(), partition = p.id(), error = %e, "group commit fsync failed");
+            // The catalog goes first: a record's acknowledgement waits for its
+            // partition's sync, so its topic's creation (written before the
+            // record, so before the partition was queued) is durable by then.
+            if batch.len() >= SYNCFS_MIN && self.fs.get().is_some() {
+                self.sync_round_whole(&batch);
+            } else {
+                if let Some(c) = self.catalog.get()
+                    && let Err(e) = c.sync()
+                {
+                    tracing::error!(error = %e, "group commit fsync of the topic catalog failed");
+                }
+                for p in &batch {
+                    p.dequeued();
+                    match p.sync() {
+                        Ok(true) => {
+                            self.fsyncs.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(false) => {}
+                        Err(e) => {
+                            tracing::error!(topic = p.topic(), partition = p.id(), error = %e, "group commit fsync failed");
+                        }
                     }
                 }
             }
             self.generation.send_modify(|g| *g += 1);
             if shutdown && self.lock().dirty.is_empty() {
                 return;
+            }
+        }
+    }
+
+    /// One round by one `syncfs`: capture what each partition (and the
+    /// catalog) has written, sync the whole file system — data and
+    /// directory entries — then advance them all. On an error every one of
+    /// them fails: `syncfs` does not say which file's writeback failed.
+    fn sync_round_whole(&self, batch: &[Arc<Partition>]) {
+        let catalog = self.catalog.get();
+        let catalog_len = catalog.and_then(|c| c.unsynced());
+        let mut targets = Vec::with_capacity(batch.len());
+        for p in batch {
+            p.dequeued();
+            match p.sync_target() {
+                Ok(Some((t, _))) => targets.push((p, t)),
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::error!(topic = p.topic(), partition = p.id(), error = %e, "group commit fsync failed");
+                }
+            }
+        }
+        match self.sync_filesystem() {
+            Ok(()) => {
+                if let (Some(c), Some(len)) = (catalog, catalog_len) {
+                    c.mark_synced(len);
+                }
+                for (p, t) in targets {
+                    p.synced_to(t);
+                }
+            }
+            Err(e) => {
+                if let (Some(c), Some(_)) = (catalog, catalog_len) {
+                    c.mark_failed(e.to_string());
+                }
+                for (p, _) in targets {
+                    p.sync_failed(&e);
+                }
             }
         }
     }

@@ -688,7 +688,24 @@ impl State {
         topic: &str,
         partition: u32,
     ) -> Option<Arc<Partition>> {
-        let res = match self.shared.log.partition(topic, partition, false) {
+        let first = match self.shared.log.partition_if_open(topic, partition) {
+            Ok(Some(p)) => Ok(p),
+            Ok(None) => {
+                // Closed: opening it reads its directory and recovers its
+                // active segment — off the async threads.
+                let log = self.shared.log.clone();
+                let name = topic.to_owned();
+                tokio::task::spawn_blocking(move || log.partition(&name, partition, false))
+                    .await
+                    .unwrap_or_else(|e| {
+                        Err(StorageError::Config(format!(
+                            "opening a partition panicked: {e}"
+                        )))
+                    })
+            }
+            Err(e) => Err(e),
+        };
+        let res = match first {
             Err(StorageError::UnknownTopic(t))
                 if self.shared.log.options().auto_create
                     && self.check(Action::Create, topic).is_err() =>
@@ -867,7 +884,10 @@ impl State {
                         })
                         .collect(),
                 };
-                let body: Vec<TopicMetadata> = topics.iter().map(|t| topic_metadata(t)).collect();
+                let body = match topics_metadata(self.shared.log.clone(), topics).await {
+                    Ok(body) => body,
+                    Err(e) => return self.storage_error(corr, Op::Metadata, &e),
+                };
                 self.respond(corr, &ResponseBody::Metadata(body));
             }
             Request::CreateTopic(c) => {
@@ -1277,26 +1297,45 @@ impl State {
     }
 }
 
+/// The metadata of `topics`, built off the async threads (it may open
+/// closed partitions).
+async fn topics_metadata(
+    log: Arc<crate::log::Log>,
+    topics: Vec<Arc<crate::log::Topic>>,
+) -> Result<Vec<TopicMetadata>, StorageError> {
+    tokio::task::spawn_blocking(move || {
+        topics
+            .iter()
+            .map(|t| topic_metadata(&log, t))
+            .collect::<Result<Vec<_>, _>>()
+    })
+    .await
+    .unwrap_or_else(|e| Err(StorageError::Config(format!("metadata panicked: {e}"))))
+}
+
 /// What Metadata says about one topic: its effective policy and each
-/// partition's bounds.
-fn topic_metadata(t: &crate::log::Topic) -> TopicMetadata {
+/// partition's bounds (opening the partitions that are not open).
+fn topic_metadata(
+    log: &crate::log::Log,
+    t: &Arc<crate::log::Topic>,
+) -> Result<TopicMetadata, StorageError> {
     let policy = t.policy();
-    TopicMetadata {
+    let partitions = (0..t.partition_count())
+        .map(|i| {
+            let p = log.open_partition(t, i)?;
+            let (log_start, high_watermark) = p.bounds();
+            Ok(PartitionMetadata {
+                partition: i,
+                log_start,
+                high_watermark,
+            })
+        })
+        .collect::<Result<Vec<_>, StorageError>>()?;
+    Ok(TopicMetadata {
         name: t.name().to_owned(),
         cleanup: policy.cleanup,
         retention_ms: policy.retention_ms,
         retention_bytes: policy.retention_bytes,
-        partitions: t
-            .partitions()
-            .iter()
-            .map(|p| {
-                let (log_start, high_watermark) = p.bounds();
-                PartitionMetadata {
-                    partition: p.id(),
-                    log_start,
-                    high_watermark,
-                }
-            })
-            .collect(),
-    }
+        partitions,
+    })
 }

@@ -166,7 +166,19 @@ pub fn copy_dir(from: &Path, to: &Path) {
 
 /// The directory of partition `partition` of `topic` under a data directory.
 pub fn partition_dir(data: &Path, topic: &str, partition: u32) -> std::path::PathBuf {
-    data.join("topics").join(topic).join(partition.to_string())
+    let prefix = format!("{topic}@{partition}@");
+    let parts = data.join(hermit_broker::log::PARTITIONS_DIR);
+    let mut found: Vec<_> = std::fs::read_dir(&parts)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with(&prefix))
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "one directory for {topic}/{partition}: {found:?}"
+    );
+    parts.join(found.remove(0))
 }
 
 /// File names in a directory, sorted.

@@ -48,11 +48,9 @@ impl Env {
 
     /// The first segment file of `topic`'s `partition`.
     pub fn segment(&self, topic: &str, partition: u32) -> PathBuf {
-        self.dir
-            .path()
-            .join("topics")
-            .join(topic)
-            .join(partition.to_string())
+        hermit_broker::log::check::find_partition_dir(self.dir.path(), topic, partition)
+            .expect("read the catalog")
+            .expect("the topic exists")
             .join(format!("{:020}.log", 0))
     }
 

@@ -1,0 +1,681 @@
+//! The topic catalog: one append-only file that says which topics exist.
+//!
+//! It replaces a directory and a `topic.toml` per topic, and a directory
+//! listing at every start: creating a topic is one small append, made
+//! durable by the group commit together with the first records of the
+//! topic, so creations in flight share fsyncs; deleting one is an append
+//! too. At start the file is read once, front to back.
+//!
+//! ```text
+//! file  := magic "HMQCAT1\n" entry*
+//! entry := u32 body_len | u32 crc32c(body) | body          (big-endian)
+//! body  := u8 1 (create) | u64 incarnation | u16 n | name[n] | u32 partitions
+//!                        | u8 cleanup (0 delete, 1 compact)
+//!                        | u64 retention_ms | u64 retention_bytes   (0: broker default)
+//!        | u8 2 (delete) | u64 incarnation | u16 n | name[n]
+//! ```
+//!
+//! The **incarnation** is the broker clock (ns) at creation, made larger
+//! than every incarnation before it: it names the topic's partition
+//! directories, so a topic created again under a deleted one's name never
+//! meets the old files, and it is the creation time (the lower bound of a
+//! first segment's first append, see `Partition::open`).
+//!
+//! Recovery follows the segment rule (STORAGE.md §2.5): a crash can only
+//! tear the tail — entries after the last fsync — so damage with nothing
+//! valid after it is truncated; damage with valid entries after it is
+//! skipped, reported, and the file rewritten without it (in
+//! `absolute-consistency` mode the start is refused instead).
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+use hermit_protocol::Cleanup;
+
+use super::error::{IoContext, Result, StorageError};
+use super::fsutil;
+use crate::config::RecoveryMode;
+
+/// The catalog's file name in the data directory.
+pub const CATALOG_FILE: &str = "catalog";
+
+const MAGIC: &[u8; 8] = b"HMQCAT1\n";
+const ENTRY_HEAD: usize = 8;
+/// Longest body: a create with a 255-byte name (names have at most 249).
+const MAX_BODY: usize = 1 + 8 + 2 + 255 + 4 + 1 + 8 + 8;
+const CREATE: u8 = 1;
+const DELETE: u8 = 2;
+
+/// A topic's settings as the catalog stores them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredSettings {
+    /// Number of partitions.
+    pub partitions: u32,
+    /// Delete or compact.
+    pub cleanup: Cleanup,
+    /// Retention by age in ms; `None`: the broker default; `u64::MAX`: forever.
+    pub retention_ms: Option<u64>,
+    /// Retention by size in bytes; `None`: the broker default; `u64::MAX`: unlimited.
+    pub retention_bytes: Option<u64>,
+}
+
+/// One catalog entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// A topic was created.
+    Create {
+        /// Its name.
+        name: String,
+        /// Its incarnation (creation clock, unique).
+        incarnation: u64,
+        /// Its settings.
+        settings: StoredSettings,
+    },
+    /// A topic was deleted.
+    Delete {
+        /// Its name.
+        name: String,
+        /// The incarnation deleted.
+        incarnation: u64,
+    },
+}
+
+impl Entry {
+    /// The entry as stored: head and body.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut body = Vec::with_capacity(64);
+        match self {
+            Entry::Create {
+                name,
+                incarnation,
+                settings,
+            } => {
+                body.push(CREATE);
+                body.extend_from_slice(&incarnation.to_be_bytes());
+                push_name(&mut body, name);
+                body.extend_from_slice(&settings.partitions.to_be_bytes());
+                body.push(match settings.cleanup {
+                    Cleanup::Delete => 0,
+                    Cleanup::Compact => 1,
+                });
+                body.extend_from_slice(&settings.retention_ms.unwrap_or(0).to_be_bytes());
+                body.extend_from_slice(&settings.retention_bytes.unwrap_or(0).to_be_bytes());
+            }
+            Entry::Delete { name, incarnation } => {
+                body.push(DELETE);
+                body.extend_from_slice(&incarnation.to_be_bytes());
+                push_name(&mut body, name);
+            }
+        }
+        let mut out = Vec::with_capacity(ENTRY_HEAD + body.len());
+        out.extend_from_slice(&(body.len() as u32).to_be_bytes());
+        out.extend_from_slice(&crc32c::crc32c(&body).to_be_bytes());
+        out.extend_from_slice(&body);
+        out
+    }
+
+    /// Decode a body whose CRC matched; `None` if it is not a valid entry.
+    fn decode(body: &[u8]) -> Option<Entry> {
+        let mut r = Cursor(body);
+        let kind = r.u8()?;
+        let incarnation = r.u64()?;
+        let n = r.u16()? as usize;
+        let name = std::str::from_utf8(r.take(n)?).ok()?.to_owned();
+        hermit_protocol::TopicName::new_any(name.as_str()).ok()?;
+        let entry = match kind {
+            CREATE => {
+                let partitions = r.u32()?;
+                if partitions == 0 || partitions > hermit_protocol::frame::MAX_PARTITIONS {
+                    return None;
+                }
+                let cleanup = match r.u8()? {
+                    0 => Cleanup::Delete,
+                    1 => Cleanup::Compact,
+                    _ => return None,
+                };
+                let retention_ms = Some(r.u64()?).filter(|v| *v != 0);
+                let retention_bytes = Some(r.u64()?).filter(|v| *v != 0);
+                Entry::Create {
+                    name,
+                    incarnation,
+                    settings: StoredSettings {
+                        partitions,
+                        cleanup,
+                        retention_ms,
+                        retention_bytes,
+                    },
+                }
+            }
+            DELETE => Entry::Delete { name, incarnation },
+            _ => return None,
+        };
+        r.0.is_empty().then_some(entry)
+    }
+}
+
+fn push_name(body: &mut Vec<u8>, name: &str) {
+    body.extend_from_slice(&(name.len() as u16).to_be_bytes());
+    body.extend_from_slice(name.as_bytes());
+}
+
+struct Cursor<'a>(&'a [u8]);
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+    fn u16(&mut self) -> Option<u16> {
+        self.take(2).map(|b| u16::from_be_bytes([b[0], b[1]]))
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4)
+            .and_then(|b| b.try_into().ok())
+            .map(u32::from_be_bytes)
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.take(8)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_be_bytes)
+    }
+}
+
+/// What reading a catalog file found.
+#[derive(Debug, Default)]
+pub struct Replay {
+    /// Every valid entry, in file order.
+    pub entries: Vec<(u64, Entry)>,
+    /// Damaged byte ranges `[from, to)` skipped (valid entries follow each).
+    pub skipped: Vec<(u64, u64)>,
+    /// Where a torn tail starts (nothing valid after it), if there is one.
+    pub torn_at: Option<u64>,
+    /// Where the last valid entry ends.
+    pub valid_end: u64,
+}
+
+/// Read a catalog file without changing it (recovery and `hermit log check`).
+pub fn read(path: &Path) -> Result<Replay> {
+    let file = File::open(path).ctx("open catalog", path)?;
+    let len = file.metadata().ctx("stat catalog", path)?.len();
+    let mut magic = [0u8; 8];
+    if len < MAGIC.len() as u64 {
+        // Torn while it was being created: no entry can have been durable.
+        return Ok(Replay {
+            torn_at: Some(0),
+            ..Replay::default()
+        });
+    }
+    file.read_exact_at(&mut magic, 0)
+        .ctx("read catalog", path)?;
+    if &magic != MAGIC {
+        return Err(StorageError::BadMetadata {
+            path: path.to_path_buf(),
+            message: "not a HermitMQ topic catalog (bad magic)".into(),
+        });
+    }
+    let mut out = Replay {
+        valid_end: MAGIC.len() as u64,
+        ..Replay::default()
+    };
+    let mut reader = BufReader::with_capacity(1 << 16, &file);
+    reader
+        .seek(SeekFrom::Start(MAGIC.len() as u64))
+        .ctx("read catalog", path)?;
+    let mut pos = MAGIC.len() as u64;
+    let mut body = Vec::with_capacity(MAX_BODY);
+    while pos < len {
+        match next_entry(&mut reader, len - pos, &mut body).ctx("read catalog", path)? {
+            Some(entry) => {
+                let size = (ENTRY_HEAD + body.len()) as u64;
+                out.entries.push((pos, entry));
+                pos += size;
+                out.valid_end = pos;
+            }
+            None => {
+                // Damage: look for the next valid entry after it.
+                match resync(&file, path, pos + 1, len)? {
+                    Some(at) => {
+                        out.skipped.push((pos, at));
+                        pos = at;
+                        reader.seek(SeekFrom::Start(at)).ctx("read catalog", path)?;
+                    }
+                    None => {
+                        out.torn_at = Some(pos);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The next entry from `r` (at most `remaining` bytes left in the file):
+/// `None` if the bytes there are not a whole valid entry.
+fn next_entry(
+    r: &mut impl Read,
+    remaining: u64,
+    body: &mut Vec<u8>,
+) -> std::io::Result<Option<Entry>> {
+    if remaining < ENTRY_HEAD as u64 {
+        return Ok(None);
+    }
+    let mut head = [0u8; ENTRY_HEAD];
+    r.read_exact(&mut head)?;
+    let n = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    let crc = u32::from_be_bytes([head[4], head[5], head[6], head[7]]);
+    if n == 0 || n > MAX_BODY || (ENTRY_HEAD + n) as u64 > remaining {
+        return Ok(None);
+    }
+    body.resize(n, 0);
+    r.read_exact(body)?;
+    if crc32c::crc32c(body) != crc {
+        return Ok(None);
+    }
+    Ok(Entry::decode(body))
+}
+
+/// The first position at or after `from` where a valid entry starts.
+fn resync(file: &File, path: &Path, from: u64, len: u64) -> Result<Option<u64>> {
+    let mut buf = vec![0u8; (len.saturating_sub(from)).min(1 << 20) as usize];
+    let mut base = from;
+    while base < len {
+        let n = ((len - base) as usize).min(buf.len());
+        file.read_exact_at(&mut buf[..n], base)
+            .ctx("read catalog", path)?;
+        for i in 0..n {
+            let rest = &buf[i..n];
+            if rest.len() < ENTRY_HEAD {
+                break;
+            }
+            let body_len = u32::from_be_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+            if body_len == 0 || body_len > MAX_BODY {
+                continue;
+            }
+            let mut body = Vec::new();
+            let mut slice = if rest.len() >= ENTRY_HEAD + body_len {
+                &rest[..ENTRY_HEAD + body_len]
+            } else {
+                // The entry crosses the buffer's end: read it whole.
+                let at = base + i as u64;
+                if at + (ENTRY_HEAD + body_len) as u64 > len {
+                    continue;
+                }
+                let mut whole = vec![0u8; ENTRY_HEAD + body_len];
+                file.read_exact_at(&mut whole, at)
+                    .ctx("read catalog", path)?;
+                if next_entry(&mut whole.as_slice(), whole.len() as u64, &mut body)
+                    .ctx("read catalog", path)?
+                    .is_some()
+                {
+                    return Ok(Some(at));
+                }
+                continue;
+            };
+            if next_entry(&mut slice, (ENTRY_HEAD + body_len) as u64, &mut body)
+                .ctx("read catalog", path)?
+                .is_some()
+            {
+                return Ok(Some(base + i as u64));
+            }
+        }
+        if n < buf.len() || base + (n as u64) >= len {
+            break;
+        }
+        // Overlap by one entry so none is missed at the seam.
+        base += (n - (ENTRY_HEAD + MAX_BODY).min(n - 1)) as u64;
+    }
+    Ok(None)
+}
+
+struct State {
+    /// Bytes written (the next entry goes here).
+    len: u64,
+    /// Bytes known durable.
+    synced: u64,
+    /// Set when an fsync failed: no more writes.
+    failed: Option<String>,
+}
+
+/// The open catalog of a running broker.
+pub struct Catalog {
+    path: PathBuf,
+    file: File,
+    state: Mutex<State>,
+    synced_cv: Condvar,
+}
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Catalog {
+    /// Open the catalog of `data_dir` (creating it), recover it and return
+    /// the live creates in file order. `remove_deleted` gets the creates of
+    /// topics deleted since the file was last rewritten, before the rewrite
+    /// forgets them: their directories may have outlived a crash.
+    pub fn open(
+        data_dir: &Path,
+        mode: RecoveryMode,
+        remove_deleted: impl FnOnce(&[Entry]) -> Result<()>,
+    ) -> Result<(Catalog, Vec<Entry>)> {
+        let path = data_dir.join(CATALOG_FILE);
+        if !path.exists() {
+            fsutil::write_atomic(&path, MAGIC)?;
+        }
+        let replay = read(&path)?;
+        let damaged = !replay.skipped.is_empty() || replay.torn_at.is_some();
+        if damaged && mode == RecoveryMode::AbsoluteConsistency {
+            let at = replay
+                .skipped
+                .first()
+                .map(|s| s.0)
+                .or(replay.torn_at)
+                .unwrap_or(0);
+            return Err(StorageError::BadMetadata {
+                path: path.clone(),
+                message: format!("the topic catalog is damaged at byte {at}"),
+            });
+        }
+        for (from, to) in &replay.skipped {
+            tracing::error!(
+                catalog = %path.display(), from_byte = from, to_byte = to,
+                "damaged range in the topic catalog, with valid entries after it: skipped \
+                 (topics created there are lost; their directories are kept)"
+            );
+        }
+        let total = replay.entries.len();
+        let (live, deleted) = split_entries(replay.entries.into_iter().map(|(_, e)| e));
+        remove_deleted(&deleted)?;
+        let dead = total - live.len();
+        let mut expected_len = replay.valid_end;
+        if damaged || (dead > 0 && dead >= live.len()) {
+            // Rewrite it with the live entries only: drops deleted topics,
+            // the damage and a torn tail, atomically.
+            let mut bytes = MAGIC.to_vec();
+            for e in &live {
+                bytes.extend_from_slice(&e.encode());
+            }
+            if let Some(at) = replay.torn_at {
+                tracing::warn!(catalog = %path.display(), at, "truncating the torn tail of the topic catalog");
+            }
+            fsutil::write_atomic(&path, &bytes)?;
+            expected_len = bytes.len() as u64;
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .ctx("open catalog", &path)?;
+        let len = file.metadata().ctx("stat catalog", &path)?.len();
+        if len != expected_len {
+            return Err(StorageError::BadMetadata {
+                path,
+                message: "the topic catalog changed while it was read".into(),
+            });
+        }
+        Ok((
+            Catalog {
+                path,
+                file,
+                state: Mutex::new(State {
+                    len,
+                    synced: len,
+                    failed: None,
+                }),
+                synced_cv: Condvar::new(),
+            },
+            live,
+        ))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Append one entry (not yet durable); returns where it ends, for
+    /// [`Catalog::wait_synced`].
+    pub fn append(&self, entry: &Entry) -> Result<u64> {
+        let bytes = entry.encode();
+        let mut st = self.lock();
+        if let Some(reason) = &st.failed {
+            return Err(StorageError::Failed {
+                topic: "(catalog)".into(),
+                partition: 0,
+                reason: reason.clone(),
+            });
+        }
+        let at = st.len;
+        if let Err(e) = self.file.write_all_at(&bytes, at) {
+            let err = StorageError::io("append to catalog", &self.path, e);
+            // Cut off a partial entry so the next one does not follow it.
+            if let Err(e2) = self.file.set_len(at) {
+                st.failed = Some(format!("{err}; then truncating back failed: {e2}"));
+            }
+            return Err(err);
+        }
+        st.len = at + bytes.len() as u64;
+        Ok(st.len)
+    }
+
+    /// What [`Catalog::sync`] would make durable: the written length, if
+    /// anything is unsynced.
+    pub(crate) fn unsynced(&self) -> Option<u64> {
+        let st = self.lock();
+        (st.failed.is_none() && st.synced < st.len).then_some(st.len)
+    }
+
+    /// Record that everything below `len` is durable (after an fsync that
+    /// began after `len` was written).
+    pub(crate) fn mark_synced(&self, len: u64) {
+        let mut st = self.lock();
+        if st.synced < len {
+            st.synced = len;
+        }
+        drop(st);
+        self.synced_cv.notify_all();
+    }
+
+    /// Record a failed fsync: the catalog takes no more writes (the kernel
+    /// may have dropped the dirty pages).
+    pub(crate) fn mark_failed(&self, reason: String) {
+        tracing::error!(catalog = %self.path.display(), %reason, "catalog fsync failed; no more topics can be created or deleted");
+        self.lock().failed = Some(reason);
+        self.synced_cv.notify_all();
+    }
+
+    /// fsync what was written. Returns whether an fsync was issued.
+    pub fn sync(&self) -> Result<bool> {
+        let Some(len) = self.unsynced() else {
+            return Ok(false);
+        };
+        if let Err(e) = self.file.sync_data() {
+            let err = StorageError::io("fsync catalog", &self.path, e);
+            self.mark_failed(err.to_string());
+            return Err(err);
+        }
+        self.mark_synced(len);
+        Ok(true)
+    }
+
+    /// Block until everything below `end` is durable (the sync thread, or
+    /// [`Catalog::sync`], gets it there).
+    pub fn wait_synced(&self, end: u64) -> Result<()> {
+        let mut st = self.lock();
+        loop {
+            if st.synced >= end {
+                return Ok(());
+            }
+            if let Some(reason) = &st.failed {
+                return Err(StorageError::Failed {
+                    topic: "(catalog)".into(),
+                    partition: 0,
+                    reason: reason.clone(),
+                });
+            }
+            st = self.synced_cv.wait(st).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+/// Split entries into the creates that still describe a topic (not
+/// followed by a delete of their incarnation), in order, and the creates
+/// that were deleted.
+pub fn split_entries(entries: impl IntoIterator<Item = Entry>) -> (Vec<Entry>, Vec<Entry>) {
+    let entries: Vec<Entry> = entries.into_iter().collect();
+    let deleted: std::collections::HashSet<u64> = entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Delete { incarnation, .. } => Some(*incarnation),
+            Entry::Create { .. } => None,
+        })
+        .collect();
+    entries
+        .into_iter()
+        .filter(|e| matches!(e, Entry::Create { .. }))
+        .partition(|e| match e {
+            Entry::Create { incarnation, .. } => !deleted.contains(incarnation),
+            Entry::Delete { .. } => false,
+        })
+}
+
+/// Remove the files of a catalog rewrite cut short (`catalog.tmp`).
+pub fn remove_leftovers(data_dir: &Path) {
+    let tmp = data_dir.join(format!("{CATALOG_FILE}.tmp"));
+    if tmp.exists()
+        && let Err(e) = fs::remove_file(&tmp)
+    {
+        tracing::warn!(file = %tmp.display(), error = %e, "could not remove a leftover catalog rewrite");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn create(name: &str, incarnation: u64) -> Entry {
+        Entry::Create {
+            name: name.into(),
+            incarnation,
+            settings: StoredSettings {
+                partitions: 3,
+                cleanup: Cleanup::Compact,
+                retention_ms: Some(5),
+                retention_bytes: None,
+            },
+        }
+    }
+
+    #[test]
+    fn entries_round_trip_and_refuse_damage() {
+        for e in [
+            create("chat.alice", 7),
+            Entry::Delete {
+                name: "x".into(),
+                incarnation: 9,
+            },
+        ] {
+            let bytes = e.encode();
+            let mut body = Vec::new();
+            let got = next_entry(&mut bytes.as_slice(), bytes.len() as u64, &mut body).unwrap();
+            assert_eq!(got, Some(e.clone()));
+            for i in 0..bytes.len() {
+                let mut bad = bytes.clone();
+                bad[i] ^= 0x40;
+                let got = next_entry(&mut bad.as_slice(), bad.len() as u64, &mut body).unwrap();
+                assert!(got.is_none() || got != Some(e.clone()), "flip at {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn torn_tail_is_truncated_and_mid_damage_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CATALOG_FILE);
+        let mut bytes = MAGIC.to_vec();
+        let a = create("a", 1).encode();
+        let b = create("b", 2).encode();
+        let c = create("c", 3).encode();
+        bytes.extend_from_slice(&a);
+        let b_at = bytes.len();
+        bytes.extend_from_slice(&b);
+        bytes.extend_from_slice(&c);
+        // Damage inside b, c intact after it.
+        bytes[b_at + ENTRY_HEAD + 3] ^= 1;
+        // And a torn tail: half of another entry.
+        bytes.extend_from_slice(&create("d", 4).encode()[..10]);
+        fs::write(&path, &bytes).unwrap();
+        let r = read(&path).unwrap();
+        let names: Vec<_> = r
+            .entries
+            .iter()
+            .map(|(_, e)| match e {
+                Entry::Create { name, .. } => name.clone(),
+                Entry::Delete { .. } => unreachable!(),
+            })
+            .collect();
+        assert_eq!(names, ["a", "c"]);
+        assert_eq!(r.skipped, [(b_at as u64, (b_at + b.len()) as u64)]);
+        assert_eq!(r.torn_at, Some((b_at + b.len() + c.len()) as u64));
+
+        assert!(Catalog::open(dir.path(), RecoveryMode::AbsoluteConsistency, |_| Ok(())).is_err());
+        let (cat, live) =
+            Catalog::open(dir.path(), RecoveryMode::TolerateTailCorruption, |_| Ok(())).unwrap();
+        assert_eq!(live, [create("a", 1), create("c", 3)]);
+        drop(cat);
+        // Rewritten: clean now.
+        let r = read(&path).unwrap();
+        assert!(r.skipped.is_empty() && r.torn_at.is_none());
+        assert_eq!(r.entries.len(), 2);
+    }
+
+    #[test]
+    fn deletes_drop_their_creates_when_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let (cat, live) =
+            Catalog::open(dir.path(), RecoveryMode::TolerateTailCorruption, |_| Ok(())).unwrap();
+        assert!(live.is_empty());
+        cat.append(&create("a", 1)).unwrap();
+        cat.append(&create("b", 2)).unwrap();
+        let end = cat
+            .append(&Entry::Delete {
+                name: "a".into(),
+                incarnation: 1,
+            })
+            .unwrap();
+        assert!(cat.sync().unwrap());
+        cat.wait_synced(end).unwrap();
+        drop(cat);
+        let mut removed = Vec::new();
+        let (_cat, live) = Catalog::open(dir.path(), RecoveryMode::TolerateTailCorruption, |d| {
+            removed = d.to_vec();
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(live, [create("b", 2)]);
+        assert_eq!(removed, [create("a", 1)]);
+        assert_eq!(
+            read(&dir.path().join(CATALOG_FILE)).unwrap().entries.len(),
+            1
+        );
+    }
+}
