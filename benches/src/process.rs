@@ -1,7 +1,8 @@
-//! A `hermit broker` child process: spawn it on a data directory, learn the
-//! address it listens on from its log, signal it, and read its CPU time and
-//! peak memory from `/proc`. Used by `hermit bench` (the broker's cost is
-//! measured apart from the load generator's) and by the black-box tests.
+//! A `hermit broker` child process: spawn it on a data directory (under
+//! resource [`Limits`] if asked), learn the address it listens on from its
+//! log, signal it, and read its CPU time, memory and open files from
+//! `/proc`. Used by `hermit bench` (the broker's cost is measured apart from
+//! the load generator's) and by the black-box tests.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -48,6 +49,40 @@ pub fn usage(pid: u32) -> Option<Usage> {
     })
 }
 
+/// Files a process has open (the entries of `/proc/<pid>/fd`); `None` if
+/// it is gone or `/proc` is unreadable.
+pub fn open_files(pid: u32) -> Option<u64> {
+    Some(std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.count() as u64)
+}
+
+/// Resource limits a started broker runs under, set in the child between
+/// `fork` and `exec` (nothing external such as `prlimit` is needed, and the
+/// broker sees them from its first instruction, as under a shell's `ulimit`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// RLIMIT_NOFILE, soft and hard alike (`ulimit -n N`); `None` inherits
+    /// this process's. Default `None`.
+    pub nofile: Option<u64>,
+}
+
+/// Lines kept of a broker's log whatever their level; after them only
+/// warnings and errors are kept, so that a broker logging an audit line
+/// per topic for a million topics does not fill the test's memory.
+const KEPT_LINES: usize = 10_000;
+
+/// The level of a line of the broker's text log (`<time> <LEVEL> <target>:
+/// …`), if it has one.
+fn level(line: &str) -> Option<&str> {
+    line.split_whitespace()
+        .nth(1)
+        .filter(|l| ["TRACE", "DEBUG", "INFO", "WARN", "ERROR"].contains(l))
+}
+
+/// Whether a log line is a warning or an error.
+fn is_warning(line: &str) -> bool {
+    matches!(level(line), Some("WARN" | "ERROR"))
+}
+
 /// The TLS address, once known, or the channel it will arrive on.
 enum TlsAddr {
     Waiting(mpsc::Receiver<SocketAddr>),
@@ -87,9 +122,22 @@ impl BrokerProcess {
         extra: &[&str],
         timeout: Duration,
     ) -> Result<BrokerProcess, Vec<String>> {
+        Self::start_with(bin, data_dir, listen, extra, timeout, Limits::default())
+    }
+
+    /// [`BrokerProcess::start`] under `limits`.
+    pub fn start_with(
+        bin: &Path,
+        data_dir: &Path,
+        listen: &str,
+        extra: &[&str],
+        timeout: Duration,
+        limits: Limits,
+    ) -> Result<BrokerProcess, Vec<String>> {
+        use std::os::unix::process::CommandExt as _;
         let started = Instant::now();
-        let mut child = Command::new(bin)
-            .args(["broker", "--listen", listen, "--data-dir"])
+        let mut cmd = Command::new(bin);
+        cmd.args(["broker", "--listen", listen, "--data-dir"])
             .arg(data_dir)
             .args(["--log-format", "text"])
             .args(extra)
@@ -97,7 +145,22 @@ impl BrokerProcess {
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(n) = limits.nofile {
+            let limit = rustix::process::Rlimit {
+                current: Some(n),
+                maximum: Some(n),
+            };
+            // SAFETY: setrlimit is one system call: async-signal-safe, no
+            // allocation, no lock, nothing of the parent's memory touched.
+            unsafe {
+                cmd.pre_exec(move || {
+                    rustix::process::setrlimit(rustix::process::Resource::Nofile, limit)
+                        .map_err(std::io::Error::from)
+                });
+            }
+        }
+        let mut child = cmd
             .spawn()
             .map_err(|e| vec![format!("cannot spawn {}: {e}", bin.display())])?;
         let Some(stderr) = child.stderr.take() else {
@@ -118,7 +181,10 @@ impl BrokerProcess {
                     if let Some(addr) = logged_addr(&line, "listening (TLS) addr=") {
                         let _ = tls_tx.send(addr);
                     }
-                    lines.lock().unwrap_or_else(|p| p.into_inner()).push(line);
+                    let mut lines = lines.lock().unwrap_or_else(|p| p.into_inner());
+                    if lines.len() < KEPT_LINES || is_warning(&line) {
+                        lines.push(line);
+                    }
                 }
             });
         }
@@ -169,12 +235,29 @@ impl BrokerProcess {
         usage(self.child.id())
     }
 
-    /// What it logged so far.
+    /// What it logged so far: every line of the first 10,000, then its
+    /// warnings and errors only.
     pub fn stderr(&self) -> Vec<String> {
         self.stderr
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// The lines it logged so far at level WARN or ERROR.
+    pub fn warnings(&self) -> Vec<String> {
+        self.stderr
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter(|l| is_warning(l))
+            .cloned()
+            .collect()
+    }
+
+    /// Files it has open now (`/proc/<pid>/fd`).
+    pub fn open_files(&self) -> Option<u64> {
+        open_files(self.child.id())
     }
 
     /// Send a signal.
@@ -247,6 +330,16 @@ mod tests {
         assert_eq!(logged_addr(tls, "listening addr="), None);
         assert_eq!(logged_addr(tls, "listening (TLS) addr="), want(4001));
         assert_eq!(logged_addr(plain, "listening (TLS) addr="), None);
+    }
+
+    #[test]
+    fn tells_warnings_from_other_lines() {
+        let line = |level: &str| format!("2026-12-01T14:47:36.538183Z {level} hermit::broker: x");
+        assert!(is_warning(&line("WARN")) && is_warning(&line(" ERROR")));
+        assert!(!is_warning(&line(" INFO")) && !is_warning(&line("DEBUG")));
+        // A message that merely mentions a level is not one.
+        assert!(!is_warning(&line(" INFO hermit: WARN ERROR")));
+        assert!(!is_warning("WARN"));
     }
 
     #[test]

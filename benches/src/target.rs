@@ -18,7 +18,7 @@ use anyhow::Context;
 use hermit_client::ClientOptions;
 use hermit_client::crypto::{Identity, KeyFile};
 
-use crate::process::{BrokerProcess, Usage};
+use crate::process::{BrokerProcess, Limits, Usage};
 
 /// Options shared by every scenario.
 #[derive(Debug, Clone, clap::Args)]
@@ -290,10 +290,21 @@ impl Target {
         listen: &str,
         extra: &[&str],
     ) -> anyhow::Result<BrokerProcess> {
+        Self::spawn_with(args, dir, listen, extra, Limits::default())
+    }
+
+    /// [`Target::spawn`] under resource `limits` (the topics scenario's `--nofile`).
+    pub fn spawn_with(
+        args: &TargetArgs,
+        dir: &std::path::Path,
+        listen: &str,
+        extra: &[&str],
+        limits: Limits,
+    ) -> anyhow::Result<BrokerProcess> {
         let bin = std::env::current_exe().context("cannot find the hermit executable")?;
         let mut flags = vec!["--fsync", args.fsync.as_str()];
         flags.extend_from_slice(extra);
-        BrokerProcess::start(&bin, dir, listen, &flags, Duration::from_secs(600))
+        BrokerProcess::start_with(&bin, dir, listen, &flags, Duration::from_secs(600), limits)
             .map_err(|lines| anyhow::anyhow!("the broker did not start:\n{}", lines.join("\n")))
     }
 

@@ -1,9 +1,17 @@
 //! `hermit bench topics`: many nearly empty topics, the chat-inbox shape
 //! (issue 15). One record per new topic (created on demand by its first
-//! produce, durable ack), then one fetch per topic, then a clean restart
-//! and a restart after `kill -9` on the same data directory. Reports
-//! topics created per second, fetch latency, the broker's open files, RSS
-//! and disk per topic, and both restart times (process start to listening).
+//! produce, durable ack unless `--fsync never`), then one fetch per topic,
+//! then a clean restart and a restart after `kill -9` on the same data
+//! directory. Reports topics created per second, fetch latency, the
+//! broker's open files and RSS at the end of creation and after the fetch
+//! phase, disk per topic, both restart times (process start to listening),
+//! and after each restart the latency of a fetch from a closed (cold)
+//! partition against a second one at once (warm). `--nofile` runs the
+//! broker as under `ulimit -n`, `--open-files` sets its file cache.
+//!
+//! Nothing here grows faster than the topic count, and at most `in_flight`
+//! requests exist at once, so that a run at 1,000,000 topics costs the load
+//! generator a few latencies per topic and no more.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -11,12 +19,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use bytes::Bytes;
-use hermit_client::{Ack, Client, ClientOptions};
+use hermit_client::{Client, ClientOptions};
 use hermit_protocol::record::BatchBuilder;
 
-use crate::process::BrokerProcess;
+use crate::process::{BrokerProcess, Limits};
 use crate::report::Run;
-use crate::target::{Target, TargetArgs};
+use crate::target::{Target, TargetArgs, parse_ack};
 
 /// `hermit bench topics` flags.
 #[derive(Debug, Clone, clap::Args)]
@@ -30,14 +38,32 @@ pub struct TopicsArgs {
     /// Requests in flight on the one connection.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub in_flight: u64,
+    /// Topics fetched twice in a row after each restart, one request at a
+    /// time (spread evenly over all topics): cold, then warm.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub sample: u64,
+    /// Run the broker with RLIMIT_NOFILE N, soft and hard (as under
+    /// `ulimit -n N`) [default: this command's limit].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(16..))]
+    pub nofile: Option<u64>,
+    /// The broker's `open_files` setting: segment files idle partitions
+    /// keep open [default: the broker's, 768].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..))]
+    pub open_files: Option<u32>,
 }
 
 impl TopicsArgs {
     /// One line describing the settings.
     pub fn settings(&self) -> String {
+        let or_default = |v: Option<String>| v.unwrap_or_else(|| "default".into());
         format!(
-            "topics={} in_flight={} fsync={}",
-            self.topics, self.in_flight, self.target.fsync
+            "topics={} in_flight={} sample={} fsync={} nofile={} open_files={}",
+            self.topics,
+            self.in_flight,
+            self.sample.min(self.topics),
+            self.target.fsync,
+            or_default(self.nofile.map(|n| n.to_string())),
+            or_default(self.open_files.map(|n| n.to_string())),
         )
     }
 }
@@ -82,11 +108,6 @@ where
     Ok(all)
 }
 
-/// Files the process has open (`/proc/<pid>/fd`).
-fn open_files(pid: u32) -> Option<u64> {
-    Some(std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.count() as u64)
-}
-
 /// Bytes allocated on disk below `dir` (blocks, not lengths: what a
 /// nearly empty file really costs), directories included.
 fn disk_bytes(dir: &Path) -> u64 {
@@ -111,16 +132,19 @@ fn percentile(lat: &mut [Duration], p: f64) -> Duration {
     lat.get(i).copied().unwrap_or_default()
 }
 
-/// Start a broker on `dir` and connect to it.
+/// Start a broker on `dir` (under `--nofile`, with `--open-files`) and connect to it.
 async fn start(args: &TopicsArgs, dir: &Path) -> anyhow::Result<(BrokerProcess, Client)> {
     let (target, dir) = (args.target.clone(), dir.to_path_buf());
+    let mut flags = vec!["--set".to_owned(), "verify_rolled=background".to_owned()];
+    if let Some(n) = args.open_files {
+        flags.extend(["--set".to_owned(), format!("open_files={n}")]);
+    }
+    let limits = Limits {
+        nofile: args.nofile,
+    };
     let process = tokio::task::spawn_blocking(move || {
-        Target::spawn(
-            &target,
-            &dir,
-            "127.0.0.1:0",
-            &["--set", "verify_rolled=background"],
-        )
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        Target::spawn_with(&target, &dir, "127.0.0.1:0", &flags, limits)
     })
     .await
     .context("the broker start panicked")??;
@@ -131,13 +155,64 @@ async fn start(args: &TopicsArgs, dir: &Path) -> anyhow::Result<(BrokerProcess, 
     Ok((process, client))
 }
 
-/// How many topics the broker lists (every one must survive each restart).
-async fn count_topics(client: &Client) -> anyhow::Result<u64> {
-    let all = client
-        .metadata(None)
-        .await
-        .context("cannot list the topics")?;
-    Ok(all.iter().filter(|t| t.name.starts_with("inbox.")).count() as u64)
+/// Every topic survived a restart with its one record: asked one by one
+/// (`in_flight` at a time), never as one listing of everything.
+async fn check_every_topic(client: &Client, n: u64, in_flight: u64) -> anyhow::Result<()> {
+    each(n, in_flight, client, |c, i| async move {
+        let name = topic(i);
+        let t = c
+            .metadata(Some(&name))
+            .await
+            .with_context(|| format!("{name} is gone"))?;
+        let hw: Vec<u64> = t
+            .iter()
+            .flat_map(|t| &t.partitions)
+            .map(|p| p.high_watermark)
+            .collect();
+        anyhow::ensure!(hw == [1], "{name}: high watermarks {hw:?}, want [1]");
+        Ok(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// Latencies of fetching each of `sample` topics (spread evenly over the
+/// `n`) twice in a row, one request at a time so that none waits behind
+/// another: the first finds the partition closed (the broker just
+/// started, nothing touched it), the second open. Returns (cold, warm).
+async fn cold_then_warm(
+    client: &Client,
+    n: u64,
+    sample: u64,
+) -> anyhow::Result<(Vec<Duration>, Vec<Duration>)> {
+    let k = sample.min(n);
+    let mut cold = Vec::with_capacity(k as usize);
+    let mut warm = Vec::with_capacity(k as usize);
+    for j in 0..k {
+        // In u128: j * n overflows u64 long before the topic counts do.
+        let i = (j as u128 * n as u128 / k as u128) as u64;
+        let name = topic(i);
+        for lat in [&mut cold, &mut warm] {
+            let t = Instant::now();
+            let r = client
+                .fetch(&name, 0, 0, 1 << 16, Duration::ZERO)
+                .await
+                .with_context(|| format!("fetch from {name}"))?;
+            lat.push(t.elapsed());
+            anyhow::ensure!(
+                r.high_watermark == 1 && !r.batches.is_empty(),
+                "{name}: high watermark {}, {} bytes",
+                r.high_watermark,
+                r.batches.len()
+            );
+        }
+    }
+    Ok((cold, warm))
+}
+
+/// Milliseconds.
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
 }
 
 /// One run: create, fetch, measure, restart twice.
@@ -153,12 +228,14 @@ pub async fn run_once(args: &TopicsArgs, _run: usize) -> anyhow::Result<Run> {
     record.push(&[0x42; 27]);
     let batch = Bytes::from(record.finish(0).context("cannot build the record")?);
 
+    // Durable unless the broker never fsyncs (it refuses durable acks then).
+    let ack = parse_ack(None, &args.target.fsync)?;
     let t = Instant::now();
     let b = batch.clone();
     each(n, args.in_flight, &client, move |c, i| {
         let b = b.clone();
         async move {
-            c.produce(&topic(i), 0, Ack::Durable, b)
+            c.produce(&topic(i), 0, ack, b)
                 .await
                 .with_context(|| format!("produce to {}", topic(i)))?;
             Ok(())
@@ -166,6 +243,8 @@ pub async fn run_once(args: &TopicsArgs, _run: usize) -> anyhow::Result<Run> {
     })
     .await?;
     let create = t.elapsed();
+    let files_created = process.open_files();
+    let usage_created = process.usage();
 
     let t = Instant::now();
     let mut fetch = each(n, args.in_flight, &client, |c, i| async move {
@@ -183,28 +262,30 @@ pub async fn run_once(args: &TopicsArgs, _run: usize) -> anyhow::Result<Run> {
     })
     .await?;
     let fetch_all = t.elapsed();
-    let files = open_files(process.pid());
-    let usage = process.usage();
+    let files_fetched = process.open_files();
+    let usage_fetched = process.usage();
     drop(client);
     let disk = disk_bytes(dir.path());
 
-    // A clean restart, then one after kill -9, on the same directory.
+    // A clean restart, then one after kill -9, on the same directory. The
+    // cold fetches come first after each start: checking every topic opens
+    // partitions.
     let status = process.terminate().context("cannot stop the broker")?;
     anyhow::ensure!(status.success(), "the broker exited with {status}");
     let (process, client) = start(args, dir.path()).await?;
     let clean = process.startup;
-    anyhow::ensure!(
-        count_topics(&client).await? == n,
-        "topics lost in a clean restart"
-    );
+    let (mut cold, mut warm) = cold_then_warm(&client, n, args.sample).await?;
+    check_every_topic(&client, n, args.in_flight)
+        .await
+        .context("after a clean restart")?;
     drop(client);
     process.kill9();
     let (process, client) = start(args, dir.path()).await?;
     let crashed = process.startup;
-    anyhow::ensure!(
-        count_topics(&client).await? == n,
-        "topics lost after kill -9"
-    );
+    let (mut cold_crashed, _) = cold_then_warm(&client, n, args.sample).await?;
+    check_every_topic(&client, n, args.in_flight)
+        .await
+        .context("after kill -9")?;
     drop(client);
     let status = process.terminate().context("cannot stop the broker")?;
     anyhow::ensure!(status.success(), "the broker exited with {status}");
@@ -212,19 +293,34 @@ pub async fn run_once(args: &TopicsArgs, _run: usize) -> anyhow::Result<Run> {
     let mut r = Run::default();
     r.add("create", n as f64 / create.as_secs_f64(), "topics/s");
     r.add("fetch_all", n as f64 / fetch_all.as_secs_f64(), "fetches/s");
-    r.add(
-        "fetch_p99",
-        percentile(&mut fetch, 0.99).as_secs_f64() * 1e3,
-        "ms",
-    );
-    if let Some(f) = files {
-        r.add("open_files", f as f64, "");
-    }
-    if let Some(u) = usage {
-        r.add("rss", u.rss_bytes as f64 / (1 << 20) as f64, "MiB");
+    r.add("fetch_p99", ms(percentile(&mut fetch, 0.99)), "ms");
+    let mib = |u: Option<crate::process::Usage>| u.map(|u| u.rss_bytes as f64 / (1 << 20) as f64);
+    for (name, v, unit) in [
+        ("open_files_create", files_created.map(|f| f as f64), ""),
+        ("rss_create", mib(usage_created), "MiB"),
+        ("open_files_fetch", files_fetched.map(|f| f as f64), ""),
+        ("rss_fetch", mib(usage_fetched), "MiB"),
+    ] {
+        if let Some(v) = v {
+            r.add(name, v, unit);
+        }
     }
     r.add("disk_per_topic", disk as f64 / n as f64 / 1024.0, "KiB");
     r.add("restart_clean", clean.as_secs_f64(), "s");
     r.add("restart_kill9", crashed.as_secs_f64(), "s");
+    let (cold_p99, warm_p99) = (
+        ms(percentile(&mut cold, 0.99)),
+        ms(percentile(&mut warm, 0.99)),
+    );
+    r.add("cold_fetch_p50", ms(percentile(&mut cold, 0.5)), "ms");
+    r.add("cold_fetch_p99", cold_p99, "ms");
+    r.add("warm_fetch_p50", ms(percentile(&mut warm, 0.5)), "ms");
+    r.add("warm_fetch_p99", warm_p99, "ms");
+    r.add("cold_extra_p99", cold_p99 - warm_p99, "ms");
+    r.add(
+        "kill9_cold_fetch_p99",
+        ms(percentile(&mut cold_crashed, 0.99)),
+        "ms",
+    );
     Ok(r)
 }

@@ -4,7 +4,8 @@
 //! # Layout
 //! - [`hermit_bin`]: the path of a freshly built `hermit` (built once per run).
 //! - [`start_broker`]: a `hermit broker` child process ([`BrokerProcess`],
-//!   shared with `hermit bench`) on a temp data dir.
+//!   shared with `hermit bench`) on a temp data dir; [`start_broker_with`]
+//!   under resource [`Limits`] (`ulimit -n`).
 //! - [`run_hermit`]: run any other `hermit` command and capture its output;
 //!   [`run_hermit_without_tty`] with no terminal to ask a password on;
 //!   [`spawn_hermit`] + [`wait_output`] for long-running ones (`consume`);
@@ -20,7 +21,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-pub use hermit_benches::process::{BrokerProcess, Usage};
+pub use hermit_benches::process::{BrokerProcess, Limits, Usage};
 
 /// The `hermit` binary of this workspace, built (in the profile the tests
 /// run in) the first time it is asked for.
@@ -118,12 +119,24 @@ pub fn assert_ok(out: &Output) {
 /// Start `hermit broker` on `data_dir` (see [`BrokerProcess::start`]);
 /// panics with the broker's stderr if it does not come up within a minute.
 pub fn start_broker(data_dir: &Path, listen: &str, extra: &[&str]) -> BrokerProcess {
-    BrokerProcess::start(
+    start_broker_with(data_dir, listen, extra, Limits::default())
+}
+
+/// [`start_broker`] under resource `limits` (set in the child before it
+/// runs the broker, as a shell's `ulimit` would).
+pub fn start_broker_with(
+    data_dir: &Path,
+    listen: &str,
+    extra: &[&str],
+    limits: Limits,
+) -> BrokerProcess {
+    BrokerProcess::start_with(
         &hermit_bin(),
         data_dir,
         listen,
         extra,
         Duration::from_secs(60),
+        limits,
     )
     .unwrap_or_else(|lines| panic!("the broker did not start:\n{}", lines.join("\n")))
 }
