@@ -24,12 +24,15 @@ use std::time::Duration;
 use bytes::{Buf, BytesMut};
 use hermit_protocol::frame::Authenticate;
 use hermit_protocol::frame::{
-    self, ErrorBody, Fetch, FrameCheck, PartitionMetadata, ResponseBody, TopicMetadata,
+    self, ErrorBody, Fetch, FrameCheck, LIST_TOPICS_FIXED_LEN, ListTopics, MAX_LIST_LIMIT,
+    METADATA_FIXED_LEN, MIN_TOPIC_METADATA_LEN, PartitionMetadata, ResponseBody, TopicMetadata,
+    TopicPage,
 };
 use hermit_protocol::hello::{
     BrokerFlags, BrokerHello, HELLO_LEN, Hello, NONCE_LEN, PROTOCOL_VERSION, VERSION_3,
 };
 use hermit_protocol::record::HEADER_LEN;
+use hermit_protocol::topic::INTERNAL_PREFIX;
 use hermit_protocol::{Ack, Op, Request, RequestFrame, Status};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
@@ -42,7 +45,6 @@ use super::{Arrival, Metrics, Shared};
 use crate::auth::{Action, AuthMode, Denied, Principal, Who, fresh_nonce, verify_authenticate};
 use crate::config::FsyncPolicy;
 use crate::log::{Partition, ReadOutcome, StorageError};
-use crate::offsets::OFFSETS_TOPIC;
 
 /// Stop reading new requests while this many bytes of responses wait to be written.
 const OUT_HIGH_WATER: usize = 4 << 20;
@@ -52,6 +54,10 @@ const RBUF_KEEP: usize = 1 << 20;
 const RBUF_INITIAL: usize = 64 * 1024;
 /// How long a connection the broker ends keeps draining client bytes.
 const LINGER: Duration = Duration::from_millis(500);
+/// A topic listing looks at no more than this many catalog entries per
+/// topic a page may hold: a caller who may describe few of a million topics
+/// gets short (even empty) pages with a cursor, never a scan of everything.
+const LIST_SCAN_FACTOR: usize = 8;
 
 /// Why a connection stops reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -839,37 +845,21 @@ impl State {
                     .committed(c.group, c.topic.as_str(), c.partition);
                 self.respond(corr, &ResponseBody::Committed { offset });
             }
-            Request::Metadata(topic) => {
-                if let Some(t) = topic
-                    && !self.allowed(corr, Op::Metadata, Action::Describe, t.as_str())
-                {
+            Request::Metadata(None) => self.metadata_all(corr),
+            Request::Metadata(Some(t)) => {
+                if !self.allowed(corr, Op::Metadata, Action::Describe, t.as_str()) {
                     return;
                 }
-                let topics = match topic {
-                    Some(t) => match self.shared.log.topic(t.as_str()) {
-                        Some(t) => vec![t],
-                        None => {
-                            return self.storage_error(
-                                corr,
-                                Op::Metadata,
-                                &StorageError::UnknownTopic(t.as_str().to_owned()),
-                            );
-                        }
-                    },
-                    None => self
-                        .shared
-                        .log
-                        .topics()
-                        .into_iter()
-                        .filter(|t| {
-                            t.name() != OFFSETS_TOPIC
-                                && self.check(Action::Describe, t.name()).is_ok()
-                        })
-                        .collect(),
+                let Some(t) = self.shared.log.topic(t.as_str()) else {
+                    return self.storage_error(
+                        corr,
+                        Op::Metadata,
+                        &StorageError::UnknownTopic(t.as_str().to_owned()),
+                    );
                 };
-                let body: Vec<TopicMetadata> = topics.iter().map(|t| topic_metadata(t)).collect();
-                self.respond(corr, &ResponseBody::Metadata(body));
+                self.respond(corr, &ResponseBody::Metadata(vec![topic_metadata(&t)]));
             }
+            Request::ListTopics(l) => self.list_topics(corr, l),
             Request::CreateTopic(c) => {
                 if !self.allowed(corr, Op::CreateTopic, Action::Create, c.topic.as_str()) {
                     return;
@@ -963,6 +953,142 @@ impl State {
             Request::Ping => self.respond(corr, &ResponseBody::Ping),
             Request::Authenticate(a) => self.authenticate(corr, a),
         }
+    }
+
+    /// The largest response frame this connection sends (after the length
+    /// prefix): what its hello announced, so a client that accepts our
+    /// requests' frames accepts our pages too.
+    fn max_frame(&self) -> usize {
+        self.arrival
+            .max_frame
+            .unwrap_or(self.shared.limits.max_frame) as usize
+    }
+
+    /// Answer `ListTopics`: one page of the topics the caller may describe,
+    /// after its cursor, within its limit, the bounded scan and the frame.
+    fn list_topics(&mut self, corr: u32, l: ListTopics<'_>) {
+        let room = self.max_frame().saturating_sub(LIST_TOPICS_FIXED_LEN);
+        // A tiny frame (a small `ws_max_message`) holds fewer topics than the
+        // limit asks for: scan only what it could carry.
+        let limit = (l.limit as usize).min((room / MIN_TOPIC_METADATA_LEN).max(1));
+        let after = l.after.as_ref().map(|a| a.as_str());
+        match self.topic_page(after, limit, limit * LIST_SCAN_FACTOR, room) {
+            Ok((page, _)) => self.respond(corr, &ResponseBody::ListTopics(page)),
+            Err(msg) => self.error(
+                corr,
+                Op::ListTopics as u8,
+                Status::PayloadTooLarge,
+                &msg,
+                None,
+            ),
+        }
+    }
+
+    /// Answer `Metadata` of all topics — kept for older clients — only when
+    /// that takes one page: at most [`MAX_LIST_LIMIT`] topics the caller may
+    /// describe, found within the scan of the largest `ListTopics` page, in
+    /// one frame. Otherwise `PayloadTooLarge` saying to page with
+    /// `ListTopics`; the connection stays open (the request was well formed).
+    fn metadata_all(&mut self, corr: u32) {
+        const LIMIT: usize = MAX_LIST_LIMIT as usize;
+        let room = self.max_frame().saturating_sub(METADATA_FIXED_LEN);
+        let scan = LIMIT * LIST_SCAN_FACTOR;
+        let msg = match self.topic_page(None, LIMIT, scan, room) {
+            Ok((page, None)) => {
+                return self.respond(corr, &ResponseBody::Metadata(page.topics));
+            }
+            Ok((_, Some(cut))) => {
+                let why = match cut {
+                    Cut::Limit => format!("the caller may describe more than {LIMIT} topics"),
+                    Cut::Scan => format!("the broker holds more than {scan} topics"),
+                    Cut::Frame => format!(
+                        "their metadata would not fit in one frame of {} bytes",
+                        self.max_frame()
+                    ),
+                };
+                format!(
+                    "Metadata of all topics answers one page only, and {why}: \
+                     list them page by page with ListTopics"
+                )
+            }
+            Err(msg) => msg,
+        };
+        tracing::debug!(peer = %self.peer, who = %self.who, %msg, "metadata of all topics refused");
+        self.error(
+            corr,
+            Op::Metadata as u8,
+            Status::PayloadTooLarge,
+            &msg,
+            None,
+        );
+    }
+
+    /// One page of the topics the caller may describe whose names sort
+    /// after `after`: at most `limit` of them, looking at no more than
+    /// `scan` catalog entries (`scan >= limit >= 1`), their metadata within
+    /// `room` bytes. Internal topics are never listed. The page's `next`
+    /// is the last name looked at when more entries remain, and says why
+    /// the page ended early. `Err` when the first topic to list alone does
+    /// not fit in `room` (its message says so; no page could hold it).
+    fn topic_page(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+        scan: usize,
+        room: usize,
+    ) -> Result<(TopicPage, Option<Cut>), String> {
+        if self.who.is_anonymous() && self.shared.acl.mode().requires_principal() {
+            // Nothing is allowed to it (docs/SECURITY.md): not even a scan,
+            // whose cursor would name topics.
+            return Ok((TopicPage::default(), None));
+        }
+        // One entry more than the scan may look at tells whether any remain.
+        let entries = self.shared.log.topics_after(after, scan + 1);
+        let mut topics = Vec::new();
+        let mut used = 0;
+        let mut last: Option<&str> = None;
+        let cut = |topics, last: Option<&str>, why| {
+            let page = TopicPage {
+                topics,
+                next: last.map(str::to_owned),
+            };
+            Ok((page, Some(why)))
+        };
+        for (i, t) in entries.iter().enumerate() {
+            if i == scan {
+                return cut(topics, last, Cut::Scan);
+            }
+            let name = t.name();
+            // Internal topics (`__consumer_offsets`) are the broker's own.
+            // `allows`, not `check`: no refusal is built per name passed over.
+            if !name.starts_with(INTERNAL_PREFIX)
+                && self.shared.acl.allows(&self.who, Action::Describe, name)
+            {
+                if topics.len() == limit {
+                    // The page is full and another topic follows: resume
+                    // right before it (the entries after the last listed
+                    // one were looked at already).
+                    return cut(topics, last, Cut::Limit);
+                }
+                let meta = topic_metadata(t);
+                let len = meta.encoded_len();
+                if used + len > room {
+                    if topics.is_empty() {
+                        return Err(format!(
+                            "the metadata of topic {name} ({len} bytes, {} partitions) does not \
+                             fit in this connection's frames of {} bytes",
+                            meta.partitions.len(),
+                            self.max_frame()
+                        ));
+                    }
+                    return cut(topics, last, Cut::Frame);
+                }
+                used += len;
+                topics.push(meta);
+            }
+            last = Some(name);
+        }
+        Ok((TopicPage { topics, next: None }, None))
     }
 
     /// Check an `Authenticate`: on success the connection runs as the
@@ -1275,6 +1401,17 @@ impl State {
             );
         }
     }
+}
+
+/// Why a topic page ended before the listing did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    /// It holds as many topics as asked for, and more follow.
+    Limit,
+    /// Its scan looked at as many catalog entries as it may.
+    Scan,
+    /// The next topic's metadata would not fit in the frame.
+    Frame,
 }
 
 /// What Metadata says about one topic: its effective policy and each
