@@ -131,13 +131,26 @@ async fn start(args: &TopicsArgs, dir: &Path) -> anyhow::Result<(BrokerProcess, 
     Ok((process, client))
 }
 
-/// How many topics the broker lists (every one must survive each restart).
+/// How many topics the broker lists (every one must survive each restart),
+/// page by page: Metadata of all topics answers one page only.
 async fn count_topics(client: &Client) -> anyhow::Result<u64> {
-    let all = client
-        .metadata(None)
-        .await
-        .context("cannot list the topics")?;
-    Ok(all.iter().filter(|t| t.name.starts_with("inbox.")).count() as u64)
+    let mut n = 0;
+    let mut after: Option<String> = None;
+    loop {
+        let page = client
+            .list_topics(after.as_deref(), hermit_client::MAX_LIST_LIMIT)
+            .await
+            .context("cannot list the topics")?;
+        n += page
+            .topics
+            .iter()
+            .filter(|t| t.name.starts_with("inbox."))
+            .count() as u64;
+        match page.next {
+            Some(next) => after = Some(next),
+            None => return Ok(n),
+        }
+    }
 }
 
 /// One run: create, fetch, measure, restart twice.
