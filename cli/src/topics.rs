@@ -1,6 +1,6 @@
 //! `hermit topics list|create|describe|delete`.
 
-use hermit_client::{Cleanup, TopicMetadata, TopicSettings};
+use hermit_client::{Cleanup, MAX_LIST_LIMIT, TopicMetadata, TopicSettings};
 
 use crate::conn::BrokerAddr;
 use crate::exit::{ExitClass, USAGE, client_error};
@@ -11,7 +11,9 @@ use crate::keys::AuthIdentityArgs;
 pub enum TopicsCommand {
     /// One line per topic: name, partitions, cleanup, retention, and the span
     /// of offsets stored (the record count on a HermitMQ broker without
-    /// compaction; over NATS each message spans 65,536 offsets).
+    /// compaction; over NATS each message spans 65,536 offsets). Topics are
+    /// asked for and printed one page at a time, in name order, so a broker
+    /// with millions of them is listed in bounded memory.
     List {
         #[command(flatten)]
         broker: BrokerAddr,
@@ -20,6 +22,11 @@ pub enum TopicsCommand {
         /// `text` (a table) or `json` (one object per line).
         #[arg(long, short, default_value = "text", value_parser = ["text", "json"])]
         output: String,
+        /// Topics asked for per request (1–1000). The table's first column
+        /// is as wide as the longest name of the first page with topics.
+        #[arg(long, value_name = "N", default_value_t = MAX_LIST_LIMIT,
+              value_parser = clap::value_parser!(u32).range(1..=MAX_LIST_LIMIT as i64))]
+        page_size: u32,
     },
     /// Create a topic.
     Create {
@@ -108,6 +115,39 @@ fn to_json(t: &TopicMetadata) -> serde_json::Value {
     })
 }
 
+/// The header of `topics list`'s table.
+fn print_header(width: usize) -> anyhow::Result<()> {
+    outln!(
+        "{:width$}  {:>10}  {:7}  {:>13}  {:>15}  {:>10}",
+        "TOPIC",
+        "PARTITIONS",
+        "CLEANUP",
+        "RETENTION_MS",
+        "RETENTION_BYTES",
+        "OFFSETS"
+    )?;
+    Ok(())
+}
+
+/// One line of `topics list`'s table.
+fn print_row(t: &TopicMetadata, width: usize) -> anyhow::Result<()> {
+    let offsets: u64 = t
+        .partitions
+        .iter()
+        .map(|p| p.high_watermark.saturating_sub(p.log_start))
+        .sum();
+    outln!(
+        "{:width$}  {:>10}  {:7}  {:>13}  {:>15}  {:>10}",
+        t.name,
+        t.partitions.len(),
+        cleanup(t.cleanup),
+        limit(t.retention_ms),
+        limit(t.retention_bytes),
+        offsets
+    )?;
+    Ok(())
+}
+
 /// Run a `hermit topics` command.
 pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
     crate::conn::init_client_logging();
@@ -121,48 +161,47 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
     let identity = identity.as_ref();
     crate::conn::runtime()?.block_on(async move {
         match cmd {
-            TopicsCommand::List { broker, output, .. } => {
+            TopicsCommand::List {
+                broker,
+                output,
+                page_size,
+                ..
+            } => {
                 let client = broker.connect(identity).await?;
-                let mut topics = client.metadata(None).await.map_err(client_error)?;
-                topics.sort_by(|a, b| a.name.cmp(&b.name));
-                if output == "json" {
-                    for t in &topics {
-                        outln!("{}", to_json(t))?;
+                let json = output == "json";
+                // The table's width comes from the first page with topics
+                // (its header waits for it): one page in memory at a time.
+                let mut width: Option<usize> = None;
+                let mut after: Option<String> = None;
+                loop {
+                    let page = client
+                        .list_topics(after.as_deref(), page_size)
+                        .await
+                        .map_err(client_error)?;
+                    let last = page.next.is_none();
+                    if json {
+                        for t in &page.topics {
+                            outln!("{}", to_json(t))?;
+                        }
+                    } else if width.is_some() || !page.topics.is_empty() || last {
+                        let width = match width {
+                            Some(w) => w,
+                            None => {
+                                let w = page.topics.iter().map(|t| t.name.len()).max();
+                                let w = w.unwrap_or(5).max(5);
+                                print_header(w)?;
+                                *width.insert(w)
+                            }
+                        };
+                        for t in &page.topics {
+                            print_row(t, width)?;
+                        }
                     }
-                    return Ok(());
+                    match page.next {
+                        Some(next) => after = Some(next),
+                        None => return Ok(()),
+                    }
                 }
-                let width = topics
-                    .iter()
-                    .map(|t| t.name.len())
-                    .max()
-                    .unwrap_or(5)
-                    .max(5);
-                outln!(
-                    "{:width$}  {:>10}  {:7}  {:>13}  {:>15}  {:>10}",
-                    "TOPIC",
-                    "PARTITIONS",
-                    "CLEANUP",
-                    "RETENTION_MS",
-                    "RETENTION_BYTES",
-                    "OFFSETS"
-                )?;
-                for t in &topics {
-                    let offsets: u64 = t
-                        .partitions
-                        .iter()
-                        .map(|p| p.high_watermark.saturating_sub(p.log_start))
-                        .sum();
-                    outln!(
-                        "{:width$}  {:>10}  {:7}  {:>13}  {:>15}  {:>10}",
-                        t.name,
-                        t.partitions.len(),
-                        cleanup(t.cleanup),
-                        limit(t.retention_ms),
-                        limit(t.retention_bytes),
-                        offsets
-                    )?;
-                }
-                Ok(())
             }
             TopicsCommand::Create {
                 topic,

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use hermit_protocol::Ack;
-use hermit_protocol::frame::{TopicMetadata, TopicSettings};
+use hermit_protocol::WireError;
+use hermit_protocol::frame::{MAX_LIST_LIMIT, TopicMetadata, TopicPage, TopicSettings};
 use hermit_protocol::topic::{TopicName, validate_group};
 use tokio::time::Instant;
 
@@ -264,9 +265,76 @@ impl Client {
         self.transport.committed(group, topic, partition).await
     }
 
-    /// Describe every topic (`None`) or one (`UnknownTopic` if it does not exist).
+    /// Describe every topic the caller may describe (`None`) or one
+    /// (`UnknownTopic` if it does not exist).
+    ///
+    /// A HermitMQ broker answers `None` only when that fits in one page (at
+    /// most [`MAX_LIST_LIMIT`] topics the caller may describe, among at most
+    /// eight times as many on the broker); otherwise it refuses with
+    /// `PayloadTooLarge`: use [`Client::list_topics`] or
+    /// [`Client::all_topics`] there.
     pub async fn metadata(&self, topic: Option<&str>) -> Result<Vec<TopicMetadata>, ClientError> {
         self.transport.metadata(topic).await
+    }
+
+    /// One page of the topics the caller may describe, in name order
+    /// (bytewise), whose names sort after `after` — `None` starts at the
+    /// first; pass the previous page's [`TopicPage::next`] to go on — at
+    /// most `limit` (1..=[`MAX_LIST_LIMIT`], else
+    /// [`ClientError::InvalidArgument`]) of them. The broker bounds the
+    /// work of each request, so a page may hold fewer topics, even none,
+    /// and still have a `next`: the listing is complete only when `next`
+    /// is `None`. A topic created or deleted meanwhile may or may not be
+    /// listed; every other one is listed exactly once. A `next` of the
+    /// form `__cursor.<n>` stands for a name the caller may not see and is
+    /// known only to the connection that handed it out (a reconnect in
+    /// between makes the broker refuse it: list again from the start).
+    pub async fn list_topics(
+        &self,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<TopicPage, ClientError> {
+        if !(1..=MAX_LIST_LIMIT).contains(&limit) {
+            return Err(ClientError::InvalidArgument(format!(
+                "a topic page holds 1..={MAX_LIST_LIMIT} topics, not {limit}"
+            )));
+        }
+        // A cursor is a place among names; the broker may hand out an
+        // internal one (`__…`), so only the charset rules apply.
+        if let Some(a) = after {
+            TopicName::new_any(a).map_err(|e| ClientError::topic_name(a, e))?;
+        }
+        let page = self.transport.list_topics(after, limit).await?;
+        // An opaque cursor (`__cursor.<n>`, standing for a name the caller
+        // may not see) cannot be compared; it only must not repeat.
+        let opaque = |c: &str| c.starts_with("__cursor.");
+        if let (Some(a), Some(n)) = (after, page.next.as_deref())
+            && (n == a || (!opaque(a) && !opaque(n) && n < a))
+        {
+            // A cursor that does not move would page forever.
+            return Err(ClientError::Protocol(WireError::InvalidField {
+                field: "ListTopics next cursor (it does not sort after the request's)",
+                value: n.len() as u64,
+            }));
+        }
+        Ok(page)
+    }
+
+    /// Every topic the caller may describe, in name order, from every page
+    /// of [`Client::list_topics`] (of [`MAX_LIST_LIMIT`] topics). It holds
+    /// them all in this client's memory: where there may be very many, walk
+    /// the pages with [`Client::list_topics`] instead.
+    pub async fn all_topics(&self) -> Result<Vec<TopicMetadata>, ClientError> {
+        let mut all = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let page = self.list_topics(after.as_deref(), MAX_LIST_LIMIT).await?;
+            all.extend(page.topics);
+            match page.next {
+                Some(next) => after = Some(next),
+                None => return Ok(all),
+            }
+        }
     }
 
     /// Create a topic (`TopicExists` if it already does).

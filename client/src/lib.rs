@@ -51,7 +51,9 @@ pub mod transport;
 pub use client::{Client, ClientCert, ClientOptions};
 pub use consumer::{Consumer, ConsumerOptions, Fallback, ResetPolicy, StartFrom};
 pub use error::ClientError;
-pub use hermit_protocol::frame::{PartitionMetadata, TopicMetadata, TopicSettings};
+pub use hermit_protocol::frame::{
+    MAX_LIST_LIMIT, PartitionMetadata, TopicMetadata, TopicPage, TopicSettings,
+};
 pub use hermit_protocol::{Ack, Cleanup, Status};
 pub use producer::{Delivered, Delivery, Producer, ProducerOptions};
 pub use records::{FetchResponse, Record, Records};

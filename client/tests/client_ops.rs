@@ -525,3 +525,109 @@ async fn too_many_connections_is_retriable_and_reconnects_back_off() {
     assert!(ok, "never got a connection after the holder left");
     broker.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn topics_are_listed_page_by_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |c| c.fsync = FsyncPolicy::Never).await;
+    let c = client(broker.addr()).await;
+    let names: Vec<String> = (0..25).map(|i| format!("p.{i:02}")).collect();
+    for n in &names {
+        c.create_topic(n, settings(1)).await.unwrap();
+    }
+    // Consumer groups make the internal offsets topic: never listed.
+    c.commit("g", "p.00", 0, 0).await.unwrap();
+
+    let mut pages = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page = c.list_topics(after.as_deref(), 10).await.unwrap();
+        let listed: Vec<String> = page.topics.iter().map(|t| t.name.clone()).collect();
+        pages.push((listed, page.next.clone()));
+        match page.next {
+            Some(n) => after = Some(n),
+            None => break,
+        }
+    }
+    assert_eq!(pages.len(), 3, "{pages:?}");
+    assert_eq!(pages[0].1.as_deref(), Some("p.09"));
+    assert_eq!(pages[2].0, names[20..]);
+    let walked: Vec<String> = pages.into_iter().flat_map(|(t, _)| t).collect();
+    assert_eq!(walked, names);
+    let all: Vec<String> = c
+        .all_topics()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(all, names);
+    // Metadata of all topics still answers on a small broker.
+    assert_eq!(c.metadata(None).await.unwrap().len(), 25);
+
+    // A cursor may be any name, an internal one included.
+    let page = c.list_topics(Some("__consumer_offsets"), 3).await.unwrap();
+    assert_eq!(page.topics.len(), 3);
+    // Arguments are checked before anything is sent.
+    for limit in [0, hermit_client::MAX_LIST_LIMIT + 1] {
+        let err = c.list_topics(None, limit).await.unwrap_err();
+        assert!(matches!(err, ClientError::InvalidArgument(_)), "{err:?}");
+    }
+    let err = c.list_topics(Some("a/b"), 10).await.unwrap_err();
+    assert!(matches!(err, ClientError::InvalidName { .. }), "{err:?}");
+    c.ping().await.unwrap();
+    assert_eq!(c.connections_opened(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declined_listing_keeps_the_connection_and_a_stuck_cursor_is_refused() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let fake = tokio::spawn(async move {
+        let mut s = accept_hello(&listener).await;
+        let mut buf = BytesMut::new();
+        let mut out = BytesMut::new();
+        // Metadata of all topics, declined as too large: the broker keeps
+        // the connection open (unlike a frame over its limit).
+        let r = read_request(&mut s, &mut buf).await;
+        assert_eq!(r.op, Op::Metadata);
+        let declined = ErrorBody {
+            status: Status::PayloadTooLarge,
+            message: "Metadata of all topics answers one page only",
+            bounds: None,
+        };
+        encode_error(r.corr, Op::Metadata as u8, &declined, &mut out).unwrap();
+        s.write_all(&out).await.unwrap();
+        out.clear();
+        // A page whose cursor goes backwards would page forever.
+        let r2 = read_request(&mut s, &mut buf).await;
+        assert_eq!(r2.op, Op::ListTopics);
+        let page = hermit_client::TopicPage {
+            topics: Vec::new(),
+            next: Some("a".into()),
+        };
+        encode_response(r2.corr, &ResponseBody::ListTopics(page), &mut out).unwrap();
+        s.write_all(&out).await.unwrap();
+        out.clear();
+        let r3 = read_request(&mut s, &mut buf).await;
+        assert_eq!(r3.op, Op::Ping);
+        encode_response(r3.corr, &ResponseBody::Ping, &mut out).unwrap();
+        s.write_all(&out).await.unwrap();
+        let _ = s.read(&mut [0u8; 1]).await;
+    });
+    let c = client(addr).await;
+    let err = within("metadata", c.metadata(None)).await.unwrap_err();
+    assert_eq!(err.status(), Some(Status::PayloadTooLarge), "{err}");
+    let err = within("list", c.list_topics(Some("b"), 10))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::Protocol(_)), "{err:?}");
+    within("ping", c.ping()).await.unwrap();
+    assert_eq!(
+        c.connections_opened(),
+        1,
+        "the same connection served all three"
+    );
+    drop(c);
+    within("fake broker", fake).await.unwrap();
+}

@@ -354,3 +354,48 @@ async fn a_server_without_jetstream_or_a_bad_url_is_a_clear_error() {
     assert!(matches!(err, ClientError::Broker { .. }), "{err:?}");
     assert!(err.to_string().contains("replicas"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn topics_are_listed_page_by_page_over_jetstream() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = NatsServer::single(dir.path());
+    let c = nats_client(&server.url(), ClientOptions::default()).await;
+    let names: Vec<String> = (0..5).map(|i| format!("l.{i}")).collect();
+    for n in &names {
+        c.create_topic(n, settings(2)).await.unwrap();
+    }
+    let mut pages = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page = c.list_topics(after.as_deref(), 2).await.unwrap();
+        assert!(page.topics.iter().all(|t| t.partitions.len() == 2));
+        let listed: Vec<String> = page.topics.into_iter().map(|t| t.name).collect();
+        pages.push((listed, page.next.clone()));
+        match page.next {
+            Some(n) => after = Some(n),
+            None => break,
+        }
+    }
+    let want = vec![
+        (
+            vec!["l.0".to_owned(), "l.1".to_owned()],
+            Some("l.1".to_owned()),
+        ),
+        (
+            vec!["l.2".to_owned(), "l.3".to_owned()],
+            Some("l.3".to_owned()),
+        ),
+        (vec!["l.4".to_owned()], None),
+    ];
+    assert_eq!(pages, want);
+    let all: Vec<String> = c
+        .all_topics()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(all, names);
+    let err = c.list_topics(None, 0).await.unwrap_err();
+    assert!(matches!(err, ClientError::InvalidArgument(_)), "{err:?}");
+}

@@ -11,7 +11,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use hermit_e2e_tests::{
-    PASSWORD, assert_code, keygen, path_str, run_hermit, run_hermit_without_tty, start_broker,
+    PASSWORD, assert_code, assert_ok, keygen, path_str, run_hermit, run_hermit_without_tty,
+    start_broker,
 };
 use serde_json::{Value, json};
 
@@ -1031,4 +1032,84 @@ fn tls_self_signed_writes_a_ca_and_a_broker_certificate_it_signed() {
     assert_code(&again, 2);
     assert!(stderr(&again).contains("--force"), "{}", stderr(&again));
     assert_eq!(std::fs::read(out_dir.join("ca.key")).unwrap(), key_before);
+}
+
+#[test]
+fn topics_list_pages_through_every_topic_in_the_same_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start_broker(&dir.path().join("data"), "127.0.0.1:0", &[]);
+    let addr = broker.addr().to_string();
+    let names: Vec<String> = (0..25).map(|i| format!("list.{i:02}")).collect();
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            let c = hermit_client::Client::connect(addr.clone(), Default::default())
+                .await
+                .unwrap();
+            let settings = hermit_client::TopicSettings {
+                partitions: 2,
+                cleanup: hermit_client::Cleanup::Delete,
+                retention_ms: 0,
+                retention_bytes: 0,
+            };
+            for n in &names {
+                c.create_topic(n, settings).await.unwrap();
+            }
+            let mut b = hermit_protocol::BatchBuilder::new(b"");
+            b.push(b"one");
+            b.push(b"two");
+            let batch = bytes::Bytes::from(b.finish(1).unwrap());
+            c.produce("list.03", 1, hermit_client::Ack::Durable, batch)
+                .await
+                .unwrap();
+        });
+    let list = |extra: &[&str]| {
+        let mut args = vec!["topics", "list", "--broker", addr.as_str()];
+        args.extend(extra);
+        let out = run_hermit(&args, b"", &[]);
+        assert_ok(&out);
+        stdout(&out)
+    };
+    // Pages of 10: three requests, one table.
+    let paged = list(&["--page-size", "10"]);
+    let lines: Vec<&str> = paged.lines().collect();
+    assert_eq!(lines.len(), 26, "{paged}");
+    assert_eq!(
+        lines[0],
+        format!(
+            "{:7}  {:>10}  {:7}  {:>13}  {:>15}  {:>10}",
+            "TOPIC", "PARTITIONS", "CLEANUP", "RETENTION_MS", "RETENTION_BYTES", "OFFSETS"
+        )
+    );
+    for (line, name) in lines[1..].iter().zip(&names) {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cols.len(), 6, "{line}");
+        assert_eq!((cols[0], cols[1], cols[2]), (name.as_str(), "2", "delete"));
+        let offsets = if name == "list.03" { "2" } else { "0" };
+        assert_eq!(cols[5], offsets, "{line}");
+    }
+    // One page gives the same bytes.
+    assert_eq!(list(&[]), paged);
+    // JSON: one object per topic, in order, across pages of 7.
+    let json = list(&["--output", "json", "--page-size", "7"]);
+    let listed: Vec<String> = json
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            v["topic"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(listed, names);
+    // A page size outside 1..=1000 is a usage error.
+    for bad in ["0", "1001"] {
+        let out = run_hermit(
+            &["topics", "list", "--broker", &addr, "--page-size", bad],
+            b"",
+            &[],
+        );
+        assert_code(&out, 2);
+    }
+    assert_eq!(broker.terminate().unwrap().code(), Some(0));
 }

@@ -17,6 +17,7 @@ import {
   ClientError,
   FETCH_RESPONSE_HEADER_LEN,
   MAX_CONTROL_FRAME,
+  MAX_LIST_LIMIT,
   MECHANISM_P256_ECDSA,
   Op,
   WireError,
@@ -566,11 +567,61 @@ export class Client {
 
   /**
    * Describe every topic the caller may describe (no argument) or one.
+   * The broker answers "every topic" only when that fits in one page (at
+   * most 1,000 topics the caller may describe, among at most 8,000);
+   * otherwise it refuses with `PayloadTooLarge`: use {@link Client.listTopics}
+   * or {@link Client.allTopics} there.
    * @param {string|null} [topic]
    * @returns {Promise<import('./protocol.js').TopicMetadata[]>}
    */
   async metadata(topic = null) {
     return this._request({ op: 'metadata', topic });
+  }
+
+  /**
+   * One page of the topics the caller may describe, in name order, whose
+   * names sort after `after` (`null` starts at the first; pass the previous
+   * page's `next` to go on), at most `limit` (1..=1000) of them. The broker
+   * bounds the work of each request, so a page may hold fewer topics, even
+   * none, and still have a `next`: the listing is complete only when
+   * `next` is `null`. A `next` of the form `__cursor.<n>` stands for a name
+   * the caller may not see and is valid only on this connection.
+   * (Rust: `Client::list_topics`.)
+   * @param {{ after?: string|null, limit?: number }} [opts] `limit` default 1000
+   * @returns {Promise<import('./protocol.js').TopicPage>}
+   */
+  async listTopics({ after = null, limit = MAX_LIST_LIMIT } = {}) {
+    /** @type {import('./protocol.js').TopicPage} */
+    const page = await this._request({ op: 'listTopics', after, limit });
+    // An opaque cursor (`__cursor.<n>`: a name the caller may not see,
+    // known only to this connection) cannot be compared; it must not repeat.
+    const opaque = (c) => c.startsWith('__cursor.');
+    if (after !== null && page.next !== null
+        && (page.next === after || (!opaque(after) && !opaque(page.next) && page.next < after))) {
+      // A cursor that does not move would page forever. (Names are ASCII:
+      // string order is the broker's byte order.)
+      throw new WireError('InvalidField', `ListTopics next cursor ${JSON.stringify(page.next)} does not sort after ${JSON.stringify(after)}`);
+    }
+    return page;
+  }
+
+  /**
+   * Every topic the caller may describe, in name order, one page of
+   * {@link Client.listTopics} at a time: only one page is held in memory,
+   * however many topics the broker has. (Rust's `Client::all_topics`
+   * collects them all in a `Vec` instead.)
+   * @param {{ limit?: number }} [opts] topics per request, default 1000
+   * @returns {AsyncGenerator<import('./protocol.js').TopicMetadata, void, void>}
+   */
+  async *allTopics({ limit = MAX_LIST_LIMIT } = {}) {
+    /** @type {string|null} */
+    let after = null;
+    for (;;) {
+      const page = await this.listTopics({ after, limit });
+      yield* page.topics;
+      if (page.next === null) return;
+      after = page.next;
+    }
   }
 
   /**

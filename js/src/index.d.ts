@@ -147,7 +147,12 @@ export class Client {
   fetch(topic: string, partition: number, offset: number, maxBytes?: number, maxWaitMs?: number): Promise<FetchResponse>;
   commit(group: string, topic: string, partition: number, offset: number): Promise<void>;
   committed(group: string, topic: string, partition: number): Promise<number | null>;
+  /** Every topic (one page at most: else PayloadTooLarge) or one. */
   metadata(topic?: string | null): Promise<TopicMetadata[]>;
+  /** One page after the cursor `after` (null: from the first); `limit` 1..=1000, default 1000. */
+  listTopics(opts?: { after?: string | null; limit?: number }): Promise<TopicPage>;
+  /** Every topic the caller may describe, fetched one page at a time. */
+  allTopics(opts?: { limit?: number }): AsyncGenerator<TopicMetadata, void, void>;
   createTopic(topic: string, settings?: TopicSettings): Promise<void>;
   deleteTopic(topic: string): Promise<void>;
   /** Round trip in ms. */
@@ -523,7 +528,9 @@ export class WireError extends ClientError {
 
 export const PROTOCOL_VERSION: 3;
 export const U64_MAX: bigint;
-export const Op: { readonly Produce: 1; readonly Fetch: 2; readonly Commit: 3; readonly Committed: 4; readonly Metadata: 5; readonly CreateTopic: 6; readonly DeleteTopic: 7; readonly Ping: 8; readonly Authenticate: 9 };
+export const Op: { readonly Produce: 1; readonly Fetch: 2; readonly Commit: 3; readonly Committed: 4; readonly Metadata: 5; readonly CreateTopic: 6; readonly DeleteTopic: 7; readonly Ping: 8; readonly Authenticate: 9; readonly ListTopics: 10 };
+/** Most topics in one ListTopics page. */
+export const MAX_LIST_LIMIT: 1000;
 export const Ack: { readonly Written: 0; readonly Durable: 1 };
 export const Cleanup: { readonly Delete: 0; readonly Compact: 1 };
 export const BrokerFlags: { readonly AUTH_REQUIRED: 1; readonly AUTH_AVAILABLE: 2; readonly TLS: 4; readonly AUTHENTICATED: 8 };
@@ -541,6 +548,13 @@ export interface TopicMetadata {
   retentionMs: bigint;
   retentionBytes: bigint;
   partitions: PartitionMetadata[];
+}
+/** One page of a topic listing. */
+export interface TopicPage {
+  /** In name order; maybe none. */
+  topics: TopicMetadata[];
+  /** Pass as `after` for the next page; null: the listing is complete. */
+  next: string | null;
 }
 
 export interface RecordHeader {
@@ -594,6 +608,8 @@ export function encodeRequest(correlationId: number, req: { op: string; [field: 
 export function decodeResponse(frame: Uint8Array, maxFrame?: number): ResponseFrame;
 export function topicNameError(name: string): string | null;
 export function groupNameError(name: string): string | null;
+/** Why `name` is not a valid ListTopics cursor (topic charset, `__` allowed), or null. */
+export function cursorNameError(name: string): string | null;
 
 // ---- replay.js --------------------------------------------------------------
 

@@ -125,6 +125,11 @@ export const RESPONSE_BIT = 0x80;
 export const MAX_CONTROL_FRAME = 1024;
 /** Largest partition count a topic may have. */
 export const MAX_PARTITIONS = 4096;
+/**
+ * Most topics one ListTopics page may hold (its `limit` is 1..=this), and
+ * the most a Metadata of all topics answers with.
+ */
+export const MAX_LIST_LIMIT = 1000;
 /** Longest topic or group name, in bytes. */
 export const MAX_NAME_LEN = 249;
 /** Largest SPKI or signature an Authenticate may carry. */
@@ -156,6 +161,7 @@ export const Op = Object.freeze({
   DeleteTopic: 0x07,
   Ping: 0x08,
   Authenticate: 0x09,
+  ListTopics: 0x0a,
 });
 
 const OP_NAMES = new Map(Object.entries(Op).map(([k, v]) => [v, k]));
@@ -426,13 +432,36 @@ function u64Arg(v, field) {
  * @returns {string|null}
  */
 export function topicNameError(name) {
+  const why = nameCharsError(name);
+  if (why !== null) return why;
+  if (name.startsWith('__')) return "the '__' prefix is reserved for internal topics";
+  return null;
+}
+
+/**
+ * The charset rules of topic names (every rule but the `__` prefix).
+ * @param {string} name
+ * @returns {string|null}
+ */
+function nameCharsError(name) {
   if (typeof name !== 'string' || name.length === 0) return 'name is empty';
   if (name.length > MAX_NAME_LEN) return `name is ${name.length} bytes long (max ${MAX_NAME_LEN})`;
   const bad = name.search(/[^A-Za-z0-9._-]/);
   if (bad >= 0) return `character ${JSON.stringify(name[bad])} at position ${bad} is not allowed (use A-Z a-z 0-9 . _ -)`;
   if (name === '.' || name === '..') return "'.' and '..' are not names";
-  if (name.startsWith('__')) return "the '__' prefix is reserved for internal topics";
   return null;
+}
+
+/**
+ * Why `name` is not a valid ListTopics cursor, or `null` if it is: a topic
+ * name by the charset rules, the internal `__` prefix allowed (a cursor is
+ * a place in the order of names, and the broker may hand out an internal
+ * name as the last one it looked at).
+ * @param {string} name
+ * @returns {string|null}
+ */
+export function cursorNameError(name) {
+  return nameCharsError(name);
 }
 
 /**
@@ -595,6 +624,7 @@ export function authTranscript(nonce, brokerId, spki) {
  *   | { op: 'commit', group: string, topic: string, partition: number, offset: number }
  *   | { op: 'committed', group: string, topic: string, partition: number }
  *   | { op: 'metadata', topic?: string|null }
+ *   | { op: 'listTopics', after?: string|null, limit: number }
  *   | { op: 'createTopic', topic: string, partitions: number, cleanup?: number, retentionMs?: number|bigint, retentionBytes?: number|bigint }
  *   | { op: 'deleteTopic', topic: string }
  *   | { op: 'ping' }
@@ -659,6 +689,19 @@ export function encodeRequest(correlationId, req) {
     case 'metadata':
       if (req.topic !== undefined && req.topic !== null) put8(w, checkTopic(req.topic));
       break;
+    case 'listTopics': {
+      if (req.after === undefined || req.after === null) {
+        w.u8(0);
+      } else {
+        const why = cursorNameError(req.after);
+        if (why !== null) throw new ClientError('InvalidName', `invalid ListTopics cursor ${JSON.stringify(req.after)}: ${why}`);
+        put8(w, utf8.encode(req.after));
+      }
+      const limit = checkUint(req.limit, 'limit', MAX_LIST_LIMIT);
+      if (limit === 0) throw new ClientError('InvalidArgument', `invalid argument: limit must be 1..=${MAX_LIST_LIMIT}`);
+      w.u32(limit);
+      break;
+    }
     case 'createTopic': {
       put8(w, checkTopic(req.topic));
       const n = checkUint(req.partitions, 'partitions', MAX_PARTITIONS);
@@ -711,6 +754,15 @@ export function encodeRequest(correlationId, req) {
  */
 
 /**
+ * @typedef {object} TopicPage
+ * @property {TopicMetadata[]} topics  in name order; maybe none (a page is
+ *   also cut short by the broker's bounded scan and by the frame size)
+ * @property {string|null} next  where the next page starts (pass it as
+ *   `after`); `null`: the listing is complete. It may name a topic not in
+ *   `topics` (the last one the broker looked at).
+ */
+
+/**
  * @typedef {object} ErrorBody
  * @property {string} status    status name
  * @property {number} statusCode
@@ -732,7 +784,8 @@ export function encodeRequest(correlationId, req) {
  *
  * Bodies by op: Produce `{ baseOffset }`; Fetch `{ highWatermark, logStart,
  * records /* Uint8Array view *\/ }`; Committed `{ offset /* number|null *\/ }`;
- * Metadata `TopicMetadata[]`; Authenticate `{ principal /* 32 bytes *\/ }`;
+ * Metadata `TopicMetadata[]`; ListTopics {@link TopicPage}; Authenticate
+ * `{ principal /* 32 bytes *\/ }`;
  * the others `{}`.
  *
  * @param {Uint8Array} frame
@@ -781,6 +834,37 @@ function checkCount(n, minEach, r) {
 }
 
 /**
+ * The topic list of Metadata and ListTopics; `max` bounds the count.
+ * @param {Reader} r
+ * @param {number} max
+ * @returns {TopicMetadata[]}
+ */
+function decodeTopics(r, max) {
+  const n = r.u32();
+  if (n > max) throw new WireError('InvalidField', `topic count ${n} (at most ${max})`);
+  // Each topic takes at least 22 bytes: refuse counts the frame cannot hold.
+  checkCount(n, 22, r);
+  /** @type {TopicMetadata[]} */
+  const topics = [];
+  for (let i = 0; i < n; i++) {
+    const name = r.str8('topic');
+    const cleanup = r.u8();
+    if (cleanup > 1) throw new WireError('InvalidField', `cleanup ${cleanup}`);
+    const retentionMs = r.u64n();
+    const retentionBytes = r.u64n();
+    const np = r.u32();
+    checkCount(np, 20, r);
+    /** @type {PartitionMetadata[]} */
+    const partitions = [];
+    for (let j = 0; j < np; j++) {
+      partitions.push({ partition: r.u32(), logStart: r.u64('log_start'), highWatermark: r.u64('high_watermark') });
+    }
+    topics.push({ name, cleanup, retentionMs, retentionBytes, partitions });
+  }
+  return topics;
+}
+
+/**
  * @param {number} op
  * @param {Reader} r
  */
@@ -800,28 +884,15 @@ function decodeBody(op, r) {
       if (has > 1) throw new WireError('InvalidField', `has ${has}`);
       return { offset: has === 1 ? offset : null };
     }
-    case Op.Metadata: {
-      const n = r.u32();
-      // Each topic takes at least 22 bytes: refuse counts the frame cannot hold.
-      checkCount(n, 22, r);
-      /** @type {TopicMetadata[]} */
-      const topics = [];
-      for (let i = 0; i < n; i++) {
-        const name = r.str8('topic');
-        const cleanup = r.u8();
-        if (cleanup > 1) throw new WireError('InvalidField', `cleanup ${cleanup}`);
-        const retentionMs = r.u64n();
-        const retentionBytes = r.u64n();
-        const np = r.u32();
-        checkCount(np, 20, r);
-        /** @type {PartitionMetadata[]} */
-        const partitions = [];
-        for (let j = 0; j < np; j++) {
-          partitions.push({ partition: r.u32(), logStart: r.u64('log_start'), highWatermark: r.u64('high_watermark') });
-        }
-        topics.push({ name, cleanup, retentionMs, retentionBytes, partitions });
-      }
-      return topics;
+    case Op.Metadata:
+      return decodeTopics(r, Infinity);
+    case Op.ListTopics: {
+      const topics = decodeTopics(r, MAX_LIST_LIMIT);
+      const next = r.str8('next');
+      if (next === '') return { topics, next: null };
+      const why = cursorNameError(next);
+      if (why !== null) throw new WireError('InvalidName', `invalid ListTopics cursor ${JSON.stringify(next)}: ${why}`);
+      return { topics, next };
     }
     case Op.Authenticate:
       return { principal: r.bytes(32).slice() };
@@ -873,19 +944,11 @@ export function encodeResponse(correlationId, op, what) {
         w.u64(b.offset ?? 0);
         break;
       case Op.Metadata:
-        w.u32(b.length);
-        for (const t of b) {
-          put8(w, utf8.encode(t.name));
-          w.u8(t.cleanup ?? 0);
-          w.u64(t.retentionMs ?? U64_MAX);
-          w.u64(t.retentionBytes ?? U64_MAX);
-          w.u32(t.partitions.length);
-          for (const p of t.partitions) {
-            w.u32(p.partition);
-            w.u64(p.logStart);
-            w.u64(p.highWatermark);
-          }
-        }
+        encodeTopics(w, b);
+        break;
+      case Op.ListTopics:
+        encodeTopics(w, b.topics);
+        put8(w, utf8.encode(b.next ?? ''));
         break;
       case Op.Authenticate:
         w.bytes(b.principal);
@@ -897,6 +960,26 @@ export function encodeResponse(correlationId, op, what) {
   const frame = w.finish();
   new DataView(frame.buffer, frame.byteOffset).setUint32(0, frame.length - 4);
   return frame;
+}
+
+/**
+ * @param {Writer} w
+ * @param {any[]} topics
+ */
+function encodeTopics(w, topics) {
+  w.u32(topics.length);
+  for (const t of topics) {
+    put8(w, utf8.encode(t.name));
+    w.u8(t.cleanup ?? 0);
+    w.u64(t.retentionMs ?? U64_MAX);
+    w.u64(t.retentionBytes ?? U64_MAX);
+    w.u32(t.partitions.length);
+    for (const p of t.partitions) {
+      w.u32(p.partition);
+      w.u64(p.logStart);
+      w.u64(p.highWatermark);
+    }
+  }
 }
 
 /**

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  Ack, BatchBuilder, BrokerFlags, ClientError, Op, Status, STATUS_NAMES, U64_MAX, WireError,
-  authTranscript, batches, brokerError, decodeBrokerHello, decodeRecordHeader, decodeResponse,
+  Ack, BatchBuilder, BrokerFlags, ClientError, MAX_LIST_LIMIT, Op, Status, STATUS_NAMES, U64_MAX, WireError,
+  authTranscript, batches, brokerError, cursorNameError, decodeBrokerHello, decodeRecordHeader, decodeResponse,
   encodeBrokerHello, encodeClientHello, encodeRequest, encodeResponse, groupNameError, parseBatch,
   records, topicNameError, verifyCrc,
 } from '../src/protocol.js';
@@ -204,4 +204,42 @@ test('malformed responses are typed errors', () => {
   assert.equal(kind(msg), 'InvalidField');
   const big = encodeResponse(1, Op.Produce, { body: { baseOffset: 2 ** 53 } });
   assert.equal(kind(big), 'InvalidField');
+});
+
+test('ListTopics: request bytes as protocol/src/frame.rs, pages round trip, bad cursors and limits refused', () => {
+  assert.equal(Op.ListTopics, 0x0a);
+  assert.equal(MAX_LIST_LIMIT, 1000);
+  // after (u8 len + name, empty = from the first), limit u32.
+  assert.equal(toHex(encodeRequest(3, { op: 'listTopics', limit: 1000 })), '0000000a' + '0a' + '00000003' + '00' + '000003e8');
+  assert.equal(toHex(encodeRequest(3, { op: 'listTopics', after: 't.1', limit: 10 })), '0000000d' + '0a' + '00000003' + '03742e31' + '0000000a');
+  // A cursor may be internal; it follows the charset rules of names.
+  assert.doesNotThrow(() => encodeRequest(1, { op: 'listTopics', after: '__consumer_offsets', limit: 1 }));
+  assert.equal(cursorNameError('__consumer_offsets'), null);
+  assert.notEqual(cursorNameError('a/b'), null);
+  assert.throws(() => encodeRequest(1, { op: 'listTopics', after: 'a b', limit: 1 }), (e) => e.code === 'InvalidName');
+  for (const limit of [0, 1001, 1.5, -1]) {
+    assert.throws(() => encodeRequest(1, { op: 'listTopics', limit }), (e) => e.code === 'InvalidArgument', `limit ${limit}`);
+  }
+  const topic = { name: 't.1', cleanup: 0, retentionMs: 5n, retentionBytes: U64_MAX, partitions: [{ partition: 0, logStart: 1, highWatermark: 9 }] };
+  for (const next of ['t.1', '__consumer_offsets', null]) {
+    const frame = encodeResponse(4, Op.ListTopics, { body: { topics: [topic], next } });
+    const r = decodeResponse(frame);
+    assert.equal(r.op, Op.ListTopics);
+    assert.deepEqual(r.body, { topics: [topic], next });
+  }
+  // Counts over MAX_LIST_LIMIT, or more than the frame holds, are refused before reading on.
+  const head = (n) => {
+    const f = new Uint8Array(15);
+    const v = new DataView(f.buffer);
+    v.setUint32(0, 11);
+    f[4] = Op.ListTopics | 0x80;
+    v.setUint32(5, 1);
+    v.setUint32(11, n);
+    return f;
+  };
+  assert.throws(() => decodeResponse(head(1001)), (e) => e instanceof WireError && e.kind === 'InvalidField');
+  assert.throws(() => decodeResponse(head(1000)), (e) => e instanceof WireError && e.kind === 'UnexpectedEof');
+  // A cursor that breaks the charset rules is a protocol error.
+  const bad = encodeResponse(4, Op.ListTopics, { body: { topics: [], next: 'a/b' } });
+  assert.throws(() => decodeResponse(bad), (e) => e instanceof WireError && e.kind === 'InvalidName');
 });

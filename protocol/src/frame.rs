@@ -17,7 +17,7 @@ use crate::codec::{Reader, put_str8, put_str16_lossy};
 use crate::error::WireError;
 use crate::record::{HEADER_LEN, RecordHeader};
 use crate::status::Status;
-use crate::topic::{TopicName, validate_group};
+use crate::topic::{MAX_NAME_LEN, TopicName, validate_group};
 
 /// Bytes before the body of a request: length, op, correlation id.
 pub const REQUEST_HEADER_LEN: usize = 9;
@@ -40,8 +40,30 @@ pub const DEFAULT_MAX_PAYLOAD: u32 = 50 * 1024 * 1024;
 pub const DEFAULT_MAX_KEY: u32 = 4096;
 /// Largest partition count a topic may have.
 pub const MAX_PARTITIONS: u32 = 4096;
+/// Most topics one `ListTopics` page may hold (its `limit` is 1..=this), and
+/// the most a `Metadata` of all topics answers with: no response ever holds
+/// more, however many topics a broker has.
+pub const MAX_LIST_LIMIT: u32 = 1000;
+/// Bytes of a successful `ListTopics` response besides its topics, at most
+/// (after the length prefix): op, correlation id, status, the count and the
+/// longest `next` cursor. A page fits a frame of `max_frame` bytes when its
+/// topics' [`TopicMetadata::encoded_len`] sum to at most
+/// `max_frame - LIST_TOPICS_FIXED_LEN`.
+pub const LIST_TOPICS_FIXED_LEN: usize = RESPONSE_HEADER_LEN - 4 + 4 + 1 + MAX_NAME_LEN;
+/// Bytes of a successful `Metadata` response besides its topics (after the
+/// length prefix): op, correlation id, status and the count.
+pub const METADATA_FIXED_LEN: usize = RESPONSE_HEADER_LEN - 4 + 4;
+/// The fewest bytes one topic's metadata takes: a one-byte name and one
+/// partition (every topic has at least one).
+pub const MIN_TOPIC_METADATA_LEN: usize = TOPIC_METADATA_FIXED_LEN + 1 + PARTITION_METADATA_LEN;
+/// Bytes of a topic's metadata besides its name's bytes and its partitions:
+/// the name's length byte, cleanup, both retentions, the partition count.
+const TOPIC_METADATA_FIXED_LEN: usize = 1 + 1 + 8 + 8 + 4;
+/// Bytes of one partition's metadata.
+const PARTITION_METADATA_LEN: usize = 4 + 8 + 8;
 
-/// The operations of protocol version 2.
+/// The operations of the protocol (version 2; `Authenticate` and
+/// `ListTopics` are version 3's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Op {
@@ -63,6 +85,8 @@ pub enum Op {
     Ping = 0x08,
     /// Prove the connection's principal (protocol version 3, [`crate::auth`]).
     Authenticate = 0x09,
+    /// One page of topics in name order, resumed from a cursor.
+    ListTopics = 0x0A,
 }
 
 impl Op {
@@ -78,6 +102,7 @@ impl Op {
             0x07 => Op::DeleteTopic,
             0x08 => Op::Ping,
             0x09 => Op::Authenticate,
+            0x0A => Op::ListTopics,
             other => return Err(WireError::UnknownOp(other)),
         })
     }
@@ -285,6 +310,22 @@ fn topic_from<'a>(r: &mut Reader<'a>) -> Result<TopicName<&'a str>, WireError> {
     })
 }
 
+/// An optional cursor: empty = none, else a name by the topic charset rules
+/// with the internal `__` prefix allowed (a cursor names a place in the
+/// order of names, and the last name a broker scanned may be an internal one).
+fn cursor_from<'a>(r: &mut Reader<'a>) -> Result<Option<TopicName<&'a str>>, WireError> {
+    let raw = r.bytes8()?;
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    TopicName::from_wire_any(raw)
+        .map(Some)
+        .map_err(|source| WireError::InvalidName {
+            what: "topic",
+            source,
+        })
+}
+
 fn group_from<'a>(r: &mut Reader<'a>) -> Result<&'a str, WireError> {
     let g = r.str8("group")?;
     validate_group(g).map_err(|source| WireError::InvalidName {
@@ -370,6 +411,18 @@ pub struct CreateTopic<'a> {
     pub settings: TopicSettings,
 }
 
+/// A list-topics request: one page of the topics the caller may describe,
+/// in name order (bytewise), starting after a cursor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListTopics<'a> {
+    /// List the names that sort after this one: the previous page's
+    /// [`TopicPage::next`]. `None` (empty on the wire) starts at the first.
+    /// May be internal (`__…`): it is a place in the order, not a topic.
+    pub after: Option<TopicName<&'a str>>,
+    /// Most topics in the page, 1..=[`MAX_LIST_LIMIT`]; anything else is malformed.
+    pub limit: u32,
+}
+
 /// Largest SPKI or signature an `Authenticate` may carry (the frame is a
 /// control frame of at most [`MAX_CONTROL_FRAME`] bytes anyway).
 pub const MAX_AUTH_FIELD: usize = 512;
@@ -417,6 +470,8 @@ pub enum Request<'a> {
     Ping,
     /// Prove the connection's principal.
     Authenticate(Authenticate<'a>),
+    /// One page of topics.
+    ListTopics(ListTopics<'a>),
 }
 
 impl Request<'_> {
@@ -432,6 +487,7 @@ impl Request<'_> {
             Request::DeleteTopic(_) => Op::DeleteTopic,
             Request::Ping => Op::Ping,
             Request::Authenticate(_) => Op::Authenticate,
+            Request::ListTopics(_) => Op::ListTopics,
         }
     }
 
@@ -484,6 +540,12 @@ impl Request<'_> {
                 out.put_u8(a.mechanism);
                 put_bytes16(out, "spki", a.spki)?;
                 put_bytes16(out, "signature", a.signature)?;
+            }
+            Request::ListTopics(l) => {
+                // The limit is not checked here (nor CreateTopic's partition
+                // count): the receiver's decoder is the one that refuses.
+                put_str8(out, "after", l.after.as_ref().map_or("", |a| a.as_str()))?;
+                out.put_u32(l.limit);
             }
         }
         patch_len(out, start)
@@ -645,6 +707,17 @@ fn decode_body<'a>(
             spki: bytes16_from(&mut r, "spki")?,
             signature: bytes16_from(&mut r, "signature")?,
         }),
+        Op::ListTopics => {
+            let after = cursor_from(&mut r)?;
+            let limit = r.u32()?;
+            if limit == 0 || limit > MAX_LIST_LIMIT {
+                return Err(WireError::InvalidField {
+                    field: "limit",
+                    value: u64::from(limit),
+                });
+            }
+            Request::ListTopics(ListTopics { after, limit })
+        }
     };
     r.finish()?;
     Ok(req)
@@ -674,6 +747,27 @@ pub struct TopicMetadata {
     pub retention_bytes: u64,
     /// Partitions, in order.
     pub partitions: Vec<PartitionMetadata>,
+}
+
+impl TopicMetadata {
+    /// Bytes of its encoding in a `Metadata` or `ListTopics` response, so a
+    /// sender can stop a page before it outgrows a frame.
+    pub fn encoded_len(&self) -> usize {
+        TOPIC_METADATA_FIXED_LEN + self.name.len() + self.partitions.len() * PARTITION_METADATA_LEN
+    }
+}
+
+/// One page of a topic listing (the answer to `ListTopics`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TopicPage {
+    /// The topics, in name order: at most the request's `limit`, maybe
+    /// none (a page is also cut short by the broker's bounded scan and by
+    /// the frame size).
+    pub topics: Vec<TopicMetadata>,
+    /// Where the next page starts: pass it as [`ListTopics::after`]. `None`
+    /// (empty on the wire): the listing is complete. It may name a topic
+    /// not in `topics` (the last one the broker looked at).
+    pub next: Option<String>,
 }
 
 /// The body of a successful response.
@@ -713,6 +807,8 @@ pub enum ResponseBody<'a> {
         /// The principal: SHA-256 of its SPKI (its fingerprint).
         principal: [u8; 32],
     },
+    /// One page of topics.
+    ListTopics(TopicPage),
 }
 
 impl ResponseBody<'_> {
@@ -728,6 +824,7 @@ impl ResponseBody<'_> {
             ResponseBody::DeleteTopic => Op::DeleteTopic,
             ResponseBody::Ping => Op::Ping,
             ResponseBody::Authenticate { .. } => Op::Authenticate,
+            ResponseBody::ListTopics(_) => Op::ListTopics,
         }
     }
 }
@@ -762,6 +859,16 @@ pub fn encode_response(
     body: &ResponseBody<'_>,
     out: &mut BytesMut,
 ) -> Result<(), WireError> {
+    if let ResponseBody::ListTopics(page) = body
+        && page.topics.len() > MAX_LIST_LIMIT as usize
+    {
+        // Refused before anything is written: no half frame in `out`.
+        return Err(WireError::TooLong {
+            field: "topics",
+            len: page.topics.len() as u64,
+            max: u64::from(MAX_LIST_LIMIT),
+        });
+    }
     let start = out.len();
     out.put_u32(0);
     out.put_u8(body.op() as u8 | RESPONSE_BIT);
@@ -794,20 +901,10 @@ pub fn encode_response(
                 out.put_u64(0);
             }
         },
-        ResponseBody::Metadata(topics) => {
-            out.put_u32(len_u32("topics", topics.len())?);
-            for t in topics {
-                put_str8(out, "topic", &t.name)?;
-                out.put_u8(t.cleanup as u8);
-                out.put_u64(t.retention_ms);
-                out.put_u64(t.retention_bytes);
-                out.put_u32(len_u32("partitions", t.partitions.len())?);
-                for p in &t.partitions {
-                    out.put_u32(p.partition);
-                    out.put_u64(p.log_start);
-                    out.put_u64(p.high_watermark);
-                }
-            }
+        ResponseBody::Metadata(topics) => put_topics(out, topics)?,
+        ResponseBody::ListTopics(page) => {
+            put_topics(out, &page.topics)?;
+            put_str8(out, "next", page.next.as_deref().unwrap_or(""))?;
         }
         ResponseBody::Authenticate { principal } => out.put_slice(principal),
         ResponseBody::Commit
@@ -816,6 +913,24 @@ pub fn encode_response(
         | ResponseBody::Ping => {}
     }
     patch_len(out, start)
+}
+
+/// The topic list of `Metadata` and `ListTopics`: a count, then each topic.
+fn put_topics(out: &mut BytesMut, topics: &[TopicMetadata]) -> Result<(), WireError> {
+    out.put_u32(len_u32("topics", topics.len())?);
+    for t in topics {
+        put_str8(out, "topic", &t.name)?;
+        out.put_u8(t.cleanup as u8);
+        out.put_u64(t.retention_ms);
+        out.put_u64(t.retention_bytes);
+        out.put_u32(len_u32("partitions", t.partitions.len())?);
+        for p in &t.partitions {
+            out.put_u32(p.partition);
+            out.put_u64(p.log_start);
+            out.put_u64(p.high_watermark);
+        }
+    }
+    Ok(())
 }
 
 fn len_u32(field: &'static str, n: usize) -> Result<u32, WireError> {
@@ -981,40 +1096,11 @@ fn decode_response_body<'a>(op: Op, r: &mut Reader<'a>) -> Result<ResponseBody<'
                 }
             }
         }
-        Op::Metadata => {
-            let n = r.u32()?;
-            // Each topic takes at least 22 bytes: refuse counts the frame cannot hold
-            // before reserving anything.
-            check_count(n, 22, r.remaining())?;
-            let mut topics = Vec::with_capacity(n as usize);
-            for _ in 0..n {
-                let name = r.str8("topic")?;
-                TopicName::new_any(name).map_err(|source| WireError::InvalidName {
-                    what: "topic",
-                    source,
-                })?;
-                let cleanup = Cleanup::from_u8(r.u8()?)?;
-                let retention_ms = r.u64()?;
-                let retention_bytes = r.u64()?;
-                let np = r.u32()?;
-                check_count(np, 20, r.remaining())?;
-                let mut partitions = Vec::with_capacity(np as usize);
-                for _ in 0..np {
-                    partitions.push(PartitionMetadata {
-                        partition: r.u32()?,
-                        log_start: r.u64()?,
-                        high_watermark: r.u64()?,
-                    });
-                }
-                topics.push(TopicMetadata {
-                    name: name.to_owned(),
-                    cleanup,
-                    retention_ms,
-                    retention_bytes,
-                    partitions,
-                });
-            }
-            ResponseBody::Metadata(topics)
+        Op::Metadata => ResponseBody::Metadata(topics_from(r, None)?),
+        Op::ListTopics => {
+            let topics = topics_from(r, Some(MAX_LIST_LIMIT))?;
+            let next = cursor_from(r)?.map(|n| n.as_str().to_owned());
+            ResponseBody::ListTopics(TopicPage { topics, next })
         }
         Op::CreateTopic => ResponseBody::CreateTopic,
         Op::DeleteTopic => ResponseBody::DeleteTopic,
@@ -1023,6 +1109,52 @@ fn decode_response_body<'a>(op: Op, r: &mut Reader<'a>) -> Result<ResponseBody<'
             principal: r.array()?,
         },
     })
+}
+
+/// The topic list of `Metadata` and `ListTopics`; `max` bounds the count
+/// (a page holds at most [`MAX_LIST_LIMIT`]).
+fn topics_from(r: &mut Reader<'_>, max: Option<u32>) -> Result<Vec<TopicMetadata>, WireError> {
+    let n = r.u32()?;
+    if let Some(max) = max
+        && n > max
+    {
+        return Err(WireError::InvalidField {
+            field: "topic count",
+            value: u64::from(n),
+        });
+    }
+    // Each topic takes at least 22 bytes: refuse counts the frame cannot hold
+    // before reserving anything.
+    check_count(n, 22, r.remaining())?;
+    let mut topics = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let name = r.str8("topic")?;
+        TopicName::new_any(name).map_err(|source| WireError::InvalidName {
+            what: "topic",
+            source,
+        })?;
+        let cleanup = Cleanup::from_u8(r.u8()?)?;
+        let retention_ms = r.u64()?;
+        let retention_bytes = r.u64()?;
+        let np = r.u32()?;
+        check_count(np, PARTITION_METADATA_LEN, r.remaining())?;
+        let mut partitions = Vec::with_capacity(np as usize);
+        for _ in 0..np {
+            partitions.push(PartitionMetadata {
+                partition: r.u32()?,
+                log_start: r.u64()?,
+                high_watermark: r.u64()?,
+            });
+        }
+        topics.push(TopicMetadata {
+            name: name.to_owned(),
+            cleanup,
+            retention_ms,
+            retention_bytes,
+            partitions,
+        });
+    }
+    Ok(topics)
 }
 
 fn check_count(n: u32, min_each: usize, remaining: usize) -> Result<(), WireError> {

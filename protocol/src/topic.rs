@@ -108,6 +108,16 @@ impl<'a> TopicName<&'a str> {
         let s = std::str::from_utf8(bytes).map_err(|_| NameError::NotPrintable)?;
         TopicName::new(s)
     }
+
+    /// Validate raw bytes from the wire as a name that may be internal
+    /// (`__` allowed): a `ListTopics` cursor, which names a place in the
+    /// order of names, not a topic to act on.
+    pub fn from_wire_any(bytes: &'a [u8]) -> Result<Self, NameError> {
+        check_topic_chars(bytes)?;
+        // The charset check above guarantees ASCII.
+        let s = std::str::from_utf8(bytes).map_err(|_| NameError::NotPrintable)?;
+        Ok(TopicName(s))
+    }
 }
 
 impl<S: AsRef<str>> AsRef<str> for TopicName<S> {

@@ -24,12 +24,15 @@ use std::time::Duration;
 use bytes::{Buf, BytesMut};
 use hermit_protocol::frame::Authenticate;
 use hermit_protocol::frame::{
-    self, ErrorBody, Fetch, FrameCheck, PartitionMetadata, ResponseBody, TopicMetadata,
+    self, ErrorBody, Fetch, FrameCheck, LIST_TOPICS_FIXED_LEN, ListTopics, MAX_LIST_LIMIT,
+    METADATA_FIXED_LEN, MIN_TOPIC_METADATA_LEN, PartitionMetadata, ResponseBody, TopicMetadata,
+    TopicPage,
 };
 use hermit_protocol::hello::{
     BrokerFlags, BrokerHello, HELLO_LEN, Hello, NONCE_LEN, PROTOCOL_VERSION, VERSION_3,
 };
 use hermit_protocol::record::HEADER_LEN;
+use hermit_protocol::topic::INTERNAL_PREFIX;
 use hermit_protocol::{Ack, Op, Request, RequestFrame, Status};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
@@ -42,7 +45,6 @@ use super::{Arrival, Metrics, Shared};
 use crate::auth::{Action, AuthMode, Denied, Principal, Who, fresh_nonce, verify_authenticate};
 use crate::config::FsyncPolicy;
 use crate::log::{Partition, ReadOutcome, StorageError};
-use crate::offsets::OFFSETS_TOPIC;
 
 /// Stop reading new requests while this many bytes of responses wait to be written.
 const OUT_HIGH_WATER: usize = 4 << 20;
@@ -52,6 +54,10 @@ const RBUF_KEEP: usize = 1 << 20;
 const RBUF_INITIAL: usize = 64 * 1024;
 /// How long a connection the broker ends keeps draining client bytes.
 const LINGER: Duration = Duration::from_millis(500);
+/// A topic listing looks at no more than this many catalog entries per
+/// topic a page may hold: a caller who may describe few of a million topics
+/// gets short (even empty) pages with a cursor, never a scan of everything.
+const LIST_SCAN_FACTOR: usize = 8;
 
 /// Why a connection stops reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,7 +124,20 @@ struct State {
     /// reads nothing more meanwhile (so the principal's producer slows down
     /// instead of piling requests up here).
     throttle_until: Option<Instant>,
+    /// ListTopics cursors that stand for names the caller may not see
+    /// (newest last, at most [`MAX_CURSORS`]), and the next cursor number.
+    cursors: VecDeque<(u64, String)>,
+    next_cursor: u64,
 }
+
+/// A ListTopics `next` that would name a topic the caller may not
+/// describe is replaced by `__cursor.<n>`, which this connection maps back
+/// to the name: the cursor never tells a caller a name it may not see.
+/// (`__` names are the broker's own: no topic can be called that.)
+const CURSOR_PREFIX: &str = "__cursor.";
+
+/// Opaque cursors a connection remembers; older ones expire.
+const MAX_CURSORS: usize = 16;
 
 /// Waiting for receive-budget bytes (`None`: the budget is gone, never in practice).
 type BudgetWait = Pin<Box<dyn Future<Output = Option<OwnedSemaphorePermit>> + Send>>;
@@ -209,6 +228,8 @@ impl<S: ByteStream> Connection<S> {
                 peer,
                 principal_slot: None,
                 throttle_until: None,
+                cursors: VecDeque::new(),
+                next_cursor: 0,
             },
             wake_rx,
             sync_rx,
@@ -856,40 +877,25 @@ impl State {
                     .committed(c.group, c.topic.as_str(), c.partition);
                 self.respond(corr, &ResponseBody::Committed { offset });
             }
-            Request::Metadata(topic) => {
-                if let Some(t) = topic
-                    && !self.allowed(corr, Op::Metadata, Action::Describe, t.as_str())
-                {
+            Request::Metadata(None) => self.metadata_all(corr).await,
+            Request::Metadata(Some(t)) => {
+                if !self.allowed(corr, Op::Metadata, Action::Describe, t.as_str()) {
                     return;
                 }
-                let topics = match topic {
-                    Some(t) => match self.shared.log.topic(t.as_str()) {
-                        Some(t) => vec![t],
-                        None => {
-                            return self.storage_error(
-                                corr,
-                                Op::Metadata,
-                                &StorageError::UnknownTopic(t.as_str().to_owned()),
-                            );
-                        }
-                    },
-                    None => self
-                        .shared
-                        .log
-                        .topics()
-                        .into_iter()
-                        .filter(|t| {
-                            t.name() != OFFSETS_TOPIC
-                                && self.check(Action::Describe, t.name()).is_ok()
-                        })
-                        .collect(),
+                let Some(t) = self.shared.log.topic(t.as_str()) else {
+                    return self.storage_error(
+                        corr,
+                        Op::Metadata,
+                        &StorageError::UnknownTopic(t.as_str().to_owned()),
+                    );
                 };
-                let body = match topics_metadata(self.shared.log.clone(), topics).await {
+                let body = match topics_metadata(self.shared.log.clone(), vec![t]).await {
                     Ok(body) => body,
                     Err(e) => return self.storage_error(corr, Op::Metadata, &e),
                 };
                 self.respond(corr, &ResponseBody::Metadata(body));
             }
+            Request::ListTopics(l) => self.list_topics(corr, l).await,
             Request::CreateTopic(c) => {
                 if !self.allowed(corr, Op::CreateTopic, Action::Create, c.topic.as_str()) {
                     return;
@@ -983,6 +989,194 @@ impl State {
             Request::Ping => self.respond(corr, &ResponseBody::Ping),
             Request::Authenticate(a) => self.authenticate(corr, a),
         }
+    }
+
+    /// The largest response frame this connection sends (after the length
+    /// prefix): what its hello announced, so a client that accepts our
+    /// requests' frames accepts our pages too.
+    fn max_frame(&self) -> usize {
+        self.arrival
+            .max_frame
+            .unwrap_or(self.shared.limits.max_frame) as usize
+    }
+
+    /// Answer `ListTopics`: one page of the topics the caller may describe,
+    /// after its cursor, within its limit, the bounded scan and the frame.
+    async fn list_topics(&mut self, corr: u32, l: ListTopics<'_>) {
+        let room = self.max_frame().saturating_sub(LIST_TOPICS_FIXED_LEN);
+        // A tiny frame (a small `ws_max_message`) holds fewer topics than the
+        // limit asks for: scan only what it could carry.
+        let limit = (l.limit as usize).min((room / MIN_TOPIC_METADATA_LEN).max(1));
+        let after = match l.after.as_ref().map(|a| a.as_str()) {
+            Some(a) if a.starts_with(CURSOR_PREFIX) => {
+                let found = a[CURSOR_PREFIX.len()..]
+                    .parse::<u64>()
+                    .ok()
+                    .and_then(|n| self.cursors.iter().find(|(k, _)| *k == n))
+                    .map(|(_, name)| name.clone());
+                let Some(name) = found else {
+                    return self.error(
+                        corr,
+                        Op::ListTopics as u8,
+                        Status::InvalidRequest,
+                        "this cursor is unknown or expired (cursors last for the connection, \
+                         the newest 16): list again from the start",
+                        None,
+                    );
+                };
+                Some(name)
+            }
+            other => other.map(str::to_owned),
+        };
+        match self
+            .topic_page(after.as_deref(), limit, limit * LIST_SCAN_FACTOR, room)
+            .await
+        {
+            Ok((mut page, _)) => {
+                if let Some(next) = page.next.take() {
+                    let listed = page.topics.last().is_some_and(|t| t.name == next);
+                    page.next = Some(if listed { next } else { self.opaque_cursor(next) });
+                }
+                self.respond(corr, &ResponseBody::ListTopics(page))
+            }
+            Err(PageError::TooBig(msg)) => self.error(
+                corr,
+                Op::ListTopics as u8,
+                Status::PayloadTooLarge,
+                &msg,
+                None,
+            ),
+            Err(PageError::Storage(e)) => self.storage_error(corr, Op::ListTopics, &e),
+        }
+    }
+
+    /// A cursor standing for `name`, which the caller may not see.
+    fn opaque_cursor(&mut self, name: String) -> String {
+        let n = self.next_cursor;
+        self.next_cursor += 1;
+        if self.cursors.len() == MAX_CURSORS {
+            self.cursors.pop_front();
+        }
+        self.cursors.push_back((n, name));
+        format!("{CURSOR_PREFIX}{n}")
+    }
+
+    /// Answer `Metadata` of all topics — kept for older clients — only when
+    /// that takes one page: at most [`MAX_LIST_LIMIT`] topics the caller may
+    /// describe, found within the scan of the largest `ListTopics` page, in
+    /// one frame. Otherwise `PayloadTooLarge` saying to page with
+    /// `ListTopics`; the connection stays open (the request was well formed).
+    async fn metadata_all(&mut self, corr: u32) {
+        const LIMIT: usize = MAX_LIST_LIMIT as usize;
+        let room = self.max_frame().saturating_sub(METADATA_FIXED_LEN);
+        let scan = LIMIT * LIST_SCAN_FACTOR;
+        let msg = match self.topic_page(None, LIMIT, scan, room).await {
+            Ok((page, None)) => {
+                return self.respond(corr, &ResponseBody::Metadata(page.topics));
+            }
+            Ok((_, Some(cut))) => {
+                let why = match cut {
+                    Cut::Limit => format!("the caller may describe more than {LIMIT} topics"),
+                    Cut::Scan => format!("the broker holds more than {scan} topics"),
+                    Cut::Frame => format!(
+                        "their metadata would not fit in one frame of {} bytes",
+                        self.max_frame()
+                    ),
+                };
+                format!(
+                    "Metadata of all topics answers one page only, and {why}: \
+                     list them page by page with ListTopics"
+                )
+            }
+            Err(PageError::TooBig(msg)) => msg,
+            Err(PageError::Storage(e)) => return self.storage_error(corr, Op::Metadata, &e),
+        };
+        tracing::debug!(peer = %self.peer, who = %self.who, %msg, "metadata of all topics refused");
+        self.error(
+            corr,
+            Op::Metadata as u8,
+            Status::PayloadTooLarge,
+            &msg,
+            None,
+        );
+    }
+
+    /// One page of the topics the caller may describe whose names sort
+    /// after `after`: at most `limit` of them, looking at no more than
+    /// `scan` catalog entries (`scan >= limit >= 1`), their metadata within
+    /// `room` bytes. Internal topics are never listed. The page's `next`
+    /// is the last name looked at when more entries remain, and says why
+    /// the page ended early. `TooBig` when the first topic to list alone
+    /// does not fit in `room` (its message says so; no page could hold it).
+    /// The names are chosen here; their metadata, which may open closed
+    /// partitions, is built off the async threads.
+    async fn topic_page(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+        scan: usize,
+        room: usize,
+    ) -> Result<(TopicPage, Option<Cut>), PageError> {
+        if self.who.is_anonymous() && self.shared.acl.mode().requires_principal() {
+            // Nothing is allowed to it (docs/SECURITY.md): not even a scan,
+            // whose cursor would name topics.
+            return Ok((TopicPage::default(), None));
+        }
+        // One entry more than the scan may look at tells whether any remain.
+        let entries = self.shared.log.topics_after(after, scan + 1);
+        let mut chosen = Vec::new();
+        let mut last: Option<&str> = None;
+        let mut cut = None;
+        for (i, t) in entries.iter().enumerate() {
+            if i == scan {
+                cut = Some(Cut::Scan);
+                break;
+            }
+            let name = t.name();
+            // Internal topics (`__consumer_offsets`) are the broker's own.
+            // `allows`, not `check`: no refusal is built per name passed over.
+            if !name.starts_with(INTERNAL_PREFIX)
+                && self.shared.acl.allows(&self.who, Action::Describe, name)
+            {
+                if chosen.len() == limit {
+                    // The page is full and another topic follows: resume
+                    // right before it (the entries after the last listed
+                    // one were looked at already).
+                    cut = Some(Cut::Limit);
+                    break;
+                }
+                chosen.push(t.clone());
+            }
+            last = Some(name);
+        }
+        let next = cut.and(last.map(str::to_owned));
+        let metas = topics_metadata(self.shared.log.clone(), chosen.clone())
+            .await
+            .map_err(PageError::Storage)?;
+        let mut topics = Vec::with_capacity(metas.len());
+        let mut used = 0;
+        for (t, meta) in chosen.iter().zip(metas) {
+            let len = meta.encoded_len();
+            if used + len > room {
+                let Some(prev) = topics.last().map(|m: &TopicMetadata| m.name.clone()) else {
+                    return Err(PageError::TooBig(format!(
+                        "the metadata of topic {} ({len} bytes, {} partitions) does not \
+                         fit in this connection's frames of {} bytes",
+                        t.name(),
+                        meta.partitions.len(),
+                        self.max_frame()
+                    )));
+                };
+                let page = TopicPage {
+                    topics,
+                    next: Some(prev),
+                };
+                return Ok((page, Some(Cut::Frame)));
+            }
+            used += len;
+            topics.push(meta);
+        }
+        Ok((TopicPage { topics, next }, cut))
     }
 
     /// Check an `Authenticate`: on success the connection runs as the
@@ -1311,6 +1505,26 @@ async fn topics_metadata(
     })
     .await
     .unwrap_or_else(|e| Err(StorageError::Config(format!("metadata panicked: {e}"))))
+}
+
+/// Why a topic page could not be built.
+#[derive(Debug)]
+enum PageError {
+    /// The first topic to list does not fit in a frame (the message says so).
+    TooBig(String),
+    /// Opening a partition for its bounds failed.
+    Storage(StorageError),
+}
+
+/// Why a topic page ended before the listing did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    /// It holds as many topics as asked for, and more follow.
+    Limit,
+    /// Its scan looked at as many catalog entries as it may.
+    Scan,
+    /// The next topic's metadata would not fit in the frame.
+    Frame,
 }
 
 /// What Metadata says about one topic: its effective policy and each

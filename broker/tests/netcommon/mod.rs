@@ -43,6 +43,10 @@ pub struct Resp {
     pub topics: Option<Vec<String>>,
     /// Authenticate: the principal the broker now knows the connection as.
     pub principal: Option<[u8; 32]>,
+    /// ListTopics: the topics of the page and its `next` cursor.
+    pub page: Option<(Vec<hermit_protocol::frame::TopicMetadata>, Option<String>)>,
+    /// The frame's length (after its length prefix).
+    pub frame_len: usize,
 }
 
 impl Resp {
@@ -59,6 +63,8 @@ impl Resp {
             committed: None,
             topics: None,
             principal: None,
+            page: None,
+            frame_len: bytes.len() - 4,
         };
         match f.body {
             Ok(ResponseBody::Produce { base_offset }) => r.base_offset = Some(base_offset),
@@ -72,6 +78,7 @@ impl Resp {
                 r.topics = Some(t.into_iter().map(|t| t.name).collect())
             }
             Ok(ResponseBody::Authenticate { principal }) => r.principal = Some(principal),
+            Ok(ResponseBody::ListTopics(p)) => r.page = Some((p.topics, p.next)),
             Ok(_) => {}
             Err(ErrorBody {
                 status,
@@ -239,6 +246,13 @@ pub fn committed_req<'a>(group: &'a str, t: &'a str) -> Request<'a> {
     })
 }
 
+pub fn list_req(after: Option<&str>, limit: u32) -> Request<'_> {
+    Request::ListTopics(hermit_protocol::frame::ListTopics {
+        after: after.map(|a| TopicName::new_any(a).unwrap()),
+        limit,
+    })
+}
+
 pub fn create_req(t: &str, partitions: u32) -> Request<'_> {
     Request::CreateTopic(CreateTopic {
         topic: topic(t),
@@ -278,6 +292,22 @@ pub fn raw_produce_frame(topic: &[u8], batch: &[u8], corr: u32) -> Vec<u8> {
     let len = (out.len() - 4) as u32;
     out[..4].copy_from_slice(&len.to_be_bytes());
     out.to_vec()
+}
+
+/// A temporary data directory on tmpfs when the machine has one (fsync is
+/// free there: tests that create thousands of topics, where durability is
+/// not what they test, stay fast), else in the default temporary directory.
+/// The same as the storage tests' `common::scratch_dir`.
+pub fn scratch_dir() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir()
+        && let Ok(d) = tempfile::Builder::new()
+            .prefix("hermit-test")
+            .tempdir_in(shm)
+    {
+        return d;
+    }
+    tempfile::tempdir().expect("temp dir")
 }
 
 /// Start an embedded broker with `tweak` applied to the test config.

@@ -38,7 +38,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use hermit_protocol::Ack;
-use hermit_protocol::frame::{TopicMetadata, TopicSettings};
+use hermit_protocol::frame::{TopicMetadata, TopicPage, TopicSettings};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use zeroize::Zeroizing;
 
@@ -154,6 +154,12 @@ pub(crate) trait Transport: Send + Sync + 'static {
 
     /// Every topic (`None`) or one (`UnknownTopic` if it does not exist).
     async fn metadata(&self, topic: Option<&str>) -> Result<Vec<TopicMetadata>, ClientError>;
+
+    /// One page of topics in name order whose names sort after `after`
+    /// (a cursor: any valid name, internal ones included, already checked),
+    /// at most `limit` of them (1..=`MAX_LIST_LIMIT`, already checked);
+    /// `next` is where the following page starts, `None` at the end.
+    async fn list_topics(&self, after: Option<&str>, limit: u32) -> Result<TopicPage, ClientError>;
 
     /// Create a topic (`TopicExists` if it does).
     async fn create_topic(&self, topic: &str, settings: TopicSettings) -> Result<(), ClientError>;
@@ -673,6 +679,10 @@ impl Transport for AnyTransport {
 
     async fn metadata(&self, topic: Option<&str>) -> Result<Vec<TopicMetadata>, ClientError> {
         delegate!(self, t => Transport::metadata(t, topic).await)
+    }
+
+    async fn list_topics(&self, after: Option<&str>, limit: u32) -> Result<TopicPage, ClientError> {
+        delegate!(self, t => Transport::list_topics(t, after, limit).await)
     }
 
     async fn create_topic(&self, topic: &str, settings: TopicSettings) -> Result<(), ClientError> {

@@ -7,7 +7,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::error::ClientError;
 use crate::records::FetchResponse;
-use hermit_protocol::frame::TopicMetadata;
+use hermit_protocol::frame::{TopicMetadata, TopicPage};
 
 /// A decoded successful answer, owned (fetch records stay a slice of the
 /// buffer they arrived in).
@@ -21,6 +21,7 @@ pub(crate) enum Reply {
     Commit,
     Committed(Option<u64>),
     Metadata(Vec<TopicMetadata>),
+    ListTopics(TopicPage),
     CreateTopic,
     DeleteTopic,
     Ping,

@@ -37,6 +37,7 @@ enum OwnedRequest {
     Delete(String),
     Ping,
     Authenticate(u8, Vec<u8>, Vec<u8>),
+    ListTopics(Option<String>, u32),
 }
 
 impl OwnedRequest {
@@ -87,8 +88,17 @@ impl OwnedRequest {
                 spki,
                 signature: sig,
             }),
+            OwnedRequest::ListTopics(after, limit) => Request::ListTopics(ListTopics {
+                after: after.as_deref().map(|a| TopicName::new_any(a).unwrap()),
+                limit: *limit,
+            }),
         }
     }
+}
+
+/// A `ListTopics` cursor: any topic name, internal ones included.
+fn cursor_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![topic_strategy(), "__[a-z_]{1,20}"]
 }
 
 fn request_strategy() -> impl Strategy<Value = OwnedRequest> {
@@ -131,6 +141,8 @@ fn request_strategy() -> impl Strategy<Value = OwnedRequest> {
             proptest::collection::vec(any::<u8>(), 0..80)
         )
             .prop_map(|(m, k, s)| OwnedRequest::Authenticate(m, k, s)),
+        (proptest::option::of(cursor_strategy()), 1..=MAX_LIST_LIMIT)
+            .prop_map(|(a, l)| OwnedRequest::ListTopics(a, l)),
     ]
 }
 
@@ -203,6 +215,20 @@ proptest! {
     }
 
     #[test]
+    fn topic_metadata_encoded_len_is_exact(topics in proptest::collection::vec(metadata_strategy(), 0..6), next in proptest::option::of(cursor_strategy())) {
+        let sum: usize = topics.iter().map(TopicMetadata::encoded_len).sum();
+        let mut out = BytesMut::new();
+        encode_response(1, &ResponseBody::Metadata(topics.clone()), &mut out).unwrap();
+        prop_assert_eq!(out.len() - 4, METADATA_FIXED_LEN + sum);
+        let mut out = BytesMut::new();
+        let page = TopicPage { topics, next: next.clone() };
+        encode_response(1, &ResponseBody::ListTopics(page), &mut out).unwrap();
+        // LIST_TOPICS_FIXED_LEN allows for the longest cursor.
+        let cursor = next.map_or(0, |n| n.len());
+        prop_assert_eq!(out.len() - 4, LIST_TOPICS_FIXED_LEN - MAX_NAME_LEN + cursor + sum);
+    }
+
+    #[test]
     fn response_decoder_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
         let _ = check_response(&bytes, 1 << 20);
         let _ = decode_response(&bytes);
@@ -220,6 +246,7 @@ enum OwnedResponse {
     Delete,
     Ping,
     Authenticate([u8; 32]),
+    ListTopics(Vec<TopicMetadata>, Option<String>),
 }
 
 impl OwnedResponse {
@@ -238,6 +265,10 @@ impl OwnedResponse {
             OwnedResponse::Delete => ResponseBody::DeleteTopic,
             OwnedResponse::Ping => ResponseBody::Ping,
             OwnedResponse::Authenticate(p) => ResponseBody::Authenticate { principal: *p },
+            OwnedResponse::ListTopics(topics, next) => ResponseBody::ListTopics(TopicPage {
+                topics: topics.clone(),
+                next: next.clone(),
+            }),
         }
     }
 }
@@ -278,6 +309,11 @@ fn response_strategy() -> impl Strategy<Value = OwnedResponse> {
         Just(OwnedResponse::Delete),
         Just(OwnedResponse::Ping),
         any::<[u8; 32]>().prop_map(OwnedResponse::Authenticate),
+        (
+            proptest::collection::vec(metadata_strategy(), 0..4),
+            proptest::option::of(cursor_strategy())
+        )
+            .prop_map(|(t, n)| OwnedResponse::ListTopics(t, n)),
     ]
 }
 
@@ -515,4 +551,178 @@ fn oversized_and_truncated_authenticate_are_refused() {
         let e = decode_request(&f, &limits).unwrap_err();
         assert_eq!(e.correlation_id, Some(5), "cut at {cut}");
     }
+}
+
+/// A ListTopics request frame with raw fields.
+fn list_topics_frame(after: &[u8], limit: u32, corr: u32) -> BytesMut {
+    let mut out = BytesMut::new();
+    out.put_u32(0);
+    out.put_u8(Op::ListTopics as u8);
+    out.put_u32(corr);
+    out.put_u8(after.len() as u8);
+    out.put_slice(after);
+    out.put_u32(limit);
+    let len = (out.len() - 4) as u32;
+    out[..4].copy_from_slice(&len.to_be_bytes());
+    out
+}
+
+#[test]
+fn list_topics_limits_and_cursors() {
+    let limits = Limits::default();
+    // Owned: the decoded request borrows the frame.
+    let decode = |after: &[u8], limit| {
+        let frame = list_topics_frame(after, limit, 7);
+        decode_request(&frame, &limits).map(|f| match f.request {
+            Request::ListTopics(l) => (l.after.map(|a| a.as_str().to_owned()), l.limit),
+            other => panic!("decoded as {other:?}"),
+        })
+    };
+    assert_eq!(decode(b"", 1).unwrap(), (None, 1));
+    assert_eq!(
+        decode(b"chat", MAX_LIST_LIMIT).unwrap(),
+        (Some("chat".to_owned()), MAX_LIST_LIMIT)
+    );
+    // A cursor may name an internal topic: the broker may hand one out.
+    assert_eq!(
+        decode(b"__consumer_offsets", 10).unwrap(),
+        (Some("__consumer_offsets".to_owned()), 10)
+    );
+    // A limit of 0 or over MAX_LIST_LIMIT is malformed (the connection closes).
+    for limit in [0, MAX_LIST_LIMIT + 1, u32::MAX] {
+        let e = decode(b"", limit).unwrap_err();
+        assert_eq!(e.correlation_id, Some(7));
+        assert_eq!(
+            e.error,
+            WireError::InvalidField {
+                field: "limit",
+                value: u64::from(limit)
+            }
+        );
+        assert_eq!(e.error.status(), Status::InvalidRequest);
+    }
+    // A cursor is held to the charset rules of topic names.
+    for bad in [&b"../x"[..], b"a b", b"caf\xc3\xa9", b".", b".."] {
+        let e = decode(bad, 10).unwrap_err();
+        assert_eq!(e.error.status(), Status::InvalidTopicName, "{bad:?}");
+    }
+    let long = vec![b'x'; 250];
+    assert_eq!(
+        decode(&long, 10).unwrap_err().error.status(),
+        Status::InvalidTopicName
+    );
+    // Truncated anywhere, or with bytes after the limit: refused.
+    let frame = list_topics_frame(b"chat", 5, 3);
+    for cut in REQUEST_HEADER_LEN..frame.len() {
+        let mut f = BytesMut::from(&frame[..cut]);
+        let len = (f.len() - 4) as u32;
+        f[..4].copy_from_slice(&len.to_be_bytes());
+        assert!(decode_request(&f, &limits).is_err(), "cut at {cut}");
+    }
+    let mut long_frame = frame.clone();
+    long_frame.put_u8(0);
+    let len = (long_frame.len() - 4) as u32;
+    long_frame[..4].copy_from_slice(&len.to_be_bytes());
+    assert!(matches!(
+        decode_request(&long_frame, &limits).unwrap_err().error,
+        WireError::LengthMismatch { .. }
+    ));
+    // The largest request is a control frame.
+    let longest = "x".repeat(MAX_NAME_LEN);
+    let max = Request::ListTopics(ListTopics {
+        after: Some(TopicName::new_any(longest.as_str()).unwrap()),
+        limit: MAX_LIST_LIMIT,
+    });
+    let mut out = BytesMut::new();
+    max.encode(1, &mut out).unwrap();
+    assert!(out.len() - 4 <= MAX_CONTROL_FRAME as usize);
+}
+
+fn one_topic() -> TopicMetadata {
+    TopicMetadata {
+        name: "t".into(),
+        cleanup: Cleanup::Delete,
+        retention_ms: 1,
+        retention_bytes: 2,
+        partitions: vec![PartitionMetadata {
+            partition: 0,
+            log_start: 0,
+            high_watermark: 3,
+        }],
+    }
+}
+
+#[test]
+fn list_topics_pages_over_the_limit_are_refused_both_ways() {
+    let page = TopicPage {
+        topics: vec![one_topic(); MAX_LIST_LIMIT as usize + 1],
+        next: None,
+    };
+    let mut out = BytesMut::from(&b"keep"[..]);
+    let e = encode_response(1, &ResponseBody::ListTopics(page), &mut out).unwrap_err();
+    assert!(matches!(
+        e,
+        WireError::TooLong {
+            field: "topics",
+            ..
+        }
+    ));
+    assert_eq!(&out[..], b"keep", "nothing is written for a refused page");
+    // A decoder refuses such a count before reading (or reserving) anything.
+    let mut out = BytesMut::new();
+    out.put_u32(0);
+    out.put_u8(Op::ListTopics as u8 | RESPONSE_BIT);
+    out.put_u32(1);
+    out.put_u16(0);
+    out.put_u32(MAX_LIST_LIMIT + 1);
+    let len = (out.len() - 4) as u32;
+    out[..4].copy_from_slice(&len.to_be_bytes());
+    assert!(matches!(
+        decode_response(&out),
+        Err(WireError::InvalidField {
+            field: "topic count",
+            ..
+        })
+    ));
+    // A count the frame cannot hold: refused without allocating.
+    let mut out = BytesMut::new();
+    out.put_u32(0);
+    out.put_u8(Op::ListTopics as u8 | RESPONSE_BIT);
+    out.put_u32(1);
+    out.put_u16(0);
+    out.put_u32(MAX_LIST_LIMIT);
+    out.put_u8(0);
+    let len = (out.len() - 4) as u32;
+    out[..4].copy_from_slice(&len.to_be_bytes());
+    assert!(matches!(
+        decode_response(&out),
+        Err(WireError::UnexpectedEof { .. })
+    ));
+    // A page without its cursor is truncated; a bad cursor is refused.
+    let mut good = BytesMut::new();
+    let page = TopicPage {
+        topics: vec![one_topic()],
+        next: Some("t".into()),
+    };
+    encode_response(2, &ResponseBody::ListTopics(page.clone()), &mut good).unwrap();
+    assert_eq!(
+        decode_response(&good).unwrap().body,
+        Ok(ResponseBody::ListTopics(page))
+    );
+    let mut cut = BytesMut::from(&good[..good.len() - 2]);
+    let len = (cut.len() - 4) as u32;
+    cut[..4].copy_from_slice(&len.to_be_bytes());
+    assert!(decode_response(&cut).is_err());
+    let mut bad = good.clone();
+    let last = bad.len() - 1;
+    bad[last] = b'/';
+    assert!(matches!(
+        decode_response(&bad),
+        Err(WireError::InvalidName { .. })
+    ));
+}
+
+#[test]
+fn the_smallest_topic_metadata_is_min_topic_metadata_len() {
+    assert_eq!(one_topic().encoded_len(), MIN_TOPIC_METADATA_LEN);
 }

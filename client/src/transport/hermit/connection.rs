@@ -504,6 +504,7 @@ impl Conn {
     /// Handle the frame of `len` bytes at the start of `buf`, consuming it.
     fn dispatch(&self, buf: &mut BytesMut, len: usize) -> Result<(), ClientError> {
         let corr = u32::from_be_bytes([buf[5], buf[6], buf[7], buf[8]]);
+        let op = buf[4] & !hermit_protocol::frame::RESPONSE_BIT;
         let is_fetch = buf[4] & !hermit_protocol::frame::RESPONSE_BIT == Op::Fetch as u8
             && len >= 11
             && u16::from_be_bytes([buf[9], buf[10]]) == Status::Ok.code();
@@ -534,7 +535,7 @@ impl Conn {
         };
         if corr != 0
             && let Err(ClientError::Broker { status, .. }) = &result
-            && closes_connection(*status)
+            && closes_connection(op, *status)
         {
             // The broker closes the connection after this refusal
             // (docs/PROTOCOL.md §4): send nothing more on it, so that the
@@ -563,17 +564,20 @@ impl Conn {
     }
 }
 
-/// Refusals after which the broker closes the connection (docs/PROTOCOL.md §4).
-fn closes_connection(status: Status) -> bool {
-    matches!(
-        status,
+/// Refusals after which the broker closes the connection (docs/PROTOCOL.md
+/// §4), by the op byte answered and the status.
+fn closes_connection(op: u8, status: Status) -> bool {
+    match status {
+        // A Metadata of all topics or a ListTopics page that would be too
+        // large is a well-formed request the broker declines: it stays open.
+        Status::PayloadTooLarge => op != Op::Metadata as u8 && op != Op::ListTopics as u8,
         Status::InvalidTopicName
-            | Status::PayloadTooLarge
-            | Status::CorruptBatch
-            | Status::InvalidRequest
-            | Status::UnknownOp
-            | Status::KeyTooLarge
-    )
+        | Status::CorruptBatch
+        | Status::InvalidRequest
+        | Status::UnknownOp
+        | Status::KeyTooLarge => true,
+        _ => false,
+    }
 }
 
 /// Decode a response frame into a [`Reply`] or the broker's error. `frame`,
@@ -602,6 +606,7 @@ fn decode(bytes: &[u8], frame: Option<&Bytes>) -> Result<Result<Reply, ClientErr
             ResponseBody::Commit => Reply::Commit,
             ResponseBody::Committed { offset } => Reply::Committed(offset),
             ResponseBody::Metadata(t) => Reply::Metadata(t),
+            ResponseBody::ListTopics(p) => Reply::ListTopics(p),
             ResponseBody::CreateTopic => Reply::CreateTopic,
             ResponseBody::DeleteTopic => Reply::DeleteTopic,
             ResponseBody::Ping => Reply::Ping,

@@ -10,7 +10,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
-use hermit_protocol::frame::{Commit, Committed, CreateTopic, Fetch, TopicMetadata, TopicSettings};
+use hermit_protocol::frame::{
+    Commit, Committed, CreateTopic, Fetch, ListTopics, TopicMetadata, TopicPage, TopicSettings,
+};
+use hermit_protocol::topic::TopicName;
 use hermit_protocol::{Ack, Request, WireError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tokio::time::Instant;
@@ -338,6 +341,17 @@ impl Transport for Arc<Hermit> {
         let head = connection::encode_control(&Request::Metadata(topic))?;
         match self.call(head, None, Duration::ZERO).await? {
             Reply::Metadata(t) => Ok(t),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    async fn list_topics(&self, after: Option<&str>, limit: u32) -> Result<TopicPage, ClientError> {
+        let after = after
+            .map(|a| TopicName::new_any(a).map_err(|e| ClientError::topic_name(a, e)))
+            .transpose()?;
+        let head = connection::encode_control(&Request::ListTopics(ListTopics { after, limit }))?;
+        match self.call(head, None, Duration::ZERO).await? {
+            Reply::ListTopics(p) => Ok(p),
             other => Err(unexpected(&other)),
         }
     }

@@ -35,7 +35,9 @@ use async_nats::jetstream::stream::{self, DiscardPolicy, RetentionPolicy, Storag
 use async_nats::jetstream::{self, ErrorCode};
 use async_nats::{HeaderMap, ServerAddr};
 use bytes::Bytes;
-use hermit_protocol::frame::{MAX_PARTITIONS, PartitionMetadata, TopicMetadata, TopicSettings};
+use hermit_protocol::frame::{
+    MAX_PARTITIONS, PartitionMetadata, TopicMetadata, TopicPage, TopicSettings,
+};
 use hermit_protocol::{Ack, Cleanup, Status};
 use serde::Deserialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -1008,6 +1010,22 @@ impl Transport for Arc<Nats> {
                 }
             })
             .collect())
+    }
+
+    async fn list_topics(&self, after: Option<&str>, limit: u32) -> Result<TopicPage, ClientError> {
+        // JetStream lists streams by position, not from a name: each page
+        // asks for every stream (in pages of the server's) and keeps one
+        // page of topics, in the same name order as the broker's.
+        let all = Transport::metadata(self, None).await?;
+        let mut rest = all
+            .into_iter()
+            .filter(|t| after.is_none_or(|a| t.name.as_str() > a));
+        let topics: Vec<TopicMetadata> = rest.by_ref().take(limit as usize).collect();
+        let next = match rest.next() {
+            Some(_) => topics.last().map(|t| t.name.clone()),
+            None => None,
+        };
+        Ok(TopicPage { topics, next })
     }
 
     async fn create_topic(&self, topic: &str, settings: TopicSettings) -> Result<(), ClientError> {
