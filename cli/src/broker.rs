@@ -95,7 +95,10 @@ pub fn run(args: BrokerArgs) -> anyhow::Result<()> {
         .context("invalid configuration")
         .class(USAGE)?;
     init_logging(&config);
-    raise_nofile_limit(u64::from(config.max_connections));
+    raise_nofile_limit(
+        u64::from(config.max_connections),
+        u64::from(config.open_files),
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("hermit-net")
@@ -200,11 +203,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Descriptors beyond one per connection: listeners, the data dir lock,
-/// each partition's active segment and index, directories fsynced, files
-/// opened by recovery and compaction. Generous, because running out shows
-/// up as refused connections or failed appends at the worst moment.
-const NOFILE_MARGIN: u64 = 1024;
+/// Descriptors beyond one per connection and the partitions' `open_files`:
+/// listeners, the data directory (lock, catalog, the directory itself),
+/// directories being fsynced, files opened by compaction and the logs.
+const NOFILE_MARGIN: u64 = 64;
 
 /// What to do about RLIMIT_NOFILE, decided from the current limits
 /// (`None` = unlimited) and the need.
@@ -236,13 +238,15 @@ fn plan_nofile(soft: Option<u64>, hard: Option<u64>, need: u64) -> NofilePlan {
     }
 }
 
-/// Compare RLIMIT_NOFILE with what `max_connections` needs and raise the
+/// Compare RLIMIT_NOFILE with what `max_connections` and `open_files` need and raise the
 /// soft limit to the hard one when it is lower (many systems default to a
 /// soft 1024). Failures are logged, not fatal: the broker still runs, with
 /// fewer connections than configured.
-fn raise_nofile_limit(max_connections: u64) {
+fn raise_nofile_limit(max_connections: u64, open_files: u64) {
     use rustix::process::{Resource, getrlimit, setrlimit};
-    let need = max_connections.saturating_add(NOFILE_MARGIN);
+    let need = max_connections
+        .saturating_add(open_files)
+        .saturating_add(NOFILE_MARGIN);
     let limit = getrlimit(Resource::Nofile);
     let (soft, hard) = (limit.current, limit.maximum);
     tracing::info!(soft = ?soft, hard = ?hard, need, "RLIMIT_NOFILE");
@@ -263,9 +267,9 @@ fn raise_nofile_limit(max_connections: u64) {
         tracing::warn!(
             hard = ?hard,
             need,
-            "RLIMIT_NOFILE hard limit is below max_connections plus a margin: \
+            "RLIMIT_NOFILE hard limit is below max_connections plus open_files plus a margin: \
              connections may be refused before max_connections (raise it with ulimit -Hn, \
-             LimitNOFILE= in a systemd unit, or lower max_connections)"
+             LimitNOFILE= in a systemd unit, or lower max_connections or open_files)"
         );
     }
 }

@@ -9,10 +9,37 @@
 //! the cache holds it until it is idle, so there is never more than one
 //! instance of a partition.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use super::partition::Partition;
+
+/// How a partition whose files grew asks its cache to close idle ones.
+#[derive(Clone)]
+pub(crate) struct Budget {
+    cache: Weak<Mutex<OpenPartitions>>,
+    limit: usize,
+}
+
+impl Budget {
+    /// The log now holds `total` files: above the limit, close idle
+    /// partitions. Skipped when the cache is busy (whoever holds it closes
+    /// what is needed before letting go: every cache operation does).
+    pub(crate) fn over(&self, total: usize) {
+        if total <= self.limit {
+            return;
+        }
+        let Some(cache) = self.cache.upgrade() else {
+            return;
+        };
+        let closed = match cache.try_lock() {
+            Ok(mut c) => c.evict(),
+            Err(_) => return,
+        };
+        drop(closed);
+    }
+}
 
 /// The key of a partition: its topic's incarnation and its number.
 pub(crate) type Key = (u64, u32);
@@ -20,7 +47,6 @@ pub(crate) type Key = (u64, u32);
 struct Slot {
     partition: Arc<Partition>,
     tick: u64,
-    files: usize,
 }
 
 /// The open partitions (see the module documentation).
@@ -28,23 +54,33 @@ pub(crate) struct OpenPartitions {
     slots: HashMap<Key, Slot>,
     lru: BTreeMap<u64, Key>,
     tick: u64,
-    files: usize,
+    /// Segment files held by every live partition, kept by the partitions.
+    files: Arc<AtomicUsize>,
     limit: usize,
     /// Partitions closed so far (for metrics).
     pub(crate) evictions: u64,
+    /// Itself, for the partitions' [`Budget`].
+    me: Weak<Mutex<OpenPartitions>>,
+    /// Closed partitions that hold rolled segments: retention and
+    /// compaction open them (the others have nothing to delete or compact).
+    pub(crate) cleanup_due: HashSet<Key>,
 }
 
 impl OpenPartitions {
     /// An empty cache that closes idle partitions beyond `limit` files.
-    pub(crate) fn new(limit: usize) -> Self {
-        OpenPartitions {
-            slots: HashMap::new(),
-            lru: BTreeMap::new(),
-            tick: 0,
-            files: 0,
-            limit,
-            evictions: 0,
-        }
+    pub(crate) fn new(limit: usize) -> Arc<Mutex<Self>> {
+        Arc::new_cyclic(|me| {
+            Mutex::new(OpenPartitions {
+                me: me.clone(),
+                cleanup_due: HashSet::new(),
+                slots: HashMap::new(),
+                lru: BTreeMap::new(),
+                tick: 0,
+                files: Arc::new(AtomicUsize::new(0)),
+                limit,
+                evictions: 0,
+            })
+        })
     }
 
     /// The partition, if open, marked as just used.
@@ -54,53 +90,58 @@ impl OpenPartitions {
         self.lru.remove(&slot.tick);
         self.lru.insert(tick, key);
         slot.tick = tick;
-        // Rolls and retention change it; refreshed on every use.
-        let files = slot.partition.segment_count();
-        self.files = self.files + files - slot.files;
-        slot.files = files;
         Some(slot.partition.clone())
+    }
+
+    /// Close idle partitions if the files held are over the limit (after
+    /// a roll the cache could not act on at once). Returns them to drop.
+    pub(crate) fn trim(&mut self) -> Vec<Arc<Partition>> {
+        self.evict()
     }
 
     /// Add a partition just opened. Returns the idle partitions closed to
     /// make room: the caller drops them outside its lock.
     pub(crate) fn insert(&mut self, key: Key, partition: Arc<Partition>) -> Vec<Arc<Partition>> {
         let tick = self.next_tick();
-        let files = partition.segment_count();
-        self.files += files;
-        self.lru.insert(tick, key);
-        if let Some(old) = self.slots.insert(
-            key,
-            Slot {
-                partition,
-                tick,
-                files,
+        partition.count_files_in(
+            self.files.clone(),
+            Budget {
+                cache: self.me.clone(),
+                limit: self.limit,
             },
-        ) {
+        );
+        self.lru.insert(tick, key);
+        if let Some(old) = self.slots.insert(key, Slot { partition, tick }) {
             // Never happens (opens are serialised and re-check); keep the books right.
             self.lru.remove(&old.tick);
-            self.files -= old.files;
         }
         self.evict()
     }
 
     /// Close idle partitions, least recently used first, until the files
     /// held fit the limit or only partitions in use are left.
-    fn evict(&mut self) -> Vec<Arc<Partition>> {
+    pub(crate) fn evict(&mut self) -> Vec<Arc<Partition>> {
         let mut out = Vec::new();
-        if self.files <= self.limit {
+        // The files of what is closed here are counted out when the caller
+        // drops it: count them out of this pass by hand.
+        let mut files = self.files.load(Ordering::Acquire);
+        if files <= self.limit {
             return out;
         }
         let mut idle = Vec::new();
         for (&tick, key) in &self.lru {
-            if self.files <= self.limit {
+            if files <= self.limit {
                 break;
             }
             let slot = &self.slots[key];
             // Only the cache holds it: nobody can take it while we hold the
             // lock the cache lives under, so closing it is safe.
             if Arc::strong_count(&slot.partition) == 1 {
-                self.files -= slot.files;
+                files = files.saturating_sub(slot.partition.files_held());
                 idle.push((tick, *key));
+                if slot.partition.files_held() > 1 {
+                    self.cleanup_due.insert(*key);
+                }
             }
         }
         for (tick, key) in idle {
@@ -123,7 +164,6 @@ impl OpenPartitions {
         for p in 0..partitions {
             if let Some(slot) = self.slots.remove(&(incarnation, p)) {
                 self.lru.remove(&slot.tick);
-                self.files -= slot.files;
                 out.push(slot.partition);
             }
         }
@@ -133,6 +173,12 @@ impl OpenPartitions {
     /// Every open partition.
     pub(crate) fn all(&self) -> Vec<Arc<Partition>> {
         self.slots.values().map(|s| s.partition.clone()).collect()
+    }
+
+    /// Segment files held by every live partition of the log (also those
+    /// closed here whose last user has not let go yet).
+    pub(crate) fn files(&self) -> usize {
+        self.files.load(Ordering::Acquire)
     }
 
     /// Open partitions.

@@ -37,7 +37,7 @@ pub mod reader;
 pub mod segment;
 pub mod sync;
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 use std::fs::{self, File};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
@@ -248,7 +248,7 @@ pub struct Log {
     opts: Arc<LogOptions>,
     topics: RwLock<BTreeSet<ByName>>,
     catalog: Arc<Catalog>,
-    open: Mutex<OpenPartitions>,
+    open: Arc<Mutex<OpenPartitions>>,
     /// Serialises opening partitions, so each has one instance (hits in the
     /// cache never take it).
     opening: Mutex<()>,
@@ -256,9 +256,6 @@ pub struct Log {
     admin: Mutex<()>,
     /// The last incarnation handed out.
     last_incarnation: AtomicU64,
-    /// Closed partitions that hold rolled segments: retention and
-    /// compaction open them (the others have nothing to delete or compact).
-    cleanup_due: Mutex<HashSet<cache::Key>>,
     /// Whether the partition directories were surveyed for `cleanup_due`
     /// since the start (once, by the cleaner).
     surveyed: AtomicBool,
@@ -351,14 +348,13 @@ impl Log {
         let sync_thread = sync.start(opts.fsync);
         let log = Log {
             dir: dir.to_path_buf(),
-            open: Mutex::new(OpenPartitions::new(opts.open_files)),
+            open: OpenPartitions::new(opts.open_files),
             opts,
             topics: RwLock::new(topics),
             catalog,
             opening: Mutex::new(()),
             admin: Mutex::new(()),
             last_incarnation: AtomicU64::new(last_incarnation),
-            cleanup_due: Mutex::new(HashSet::new()),
             surveyed: AtomicBool::new(false),
             sync,
             sync_thread: Mutex::new(sync_thread),
@@ -433,11 +429,7 @@ impl Log {
     /// indexes hold none). At most [`LogOptions::open_files`] plus what the
     /// partitions in use hold.
     pub fn open_files(&self) -> usize {
-        self.lock_open()
-            .all()
-            .iter()
-            .map(|p| p.segment_count())
-            .sum()
+        self.lock_open().files()
     }
 
     /// Partitions open now, and partitions closed to keep within
@@ -515,7 +507,12 @@ impl Log {
             });
         }
         let key = (topic.incarnation, partition);
-        if let Some(p) = self.lock_open().get(key) {
+        let hit = {
+            let mut open = self.lock_open();
+            open.get(key).map(|p| (p, open.trim()))
+        };
+        if let Some((p, closed)) = hit {
+            drop(closed);
             return Ok(p);
         }
         let _opening = self.opening.lock().unwrap_or_else(|p| p.into_inner());
@@ -537,22 +534,9 @@ impl Log {
             Some(topic.incarnation),
         )?;
         let closed = self.lock_open().insert(key, p.clone());
-        self.note_closed(closed);
+        // Dropped outside the cache's lock: closing files takes syscalls.
+        drop(closed);
         Ok(p)
-    }
-
-    /// Remember which of the partitions just closed still need cleanup, and
-    /// close them (outside the cache's lock: closing files takes syscalls).
-    fn note_closed(&self, closed: Vec<Arc<Partition>>) {
-        if closed.is_empty() {
-            return;
-        }
-        let mut due = self.cleanup_due.lock().unwrap_or_else(|p| p.into_inner());
-        for p in &closed {
-            if p.segment_count() > 1 {
-                due.insert((p.incarnation(), p.id()));
-            }
-        }
     }
 
     /// Find the closed partitions with rolled segments (once per start, in
@@ -602,10 +586,7 @@ impl Log {
                  during their topic's creation, or by a damaged catalog): left alone"
             );
         }
-        self.cleanup_due
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .extend(found);
+        self.lock_open().cleanup_due.extend(found);
         Ok(())
     }
 
@@ -796,12 +777,7 @@ impl Log {
                 let open = self.lock_open().get(key);
                 let p = match open {
                     Some(p) => p,
-                    None if self
-                        .cleanup_due
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .contains(&key) =>
-                    {
+                    None if self.lock_open().cleanup_due.contains(&key) => {
                         self.open_partition(&topic, i)?
                     }
                     None => continue,
@@ -811,10 +787,7 @@ impl Log {
                     p.compact(now_ns)?;
                 }
                 if p.segment_count() <= 1 {
-                    self.cleanup_due
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .remove(&key);
+                    self.lock_open().cleanup_due.remove(&key);
                 }
             }
         }

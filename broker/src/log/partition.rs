@@ -9,8 +9,8 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::IoSlice;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use hermit_protocol::record::{CRC_AT, CRC_START, HEADER_LEN, RecordHeader, TIMESTAMP_AT};
 use hermit_protocol::{Cleanup, WireError};
@@ -157,6 +157,11 @@ pub struct Partition {
     dirs_unsynced: AtomicU8,
     /// Its topic's incarnation (creation clock), when the log opened it.
     created_ns: Option<u64>,
+    /// The log's count of segment files open in all its partitions (the
+    /// `open_files` budget), kept up to date as segments come and go.
+    files: OnceLock<(Arc<AtomicUsize>, super::cache::Budget)>,
+    /// What this partition has added to `files`.
+    files_reported: AtomicUsize,
 }
 
 /// The partition directory's entries (its first segment) need an fsync.
@@ -213,6 +218,17 @@ fn write_all_at(file: &File, parts: [&[u8]; 2], mut pos: u64) -> std::io::Result
         b = &b[n - from_a..];
     }
     Ok(())
+}
+
+impl Drop for Partition {
+    fn drop(&mut self) {
+        if let Some((c, _)) = self.files.get() {
+            c.fetch_sub(
+                self.files_reported.load(Ordering::Acquire),
+                Ordering::AcqRel,
+            );
+        }
+    }
 }
 
 impl Partition {
@@ -383,6 +399,8 @@ impl Partition {
             sync_queue,
             dirs_unsynced: AtomicU8::new(dirs),
             created_ns,
+            files: OnceLock::new(),
+            files_reported: AtomicUsize::new(0),
         };
         Ok(Arc::new(p))
     }
@@ -750,6 +768,7 @@ impl Partition {
             self.hw_tx.send_replace(new_base);
         }
         tracing::debug!(topic = %self.topic, partition = self.id, base = new_base, "rolled segment");
+        self.report_files(inner);
         Ok(())
     }
 
@@ -846,6 +865,38 @@ impl Partition {
         tracing::error!(topic = %self.topic, partition = self.id, error = %err, "fsync failed; partition stops accepting writes");
         self.lock().failed = Some(err.to_string());
         self.hw_tx.send_modify(|_| {}); // wake waiters so they see the failure
+    }
+
+    /// Count this partition's segment files in `counter` from now on (and
+    /// take them out of it when it is dropped).
+    pub(crate) fn count_files_in(&self, counter: Arc<AtomicUsize>, budget: super::cache::Budget) {
+        if self.files.set((counter, budget)).is_ok() {
+            let inner = self.lock();
+            self.report_files(&inner);
+        }
+    }
+
+    /// Bring the log's file count up to date with this partition's segments.
+    fn report_files(&self, inner: &Inner) {
+        if let Some((c, budget)) = self.files.get() {
+            let now = inner.rolled.len() + 1;
+            let old = self.files_reported.swap(now, Ordering::AcqRel);
+            if now >= old {
+                let total = c.fetch_add(now - old, Ordering::AcqRel) + now - old;
+                if now > old {
+                    // A roll added a file: close idle partitions now, not at
+                    // the next open, so the budget holds between opens too.
+                    budget.over(total);
+                }
+            } else {
+                c.fetch_sub(old - now, Ordering::AcqRel);
+            }
+        }
+    }
+
+    /// The segment files this partition holds open, as last counted.
+    pub(crate) fn files_held(&self) -> usize {
+        self.files_reported.load(Ordering::Acquire)
     }
 
     /// Its topic's incarnation (0 for a partition opened outside a log).
@@ -1145,6 +1196,7 @@ impl Partition {
             let doomed: Vec<_> = inner.rolled.drain(..n).collect();
             if n > 0 {
                 inner.log_start = inner.rolled.first().map_or(inner.active.base, |s| s.base);
+                self.report_files(&inner);
             }
             doomed
         };
@@ -1238,6 +1290,7 @@ impl Partition {
                 if i == 0 {
                     inner.log_start = inner.rolled.first().map_or(inner.active.base, |s| s.base);
                 }
+                self.report_files(&inner);
             }
         }
         true

@@ -1035,7 +1035,11 @@ impl State {
             Ok((mut page, _)) => {
                 if let Some(next) = page.next.take() {
                     let listed = page.topics.last().is_some_and(|t| t.name == next);
-                    page.next = Some(if listed { next } else { self.opaque_cursor(next) });
+                    page.next = Some(if listed {
+                        next
+                    } else {
+                        self.opaque_cursor(next)
+                    });
                 }
                 self.respond(corr, &ResponseBody::ListTopics(page))
             }
