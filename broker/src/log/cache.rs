@@ -93,6 +93,12 @@ impl OpenPartitions {
         Some(slot.partition.clone())
     }
 
+    /// The partition, if open, without marking it used (background work
+    /// must not keep partitions open that nobody uses).
+    pub(crate) fn peek(&self, key: Key) -> Option<Arc<Partition>> {
+        self.slots.get(&key).map(|s| s.partition.clone())
+    }
+
     /// Close idle partitions if the files held are over the limit (after
     /// a roll the cache could not act on at once). Returns them to drop.
     pub(crate) fn trim(&mut self) -> Vec<Arc<Partition>> {

@@ -156,6 +156,23 @@ impl Entry {
     }
 }
 
+impl Entry {
+    /// A create's partition directories in `data_dir`, by partition number
+    /// (none for a delete).
+    pub fn partition_dirs(&self, data_dir: &Path) -> Vec<(u32, PathBuf)> {
+        match self {
+            Entry::Create {
+                name,
+                incarnation,
+                settings,
+            } => (0..settings.partitions)
+                .map(|p| (p, super::partition_dir(data_dir, name, p, *incarnation)))
+                .collect(),
+            Entry::Delete { .. } => Vec::new(),
+        }
+    }
+}
+
 fn push_name(body: &mut Vec<u8>, name: &str) {
     body.extend_from_slice(&(name.len() as u16).to_be_bytes());
     body.extend_from_slice(name.as_bytes());

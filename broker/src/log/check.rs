@@ -11,7 +11,6 @@ use super::catalog::{self, Entry};
 use super::error::{IoContext, Result, StorageError};
 use super::index::Index;
 use super::lock::DirLock;
-use super::partition_dir;
 use super::reader::{self, Continuity, ScanOptions, SegmentReader};
 use super::segment::{self, HARD_MAX_BATCH, idx_name};
 use hermit_protocol::Cleanup;
@@ -151,16 +150,11 @@ pub fn catalog_partitions(data_dir: &Path) -> Result<(Vec<CatalogPartition>, Vec
         _ => std::cmp::Ordering::Equal,
     });
     let mut out = Vec::new();
-    for e in live {
-        if let Entry::Create {
-            name,
-            incarnation,
-            settings,
-        } = e
-        {
-            for p in 0..settings.partitions {
+    for e in &live {
+        if let Entry::Create { name, settings, .. } = e {
+            for (p, dir) in e.partition_dirs(data_dir) {
                 out.push(CatalogPartition {
-                    dir: partition_dir(data_dir, &name, p, incarnation),
+                    dir,
                     topic: name.clone(),
                     partition: p,
                     dense: settings.cleanup == Cleanup::Delete,

@@ -304,20 +304,10 @@ impl Log {
             // A deletion is durable in the catalog before its directories go;
             // a crash in between leaves them: remove them before the catalog
             // forgets which they were.
-            for e in deleted {
-                if let Entry::Create {
-                    name,
-                    incarnation,
-                    settings,
-                } = e
-                {
-                    for p in 0..settings.partitions {
-                        let pdir = partition_dir(dir, name, p, *incarnation);
-                        if pdir.exists() {
-                            tracing::warn!(dir = %pdir.display(), "removing a deleted topic's partition left by a crash");
-                            fs::remove_dir_all(&pdir).ctx("remove deleted partition", &pdir)?;
-                        }
-                    }
+            for (_, pdir) in deleted.iter().flat_map(|e| e.partition_dirs(dir)) {
+                if pdir.exists() {
+                    tracing::warn!(dir = %pdir.display(), "removing a deleted topic's partition left by a crash");
+                    fs::remove_dir_all(&pdir).ctx("remove deleted partition", &pdir)?;
                 }
             }
             fsutil::fsync_dir(&parts_dir)
@@ -491,7 +481,7 @@ impl Log {
     /// write of it costs no open).
     pub fn is_open(&self, topic: &Topic, partition: u32) -> bool {
         self.lock_open()
-            .get((topic.incarnation, partition))
+            .peek((topic.incarnation, partition))
             .is_some()
     }
 
@@ -774,7 +764,7 @@ impl Log {
                     return Ok(());
                 }
                 let key = (topic.incarnation, i);
-                let open = self.lock_open().get(key);
+                let open = self.lock_open().peek(key);
                 let p = match open {
                     Some(p) => p,
                     None if self.lock_open().cleanup_due.contains(&key) => {
@@ -802,7 +792,7 @@ impl Log {
         let every = self.opts.verify_rolled == VerifyRolled::Startup;
         for topic in self.topics() {
             for i in 0..topic.partitions {
-                let open = self.lock_open().get((topic.incarnation, i));
+                let open = self.lock_open().peek((topic.incarnation, i));
                 let p = match open {
                     Some(p) => p,
                     None if every => self.open_partition(&topic, i)?,
