@@ -69,8 +69,11 @@ async fn the_broker_never_stores_a_plaintext_a_key_name_or_a_secret() {
         ..SealedProducerOptions::default()
     });
     let (bob, carol) = (env.party(), env.party());
-    // Unique per run, so nothing else on disk can contain it by accident.
-    let marker = format!("MARKER-{}", &alice.id.fingerprint().to_hex()[..24]);
+    // Unique per run, so nothing else on disk can contain it by accident:
+    // the fingerprint of a key that takes no part (a party's fingerprint is
+    // public and names its state topic, which the topic catalog stores).
+    let unused = Identity::generate().expect("os rng");
+    let marker = format!("MARKER-{}", &unused.fingerprint().to_hex()[..24]);
     let members = vec![alice.public(), bob.public(), carol.public()];
     let group = SealedGroup::generate(members).expect("rng");
 
@@ -126,7 +129,8 @@ async fn the_broker_never_stores_a_plaintext_a_key_name_or_a_secret() {
     c.commit().await.expect("commit");
 
     // Positive control: a plain record on another topic is found by the scan.
-    let control = format!("CONTROL-{} stored in clear", bob.id.fingerprint().to_hex()).into_bytes();
+    let other = Identity::generate().expect("os rng");
+    let control = format!("CONTROL-{} stored in clear", other.fingerprint().to_hex()).into_bytes();
     env.producer
         .send("control", b"", &control)
         .await
