@@ -575,9 +575,9 @@ pub fn split_entries(entries: impl IntoIterator<Item = Entry>) -> (Vec<Entry>, V
         })
 }
 
-/// Remove the files of a catalog rewrite cut short (`catalog.tmp`).
+/// Remove what a catalog rewrite cut short left ([`fsutil::write_atomic`]'s temporary file).
 pub fn remove_leftovers(data_dir: &Path) {
-    let tmp = data_dir.join(format!("{CATALOG_FILE}.tmp"));
+    let tmp = fsutil::tmp_path(&data_dir.join(CATALOG_FILE));
     if tmp.exists()
         && let Err(e) = fs::remove_file(&tmp)
     {
