@@ -242,6 +242,11 @@ pub struct Config {
     /// Default 768: with the 1,024 files of a common `ulimit -n`, 256 stay
     /// for connections, listeners and the broker's own files.
     pub open_files: u32,
+    /// Give each new topic a slot per partition (STORAGE.md §2.5): a small
+    /// partition lives in a shared slab file until it outgrows 4 KiB, so
+    /// creating a topic creates no file. Default true. Topics created
+    /// before keep their layout either way.
+    pub partition_slots: bool,
     /// Most simultaneous connections. Default 10,000.
     pub max_connections: u32,
     /// Most requests in flight on one connection before it stops reading. Default 1024.
@@ -333,6 +338,7 @@ impl Default for Config {
             max_payload: hermit_protocol::frame::DEFAULT_MAX_PAYLOAD,
             max_key: hermit_protocol::frame::DEFAULT_MAX_KEY,
             open_files: 768,
+            partition_slots: true,
             max_connections: 10_000,
             max_in_flight: 1024,
             handshake_timeout_ms: 5_000,
@@ -393,6 +399,7 @@ const KEYS: &[(&str, Kind)] = &[
     ("max_payload", Kind::Int),
     ("max_key", Kind::Int),
     ("open_files", Kind::Int),
+    ("partition_slots", Kind::Bool),
     ("max_connections", Kind::Int),
     ("max_in_flight", Kind::Int),
     ("handshake_timeout_ms", Kind::Int),

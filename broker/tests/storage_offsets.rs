@@ -24,6 +24,8 @@ fn offsets_opts(fsync: FsyncPolicy) -> LogOptions {
         index_interval_bytes: 1024,
         retention_ms: Limit::Unlimited,
         delete_retention_ms: 1_000,
+        // Some tests cut files in partition directories.
+        partition_slots: false,
         ..LogOptions::default()
     }
 }

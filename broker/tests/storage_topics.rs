@@ -15,6 +15,15 @@ use hermit_broker::log::{Log, LogOptions, PARTITIONS_DIR, Partition};
 use hermit_protocol::Cleanup;
 use hermit_protocol::frame::TopicSettings;
 
+/// These tests look at partition directories: topics get no slots here
+/// (`storage_slots.rs` covers partitions in slots).
+fn dir_opts() -> LogOptions {
+    LogOptions {
+        partition_slots: false,
+        ..opts(1 << 20)
+    }
+}
+
 fn settings(partitions: u32) -> TopicSettings {
     TopicSettings {
         partitions,
@@ -61,7 +70,7 @@ fn append_to_catalog(data: &Path, bytes: &[u8]) {
 fn a_topic_is_a_catalog_entry_and_its_partitions_appear_on_first_use() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let log = open(dir.path(), opts(1 << 20));
+        let log = open(dir.path(), dir_opts());
         log.create_topic("idle", settings(3)).unwrap();
         write_some(&log, "used");
         // Dropped without close, as by a crash.
@@ -70,7 +79,7 @@ fn a_topic_is_a_catalog_entry_and_its_partitions_appear_on_first_use() {
     let dirs = entries(&dir.path().join(PARTITIONS_DIR));
     assert_eq!(dirs.len(), 1, "{dirs:?}");
     assert!(dirs[0].starts_with("used@0@"), "{dirs:?}");
-    let log = open(dir.path(), opts(1 << 20));
+    let log = open(dir.path(), dir_opts());
     assert_eq!(log.topic("idle").unwrap().partition_count(), 3);
     assert_eq!(records(&log, "used"), 1);
     assert_eq!(
@@ -89,7 +98,7 @@ fn a_topic_is_a_catalog_entry_and_its_partitions_appear_on_first_use() {
 fn a_torn_catalog_tail_is_truncated_and_loses_no_earlier_topic() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let log = open(dir.path(), opts(1 << 20));
+        let log = open(dir.path(), dir_opts());
         write_some(&log, "kept");
         log.close().unwrap();
     }
@@ -103,24 +112,25 @@ fn a_torn_catalog_tail_is_truncated_and_loses_no_earlier_topic() {
             retention_ms: None,
             retention_bytes: None,
         },
+        first_slot: None,
     }
     .encode();
     append_to_catalog(dir.path(), &torn[..torn.len() - 3]);
     let strict = LogOptions {
         recovery_mode: RecoveryMode::AbsoluteConsistency,
-        ..opts(1 << 20)
+        ..dir_opts()
     };
     let e =
         Log::open(dir.path(), strict).expect_err("absolute-consistency refuses a damaged catalog");
     assert!(e.to_string().contains("catalog is damaged"), "{e}");
-    let log = open(dir.path(), opts(1 << 20));
+    let log = open(dir.path(), dir_opts());
     assert!(log.topic("torn").is_none());
     assert_eq!(records(&log, "kept"), 1);
     // The catalog is whole again: creations go on after the survivors.
     write_some(&log, "after");
     log.close().unwrap();
     drop(log);
-    let log = open(dir.path(), opts(1 << 20));
+    let log = open(dir.path(), dir_opts());
     assert_eq!(records(&log, "after"), 1);
     assert_eq!(records(&log, "kept"), 1);
 }
@@ -129,7 +139,7 @@ fn a_torn_catalog_tail_is_truncated_and_loses_no_earlier_topic() {
 fn a_damaged_catalog_entry_is_skipped_and_the_topics_after_it_load() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let log = open(dir.path(), opts(1 << 20));
+        let log = open(dir.path(), dir_opts());
         write_some(&log, "first");
         write_some(&log, "second");
         write_some(&log, "third");
@@ -143,7 +153,7 @@ fn a_damaged_catalog_entry_is_skipped_and_the_topics_after_it_load() {
         .expect("the entry names its topic");
     bytes[at] ^= 0x20;
     std::fs::write(&path, &bytes).unwrap();
-    let log = open(dir.path(), opts(1 << 20));
+    let log = open(dir.path(), dir_opts());
     assert!(log.topic("second").is_none());
     assert_eq!(records(&log, "first"), 1);
     assert_eq!(records(&log, "third"), 1);
@@ -158,7 +168,7 @@ fn a_deletion_cut_short_by_a_crash_is_finished_at_start() {
     let dir = tempfile::tempdir().unwrap();
     let incarnation;
     {
-        let log = open(dir.path(), opts(1 << 20));
+        let log = open(dir.path(), dir_opts());
         write_some(&log, "gone");
         write_some(&log, "kept");
         incarnation = log.topic("gone").unwrap().incarnation();
@@ -174,7 +184,7 @@ fn a_deletion_cut_short_by_a_crash_is_finished_at_start() {
         }
         .encode(),
     );
-    let log = open(dir.path(), opts(1 << 20));
+    let log = open(dir.path(), dir_opts());
     assert!(log.topic("gone").is_none());
     let dirs = entries(&dir.path().join(PARTITIONS_DIR));
     assert_eq!(dirs.len(), 1, "{dirs:?}");
@@ -186,7 +196,7 @@ fn a_deletion_cut_short_by_a_crash_is_finished_at_start() {
 #[test]
 fn a_topic_created_again_never_sees_the_old_one() {
     let dir = tempfile::tempdir().unwrap();
-    let log = open(dir.path(), opts(1 << 20));
+    let log = open(dir.path(), dir_opts());
     let old = write_some(&log, "t");
     let old_dir = old.dir().to_path_buf();
     drop(old);
@@ -202,7 +212,7 @@ fn a_topic_created_again_never_sees_the_old_one() {
 #[test]
 fn a_handle_taken_before_a_deletion_cannot_append() {
     let dir = tempfile::tempdir().unwrap();
-    let log = open(dir.path(), opts(1 << 20));
+    let log = open(dir.path(), dir_opts());
     let p = write_some(&log, "t");
     log.delete_topic("t", || Ok(())).unwrap();
     p.append(&batch(b"k", 1, 10, 2))
@@ -214,7 +224,7 @@ fn a_partition_that_cannot_be_opened_fails_alone() {
     let dir = tempfile::tempdir().unwrap();
     let bad_dir;
     {
-        let engine = Engine::open(dir.path(), opts(1 << 20)).unwrap();
+        let engine = Engine::open(dir.path(), dir_opts()).unwrap();
         write_some(engine.log(), "good");
         bad_dir = write_some(engine.log(), "bad").dir().to_path_buf();
         engine.close().unwrap();
@@ -225,7 +235,7 @@ fn a_partition_that_cannot_be_opened_fails_alone() {
     std::fs::remove_file(&seg).unwrap();
     std::fs::create_dir(&seg).unwrap();
     {
-        let engine = Engine::open(dir.path(), opts(1 << 20))
+        let engine = Engine::open(dir.path(), dir_opts())
             .expect("one bad partition does not stop the start");
         let log = engine.log();
         assert_eq!(records(log, "good"), 1);
@@ -242,19 +252,19 @@ fn a_partition_that_cannot_be_opened_fails_alone() {
     // Repaired, it opens with its data.
     std::fs::remove_dir(&seg).unwrap();
     std::fs::write(&seg, bytes).unwrap();
-    let log = open(dir.path(), opts(1 << 20));
+    let log = open(dir.path(), dir_opts());
     assert_eq!(records(&log, "bad"), 1);
 }
 
 #[test]
 fn a_topic_with_the_longest_name_can_be_created_used_and_deleted() {
     let dir = tempfile::tempdir().unwrap();
-    let log = open(dir.path(), opts(1 << 20));
+    let log = open(dir.path(), dir_opts());
     let name = "n".repeat(249);
     write_some(&log, &name);
     log.close().unwrap();
     drop(log);
-    let log = open(dir.path(), opts(1 << 20));
+    let log = open(dir.path(), dir_opts());
     assert_eq!(records(&log, &name), 1);
     log.delete_topic(&name, || Ok(())).unwrap();
     assert!(log.topic(&name).is_none());
@@ -267,7 +277,7 @@ fn idle_partitions_are_closed_beyond_open_files_and_reopen_with_their_data() {
     let dir = tempfile::tempdir().unwrap();
     let small = LogOptions {
         open_files: 16,
-        ..opts(1 << 20)
+        ..dir_opts()
     };
     {
         let log = open(dir.path(), small.clone());
@@ -308,6 +318,6 @@ fn a_data_directory_of_the_old_layout_is_refused_clearly() {
         "partitions = 1\ncleanup = \"delete\"\n",
     )
     .unwrap();
-    let e = Log::open(dir.path(), opts(1 << 20)).unwrap_err();
+    let e = Log::open(dir.path(), dir_opts()).unwrap_err();
     assert!(e.to_string().contains("older HermitMQ"), "{e}");
 }

@@ -182,13 +182,13 @@ async fn exchange(
     // What is on disk: every batch of the partition, found by the broker's
     // own reader of its segment files.
     let stored = stored_batches(data)?;
-    let partition = check::find_partition_dir(data, TOPIC, 0)?
-        .with_context(|| format!("no partition directory for {TOPIC} in {}", data.display()))?;
+    let partition = check::find_partition(data, TOPIC, 0)?
+        .with_context(|| format!("no partition {TOPIC}/0 in {}", data.display()))?;
     let mut segments: Vec<&Path> = stored.iter().map(|b| b.segment.as_path()).collect();
     segments.dedup();
     let shown = match segments.as_slice() {
         [one] => one,
-        _ => partition.as_path(),
+        _ => partition.dir.as_path(),
     };
     outln!()?;
     outln!(
@@ -210,7 +210,7 @@ async fn exchange(
     if !leaks.is_empty() {
         anyhow::bail!("plaintext found on the broker's disk: {leaks:?}");
     }
-    let rel = partition.strip_prefix(data).unwrap_or(&partition);
+    let rel = shown.strip_prefix(data).unwrap_or(shown);
     let plural = |n: usize| if n == 1 { "message" } else { "messages" };
     if checked.is_empty() {
         outln!(
@@ -305,32 +305,33 @@ struct StoredBatch {
 /// Every batch of the demo topic's partition, in offset order, read with
 /// the broker's own segment reader (`hermit log dump`'s).
 fn stored_batches(data: &Path) -> anyhow::Result<Vec<StoredBatch>> {
-    let dir = check::find_partition_dir(data, TOPIC, 0)?
-        .with_context(|| format!("no partition directory for {TOPIC} in {}", data.display()))?;
+    use std::os::unix::fs::FileExt;
+    let cp = check::find_partition(data, TOPIC, 0)?
+        .with_context(|| format!("no partition {TOPIC}/0 in {}", data.display()))?;
     let mut entries = Vec::new();
-    let damage = check::dump_partition(&dir, |e| entries.push(e.clone()))
-        .with_context(|| format!("cannot read {}", dir.display()))?;
+    let damage = check::dump_partition(data, &cp, |e| entries.push(e.clone()))
+        .with_context(|| format!("cannot read {TOPIC}/0 in {}", data.display()))?;
     if let Some((path, why)) = damage.first() {
         anyhow::bail!("{} is damaged: {why}", path.display());
     }
-    let mut file: Option<(PathBuf, Vec<u8>)> = None;
+    let mut file: Option<(PathBuf, std::fs::File)> = None;
     let mut stored = Vec::new();
     for e in entries {
         if file.as_ref().is_none_or(|(p, _)| *p != e.segment) {
-            let bytes = std::fs::read(&e.segment)
-                .with_context(|| format!("cannot read {}", e.segment.display()))?;
-            file = Some((e.segment.clone(), bytes));
+            let f = std::fs::File::open(&e.segment)
+                .with_context(|| format!("cannot open {}", e.segment.display()))?;
+            file = Some((e.segment.clone(), f));
         }
-        let Some((_, bytes)) = &file else { continue };
-        let batch = usize::try_from(e.position)
-            .ok()
-            .zip(usize::try_from(e.header.batch_len()).ok())
-            .and_then(|(at, len)| bytes.get(at..at.checked_add(len)?))
+        let Some((_, f)) = &file else { continue };
+        let len = usize::try_from(e.header.batch_len())
+            .with_context(|| format!("a batch too big in {}", e.segment.display()))?;
+        let mut batch = vec![0u8; len];
+        f.read_exact_at(&mut batch, e.position)
             .with_context(|| format!("{} ends inside a batch", e.segment.display()))?;
         stored.push(StoredBatch {
             segment: e.segment,
             position: e.position,
-            bytes: batch.to_vec(),
+            bytes: batch,
         });
     }
     Ok(stored)

@@ -105,14 +105,11 @@ fn dump(dir: PathBuf, topic: Option<String>, partition: Option<u32>) -> anyhow::
         .filter(|cp| topic.as_ref().is_none_or(|t| *t == cp.topic))
         .filter(|cp| partition.is_none_or(|want| want == cp.partition))
     {
-        if !cp.dir.exists() {
-            continue;
-        }
         let (name, p) = (&cp.topic, cp.partition);
         // The callback cannot stop the scan: after a failed write it
         // only skips the rest, and the error is returned after it.
         let mut written = Ok(());
-        let damage = check::dump_partition(&cp.dir, |e| {
+        let damage = check::dump_partition(&dir, &cp, |e| {
             if written.is_err() {
                 return;
             }

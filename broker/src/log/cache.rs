@@ -41,6 +41,9 @@ impl Budget {
     }
 }
 
+/// Open partitions the cache keeps per file of its budget.
+pub(crate) const OPEN_PER_FILE: usize = 4;
+
 /// The key of a partition: its topic's incarnation and its number.
 pub(crate) type Key = (u64, u32);
 
@@ -131,12 +134,15 @@ impl OpenPartitions {
         // The files of what is closed here are counted out when the caller
         // drops it: count them out of this pass by hand.
         let mut files = self.files.load(Ordering::Acquire);
-        if files <= self.limit {
+        let mut open = self.slots.len();
+        let (limit, max_open) = (self.limit, self.max_open());
+        let fits = move |files: usize, open: usize| files <= limit && open <= max_open;
+        if fits(files, open) {
             return out;
         }
         let mut idle = Vec::new();
         for (&tick, key) in &self.lru {
-            if files <= self.limit {
+            if fits(files, open) {
                 break;
             }
             let slot = &self.slots[key];
@@ -144,6 +150,7 @@ impl OpenPartitions {
             // lock the cache lives under, so closing it is safe.
             if Arc::strong_count(&slot.partition) == 1 {
                 files = files.saturating_sub(slot.partition.files_held());
+                open -= 1;
                 idle.push((tick, *key));
                 if slot.partition.files_held() > 1 {
                     self.cleanup_due.insert(*key);
@@ -179,6 +186,18 @@ impl OpenPartitions {
     /// Every open partition.
     pub(crate) fn all(&self) -> Vec<Arc<Partition>> {
         self.slots.values().map(|s| s.partition.clone()).collect()
+    }
+
+    /// Most partitions kept open: partitions in slots hold no file of
+    /// their own, but each costs memory.
+    fn max_open(&self) -> usize {
+        self.limit.saturating_mul(OPEN_PER_FILE)
+    }
+
+    /// The count of files held, shared with whatever else holds files for
+    /// the log (its slabs).
+    pub(crate) fn counter(&self) -> Arc<AtomicUsize> {
+        self.files.clone()
     }
 
     /// Segment files held by every live partition of the log (also those

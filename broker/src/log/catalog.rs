@@ -7,11 +7,12 @@
 //! too. At start the file is read once, front to back.
 //!
 //! ```text
-//! file  := magic "HMQCAT1\n" entry*
+//! file  := magic "HMQCAT2\n" entry*
 //! entry := u32 body_len | u32 crc32c(body) | body          (big-endian)
 //! body  := u8 1 (create) | u64 incarnation | u16 n | name[n] | u32 partitions
 //!                        | u8 cleanup (0 delete, 1 compact)
 //!                        | u64 retention_ms | u64 retention_bytes   (0: broker default)
+//!                        | u64 first_slot                          (u64::MAX: none)
 //!        | u8 2 (delete) | u64 incarnation | u16 n | name[n]
 //! ```
 //!
@@ -19,9 +20,11 @@
 //! than every incarnation before it: it names the topic's partition
 //! directories, so a topic created again under a deleted one's name never
 //! meets the old files, and it is the creation time (the lower bound of a
-//! first segment's first append, see `Partition::open`).
+//! first segment's first append, see `Partition::open`). The **first slot**
+//! is the slot of partition 0; partition `p` has `first_slot + p` (see
+//! [`super::slab`]).
 //!
-//! Recovery follows the segment rule (STORAGE.md §2.5): a crash can only
+//! Recovery follows the segment rule (STORAGE.md §3.2): a crash can only
 //! tear the tail — entries after the last fsync — so damage with nothing
 //! valid after it is truncated; damage with valid entries after it is
 //! skipped, reported, and the file rewritten without it (in
@@ -42,10 +45,12 @@ use crate::config::RecoveryMode;
 /// The catalog's file name in the data directory.
 pub const CATALOG_FILE: &str = "catalog";
 
-const MAGIC: &[u8; 8] = b"HMQCAT1\n";
+const MAGIC: &[u8; 8] = b"HMQCAT2\n";
+/// The catalog format before slots (never released): refused by name.
+const MAGIC_V1: &[u8; 8] = b"HMQCAT1\n";
 const ENTRY_HEAD: usize = 8;
 /// Longest body: a create with a 255-byte name (names have at most 249).
-const MAX_BODY: usize = 1 + 8 + 2 + 255 + 4 + 1 + 8 + 8;
+const MAX_BODY: usize = 1 + 8 + 2 + 255 + 4 + 1 + 8 + 8 + 8;
 const CREATE: u8 = 1;
 const DELETE: u8 = 2;
 
@@ -73,6 +78,9 @@ pub enum Entry {
         incarnation: u64,
         /// Its settings.
         settings: StoredSettings,
+        /// The slot of its partition 0 (partition `p` has `first_slot + p`);
+        /// `None`: its partitions live in directories from the start.
+        first_slot: Option<u64>,
     },
     /// A topic was deleted.
     Delete {
@@ -92,6 +100,7 @@ impl Entry {
                 name,
                 incarnation,
                 settings,
+                first_slot,
             } => {
                 body.push(CREATE);
                 body.extend_from_slice(&incarnation.to_be_bytes());
@@ -103,6 +112,7 @@ impl Entry {
                 });
                 body.extend_from_slice(&settings.retention_ms.unwrap_or(0).to_be_bytes());
                 body.extend_from_slice(&settings.retention_bytes.unwrap_or(0).to_be_bytes());
+                body.extend_from_slice(&first_slot.unwrap_or(u64::MAX).to_be_bytes());
             }
             Entry::Delete { name, incarnation } => {
                 body.push(DELETE);
@@ -138,6 +148,10 @@ impl Entry {
                 };
                 let retention_ms = Some(r.u64()?).filter(|v| *v != 0);
                 let retention_bytes = Some(r.u64()?).filter(|v| *v != 0);
+                let first_slot = Some(r.u64()?).filter(|v| *v != u64::MAX);
+                if first_slot.is_some_and(|s| s.checked_add(u64::from(partitions)).is_none()) {
+                    return None;
+                }
                 Entry::Create {
                     name,
                     incarnation,
@@ -147,6 +161,7 @@ impl Entry {
                         retention_ms,
                         retention_bytes,
                     },
+                    first_slot,
                 }
             }
             DELETE => Entry::Delete { name, incarnation },
@@ -165,6 +180,7 @@ impl Entry {
                 name,
                 incarnation,
                 settings,
+                ..
             } => (0..settings.partitions)
                 .map(|p| (p, super::partition_dir(data_dir, name, p, *incarnation)))
                 .collect(),
@@ -234,6 +250,14 @@ pub fn read(path: &Path) -> Result<Replay> {
     }
     file.read_exact_at(&mut magic, 0)
         .ctx("read catalog", path)?;
+    if &magic == MAGIC_V1 {
+        return Err(StorageError::BadMetadata {
+            path: path.to_path_buf(),
+            message: "a topic catalog of a development version before slots (HMQCAT1); \
+                      this version cannot read it"
+                .into(),
+        });
+    }
     if &magic != MAGIC {
         return Err(StorageError::BadMetadata {
             path: path.to_path_buf(),
@@ -599,6 +623,7 @@ mod tests {
                 retention_ms: Some(5),
                 retention_bytes: None,
             },
+            first_slot: incarnation.is_multiple_of(2).then_some(incarnation * 10),
         }
     }
 

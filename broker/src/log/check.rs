@@ -13,6 +13,7 @@ use super::index::Index;
 use super::lock::DirLock;
 use super::reader::{self, Continuity, ScanOptions, SegmentReader};
 use super::segment::{self, HARD_MAX_BATCH, idx_name};
+use super::slab;
 use hermit_protocol::Cleanup;
 
 /// What is wrong with a segment.
@@ -122,10 +123,92 @@ pub struct CatalogPartition {
     pub topic: String,
     /// Partition number.
     pub partition: u32,
-    /// Its directory (absent until the partition is first used).
+    /// Its directory (absent until the partition is first used, and while
+    /// it lives in its slot).
     pub dir: PathBuf,
     /// Whether its segments are dense (`cleanup = delete`: never compacted).
     pub dense: bool,
+    /// Its slot, if its topic has slots.
+    pub slot: Option<u64>,
+}
+
+impl CatalogPartition {
+    /// Whether it lives in its slot now: it has one, and no directory.
+    pub fn in_slot(&self) -> bool {
+        self.slot.is_some() && !self.dir.exists()
+    }
+}
+
+/// One segment as the tools read it: `[start, end)` of a file.
+struct Span {
+    /// What reports name: the `.log`, or the slab with the slot's origin.
+    name: PathBuf,
+    /// The file read.
+    path: PathBuf,
+    file: File,
+    base: u64,
+    start: u64,
+    end: u64,
+    slot: bool,
+}
+
+/// The segments of a partition, oldest first: its slot's, or its
+/// directory's; none if nothing of it is on disk.
+fn spans(data_dir: &Path, cp: &CatalogPartition) -> Result<Vec<Span>> {
+    if let Some(slot) = cp.slot
+        && !cp.dir.exists()
+    {
+        let (n, origin) = slab::place(slot);
+        let path = slab::slab_path(data_dir, n);
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StorageError::io("open slab", &path, e)),
+        };
+        let len = file.metadata().ctx("stat slab", &path)?.len();
+        let end = len.clamp(origin, origin + slab::SLOT_BYTES);
+        if end == origin {
+            return Ok(Vec::new());
+        }
+        return Ok(vec![Span {
+            name: PathBuf::from(format!("{}@{origin}", path.display())),
+            path,
+            file,
+            base: 0,
+            start: origin,
+            end,
+            slot: true,
+        }]);
+    }
+    if !cp.dir.exists() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for base in segment_bases(&cp.dir)? {
+        let path = cp.dir.join(segment::log_name(base));
+        let file = File::open(&path).ctx("open segment", &path)?;
+        let end = file.metadata().ctx("stat segment", &path)?.len();
+        out.push(Span {
+            name: path.clone(),
+            path,
+            file,
+            base,
+            start: 0,
+            end,
+            slot: false,
+        });
+    }
+    Ok(out)
+}
+
+/// Whether `[from, end)` of a slot holds only zeros: the clean end of a slot.
+fn zeros_to_end(span: &Span, from: u64) -> Result<bool> {
+    use std::os::unix::fs::FileExt;
+    let mut rest = vec![0u8; (span.end - from) as usize];
+    span.file
+        .read_exact_at(&mut rest, from)
+        .ctx("read slot", &span.path)?;
+    Ok(rest.iter().all(|b| *b == 0))
 }
 
 /// Every partition of every topic in the catalog of `data_dir`, by topic
@@ -151,13 +234,20 @@ pub fn catalog_partitions(data_dir: &Path) -> Result<(Vec<CatalogPartition>, Vec
     });
     let mut out = Vec::new();
     for e in &live {
-        if let Entry::Create { name, settings, .. } = e {
+        if let Entry::Create {
+            name,
+            settings,
+            first_slot,
+            ..
+        } = e
+        {
             for (p, dir) in e.partition_dirs(data_dir) {
                 out.push(CatalogPartition {
                     dir,
                     topic: name.clone(),
                     partition: p,
                     dense: settings.cleanup == Cleanup::Delete,
+                    slot: first_slot.map(|s| s + u64::from(p)),
                 });
             }
         }
@@ -165,15 +255,24 @@ pub fn catalog_partitions(data_dir: &Path) -> Result<(Vec<CatalogPartition>, Vec
     Ok((out, other))
 }
 
-/// The directory of partition `partition` of `topic` in `data_dir`, by
-/// its catalog (read-only; fine beside a running broker); `None` if the
-/// catalog has no such topic or partition.
-pub fn find_partition_dir(data_dir: &Path, topic: &str, partition: u32) -> Result<Option<PathBuf>> {
+/// Partition `partition` of `topic` in `data_dir`, by its catalog
+/// (read-only; fine beside a running broker); `None` if the catalog has no
+/// such topic or partition.
+pub fn find_partition(
+    data_dir: &Path,
+    topic: &str,
+    partition: u32,
+) -> Result<Option<CatalogPartition>> {
     let (parts, _) = catalog_partitions(data_dir)?;
     Ok(parts
         .into_iter()
-        .find(|p| p.topic == topic && p.partition == partition)
-        .map(|p| p.dir))
+        .find(|p| p.topic == topic && p.partition == partition))
+}
+
+/// The directory of partition `partition` of `topic` in `data_dir` (see
+/// [`find_partition`]); it exists once the partition left its slot.
+pub fn find_partition_dir(data_dir: &Path, topic: &str, partition: u32) -> Result<Option<PathBuf>> {
+    Ok(find_partition(data_dir, topic, partition)?.map(|p| p.dir))
 }
 
 /// Verify every segment of every partition in `data_dir`: CRCs, offset
@@ -187,13 +286,12 @@ pub fn check_dir(data_dir: &Path) -> Result<CheckReport> {
         ..CheckReport::default()
     };
     for p in parts {
-        if !p.dir.exists() {
-            // Never used: nothing on disk to check.
+        let spans = spans(data_dir, &p)?;
+        if spans.is_empty() {
+            // Never written: nothing on disk to check.
             continue;
         }
-        report
-            .partitions
-            .push(check_partition(&p.dir, &p.topic, p.partition, p.dense)?);
+        report.partitions.push(check_partition(&p, spans)?);
     }
     Ok(report)
 }
@@ -212,21 +310,17 @@ fn segment_bases(dir: &Path) -> Result<Vec<u64>> {
     Ok(bases)
 }
 
-fn check_partition(
-    dir: &Path,
-    topic: &str,
-    partition: u32,
-    dense: bool,
-) -> Result<PartitionReport> {
-    let bases = segment_bases(dir)?;
+fn check_partition(cp: &CatalogPartition, spans: Vec<Span>) -> Result<PartitionReport> {
+    let (dir, dense) = (&cp.dir, cp.dense);
+    let bases: Vec<u64> = spans.iter().map(|s| s.base).collect();
     let mut segments = Vec::new();
     let mut scratch = Vec::new();
-    for (i, &base) in bases.iter().enumerate() {
+    for (i, span) in spans.iter().enumerate() {
+        let base = span.base;
         let next_base = bases.get(i + 1).copied();
         let last = next_base.is_none();
-        let path = dir.join(segment::log_name(base));
-        let file = File::open(&path).ctx("open segment", &path)?;
-        let size = file.metadata().ctx("stat segment", &path)?.len();
+        let (file, path) = (&span.file, &span.path);
+        let size = span.end - span.start;
         let continuity = if dense || last {
             Continuity::Strict(base)
         } else {
@@ -234,7 +328,7 @@ fn check_partition(
         };
         let mut opts = ScanOptions::verify(continuity, HARD_MAX_BATCH);
         opts.offset_limit = next_base;
-        let mut reader = SegmentReader::new(&file, &path, 0, size, opts, &mut scratch);
+        let mut reader = SegmentReader::new(file, path, span.start, span.end, opts, &mut scratch);
         let mut batches = 0;
         let mut positions = Vec::new();
         let mut findings = Vec::new();
@@ -245,15 +339,21 @@ fn check_partition(
                     positions.push((b.header.base_offset, b.position));
                 }
                 Ok(None) => break,
+                Err(StorageError::Corrupt { .. })
+                    if span.slot && zeros_to_end(span, reader.position())? =>
+                {
+                    // Zeros after the last batch: the slot's clean end.
+                    break;
+                }
                 Err(StorageError::Corrupt { position, kind, .. }) => {
                     // Damage in the last segment is a torn tail only if no
                     // valid batch follows it (recovery applies the same rule).
                     let valid_after = last
                         && reader::find_resync(
-                            &file,
-                            &path,
+                            file,
+                            path,
                             position + 1,
-                            size,
+                            span.end,
                             reader.next_offset().unwrap_or(base),
                             segment::max_end(base),
                         )?
@@ -261,7 +361,7 @@ fn check_partition(
                     findings.push(if last && !valid_after {
                         Finding::DamagedTail {
                             position,
-                            bytes: size - position,
+                            bytes: span.end - position,
                             reason: kind.to_string(),
                         }
                     } else {
@@ -309,7 +409,7 @@ fn check_partition(
             }
         }
         segments.push(SegmentReport {
-            path,
+            path: span.name.clone(),
             base,
             size,
             batches,
@@ -318,8 +418,8 @@ fn check_partition(
         });
     }
     Ok(PartitionReport {
-        topic: topic.to_owned(),
-        partition,
+        topic: cp.topic.clone(),
+        partition: cp.partition,
         segments,
     })
 }
@@ -327,7 +427,7 @@ fn check_partition(
 /// One line of `hermit log dump`.
 #[derive(Debug, Clone)]
 pub struct DumpEntry {
-    /// Segment file.
+    /// The file holding the batch: a segment, or the slab of a slot.
     pub segment: PathBuf,
     /// Byte position in it.
     pub position: u64,
@@ -335,31 +435,42 @@ pub struct DumpEntry {
     pub header: RecordHeader,
 }
 
-/// Every valid batch header of a partition directory, in order, and the
-/// damage that ended a segment's scan, if any. Read-only; no lock is taken
-/// (a dump of a live broker's directory may end in a half-written batch).
+/// Every valid batch header of a partition of the data directory
+/// `data_dir`, in order, and the damage that ended a segment's scan, if
+/// any. Read-only; no lock is taken (a dump of a live broker's directory
+/// may end in a half-written batch).
 pub fn dump_partition(
-    dir: &Path,
+    data_dir: &Path,
+    cp: &CatalogPartition,
     mut each: impl FnMut(&DumpEntry),
 ) -> Result<Vec<(PathBuf, String)>> {
     let mut damage = Vec::new();
     let mut scratch = Vec::new();
-    for base in segment_bases(dir)? {
-        let path = dir.join(segment::log_name(base));
-        let file = File::open(&path).ctx("open segment", &path)?;
-        let size = file.metadata().ctx("stat segment", &path)?.len();
+    for span in spans(data_dir, cp)? {
         let opts = ScanOptions::verify(Continuity::Unchecked, HARD_MAX_BATCH);
-        let mut reader = SegmentReader::new(&file, &path, 0, size, opts, &mut scratch);
+        let mut reader = SegmentReader::new(
+            &span.file,
+            &span.path,
+            span.start,
+            span.end,
+            opts,
+            &mut scratch,
+        );
         loop {
             match reader.next_batch() {
                 Ok(Some(b)) => each(&DumpEntry {
-                    segment: path.clone(),
+                    segment: span.path.clone(),
                     position: b.position,
                     header: b.header,
                 }),
                 Ok(None) => break,
+                Err(StorageError::Corrupt { .. })
+                    if span.slot && zeros_to_end(&span, reader.position())? =>
+                {
+                    break;
+                }
                 Err(e @ StorageError::Corrupt { .. }) => {
-                    damage.push((path.clone(), e.to_string()));
+                    damage.push((span.name.clone(), e.to_string()));
                     break;
                 }
                 Err(e) => return Err(e),

@@ -269,10 +269,7 @@ impl Partition {
                 base: seg.base,
                 end_offset: seg.end_offset,
                 size: pos,
-                file: Arc::new(SegmentFile {
-                    path: seg.file.path.clone(),
-                    file,
-                }),
+                file: Arc::new(SegmentFile::new(seg.file.path.clone(), file)),
                 idx_path: seg.idx_path.clone(),
                 index,
                 append_ns: seg.append_ns(),

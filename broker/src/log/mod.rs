@@ -35,6 +35,7 @@ pub mod lock;
 pub mod partition;
 pub mod reader;
 pub mod segment;
+pub mod slab;
 pub mod sync;
 
 use std::collections::BTreeSet;
@@ -90,6 +91,8 @@ pub struct LogOptions {
     pub max_key: u32,
     /// Most segment files idle partitions keep open (see [`Config::open_files`]).
     pub open_files: usize,
+    /// Whether new topics get slots (see [`Config::partition_slots`]).
+    pub partition_slots: bool,
 }
 
 impl LogOptions {
@@ -110,6 +113,7 @@ impl LogOptions {
             max_payload: c.max_payload,
             max_key: c.max_key,
             open_files: c.open_files as usize,
+            partition_slots: c.partition_slots,
         }
     }
 }
@@ -156,6 +160,8 @@ pub struct Topic {
     incarnation: u64,
     partitions: u32,
     policy: TopicPolicy,
+    /// The slot of partition 0 (partition `p` has `first_slot + p`).
+    first_slot: Option<u64>,
 }
 
 impl Topic {
@@ -178,6 +184,11 @@ impl Topic {
     /// Effective policy.
     pub fn policy(&self) -> TopicPolicy {
         self.policy
+    }
+
+    /// The slot of partition `partition`, if the topic has slots.
+    pub fn slot(&self, partition: u32) -> Option<u64> {
+        self.first_slot.map(|s| s + u64::from(partition))
     }
 }
 
@@ -248,6 +259,7 @@ pub struct Log {
     opts: Arc<LogOptions>,
     topics: RwLock<BTreeSet<ByName>>,
     catalog: Arc<Catalog>,
+    slabs: slab::Slabs,
     open: Arc<Mutex<OpenPartitions>>,
     /// Serialises opening partitions, so each has one instance (hits in the
     /// cache never take it).
@@ -300,6 +312,9 @@ impl Log {
             fs::remove_dir_all(&trash).ctx("empty trash", &trash)?;
         }
         catalog::remove_leftovers(dir);
+        let open = OpenPartitions::new(opts.open_files);
+        let files = open.lock().unwrap_or_else(|p| p.into_inner()).counter();
+        let slabs = slab::Slabs::open(dir, 0, files)?;
         let (catalog, live) = Catalog::open(dir, opts.recovery_mode, |deleted| {
             // A deletion is durable in the catalog before its directories go;
             // a crash in between leaves them: remove them before the catalog
@@ -310,27 +325,46 @@ impl Log {
                     fs::remove_dir_all(&pdir).ctx("remove deleted partition", &pdir)?;
                 }
             }
+            for e in deleted {
+                if let Entry::Create {
+                    first_slot: Some(s),
+                    settings,
+                    ..
+                } = e
+                {
+                    for slot in *s..*s + u64::from(settings.partitions) {
+                        slabs.release(slot)?;
+                    }
+                }
+            }
             fsutil::fsync_dir(&parts_dir)
         })?;
         let mut topics = BTreeSet::new();
         let mut last_incarnation = 0;
+        let mut slot_floor = 0;
         for e in live {
             if let Entry::Create {
                 name,
                 incarnation,
                 settings,
+                first_slot,
             } = e
             {
                 last_incarnation = last_incarnation.max(incarnation);
+                if let Some(s) = first_slot {
+                    slot_floor = slot_floor.max(s + u64::from(settings.partitions));
+                }
                 let policy = TopicPolicy::of(&settings, &opts);
                 topics.replace(ByName(Arc::new(Topic {
                     name: name.into_boxed_str(),
                     incarnation,
                     partitions: settings.partitions,
                     policy,
+                    first_slot,
                 })));
             }
         }
+        slabs.raise_floor(slot_floor);
         let catalog = Arc::new(catalog);
         let sync = SyncQueue::new();
         let fs_handle = File::open(dir).ctx("open data directory", dir)?;
@@ -338,7 +372,8 @@ impl Log {
         let sync_thread = sync.start(opts.fsync);
         let log = Log {
             dir: dir.to_path_buf(),
-            open: OpenPartitions::new(opts.open_files),
+            open,
+            slabs,
             opts,
             topics: RwLock::new(topics),
             catalog,
@@ -514,14 +549,23 @@ impl Log {
         if current.is_none_or(|t| t.incarnation != topic.incarnation) {
             return Err(StorageError::UnknownTopic(topic.name().to_owned()));
         }
+        let pdir = partition_dir(&self.dir, topic.name(), partition, topic.incarnation);
+        // A partition that moved out of its slot has its directory.
+        let slot = match topic.slot(partition) {
+            Some(s) if !pdir.exists() => Some(self.slabs.segment(s)?),
+            _ => None,
+        };
         let p = Partition::open_created(
-            partition_dir(&self.dir, topic.name(), partition, topic.incarnation),
+            pdir,
             topic.name(),
             partition,
             self.opts.clone(),
             topic.policy,
             Some(self.sync.clone()),
-            Some(topic.incarnation),
+            partition::Placement {
+                created_ns: Some(topic.incarnation),
+                slot,
+            },
         )?;
         let closed = self.lock_open().insert(key, p.clone());
         // Dropped outside the cache's lock: closing files takes syscalls.
@@ -636,16 +680,22 @@ impl Log {
                     fs::remove_dir_all(&pdir).ctx("remove leftover partition", &pdir)?;
                 }
             }
+            let first_slot = self
+                .opts
+                .partition_slots
+                .then(|| self.slabs.reserve(settings.partitions));
             let end = self.catalog.append(&Entry::Create {
                 name: name.to_owned(),
                 incarnation,
                 settings: stored,
+                first_slot,
             })?;
             let topic = Arc::new(Topic {
                 name: name.into(),
                 incarnation,
                 partitions: settings.partitions,
                 policy: TopicPolicy::of(&stored, &self.opts),
+                first_slot,
             });
             self.topics
                 .write()
@@ -738,6 +788,11 @@ impl Log {
             }
         }
         fsutil::fsync_dir(&self.dir.join(PARTITIONS_DIR))?;
+        for p in 0..topic.partitions {
+            if let Some(slot) = topic.slot(p) {
+                self.slabs.release(slot)?;
+            }
+        }
         if let Err(e) = fs::remove_dir_all(&dest) {
             tracing::warn!(dir = %dest.display(), error = %e, "could not empty the trash; it is emptied at the next start");
         }

@@ -8,6 +8,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::IoSlice;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -23,6 +24,7 @@ use super::reader::{self, Continuity, ScanOptions, SegmentReader, WholeBatch};
 use super::segment::{
     self, HARD_MAX_BATCH, RolledSegment, SegmentFile, Verification, idx_name, log_name,
 };
+use super::slab::SLOT_BYTES;
 use super::sync::SyncQueue;
 use super::{LogOptions, TopicPolicy};
 use crate::config::{FsyncPolicy, RecoveryMode, VerifyRolled};
@@ -124,6 +126,13 @@ struct Active {
     last_append_ns: u64,
 }
 
+impl Active {
+    /// Bytes written to the segment.
+    fn used(&self) -> u64 {
+        self.size - self.file.origin()
+    }
+}
+
 struct Inner {
     rolled: Vec<Arc<RolledSegment>>,
     active: Active,
@@ -162,6 +171,15 @@ pub struct Partition {
     files: OnceLock<(Arc<AtomicUsize>, super::cache::Budget)>,
     /// What this partition has added to `files`.
     files_reported: AtomicUsize,
+}
+
+/// How a log opens a partition of one of its topics (see [`Partition::open_created`]).
+#[derive(Debug, Default)]
+pub struct Placement {
+    /// Its topic's incarnation (creation clock, ns).
+    pub created_ns: Option<u64>,
+    /// Its slot (see [`super::slab`]), if its topic was given slots.
+    pub slot: Option<Arc<SegmentFile>>,
 }
 
 /// The partition directory's entries (its first segment) need an fsync.
@@ -220,6 +238,61 @@ fn write_all_at(file: &File, parts: [&[u8]; 2], mut pos: u64) -> std::io::Result
     Ok(())
 }
 
+/// What opening a partition needs to know, passed down as one.
+struct Opening<'a> {
+    topic: &'a str,
+    id: u32,
+    opts: &'a Arc<LogOptions>,
+    created_ns: Option<u64>,
+}
+
+/// Where a partition directory is staged while it moves out of its slot.
+fn staging_dir(dir: &Path) -> PathBuf {
+    let mut name = dir.file_name().unwrap_or_default().to_os_string();
+    name.push(".new");
+    dir.with_file_name(name)
+}
+
+/// Copy a slot's bytes up to `end` (a slab position; with `trim_zeros`,
+/// without the zeros that end the slot) into a new directory `dir` as its
+/// segment based at `base`: staged in `<dir>.new`, fsynced, renamed into
+/// place and the rename fsynced. Returns the new segment file.
+fn move_slot_bytes(
+    slot: &SegmentFile,
+    end: u64,
+    dir: &Path,
+    base: u64,
+    last_append_ns: u64,
+    trim_zeros: bool,
+) -> Result<SegmentFile> {
+    let origin = slot.origin();
+    let mut bytes = vec![0u8; (end - origin) as usize];
+    slot.file
+        .read_exact_at(&mut bytes, origin)
+        .ctx("read slot", &slot.path)?;
+    if trim_zeros {
+        let keep = bytes.iter().rposition(|b| *b != 0).map_or(0, |i| i + 1);
+        bytes.truncate(keep);
+    }
+    let staging = staging_dir(dir);
+    if staging.exists() {
+        fs::remove_dir_all(&staging).ctx("remove leftover", &staging)?;
+    }
+    fs::create_dir(&staging).ctx("create partition directory", &staging)?;
+    let staged = staging.join(log_name(base));
+    let file = open_rw(&staged, true)?;
+    file.write_all_at(&bytes, 0).ctx("write segment", &staged)?;
+    let seg = SegmentFile::new(dir.join(log_name(base)), file);
+    if last_append_ns > 0 {
+        segment::stamp_append_time(&seg, last_append_ns)?;
+    }
+    seg.file.sync_all().ctx("fsync segment", &staged)?;
+    fsutil::fsync_dir(&staging)?;
+    fs::rename(&staging, dir).ctx("move partition directory into place", &staging)?;
+    fsutil::fsync_dir(fsutil::parent(dir))?;
+    Ok(seg)
+}
+
 impl Drop for Partition {
     fn drop(&mut self) {
         if let Some((c, _)) = self.files.get() {
@@ -241,13 +314,23 @@ impl Partition {
         policy: TopicPolicy,
         sync_queue: Option<Arc<SyncQueue>>,
     ) -> Result<Arc<Partition>> {
-        Self::open_created(dir, topic, id, opts, policy, sync_queue, None)
+        Self::open_created(
+            dir,
+            topic,
+            id,
+            opts,
+            policy,
+            sync_queue,
+            Placement::default(),
+        )
     }
 
-    /// [`Partition::open`] for a topic created at `created_ns` (broker
-    /// clock): the lower bound of the first segment's first append, for the
-    /// roll age after a restart. A new directory's entries are left to the
-    /// first sync (group commit), like the data written into it.
+    /// [`Partition::open`] for a topic of a log: created at
+    /// `placement.created_ns` (broker clock) — the lower bound of the first
+    /// segment's first append, for the roll age after a restart — and, with
+    /// a slot, kept in it while `dir` does not exist (it moves out into
+    /// `dir` when it outgrows the slot). A new directory's entries are left
+    /// to the first sync (group commit), like the data written into it.
     pub fn open_created(
         dir: PathBuf,
         topic: &str,
@@ -255,8 +338,45 @@ impl Partition {
         opts: Arc<LogOptions>,
         policy: TopicPolicy,
         sync_queue: Option<Arc<SyncQueue>>,
-        created_ns: Option<u64>,
+        placement: Placement,
     ) -> Result<Arc<Partition>> {
+        let created_ns = placement.created_ns;
+        let ctx = Opening {
+            topic,
+            id,
+            opts: &opts,
+            created_ns,
+        };
+        if let Some(slot) = placement.slot
+            && !dir.exists()
+        {
+            let staging = staging_dir(&dir);
+            if staging.exists() {
+                tracing::warn!(dir = %staging.display(), "removing the leftover of a move out of a slot cut short");
+                fs::remove_dir_all(&staging).ctx("remove leftover", &staging)?;
+            }
+            match Self::recover_slot(&slot, &ctx)? {
+                Some((active, next_offset)) => {
+                    return Ok(Self::assemble(
+                        dir,
+                        &ctx,
+                        policy,
+                        sync_queue,
+                        (Vec::new(), active, next_offset),
+                        0,
+                    ));
+                }
+                None => {
+                    // Damage with valid batches after it: out into a
+                    // directory, whose recovery fences the damaged range.
+                    let len = slot.file.metadata().ctx("stat slab", &slot.path)?.len();
+                    let end = len.clamp(slot.origin(), slot.origin() + SLOT_BYTES);
+                    let last = Self::slot_append_ns(&slot)?;
+                    move_slot_bytes(&slot, end, &dir, 0, last, true)?;
+                    slot.release_when_unused();
+                }
+            }
+        }
         let mut dirs = 0;
         if !dir.exists() {
             fs::create_dir(&dir).ctx("create partition directory", &dir)?;
@@ -370,6 +490,24 @@ impl Partition {
                 dirs |= DIR_NEW;
             }
         }
+        Ok(Self::assemble(
+            dir,
+            &ctx,
+            policy,
+            sync_queue,
+            (rolled, active, next_offset),
+            dirs,
+        ))
+    }
+
+    fn assemble(
+        dir: PathBuf,
+        ctx: &Opening<'_>,
+        policy: TopicPolicy,
+        sync_queue: Option<Arc<SyncQueue>>,
+        (rolled, active, next_offset): (Vec<Arc<RolledSegment>>, Active, u64),
+        dirs: u8,
+    ) -> Arc<Partition> {
         let log_start = rolled.first().map_or(active.base, |s| s.base);
         let size = active.size;
         let visible = Visible {
@@ -379,10 +517,10 @@ impl Partition {
         };
         let (hw_tx, _) = watch::channel(next_offset);
         let p = Partition {
-            topic: topic.to_owned(),
-            id,
+            topic: ctx.topic.to_owned(),
+            id: ctx.id,
             dir,
-            opts,
+            opts: ctx.opts.clone(),
             policy,
             inner: Mutex::new(Inner {
                 rolled,
@@ -398,11 +536,155 @@ impl Partition {
             queued: AtomicBool::new(false),
             sync_queue,
             dirs_unsynced: AtomicU8::new(dirs),
-            created_ns,
+            created_ns: ctx.created_ns,
             files: OnceLock::new(),
             files_reported: AtomicUsize::new(0),
         };
-        Ok(Arc::new(p))
+        Arc::new(p)
+    }
+
+    /// The newest append to a slot, as far as can be known after a start:
+    /// its slab's mtime (an upper bound — any slot's append moves it),
+    /// never later than now. Retention ages by it once the segment rolls,
+    /// so it may keep data longer, never delete it early.
+    fn slot_append_ns(slot: &SegmentFile) -> Result<u64> {
+        let meta = slot.file.metadata().ctx("stat slab", &slot.path)?;
+        segment::stored_append_time(&meta, &slot.path)
+    }
+
+    /// Scan a slot from its start, as [`Partition::recover_active`] scans
+    /// an active segment. Zeros after the last batch are the slot's clean
+    /// end. A torn tail — bytes that are not a batch, with no valid batch
+    /// after them — is zeroed (or refused, in absolute-consistency mode).
+    /// Returns `None` for damage with valid batches after it, which only a
+    /// partition directory can fence: the caller moves the slot out.
+    fn recover_slot(slot: &Arc<SegmentFile>, ctx: &Opening<'_>) -> Result<Option<(Active, u64)>> {
+        let origin = slot.origin();
+        let len = slot.file.metadata().ctx("stat slab", &slot.path)?.len();
+        let end = len.clamp(origin, origin + SLOT_BYTES);
+        let mut index = IndexBuilder::new(0, ctx.opts.index_interval_bytes);
+        let mut buf = Vec::new();
+        let mut reader = SegmentReader::new(
+            &slot.file,
+            &slot.path,
+            origin,
+            end,
+            ScanOptions::verify(Continuity::Strict(0), SLOT_BYTES),
+            &mut buf,
+        );
+        let damage = loop {
+            match reader.next_batch() {
+                Ok(Some(b)) => index.observe(b.header.base_offset, b.position),
+                Ok(None) => break None,
+                Err(e @ StorageError::Corrupt { .. }) => break Some(e),
+                Err(e) => return Err(e),
+            }
+        };
+        let (at, next_offset) = (reader.position(), reader.next_offset().unwrap_or(0));
+        if let Some(err) = damage {
+            let mut rest = vec![0u8; (end - at) as usize];
+            slot.file
+                .read_exact_at(&mut rest, at)
+                .ctx("read slot", &slot.path)?;
+            if rest.iter().any(|b| *b != 0) {
+                if ctx.opts.recovery_mode == RecoveryMode::AbsoluteConsistency {
+                    return Err(err);
+                }
+                if reader::find_resync(
+                    &slot.file,
+                    &slot.path,
+                    at + 1,
+                    end,
+                    next_offset,
+                    u64::from(u32::MAX),
+                )?
+                .is_some()
+                {
+                    return Ok(None);
+                }
+                tracing::warn!(
+                    topic = ctx.topic, partition = ctx.id, slot = %slot.path.display(),
+                    valid_bytes = at - origin, dropped_bytes = end - at, next_offset,
+                    reason = %err,
+                    "zeroing the torn tail of a slot"
+                );
+                rest.fill(0);
+                slot.file
+                    .write_all_at(&rest, at)
+                    .ctx("zero torn tail", &slot.path)?;
+                slot.file
+                    .sync_data()
+                    .ctx("fsync recovered slot", &slot.path)?;
+            }
+        }
+        let last_append_ns = if at > origin {
+            Self::slot_append_ns(slot)?
+        } else {
+            0
+        };
+        Ok(Some((
+            Active {
+                base: 0,
+                file: slot.clone(),
+                size: at,
+                index,
+                first_append_ns: (at > origin).then(|| {
+                    ctx.created_ns
+                        .map_or(last_append_ns, |t| t.min(last_append_ns))
+                }),
+                last_append_ns,
+            },
+            next_offset,
+        )))
+    }
+
+    /// Move the partition out of its slot into its directory: the slot's
+    /// bytes become the directory's first segment, staged in `<dir>.new`
+    /// and renamed into place once durable — a crash leaves the slot or the
+    /// whole directory, never half of one. Everything written is durable
+    /// after it. The slot is released once no reader holds it.
+    fn move_out(&self, inner: &mut Inner) -> Result<()> {
+        let old = &inner.active;
+        let origin = old.file.origin();
+        let file = move_slot_bytes(
+            &old.file,
+            old.size,
+            &self.dir,
+            old.base,
+            old.last_append_ns,
+            false,
+        )?;
+        let mut index = IndexBuilder::new(old.base, self.opts.index_interval_bytes);
+        for e in old.index.entries() {
+            index.observe(
+                old.base + u64::from(e.rel_offset),
+                u64::from(e.position) - origin,
+            );
+        }
+        let new = Active {
+            base: old.base,
+            file: Arc::new(file),
+            size: old.size - origin,
+            index,
+            first_append_ns: old.first_append_ns,
+            last_append_ns: old.last_append_ns,
+        };
+        let old = std::mem::replace(&mut inner.active, new);
+        old.file.release_when_unused();
+        self.dirs_unsynced.store(0, Ordering::Release);
+        let next = inner.next_offset;
+        if self.synced.load(Ordering::Acquire) < next {
+            self.synced.store(next, Ordering::Release);
+        }
+        inner.visible = Visible {
+            offset: next,
+            segment_base: inner.active.base,
+            position: inner.active.size,
+        };
+        self.hw_tx.send_replace(next);
+        tracing::debug!(topic = %self.topic, partition = self.id, bytes = inner.active.size, "moved out of its slot");
+        self.report_files(inner);
+        Ok(())
     }
 
     /// Scan the active segment from its start. A torn or corrupt *tail* —
@@ -494,7 +776,7 @@ impl Partition {
                 }
             }
         };
-        let file = SegmentFile { path, file };
+        let file = SegmentFile::new(path, file);
         if truncated {
             // Truncation moved the mtime to now; the survivors are older.
             segment::stamp_append_time(&file, stored_append_ns)?;
@@ -647,14 +929,21 @@ impl Partition {
         }
         let next = inner.next_offset;
         let now = now_ns();
-        let needs_roll = inner.active.size > 0
-            && (inner.active.size + len > self.opts.segment_bytes
-                || next + count - inner.active.base > u64::from(u32::MAX)
-                || inner
-                    .active
-                    .first_append_ns
-                    .is_some_and(|t| now.saturating_sub(t) / 1_000_000 >= self.opts.segment_ms));
-        if needs_roll {
+        let needs_roll = |a: &Active| {
+            let used = a.size - a.file.origin();
+            used > 0
+                && (used + len > self.opts.segment_bytes
+                    || next + count - a.base > u64::from(u32::MAX)
+                    || a.first_append_ns
+                        .is_some_and(|t| now.saturating_sub(t) / 1_000_000 >= self.opts.segment_ms))
+        };
+        if inner.active.file.is_slot()
+            && (inner.active.size + len > inner.active.file.origin() + SLOT_BYTES
+                || needs_roll(&inner.active))
+        {
+            self.move_out(&mut inner)?;
+        }
+        if needs_roll(&inner.active) {
             self.roll(&mut inner)?;
         }
         let base = inner.next_offset;
@@ -663,8 +952,15 @@ impl Partition {
         if let Err(e) = write_all_at(&inner.active.file.file, [&head, &batch[HEADER_LEN..]], pos) {
             let err = StorageError::io("append", &inner.active.file.path, e);
             // Cut off whatever part of the batch reached the file, so the next
-            // append does not follow garbage; if even that fails, stop writing.
-            if let Err(e2) = inner.active.file.file.set_len(pos) {
+            // append does not follow garbage (in a slot: zero it, the slab
+            // goes on past it); if even that fails, stop writing.
+            let undo = if inner.active.file.is_slot() {
+                let zeros = vec![0u8; (inner.active.file.origin() + SLOT_BYTES - pos) as usize];
+                inner.active.file.file.write_all_at(&zeros, pos)
+            } else {
+                inner.active.file.file.set_len(pos)
+            };
+            if let Err(e2) = undo {
                 let reason = format!("{err}; then truncating back failed: {e2}");
                 tracing::error!(topic = %self.topic, partition = self.id, %reason, "partition failed");
                 inner.failed = Some(reason);
@@ -734,7 +1030,7 @@ impl Partition {
         self.dirs_unsynced.store(0, Ordering::Release);
         let new = Active {
             base: new_base,
-            file: Arc::new(SegmentFile { path, file }),
+            file: Arc::new(SegmentFile::new(path, file)),
             size: 0,
             index: IndexBuilder::new(new_base, self.opts.index_interval_bytes),
             first_append_ns: None,
@@ -778,8 +1074,11 @@ impl Partition {
         if let Some(reason) = &inner.failed {
             return Err(self.failed_error(reason));
         }
-        if inner.active.size == 0 {
+        if inner.active.size == inner.active.file.origin() {
             return Ok(());
+        }
+        if inner.active.file.is_slot() {
+            self.move_out(&mut inner)?;
         }
         self.roll(&mut inner)
     }
@@ -879,7 +1178,8 @@ impl Partition {
     /// Bring the log's file count up to date with this partition's segments.
     fn report_files(&self, inner: &Inner) {
         if let Some((c, budget)) = self.files.get() {
-            let now = inner.rolled.len() + 1;
+            // A slot's slab is held by the log, not the partition.
+            let now = inner.rolled.len() + usize::from(!inner.active.file.is_slot());
             let old = self.files_reported.swap(now, Ordering::AcqRel);
             if now >= old {
                 let total = c.fetch_add(now - old, Ordering::AcqRel) + now - old;
@@ -922,7 +1222,8 @@ impl Partition {
             let inner = self.lock();
             (inner.active.file.clone(), inner.active.last_append_ns)
         };
-        if last_append_ns > 0 {
+        // A slot's slab is shared: its mtime stays that of its newest write.
+        if last_append_ns > 0 && !file.is_slot() {
             segment::stamp_append_time(&file, last_append_ns)?;
             file.file
                 .sync_all()
@@ -1053,7 +1354,7 @@ impl Partition {
             return Ok(Planned::Plan(Plan {
                 file: active.file.clone(),
                 segment_base: active.base,
-                from_pos: 0,
+                from_pos: active.file.origin(),
                 from_offset: active.base,
                 visible_end: 0,
                 cap_end: None,
@@ -1063,12 +1364,14 @@ impl Partition {
         let entries = active.index.entries();
         let rel = offset.saturating_sub(active.base);
         let i = entries.partition_point(|e| u64::from(e.rel_offset) <= rel);
-        let (p0, o0) = i.checked_sub(1).map_or((0, active.base), |i| {
-            (
-                u64::from(entries[i].position),
-                active.base + u64::from(entries[i].rel_offset),
-            )
-        });
+        let (p0, o0) = i
+            .checked_sub(1)
+            .map_or((active.file.origin(), active.base), |i| {
+                (
+                    u64::from(entries[i].position),
+                    active.base + u64::from(entries[i].rel_offset),
+                )
+            });
         let lim = limit(p0);
         let j = entries.partition_point(|e| u64::from(e.position) <= lim);
         let cap_end = j.checked_sub(1).map(|j| u64::from(entries[j].position));
@@ -1166,7 +1469,12 @@ impl Partition {
     /// Total bytes of all segments.
     pub fn size_bytes(&self) -> u64 {
         let inner = self.lock();
-        inner.rolled.iter().map(|s| s.size).sum::<u64>() + inner.active.size
+        inner.rolled.iter().map(|s| s.size).sum::<u64>() + inner.active.used()
+    }
+
+    /// Whether the partition lives in its slot (no directory yet).
+    pub fn in_slot(&self) -> bool {
+        self.lock().active.file.is_slot()
     }
 
     /// Delete whole rolled segments past the retention limits (age from the
@@ -1178,7 +1486,7 @@ impl Partition {
         let doomed: Vec<Arc<RolledSegment>> = {
             let mut inner = self.lock();
             let mut total: u64 =
-                inner.rolled.iter().map(|s| s.size).sum::<u64>() + inner.active.size;
+                inner.rolled.iter().map(|s| s.size).sum::<u64>() + inner.active.used();
             let mut n = 0;
             if self.policy.cleanup == Cleanup::Delete {
                 for seg in &inner.rolled {
@@ -1225,6 +1533,7 @@ impl Partition {
         scratch: &mut Vec<u8>,
         mut f: impl FnMut(&WholeBatch<'_>) -> Result<()>,
     ) -> Result<()> {
+        // (file, end): each is read from its origin.
         let spans: Vec<(Arc<SegmentFile>, u64)> = match scope {
             ScanScope::All => {
                 let inner = self.lock();
@@ -1247,7 +1556,8 @@ impl Partition {
         for (file, size) in spans {
             let mut opts = ScanOptions::verify(Continuity::Unchecked, HARD_MAX_BATCH);
             opts.verify_crc = check == ScanCheck::SkipDamaged;
-            let mut reader = SegmentReader::new(&file.file, &file.path, 0, size, opts, scratch);
+            let mut reader =
+                SegmentReader::new(&file.file, &file.path, file.origin(), size, opts, scratch);
             loop {
                 match reader.next_whole_batch() {
                     Ok(Some(b)) => f(&b)?,

@@ -3,6 +3,7 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use hermit_protocol::record::{HEADER_LEN, RecordHeader};
@@ -36,15 +37,75 @@ pub fn parse_name(name: &str, ext: &str) -> Option<u64> {
 }
 
 /// An open segment log file and its path, shared by the writer and readers.
+/// A partition's segment in a slot (see [`super::slab`]) is a range of a
+/// shared slab file: it starts at [`SegmentFile::origin`], and positions in
+/// it are the slab's.
 #[derive(Debug)]
 pub struct SegmentFile {
-    /// The `.log` path.
+    /// The `.log` path (for a slot: the slab's, with the slot's origin).
     pub path: PathBuf,
     /// The open file.
-    pub file: File,
+    pub file: Arc<File>,
+    slot: Option<SlotRange>,
+}
+
+#[derive(Debug)]
+struct SlotRange {
+    origin: u64,
+    /// Punch the slot out of its slab when the last reader lets go.
+    release: AtomicBool,
+}
+
+impl Drop for SegmentFile {
+    fn drop(&mut self) {
+        if let Some(s) = &self.slot
+            && s.release.load(Ordering::Acquire)
+            && let Err(e) = super::slab::punch(&self.file, &self.path, s.origin)
+        {
+            tracing::warn!(error = %e, "could not release a slot; its block stays allocated");
+        }
+    }
 }
 
 impl SegmentFile {
+    /// A segment file of its own.
+    pub fn new(path: PathBuf, file: File) -> SegmentFile {
+        SegmentFile {
+            path,
+            file: Arc::new(file),
+            slot: None,
+        }
+    }
+
+    /// The segment in the slot at `origin` of the slab `file`.
+    pub fn in_slot(slab: &Path, file: Arc<File>, origin: u64) -> SegmentFile {
+        SegmentFile {
+            path: PathBuf::from(format!("{}@{origin}", slab.display())),
+            file,
+            slot: Some(SlotRange {
+                origin,
+                release: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// The segment's first byte in its file (0 but for a slot).
+    pub fn origin(&self) -> u64 {
+        self.slot.as_ref().map_or(0, |s| s.origin)
+    }
+
+    /// Whether the segment is a slot.
+    pub fn is_slot(&self) -> bool {
+        self.slot.is_some()
+    }
+
+    /// Release the slot (punch it out of the slab) once nobody reads it any more.
+    pub(crate) fn release_when_unused(&self) {
+        if let Some(s) = &self.slot {
+            s.release.store(true, Ordering::Release);
+        }
+    }
+
     /// Read the header at `position`.
     pub fn header_at(&self, position: u64) -> Result<RecordHeader> {
         let mut buf = [0u8; HEADER_LEN];
@@ -184,7 +245,7 @@ impl RolledSegment {
         let meta = file.metadata().ctx("stat segment", &path)?;
         let size = meta.len();
         let append_ns = stored_append_time(&meta, &path)?;
-        let file = Arc::new(SegmentFile { path, file });
+        let file = Arc::new(SegmentFile::new(path, file));
         let idx_path = dir.join(idx_name(base));
         let index = match Index::load(&idx_path, base, size)? {
             Some(index) if index_tail_matches(&file, &index, base) => Some(index),

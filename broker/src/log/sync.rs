@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::catalog::Catalog;
-use super::partition::Partition;
+use super::partition::{Partition, SyncTarget};
+use super::segment::SegmentFile;
 use crate::config::FsyncPolicy;
 
 #[derive(Default)]
@@ -28,6 +29,9 @@ struct State {
     catalog_dirty: bool,
     shutdown: bool,
 }
+
+/// A slab to fdatasync in a round, and what that makes durable.
+type SlabRound<'a> = (Arc<SegmentFile>, Vec<(&'a Arc<Partition>, SyncTarget)>);
 
 /// From this many partitions to sync in one round, one `syncfs` of the data
 /// directory's file system replaces one `fdatasync` (and up to two
@@ -196,15 +200,50 @@ impl SyncQueue {
                 {
                     tracing::error!(error = %e, "group commit fsync of the topic catalog failed");
                 }
+                // Partitions in slots of one slab share one fdatasync,
+                // issued after all their targets are captured.
+                let mut slabs: Vec<SlabRound<'_>> = Vec::new();
                 for p in &batch {
                     p.dequeued();
-                    match p.sync() {
+                    let done = match p.sync_target() {
+                        Ok(Some((t, file))) if file.is_slot() => {
+                            match slabs
+                                .iter_mut()
+                                .find(|(f, _)| Arc::ptr_eq(&f.file, &file.file))
+                            {
+                                Some((_, ps)) => ps.push((p, t)),
+                                None => slabs.push((file, vec![(p, t)])),
+                            }
+                            continue;
+                        }
+                        Ok(None) => Ok(false),
+                        Ok(Some(_)) => p.sync(),
+                        Err(e) => Err(e),
+                    };
+                    match done {
                         Ok(true) => {
                             self.fsyncs.fetch_add(1, Ordering::Relaxed);
                         }
                         Ok(false) => {}
                         Err(e) => {
                             tracing::error!(topic = p.topic(), partition = p.id(), error = %e, "group commit fsync failed");
+                        }
+                    }
+                }
+                for (file, ps) in slabs {
+                    match file.file.sync_data() {
+                        Ok(()) => {
+                            self.fsyncs.fetch_add(1, Ordering::Relaxed);
+                            for (p, t) in ps {
+                                p.synced_to(t);
+                            }
+                        }
+                        Err(e) => {
+                            let e = super::StorageError::io("fsync", &file.path, e);
+                            tracing::error!(slab = %file.path.display(), error = %e, "group commit fsync of a slab failed");
+                            for (p, _) in ps {
+                                p.sync_failed(&e);
+                            }
                         }
                     }
                 }

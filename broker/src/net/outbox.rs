@@ -314,7 +314,7 @@ mod tests {
         let mut f = std::fs::File::create(&path).unwrap();
         f.write_all(bytes).unwrap();
         let file = std::fs::File::open(&path).unwrap();
-        (dir, Arc::new(SegmentFile { path, file }))
+        (dir, Arc::new(SegmentFile::new(path, file)))
     }
 
     /// Drive the outbox until it is empty (or fails), as the connection does.

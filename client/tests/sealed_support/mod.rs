@@ -27,7 +27,11 @@ pub struct Env {
 impl Env {
     pub async fn start() -> Env {
         let dir = tempfile::tempdir().expect("temp dir");
-        let broker = EmbeddedBroker::start(dir.path(), EmbeddedBroker::test_config())
+        let mut config = EmbeddedBroker::test_config();
+        // Some tests change segment files in place: partitions in
+        // directories, not slots.
+        config.partition_slots = false;
+        let broker = EmbeddedBroker::start(dir.path(), config)
             .await
             .expect("broker starts");
         let client = Client::connect(broker.addr().to_string(), ClientOptions::default())
