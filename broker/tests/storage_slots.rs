@@ -242,8 +242,18 @@ fn a_move_out_cut_short_by_a_crash_leaves_the_slot_in_charge() {
     std::fs::write(staging.join("00000000000000000000.log"), b"half a segment").unwrap();
     let log = open(dir.path(), slot_opts());
     assert_holds(&log, "half", &sent);
-    assert!(part(&log, "half").in_slot());
-    assert!(!staging.exists(), "the leftover is removed");
+    let p = part(&log, "half");
+    assert!(p.in_slot());
+    // The next move out replaces the leftover.
+    let mut sent = sent;
+    while p.in_slot() {
+        let b = batch(b"k", 3, 200, sent.len() as u64);
+        p.append(&b).unwrap();
+        sent.push(b);
+    }
+    assert!(!staging.exists(), "the leftover is gone");
+    assert_holds(&log, "half", &sent);
+    assert_eq!(file_names(&pdir), ["00000000000000000000.log"]);
 }
 
 #[test]
@@ -341,4 +351,38 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
         .build()
         .unwrap()
         .block_on(f)
+}
+
+#[test]
+fn a_topic_created_on_first_use_in_a_slot_is_opened_once_and_reads_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = open(dir.path(), slot_opts());
+    let p = log
+        .auto_create_in_slot("fresh", 0)
+        .unwrap()
+        .expect("slots are on");
+    assert!(p.in_slot());
+    // The same instance for everyone after it: it was open before the topic could be found.
+    let again = log.partition("fresh", 0, false).unwrap();
+    assert!(std::sync::Arc::ptr_eq(&p, &again));
+    // Existing topics, and partitions the default count does not have, go the long way.
+    assert!(log.auto_create_in_slot("fresh", 0).unwrap().is_none());
+    assert!(log.auto_create_in_slot("other", 5).unwrap().is_none());
+    assert!(
+        log.topic("other").is_some(),
+        "created, with the default partitions"
+    );
+    p.append(&batch(b"k", 1, 10, 1)).unwrap();
+    assert_eq!(read_all(&again, 0).unwrap().len(), 1);
+    let off = LogOptions {
+        partition_slots: false,
+        ..slot_opts()
+    };
+    drop((p, again, log));
+    let log = open(dir.path(), off);
+    assert!(log.auto_create_in_slot("third", 0).unwrap().is_none());
+    assert!(
+        part(&log, "fresh").in_slot(),
+        "a topic keeps the layout it was created with"
+    );
 }

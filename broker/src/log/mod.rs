@@ -268,6 +268,9 @@ pub struct Log {
     admin: Mutex<()>,
     /// The last incarnation handed out.
     last_incarnation: AtomicU64,
+    /// When `partitions/` last changed before this start: no partition
+    /// directory there has a later incarnation.
+    dirs_before: u64,
     /// Whether the partition directories were surveyed for `cleanup_due`
     /// since the start (once, by the cleaner).
     surveyed: AtomicBool,
@@ -365,6 +368,15 @@ impl Log {
             }
         }
         slabs.raise_floor(slot_floor);
+        // A creation whose catalog entry a crash tore out may have left a
+        // partition directory; its incarnation is the clock before that
+        // directory was made, so at most the time `partitions/` last changed
+        // (its mtime, durable with the entry). A creation past it cannot
+        // meet one and looks for none.
+        let dirs_before = fs::metadata(&parts_dir)
+            .and_then(|m| m.modified())
+            .map(clock::ns_of)
+            .ctx("stat partitions directory", &parts_dir)?;
         let catalog = Arc::new(catalog);
         let sync = SyncQueue::new();
         let fs_handle = File::open(dir).ctx("open data directory", dir)?;
@@ -380,6 +392,7 @@ impl Log {
             opening: Mutex::new(()),
             admin: Mutex::new(()),
             last_incarnation: AtomicU64::new(last_incarnation),
+            dirs_before,
             surveyed: AtomicBool::new(false),
             sync,
             sync_thread: Mutex::new(sync_thread),
@@ -471,17 +484,9 @@ impl Log {
         let t = match self.topic(topic) {
             Some(t) => t,
             None if create && self.opts.auto_create => {
-                match self.create(
-                    topic,
-                    TopicSettings {
-                        partitions: self.opts.default_partitions,
-                        cleanup: Cleanup::Delete,
-                        retention_ms: 0,
-                        retention_bytes: 0,
-                    },
-                    true,
-                ) {
-                    Ok(t) => t,
+                match self.create_opening(topic, self.auto_settings(), true, Some(partition)) {
+                    Ok((_, Some(p))) => return Ok(p),
+                    Ok((t, None)) => t,
                     // Another connection created it first.
                     Err(StorageError::TopicExists(_)) => self
                         .topic(topic)
@@ -492,6 +497,40 @@ impl Log {
             None => return Err(StorageError::UnknownTopic(topic.to_owned())),
         };
         self.open_partition(&t, partition)
+    }
+
+    /// The settings of a topic created on first use.
+    fn auto_settings(&self) -> TopicSettings {
+        TopicSettings {
+            partitions: self.opts.default_partitions,
+            cleanup: Cleanup::Delete,
+            retention_ms: 0,
+            retention_bytes: 0,
+        }
+    }
+
+    /// Create the unknown topic `topic` on first use (as
+    /// [`Log::partition`] with `create` does) and return its partition
+    /// `partition` — without reading anything, when the topic gets slots:
+    /// its slots hold nothing yet. So this may be called from async
+    /// threads; it writes the catalog entry (one small `write`, like an
+    /// append) and, once per 65,536 topics, creates a slab file. `Ok(None)`
+    /// when that does not apply — slots or auto-creation are off, or the
+    /// topic exists by now — and the caller uses [`Log::partition`] off
+    /// the async threads.
+    pub fn auto_create_in_slot(
+        &self,
+        topic: &str,
+        partition: u32,
+    ) -> Result<Option<Arc<Partition>>> {
+        if !self.opts.auto_create || !self.opts.partition_slots || self.topic(topic).is_some() {
+            return Ok(None);
+        }
+        match self.create_opening(topic, self.auto_settings(), true, Some(partition)) {
+            Ok((_, p)) => Ok(p),
+            Err(StorageError::TopicExists(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// The partition if it is open now; `Ok(None)` if it exists but is
@@ -565,6 +604,7 @@ impl Log {
             partition::Placement {
                 created_ns: Some(topic.incarnation),
                 slot,
+                fresh: false,
             },
         )?;
         let closed = self.lock_open().insert(key, p.clone());
@@ -628,19 +668,26 @@ impl Log {
     /// Returns once the creation is durable (under `fsync = never`, once it
     /// is written).
     pub fn create_topic(&self, name: &str, settings: TopicSettings) -> Result<Arc<Topic>> {
-        self.create(name, settings, false)
+        self.create_opening(name, settings, false, None)
+            .map(|(t, _)| t)
     }
 
     /// Create a topic: one catalog append. `auto_created`: on first use, not
     /// by request (for the audit log); such a creation is not waited for —
     /// the durable acknowledgement of the record that caused it waits for
     /// the group commit, which fsyncs the catalog before any partition.
-    fn create(
+    ///
+    /// With `open`, partition `open` of a topic given slots is opened at
+    /// once, with no I/O (its slot holds nothing), and returned; it is in
+    /// the open partitions before the topic can be found, so that it has one
+    /// instance. Otherwise (or if there is no such partition) `None`.
+    fn create_opening(
         &self,
         name: &str,
         settings: TopicSettings,
         auto_created: bool,
-    ) -> Result<Arc<Topic>> {
+        open: Option<u32>,
+    ) -> Result<(Arc<Topic>, Option<Arc<Partition>>)> {
         TopicName::new_any(name).map_err(|source| {
             StorageError::InvalidBatch(hermit_protocol::WireError::InvalidName {
                 what: "topic",
@@ -660,7 +707,7 @@ impl Log {
             retention_ms: (settings.retention_ms != 0).then_some(settings.retention_ms),
             retention_bytes: (settings.retention_bytes != 0).then_some(settings.retention_bytes),
         };
-        let (topic, end) = {
+        let (topic, opened, end) = {
             let _admin = self.admin.lock().unwrap_or_else(|p| p.into_inner());
             if self.stop.load(Ordering::SeqCst) {
                 return Err(StorageError::ShuttingDown);
@@ -671,19 +718,28 @@ impl Log {
             // Strictly increasing, even if the clock stepped back.
             let incarnation = clock::now_ns().max(self.last_incarnation.load(Ordering::SeqCst) + 1);
             self.last_incarnation.store(incarnation, Ordering::SeqCst);
-            for p in 0..settings.partitions {
-                // Only a crash of a creation with this very clock reading
-                // could have left one; never reuse what it holds.
-                let pdir = partition_dir(&self.dir, name, p, incarnation);
-                if pdir.exists() {
-                    tracing::warn!(dir = %pdir.display(), "removing a leftover directory of a lost topic creation");
-                    fs::remove_dir_all(&pdir).ctx("remove leftover partition", &pdir)?;
+            if incarnation <= self.dirs_before {
+                // A lost creation with this very clock reading may have left
+                // a directory (see `Log::open`); never reuse what it holds.
+                for p in 0..settings.partitions {
+                    let pdir = partition_dir(&self.dir, name, p, incarnation);
+                    if pdir.exists() {
+                        tracing::warn!(dir = %pdir.display(), "removing a leftover directory of a lost topic creation");
+                        fs::remove_dir_all(&pdir).ctx("remove leftover partition", &pdir)?;
+                    }
                 }
             }
             let first_slot = self
                 .opts
                 .partition_slots
                 .then(|| self.slabs.reserve(settings.partitions));
+            // Before the entry: a failure must leave no topic behind.
+            let fresh_slot = match (open, first_slot) {
+                (Some(p), Some(s)) if p < settings.partitions => {
+                    Some(self.slabs.segment(s + u64::from(p))?)
+                }
+                _ => None,
+            };
             let end = self.catalog.append(&Entry::Create {
                 name: name.to_owned(),
                 incarnation,
@@ -697,11 +753,32 @@ impl Log {
                 policy: TopicPolicy::of(&stored, &self.opts),
                 first_slot,
             });
+            let opened = match (open, fresh_slot) {
+                (Some(p), Some(slot)) => {
+                    let part = Partition::open_created(
+                        partition_dir(&self.dir, name, p, incarnation),
+                        name,
+                        p,
+                        self.opts.clone(),
+                        topic.policy,
+                        Some(self.sync.clone()),
+                        partition::Placement {
+                            created_ns: Some(incarnation),
+                            slot: Some(slot),
+                            fresh: true,
+                        },
+                    )?;
+                    let closed = self.lock_open().insert((incarnation, p), part.clone());
+                    drop(closed);
+                    Some(part)
+                }
+                _ => None,
+            };
             self.topics
                 .write()
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(ByName(topic.clone()));
-            (topic, end)
+            (topic, opened, end)
         };
         if !auto_created {
             self.wait_catalog(end)?;
@@ -719,7 +796,7 @@ impl Log {
             auto_created,
             "topic created"
         );
-        Ok(topic)
+        Ok((topic, opened))
     }
 
     /// Make the catalog durable up to `end`: by the group commit (shared

@@ -127,6 +127,18 @@ struct Active {
 }
 
 impl Active {
+    /// A segment with nothing in it yet, based at `base`.
+    fn empty(base: u64, file: Arc<SegmentFile>, index: IndexBuilder) -> Active {
+        Active {
+            base,
+            size: file.origin(),
+            file,
+            index,
+            first_append_ns: None,
+            last_append_ns: 0,
+        }
+    }
+
     /// Bytes written to the segment.
     fn used(&self) -> u64 {
         self.size - self.file.origin()
@@ -178,8 +190,12 @@ pub struct Partition {
 pub struct Placement {
     /// Its topic's incarnation (creation clock, ns).
     pub created_ns: Option<u64>,
-    /// Its slot (see [`super::slab`]), if its topic was given slots.
+    /// Its slot (see [`super::slab`]): given only when the partition has
+    /// no directory (it has not moved out).
     pub slot: Option<Arc<SegmentFile>>,
+    /// The slot was handed out in this run and never written: it holds
+    /// zeros, so opening it reads nothing.
+    pub fresh: bool,
 }
 
 /// The partition directory's entries (its first segment) need an fsync.
@@ -276,6 +292,7 @@ fn move_slot_bytes(
     }
     let staging = staging_dir(dir);
     if staging.exists() {
+        tracing::warn!(dir = %staging.display(), "removing the leftover of a move out of a slot cut short");
         fs::remove_dir_all(&staging).ctx("remove leftover", &staging)?;
     }
     fs::create_dir(&staging).ctx("create partition directory", &staging)?;
@@ -347,15 +364,16 @@ impl Partition {
             opts: &opts,
             created_ns,
         };
-        if let Some(slot) = placement.slot
-            && !dir.exists()
-        {
-            let staging = staging_dir(&dir);
-            if staging.exists() {
-                tracing::warn!(dir = %staging.display(), "removing the leftover of a move out of a slot cut short");
-                fs::remove_dir_all(&staging).ctx("remove leftover", &staging)?;
-            }
-            match Self::recover_slot(&slot, &ctx)? {
+        if let Some(slot) = placement.slot {
+            // A `<dir>.new` left by a move out cut short is removed by the
+            // next move out, before it stages anything.
+            let recovered = if placement.fresh {
+                let index = IndexBuilder::new(0, opts.index_interval_bytes);
+                Some((Active::empty(0, slot.clone(), index), 0))
+            } else {
+                Self::recover_slot(&slot, &ctx)?
+            };
+            match recovered {
                 Some((active, next_offset)) => {
                     return Ok(Self::assemble(
                         dir,

@@ -39,7 +39,7 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 use tokio::time::Instant;
 
 use super::outbox::Outbox;
-use super::quota::{Admission, Slot, TopicSlot};
+use super::quota::{Admission, Permit, TopicPermit};
 use super::stream::ByteStream;
 use super::{Arrival, Metrics, Shared};
 use crate::auth::{Action, AuthMode, Denied, Principal, Who, fresh_nonce, verify_authenticate};
@@ -117,9 +117,9 @@ struct State {
     arrival: Arrival,
     /// The client's address, for the audit log.
     peer: SocketAddr,
-    /// One of the principal's `max_connections_per_principal` slots, held
+    /// One of the principal's `max_connections_per_principal` permits, held
     /// while the connection runs as that principal.
-    principal_slot: Option<Slot<Principal>>,
+    principal_permit: Option<Permit<Principal>>,
     /// A throttled produce answer is held until then, and the connection
     /// reads nothing more meanwhile (so the principal's producer slows down
     /// instead of piling requests up here).
@@ -226,7 +226,7 @@ impl<S: ByteStream> Connection<S> {
                 nonce: fresh_nonce(),
                 arrival,
                 peer,
-                principal_slot: None,
+                principal_permit: None,
                 throttle_until: None,
                 cursors: VecDeque::new(),
                 next_cursor: 0,
@@ -351,7 +351,7 @@ impl<S: ByteStream> Connection<S> {
             return Ok(());
         }
         if let Some(p) = self.st.arrival.principal {
-            self.st.take_principal_slot(0, Op::Ping as u8, p);
+            self.st.take_principal_permit(0, Op::Ping as u8, p);
         }
         let idle = Duration::from_millis(self.st.shared.config.idle_timeout_ms);
         let max_in_flight = self.st.shared.config.max_in_flight as usize;
@@ -700,7 +700,7 @@ impl State {
 
     /// The partition, creating the topic (off the async threads) when
     /// auto-creation is on, the caller may create it and has a
-    /// `max_topics_per_principal` slot left. A failure is answered to
+    /// `max_topics_per_principal` permit left. A failure is answered to
     /// request `corr` here, and gives `None`.
     async fn partition(
         &mut self,
@@ -737,27 +737,34 @@ impl State {
                 )))
             }
             Err(StorageError::UnknownTopic(_)) if self.shared.log.options().auto_create => {
-                let slot = match self.topic_slot(topic) {
-                    Ok(slot) => slot,
+                let permit = match self.topic_permit(topic) {
+                    Ok(permit) => permit,
                     Err(msg) => {
                         self.error(corr, op as u8, Status::Unauthorized, &msg, None);
                         return None;
                     }
                 };
-                let log = self.shared.log.clone();
-                let name = topic.to_owned();
-                let res =
-                    tokio::task::spawn_blocking(move || log.partition(&name, partition, true))
-                        .await
-                        .unwrap_or_else(|e| {
-                            Err(StorageError::Config(format!(
-                                "topic creation panicked: {e}"
-                            )))
-                        });
+                // With slots, creating a topic and opening its new partition
+                // reads nothing: no need to leave the async thread.
+                let res = match self.shared.log.auto_create_in_slot(topic, partition) {
+                    Ok(Some(p)) => Ok(p),
+                    Err(e) => Err(e),
+                    Ok(None) => {
+                        let log = self.shared.log.clone();
+                        let name = topic.to_owned();
+                        tokio::task::spawn_blocking(move || log.partition(&name, partition, true))
+                            .await
+                            .unwrap_or_else(|e| {
+                                Err(StorageError::Config(format!(
+                                    "topic creation panicked: {e}"
+                                )))
+                            })
+                    }
+                };
                 if res.is_ok()
-                    && let Some(slot) = slot
+                    && let Some(permit) = permit
                 {
-                    slot.keep(topic);
+                    permit.keep(topic);
                 }
                 res
             }
@@ -916,8 +923,8 @@ impl State {
                         None,
                     );
                 }
-                let slot = match self.topic_slot(c.topic.as_str()) {
-                    Ok(slot) => slot,
+                let permit = match self.topic_permit(c.topic.as_str()) {
+                    Ok(permit) => permit,
                     Err(msg) => {
                         return self.error(
                             corr,
@@ -942,8 +949,8 @@ impl State {
                 });
                 match res {
                     Ok(()) => {
-                        if let Some(slot) = slot {
-                            slot.keep(c.topic.as_str());
+                        if let Some(permit) = permit {
+                            permit.keep(c.topic.as_str());
                         }
                         tracing::info!(
                             target: "audit",
@@ -1208,7 +1215,7 @@ impl State {
         let broker_id = *self.shared.broker_id.as_bytes();
         match verify_authenticate(a.mechanism, a.spki, a.signature, &self.nonce, &broker_id) {
             Ok(p) => {
-                if !self.take_principal_slot(corr, op, p) {
+                if !self.take_principal_permit(corr, op, p) {
                     return;
                 }
                 self.who = self.shared.acl.who(Some(p));
@@ -1237,11 +1244,11 @@ impl State {
     /// Count this connection against `p`'s `max_connections_per_principal`;
     /// over the cap the request (`corr`, or the connection itself with
     /// correlation id 0) is answered `Unauthorized` and the connection
-    /// ends. True when the slot was taken.
-    fn take_principal_slot(&mut self, corr: u32, op: u8, p: Principal) -> bool {
-        match self.shared.quotas.principal_slot(p) {
-            Some(slot) => {
-                self.principal_slot = Some(slot);
+    /// ends. True when the permit was taken.
+    fn take_principal_permit(&mut self, corr: u32, op: u8, p: Principal) -> bool {
+        match self.shared.quotas.principal_permit(p) {
+            Some(permit) => {
+                self.principal_permit = Some(permit);
                 true
             }
             None => {
@@ -1261,17 +1268,17 @@ impl State {
         }
     }
 
-    /// Take one of the caller's `max_topics_per_principal` slots before
+    /// Take one of the caller's `max_topics_per_principal` permits before
     /// creating `topic`. Not counted: admins (they may do anything), and
     /// everyone with `auth = "off"` (no principals, loopback only: the
     /// broker's behaviour before access control, topics without a cap).
     /// `Err` is the refusal's message.
-    fn topic_slot(&mut self, topic: &str) -> Result<Option<TopicSlot>, String> {
+    fn topic_permit(&mut self, topic: &str) -> Result<Option<TopicPermit>, String> {
         if self.who.is_admin() || self.shared.acl.mode() == AuthMode::Off {
             return Ok(None);
         }
-        match self.shared.quotas.topic_slot(self.who.principal()) {
-            Some(slot) => Ok(Some(slot)),
+        match self.shared.quotas.topic_permit(self.who.principal()) {
+            Some(permit) => Ok(Some(permit)),
             None => {
                 self.shared
                     .metrics

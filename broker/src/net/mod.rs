@@ -620,7 +620,7 @@ async fn serve<S: ByteStream>(shared: Arc<Shared>, stream: S, peer: SocketAddr, 
         .connections_accepted
         .fetch_add(1, Ordering::Relaxed);
     // Held until the connection ends, whichever way it ends.
-    let Some(_address_slot) = shared.quotas.address_slot(peer.ip()) else {
+    let Some(_address_permit) = shared.quotas.address_permit(peer.ip()) else {
         shared
             .metrics
             .refused_by_address

@@ -4,7 +4,7 @@
 //!
 //! Everything here is in memory for one broker run. The maps are behind std
 //! mutexes: each is held for a few map operations, never across an
-//! `.await`. Slots are RAII guards, so a connection gives back what it holds
+//! `.await`. Permits are RAII guards, so a connection gives back what it holds
 //! on every close path, including a panic unwinding its task.
 
 use std::collections::HashMap;
@@ -51,7 +51,7 @@ pub(crate) struct Quotas {
     fetch: Option<Rate>,
     max_topics: u32,
     /// Topics created by each caller (`None`: anonymous), and who created
-    /// each topic (so a deletion gives the slot back).
+    /// each topic (so a deletion gives the permit back).
     topics: Mutex<TopicCounts>,
     per_principal: Arc<Counter<Principal>>,
     per_address: Arc<Counter<IpAddr>>,
@@ -135,16 +135,16 @@ impl Quotas {
         }
     }
 
-    /// Take one of `who`'s topic slots for a creation about to happen;
+    /// Take one of `who`'s topic permits for a creation about to happen;
     /// `None` when it has created `max_topics_per_principal` already.
-    pub(crate) fn topic_slot(self: &Arc<Self>, who: Option<Principal>) -> Option<TopicSlot> {
+    pub(crate) fn topic_permit(self: &Arc<Self>, who: Option<Principal>) -> Option<TopicPermit> {
         let mut t = lock(&self.topics);
         let n = t.by_caller.entry(who).or_insert(0);
         if *n >= self.max_topics {
             return None;
         }
         *n += 1;
-        Some(TopicSlot {
+        Some(TopicPermit {
             quotas: self.clone(),
             who,
             kept: false,
@@ -156,7 +156,7 @@ impl Quotas {
         self.max_topics
     }
 
-    /// A topic was deleted: its creator (if this run saw it) gets the slot back.
+    /// A topic was deleted: its creator (if this run saw it) gets the permit back.
     pub(crate) fn topic_deleted(&self, name: &str) {
         let mut t = lock(&self.topics);
         if let Some(who) = t.creator.remove(name) {
@@ -164,13 +164,13 @@ impl Quotas {
         }
     }
 
-    /// One of `p`'s `max_connections_per_principal` slots, or `None` at the cap.
-    pub(crate) fn principal_slot(&self, p: Principal) -> Option<Slot<Principal>> {
+    /// One of `p`'s `max_connections_per_principal` permits, or `None` at the cap.
+    pub(crate) fn principal_permit(&self, p: Principal) -> Option<Permit<Principal>> {
         Counter::take(&self.per_principal, p)
     }
 
-    /// One of `ip`'s `max_connections_per_address` slots, or `None` at the cap.
-    pub(crate) fn address_slot(&self, ip: IpAddr) -> Option<Slot<IpAddr>> {
+    /// One of `ip`'s `max_connections_per_address` permits, or `None` at the cap.
+    pub(crate) fn address_permit(&self, ip: IpAddr) -> Option<Permit<IpAddr>> {
         Counter::take(&self.per_address, ip)
     }
 }
@@ -184,18 +184,18 @@ fn release_topic(by_caller: &mut HashMap<Option<Principal>, u32>, who: Option<Pr
     }
 }
 
-/// A topic slot taken by [`Quotas::topic_slot`]: given back when dropped
-/// unless [`TopicSlot::keep`] recorded the topic it was used for.
-pub(crate) struct TopicSlot {
+/// A topic permit taken by [`Quotas::topic_permit`]: given back when dropped
+/// unless [`TopicPermit::keep`] recorded the topic it was used for.
+pub(crate) struct TopicPermit {
     quotas: Arc<Quotas>,
     who: Option<Principal>,
     kept: bool,
 }
 
-impl TopicSlot {
-    /// The topic `name` now exists, created by this slot's caller. If this
+impl TopicPermit {
+    /// The topic `name` now exists, created by this permit's caller. If this
     /// run already counted it (created concurrently by another request),
-    /// the slot is given back instead of counting it twice.
+    /// the permit is given back instead of counting it twice.
     pub(crate) fn keep(mut self, name: &str) {
         let mut t = lock(&self.quotas.topics);
         if let Entry::Vacant(e) = t.creator.entry(name.to_owned()) {
@@ -205,7 +205,7 @@ impl TopicSlot {
     }
 }
 
-impl Drop for TopicSlot {
+impl Drop for TopicPermit {
     fn drop(&mut self) {
         if !self.kept {
             release_topic(&mut lock(&self.quotas.topics).by_caller, self.who);
@@ -227,14 +227,14 @@ impl<K: Hash + Eq + Copy> Counter<K> {
         }
     }
 
-    fn take(this: &Arc<Self>, key: K) -> Option<Slot<K>> {
+    fn take(this: &Arc<Self>, key: K) -> Option<Permit<K>> {
         let mut held = lock(&this.held);
         let n = held.entry(key).or_insert(0);
         if *n >= this.max {
             return None;
         }
         *n += 1;
-        Some(Slot {
+        Some(Permit {
             counter: this.clone(),
             key,
         })
@@ -242,12 +242,12 @@ impl<K: Hash + Eq + Copy> Counter<K> {
 }
 
 /// One counted connection of a principal or an address; given back when dropped.
-pub(crate) struct Slot<K: Hash + Eq + Copy> {
+pub(crate) struct Permit<K: Hash + Eq + Copy> {
     counter: Arc<Counter<K>>,
     key: K,
 }
 
-impl<K: Hash + Eq + Copy> Drop for Slot<K> {
+impl<K: Hash + Eq + Copy> Drop for Permit<K> {
     fn drop(&mut self) {
         let mut held = lock(&self.counter.held);
         if let Entry::Occupied(mut e) = held.entry(self.key) {
@@ -356,30 +356,30 @@ mod tests {
     }
 
     #[test]
-    fn slots_are_capped_and_given_back() {
+    fn permits_are_capped_and_given_back() {
         let q = quotas(|c| {
             c.max_connections_per_address = 2;
             c.max_topics_per_principal = 1;
         });
         let ip: IpAddr = [127, 0, 0, 1].into();
-        let a = q.address_slot(ip).unwrap();
-        let _b = q.address_slot(ip).unwrap();
-        assert!(q.address_slot(ip).is_none());
-        assert!(q.address_slot([127, 0, 0, 2].into()).is_some());
+        let a = q.address_permit(ip).unwrap();
+        let _b = q.address_permit(ip).unwrap();
+        assert!(q.address_permit(ip).is_none());
+        assert!(q.address_permit([127, 0, 0, 2].into()).is_some());
         drop(a);
-        assert!(q.address_slot(ip).is_some());
+        assert!(q.address_permit(ip).is_some());
 
-        // A slot not kept is given back; a kept one until the topic is deleted.
-        drop(q.topic_slot(p(1)).unwrap());
-        q.topic_slot(p(1)).unwrap().keep("t");
-        assert!(q.topic_slot(p(1)).is_none());
-        assert!(q.topic_slot(None).is_some());
+        // A permit not kept is given back; a kept one until the topic is deleted.
+        drop(q.topic_permit(p(1)).unwrap());
+        q.topic_permit(p(1)).unwrap().keep("t");
+        assert!(q.topic_permit(p(1)).is_none());
+        assert!(q.topic_permit(None).is_some());
         q.topic_deleted("t");
-        let s = q.topic_slot(p(1)).unwrap();
+        let s = q.topic_permit(p(1)).unwrap();
         // Counted once even if two requests raced to create it.
-        q.topic_slot(None).unwrap().keep("u");
+        q.topic_permit(None).unwrap().keep("u");
         s.keep("u");
-        assert!(q.topic_slot(p(1)).is_some());
+        assert!(q.topic_permit(p(1)).is_some());
     }
 
     #[test]
