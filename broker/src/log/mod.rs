@@ -523,7 +523,7 @@ impl Log {
         topic: &str,
         partition: u32,
     ) -> Result<Option<Arc<Partition>>> {
-        if !self.opts.auto_create || !self.opts.partition_slots || self.topic(topic).is_some() {
+        if !self.opts.auto_create || !self.opts.partition_slots {
             return Ok(None);
         }
         match self.create_opening(topic, self.auto_settings(), true, Some(partition)) {
@@ -783,7 +783,9 @@ impl Log {
         if !auto_created {
             self.wait_catalog(end)?;
         } else {
-            self.sync.catalog_dirty();
+            // Nobody waits for it: the durable ack of the record that
+            // caused it waits for the round that syncs it.
+            self.sync.catalog_written();
         }
         // The `audit` target: who changed which topics, for operators to
         // route apart. The storage layer knows no principal or peer; the

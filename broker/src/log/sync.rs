@@ -107,6 +107,12 @@ impl SyncQueue {
         self.wake.notify_one();
     }
 
+    /// The catalog has unsynced entries nobody waits for: the next round
+    /// (which the first record after them starts) syncs them; no wake-up.
+    pub(crate) fn catalog_written(&self) {
+        self.lock().catalog_dirty = true;
+    }
+
     /// One `syncfs` of the data directory's file system (close under
     /// `fsync = never`: it covers partitions closed since the start).
     pub(crate) fn sync_filesystem(&self) -> super::Result<()> {
