@@ -380,12 +380,17 @@ fn resync(file: &File, path: &Path, from: u64, len: u64) -> Result<Option<u64>> 
 }
 
 struct State {
-    /// Bytes written (the next entry goes here).
+    /// Bytes appended (the next entry goes here), `pending` included.
     len: u64,
     /// Bytes known durable.
     synced: u64,
     /// Set when an fsync failed: no more writes.
     failed: Option<String>,
+    /// Entries appended but not written to the file yet (with
+    /// [`Catalog::defer_writes`]); they start at `len - pending.len()`.
+    pending: Vec<u8>,
+    /// Appends stay in `pending` until the next sync writes them.
+    deferred: bool,
 }
 
 /// The open catalog of a running broker.
@@ -477,6 +482,8 @@ impl Catalog {
                     len,
                     synced: len,
                     failed: None,
+                    pending: Vec::new(),
+                    deferred: false,
                 }),
                 synced_cv: Condvar::new(),
             },
@@ -505,6 +512,11 @@ impl Catalog {
                 reason: reason.clone(),
             });
         }
+        if st.deferred {
+            st.pending.extend_from_slice(&bytes);
+            st.len += bytes.len() as u64;
+            return Ok(st.len);
+        }
         let at = st.len;
         if let Err(e) = self.file.write_all_at(&bytes, at) {
             let err = StorageError::io("append to catalog", &self.path, e);
@@ -518,11 +530,48 @@ impl Catalog {
         Ok(st.len)
     }
 
-    /// What [`Catalog::sync`] would make durable: the written length, if
-    /// anything is unsynced.
+    /// Keep appends in memory until the next sync writes them, one `write`
+    /// for all (`fsync = always`: nothing is acknowledged before a sync, so
+    /// nothing acknowledged depends on an entry not yet written). A crash
+    /// loses the unwritten entries, as it would lose them unsynced.
+    pub(crate) fn defer_writes(&self) {
+        self.lock().deferred = true;
+    }
+
+    /// Write the deferred entries to the file (before an fsync, or a
+    /// `syncfs`, that must cover them).
+    pub(crate) fn flush(&self) -> Result<()> {
+        let mut st = self.lock();
+        if st.pending.is_empty() {
+            return Ok(());
+        }
+        if let Some(reason) = &st.failed {
+            return Err(StorageError::Failed {
+                topic: "(catalog)".into(),
+                partition: 0,
+                reason: reason.clone(),
+            });
+        }
+        let at = st.len - st.pending.len() as u64;
+        if let Err(e) = self.file.write_all_at(&st.pending, at) {
+            // What reached the file is not trusted: the catalog stops, as
+            // after a failed fsync (its entries were never acknowledged).
+            let err = StorageError::io("append to catalog", &self.path, e);
+            tracing::error!(catalog = %self.path.display(), error = %err, "writing the topic catalog failed; no more topics can be created or deleted");
+            st.failed = Some(err.to_string());
+            drop(st);
+            self.synced_cv.notify_all();
+            return Err(err);
+        }
+        st.pending.clear();
+        Ok(())
+    }
+
+    /// What [`Catalog::sync`] would make durable: the appended length, if
+    /// anything is unsynced. Deferred entries must be flushed first.
     pub(crate) fn unsynced(&self) -> Option<u64> {
         let st = self.lock();
-        (st.failed.is_none() && st.synced < st.len).then_some(st.len)
+        (st.failed.is_none() && st.synced < st.len).then_some(st.len - st.pending.len() as u64)
     }
 
     /// Record that everything below `len` is durable (after an fsync that
@@ -546,6 +595,7 @@ impl Catalog {
 
     /// fsync what was written. Returns whether an fsync was issued.
     pub fn sync(&self) -> Result<bool> {
+        self.flush()?;
         let Some(len) = self.unsynced() else {
             return Ok(false);
         };
@@ -574,6 +624,16 @@ impl Catalog {
                 });
             }
             st = self.synced_cv.wait(st).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+impl Drop for Catalog {
+    /// Deferred entries go to the file (not fsynced) when the catalog is
+    /// dropped without a last sync, as they would have without deferring.
+    fn drop(&mut self) {
+        if let Err(e) = self.flush() {
+            tracing::warn!(error = %e, "could not write the topic catalog's last entries");
         }
     }
 }
@@ -647,6 +707,36 @@ mod tests {
                 assert!(got.is_none() || got != Some(e.clone()), "flip at {i}");
             }
         }
+    }
+
+    #[test]
+    fn deferred_entries_reach_the_file_at_the_sync_or_the_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CATALOG_FILE);
+        let file_len = || fs::metadata(&path).unwrap().len();
+        let (c, _) =
+            Catalog::open(dir.path(), RecoveryMode::TolerateTailCorruption, |_| Ok(())).unwrap();
+        c.defer_writes();
+        let start = file_len();
+        let end = c.append(&create("a", 1)).unwrap();
+        c.append(&create("b", 2)).unwrap();
+        assert_eq!(file_len(), start, "nothing written before the sync");
+        assert!(c.sync().unwrap());
+        c.wait_synced(end).unwrap();
+        let after_sync = file_len();
+        assert!(after_sync > start);
+        c.append(&create("c", 3)).unwrap();
+        drop(c);
+        assert!(file_len() > after_sync, "the drop writes what is left");
+        let names: Vec<String> = read(&path)
+            .unwrap()
+            .entries
+            .into_iter()
+            .map(|(_, e)| match e {
+                Entry::Create { name, .. } | Entry::Delete { name, .. } => name,
+            })
+            .collect();
+        assert_eq!(names, ["a", "b", "c"]);
     }
 
     #[test]

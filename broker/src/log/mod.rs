@@ -377,6 +377,11 @@ impl Log {
             .and_then(|m| m.modified())
             .map(clock::ns_of)
             .ctx("stat partitions directory", &parts_dir)?;
+        if opts.fsync == FsyncPolicy::Always {
+            // Nothing is acknowledged before a round syncs the catalog: its
+            // appends wait for that round, which writes them all at once.
+            catalog.defer_writes();
+        }
         let catalog = Arc::new(catalog);
         let sync = SyncQueue::new();
         let fs_handle = File::open(dir).ctx("open data directory", dir)?;

@@ -28,6 +28,10 @@ struct State {
     /// The catalog has unsynced entries (a creation or deletion waits).
     catalog_dirty: bool,
     shutdown: bool,
+    /// The thread waits for work (under `always`): only then does new work
+    /// need a wake-up (a syscall); otherwise it is in a round, and takes
+    /// the queue when the round ends.
+    idle: bool,
 }
 
 /// A slab to fdatasync in a round, and what that makes durable.
@@ -103,8 +107,13 @@ impl SyncQueue {
 
     /// The catalog has entries to sync: run a round for them.
     pub(crate) fn catalog_dirty(&self) {
-        self.lock().catalog_dirty = true;
-        self.wake.notify_one();
+        let mut st = self.lock();
+        st.catalog_dirty = true;
+        let idle = st.idle;
+        drop(st);
+        if idle {
+            self.wake.notify_one();
+        }
     }
 
     /// The catalog has unsynced entries nobody waits for: the next round
@@ -129,8 +138,13 @@ impl SyncQueue {
 
     /// Queue a partition that has unsynced writes.
     pub(crate) fn push(&self, p: Arc<Partition>) {
-        self.lock().dirty.push(p);
-        self.wake.notify_one();
+        let mut st = self.lock();
+        st.dirty.push(p);
+        let idle = st.idle;
+        drop(st);
+        if idle {
+            self.wake.notify_one();
+        }
     }
 
     /// Counters so far.
@@ -173,7 +187,11 @@ impl SyncQueue {
                     }
                     match interval {
                         None if !st.dirty.is_empty() || st.catalog_dirty => break,
-                        None => st = self.wake.wait(st).unwrap_or_else(|p| p.into_inner()),
+                        None => {
+                            st.idle = true;
+                            st = self.wake.wait(st).unwrap_or_else(|p| p.into_inner());
+                            st.idle = false;
+                        }
                         Some(_) => {
                             let now = Instant::now();
                             if now >= next_round {
@@ -267,6 +285,11 @@ impl SyncQueue {
     /// them fails: `syncfs` does not say which file's writeback failed.
     fn sync_round_whole(&self, batch: &[Arc<Partition>]) {
         let catalog = self.catalog.get();
+        if let Some(c) = catalog
+            && let Err(e) = c.flush()
+        {
+            tracing::error!(error = %e, "group commit write of the topic catalog failed");
+        }
         let catalog_len = catalog.and_then(|c| c.unsynced());
         let mut targets = Vec::with_capacity(batch.len());
         for p in batch {
