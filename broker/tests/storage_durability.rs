@@ -294,3 +294,38 @@ fn an_append_through_a_handle_taken_before_deletion_is_refused() {
     assert_eq!(again.high_watermark(), 0);
     assert_eq!(read_all(&again, 0).unwrap(), Vec::new());
 }
+
+#[test]
+fn a_clean_close_is_marked_and_the_mark_is_gone_while_the_log_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = dir.path().join(hermit_broker::log::CLEAN_FILE);
+    {
+        let log = Log::open(dir.path(), durable_opts(FsyncPolicy::Never)).unwrap();
+        let p = create(&log, "t");
+        p.append(&batch(b"k", 1, 10, 1)).unwrap();
+        assert!(!clean.exists());
+        log.close().unwrap();
+        assert!(clean.exists(), "written once everything is durable");
+        // Nothing lands after the last sync.
+        assert!(matches!(
+            p.append(&batch(b"k", 1, 10, 2)),
+            Err(StorageError::ShuttingDown)
+        ));
+        assert!(matches!(
+            log.partition("t", 0, false),
+            Ok(_) | Err(StorageError::ShuttingDown)
+        ));
+    }
+    {
+        let log = Log::open(dir.path(), durable_opts(FsyncPolicy::Never)).unwrap();
+        assert!(
+            !clean.exists(),
+            "a crash of this run must not pass for a clean close"
+        );
+        assert_eq!(log.partition("t", 0, false).unwrap().next_offset(), 1);
+        // Dropped without close: a crash.
+    }
+    let log = Log::open(dir.path(), durable_opts(FsyncPolicy::Never)).unwrap();
+    assert!(!clean.exists());
+    assert_eq!(log.partition("t", 0, false).unwrap().next_offset(), 1);
+}

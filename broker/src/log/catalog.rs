@@ -42,6 +42,15 @@ use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
 use crate::config::RecoveryMode;
 
+/// The error for a write to a catalog that stopped taking writes.
+fn failed(reason: &str) -> StorageError {
+    StorageError::Failed {
+        topic: "(catalog)".into(),
+        partition: 0,
+        reason: reason.to_owned(),
+    }
+}
+
 /// The catalog's file name in the data directory.
 pub const CATALOG_FILE: &str = "catalog";
 
@@ -506,11 +515,7 @@ impl Catalog {
         let bytes = entry.encode();
         let mut st = self.lock();
         if let Some(reason) = &st.failed {
-            return Err(StorageError::Failed {
-                topic: "(catalog)".into(),
-                partition: 0,
-                reason: reason.clone(),
-            });
+            return Err(failed(reason));
         }
         if st.deferred {
             st.pending.extend_from_slice(&bytes);
@@ -546,11 +551,7 @@ impl Catalog {
             return Ok(());
         }
         if let Some(reason) = &st.failed {
-            return Err(StorageError::Failed {
-                topic: "(catalog)".into(),
-                partition: 0,
-                reason: reason.clone(),
-            });
+            return Err(failed(reason));
         }
         let at = st.len - st.pending.len() as u64;
         if let Err(e) = self.file.write_all_at(&st.pending, at) {
@@ -617,11 +618,7 @@ impl Catalog {
                 return Ok(());
             }
             if let Some(reason) = &st.failed {
-                return Err(StorageError::Failed {
-                    topic: "(catalog)".into(),
-                    partition: 0,
-                    reason: reason.clone(),
-                });
+                return Err(failed(reason));
             }
             st = self.synced_cv.wait(st).unwrap_or_else(|p| p.into_inner());
         }

@@ -221,6 +221,10 @@ impl std::borrow::Borrow<str> for ByName {
 /// The directory holding every partition directory.
 pub const PARTITIONS_DIR: &str = "partitions";
 
+/// Written by [`Log::close`] once everything is durable, removed (durably)
+/// by [`Log::open`] before anything is written.
+pub const CLEAN_FILE: &str = "clean";
+
 /// The directory of partition `partition` of the topic `name` of
 /// incarnation `incarnation`: `<data_dir>/partitions/<name>@<partition>@<incarnation:016x>`.
 /// `@` is outside the topic alphabet, so the name is unambiguous; the
@@ -271,6 +275,10 @@ pub struct Log {
     /// When `partitions/` last changed before this start: no partition
     /// directory there has a later incarnation.
     dirs_before: u64,
+    /// The last run closed cleanly ([`CLEAN_FILE`] was there): everything
+    /// on disk is durable, so opening a partition fsyncs nothing it does
+    /// not change.
+    started_clean: bool,
     /// Whether the partition directories were surveyed for `cleanup_due`
     /// since the start (once, by the cleaner).
     surveyed: AtomicBool,
@@ -299,6 +307,14 @@ impl Log {
         }
         let lock = DirLock::acquire(dir)?;
         let opts = Arc::new(opts);
+        let clean = dir.join(CLEAN_FILE);
+        let started_clean = clean.exists();
+        if started_clean {
+            // Gone before this run writes anything: a crash in it must not
+            // pass for a clean close.
+            fs::remove_file(&clean).ctx("remove clean-close marker", &clean)?;
+            fsutil::fsync_dir(dir)?;
+        }
         if dir.join("topics").exists() && !dir.join(catalog::CATALOG_FILE).exists() {
             return Err(StorageError::Config(format!(
                 "{} holds topics in the layout of an older HermitMQ (topics/<topic>/topic.toml); \
@@ -398,6 +414,7 @@ impl Log {
             admin: Mutex::new(()),
             last_incarnation: AtomicU64::new(last_incarnation),
             dirs_before,
+            started_clean,
             surveyed: AtomicBool::new(false),
             sync,
             sync_thread: Mutex::new(sync_thread),
@@ -588,6 +605,9 @@ impl Log {
         if let Some(p) = self.lock_open().get(key) {
             return Ok(p);
         }
+        if self.stop.load(Ordering::SeqCst) {
+            return Err(StorageError::ShuttingDown);
+        }
         // Deleted while we waited: its files are gone or going.
         let current = self.topic(topic.name());
         if current.is_none_or(|t| t.incarnation != topic.incarnation) {
@@ -610,6 +630,7 @@ impl Log {
                 created_ns: Some(topic.incarnation),
                 slot,
                 fresh: false,
+                durable: self.started_clean,
             },
         )?;
         let closed = self.lock_open().insert(key, p.clone());
@@ -771,6 +792,7 @@ impl Log {
                             created_ns: Some(incarnation),
                             slot: Some(slot),
                             fresh: true,
+                            durable: true,
                         },
                     )?;
                     let closed = self.lock_open().insert((incarnation, p), part.clone());
@@ -1017,6 +1039,14 @@ impl Log {
         for p in open {
             if let Err(e) = p.close() {
                 tracing::error!(topic = p.topic(), partition = p.id(), error = %e, "close failed");
+                first_err.get_or_insert(e);
+            }
+        }
+        if first_err.is_none() {
+            // Every partition refuses appends now (closed above, or closed
+            // earlier by the cache with nothing unsynced: under `never`
+            // the `syncfs` above covered them).
+            if let Err(e) = fsutil::write_atomic(&self.dir.join(CLEAN_FILE), b"clean\n") {
                 first_err.get_or_insert(e);
             }
         }

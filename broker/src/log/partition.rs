@@ -155,6 +155,9 @@ struct Inner {
     /// The topic was deleted: appends through a handle taken before are
     /// refused (they would land in files about to be removed).
     deleted: bool,
+    /// [`Partition::close`] ran: appends are refused (`ShuttingDown`), so
+    /// that nothing lands after the last sync.
+    closed: bool,
 }
 
 /// One partition of a topic.
@@ -196,6 +199,10 @@ pub struct Placement {
     /// The slot was handed out in this run and never written: it holds
     /// zeros, so opening it reads nothing.
     pub fresh: bool,
+    /// Everything in the partition's files is durable already (the log's
+    /// last run closed cleanly, see `Log::open`): recovery fsyncs only what
+    /// it changes.
+    pub durable: bool,
 }
 
 /// The partition directory's entries (its first segment) need an fsync.
@@ -260,6 +267,7 @@ struct Opening<'a> {
     id: u32,
     opts: &'a Arc<LogOptions>,
     created_ns: Option<u64>,
+    durable: bool,
 }
 
 /// Where a partition directory is staged while it moves out of its slot.
@@ -363,6 +371,7 @@ impl Partition {
             id,
             opts: &opts,
             created_ns,
+            durable: placement.durable,
         };
         if let Some(slot) = placement.slot {
             // A `<dir>.new` left by a move out cut short is removed by the
@@ -472,7 +481,7 @@ impl Partition {
             None => created_ns,
         };
         let (mut active, mut next_offset, bad, created) =
-            Self::recover_active(&dir, active_base, &opts, topic, id, roll_age_from)?;
+            Self::recover_active(&dir, active_base, &ctx, roll_age_from)?;
         if created {
             dirs |= DIR_NEW;
         }
@@ -495,14 +504,7 @@ impl Partition {
                 },
                 Verification { bad, index: None },
             )));
-            let fresh = Self::recover_active(
-                &dir,
-                next_offset,
-                &opts,
-                topic,
-                id,
-                Some(active.last_append_ns),
-            )?;
+            let fresh = Self::recover_active(&dir, next_offset, &ctx, Some(active.last_append_ns))?;
             (active, next_offset) = (fresh.0, fresh.1);
             if fresh.3 {
                 dirs |= DIR_NEW;
@@ -548,6 +550,7 @@ impl Partition {
                 visible,
                 failed: None,
                 deleted: false,
+                closed: false,
             }),
             hw_tx,
             synced: AtomicU64::new(next_offset),
@@ -599,6 +602,7 @@ impl Partition {
             }
         };
         let (at, next_offset) = (reader.position(), reader.next_offset().unwrap_or(0));
+        let mut zeroed = false;
         if let Some(err) = damage {
             let mut rest = vec![0u8; (end - at) as usize];
             slot.file
@@ -630,10 +634,15 @@ impl Partition {
                 slot.file
                     .write_all_at(&rest, at)
                     .ctx("zero torn tail", &slot.path)?;
-                slot.file
-                    .sync_data()
-                    .ctx("fsync recovered slot", &slot.path)?;
+                zeroed = true;
             }
+        }
+        if zeroed || (at > origin && !ctx.durable) {
+            // After a crash the slot's bytes may be in the page cache only;
+            // what is served from now on must be on disk.
+            slot.file
+                .sync_data()
+                .ctx("fsync recovered slot", &slot.path)?;
         }
         let last_append_ns = if at > origin {
             Self::slot_append_ns(slot)?
@@ -719,11 +728,10 @@ impl Partition {
     fn recover_active(
         dir: &Path,
         base: u64,
-        opts: &LogOptions,
-        topic: &str,
-        id: u32,
+        ctx: &Opening<'_>,
         roll_age_from: Option<u64>,
     ) -> Result<(Active, u64, Vec<segment::BadRange>, bool)> {
+        let (opts, topic, id) = (ctx.opts, ctx.topic, ctx.id);
         let path = dir.join(log_name(base));
         let created = !path.exists();
         let file = open_rw(&path, true)?;
@@ -801,7 +809,7 @@ impl Partition {
             file.file
                 .sync_all()
                 .ctx("fsync recovered segment", &file.path)?;
-        } else if len > 0 {
+        } else if len > 0 && !ctx.durable {
             file.file
                 .sync_data()
                 .ctx("fsync recovered segment", &file.path)?;
@@ -941,6 +949,9 @@ impl Partition {
         let mut inner = self.lock();
         if inner.deleted {
             return Err(StorageError::UnknownTopic(self.topic.clone()));
+        }
+        if inner.closed {
+            return Err(StorageError::ShuttingDown);
         }
         if let Some(reason) = &inner.failed {
             return Err(self.failed_error(reason));
@@ -1235,6 +1246,7 @@ impl Partition {
     /// Also stamps the active segment's newest append time on its file, so
     /// that the next start reads it exactly.
     pub fn close(&self) -> Result<()> {
+        self.lock().closed = true;
         self.sync()?;
         let (file, last_append_ns) = {
             let inner = self.lock();

@@ -714,15 +714,7 @@ impl State {
             Ok(None) => {
                 // Closed: opening it reads its directory and recovers its
                 // active segment — off the async threads.
-                let log = self.shared.log.clone();
-                let name = topic.to_owned();
-                tokio::task::spawn_blocking(move || log.partition(&name, partition, false))
-                    .await
-                    .unwrap_or_else(|e| {
-                        Err(StorageError::Config(format!(
-                            "opening a partition panicked: {e}"
-                        )))
-                    })
+                partition_off_thread(&self.shared.log, topic, partition, false).await
             }
             Err(e) => Err(e),
         };
@@ -750,15 +742,7 @@ impl State {
                     Ok(Some(p)) => Ok(p),
                     Err(e) => Err(e),
                     Ok(None) => {
-                        let log = self.shared.log.clone();
-                        let name = topic.to_owned();
-                        tokio::task::spawn_blocking(move || log.partition(&name, partition, true))
-                            .await
-                            .unwrap_or_else(|e| {
-                                Err(StorageError::Config(format!(
-                                    "topic creation panicked: {e}"
-                                )))
-                            })
+                        partition_off_thread(&self.shared.log, topic, partition, true).await
                     }
                 };
                 if res.is_ok()
@@ -1563,4 +1547,22 @@ fn topic_metadata(
         retention_bytes: policy.retention_bytes,
         partitions,
     })
+}
+
+/// [`Log::partition`](crate::log::Log::partition) on the blocking pool: it may read a partition's
+/// directory and recover its active segment, or create directories.
+async fn partition_off_thread(
+    log: &Arc<crate::log::Log>,
+    topic: &str,
+    partition: u32,
+    create: bool,
+) -> Result<Arc<Partition>, StorageError> {
+    let (log, name) = (log.clone(), topic.to_owned());
+    tokio::task::spawn_blocking(move || log.partition(&name, partition, create))
+        .await
+        .unwrap_or_else(|e| {
+            Err(StorageError::Config(format!(
+                "opening a partition panicked: {e}"
+            )))
+        })
 }
