@@ -162,6 +162,9 @@ pub struct Topic {
     policy: TopicPolicy,
     /// The slot of partition 0 (partition `p` has `first_slot + p`).
     first_slot: Option<u64>,
+    /// Bit `p` (for partitions below 64): partition `p` was opened in this
+    /// run, so its files hold nothing unsynced from an earlier run.
+    opened: AtomicU64,
 }
 
 impl Topic {
@@ -279,6 +282,9 @@ pub struct Log {
     /// on disk is durable, so opening a partition fsyncs nothing it does
     /// not change.
     started_clean: bool,
+    /// The newest incarnation at the start: topics after it were created
+    /// in this run, and hold nothing of an earlier one.
+    first_incarnation: u64,
     /// Whether the partition directories were surveyed for `cleanup_due`
     /// since the start (once, by the cleaner).
     surveyed: AtomicBool,
@@ -380,6 +386,7 @@ impl Log {
                     partitions: settings.partitions,
                     policy,
                     first_slot,
+                    opened: AtomicU64::new(0),
                 })));
             }
         }
@@ -415,6 +422,7 @@ impl Log {
             last_incarnation: AtomicU64::new(last_incarnation),
             dirs_before,
             started_clean,
+            first_incarnation: last_incarnation,
             surveyed: AtomicBool::new(false),
             sync,
             sync_thread: Mutex::new(sync_thread),
@@ -630,13 +638,29 @@ impl Log {
                 created_ns: Some(topic.incarnation),
                 slot,
                 fresh: false,
-                durable: self.started_clean,
+                durable: self.durable_on_disk(topic, partition),
             },
         )?;
+        if partition < 64 {
+            topic.opened.fetch_or(1 << partition, Ordering::AcqRel);
+        }
         let closed = self.lock_open().insert(key, p.clone());
         // Dropped outside the cache's lock: closing files takes syscalls.
         drop(closed);
         Ok(p)
+    }
+
+    /// Whether partition `partition` of `topic` can hold nothing unsynced
+    /// on disk, so that opening it needs no recovery fsync: the last run
+    /// closed cleanly, or nothing of it comes from an earlier run (the
+    /// topic is new, or the partition was opened — and its recovered bytes
+    /// fsynced — in this run; a partition the cache closed since had
+    /// nothing unsynced under `always` and `interval`, and `never`
+    /// promises nothing).
+    fn durable_on_disk(&self, topic: &Topic, partition: u32) -> bool {
+        self.started_clean
+            || topic.incarnation > self.first_incarnation
+            || (partition < 64 && topic.opened.load(Ordering::Acquire) & (1 << partition) != 0)
     }
 
     /// Find the closed partitions with rolled segments (once per start, in
@@ -778,6 +802,7 @@ impl Log {
                 partitions: settings.partitions,
                 policy: TopicPolicy::of(&stored, &self.opts),
                 first_slot,
+                opened: AtomicU64::new(0),
             });
             let opened = match (open, fresh_slot) {
                 (Some(p), Some(slot)) => {
