@@ -514,7 +514,8 @@ impl Log {
         let t = match self.topic(topic) {
             Some(t) => t,
             None if create && self.opts.auto_create => {
-                match self.create_opening(topic, self.auto_settings(), true, Some(partition)) {
+                match self.create_opening(topic, self.auto_settings(), true, Some(partition), None)
+                {
                     Ok((_, Some(p))) => return Ok(p),
                     Ok((t, None)) => t,
                     // Another connection created it first.
@@ -545,9 +546,10 @@ impl Log {
     /// its slots hold nothing yet. So this may be called from async
     /// threads; it writes the catalog entry (one small `write`, like an
     /// append) and, once per 65,536 topics, creates a slab file. `Ok(None)`
-    /// when that does not apply — slots or auto-creation are off, or the
-    /// topic exists by now — and the caller uses [`Log::partition`] off
-    /// the async threads.
+    /// when that does not apply — slots or auto-creation are off, the topic
+    /// exists by now, or a creation or deletion holds the admin lock (a
+    /// deletion holds it across fsyncs) — and the caller uses
+    /// [`Log::partition`] off the async threads.
     pub fn auto_create_in_slot(
         &self,
         topic: &str,
@@ -556,7 +558,19 @@ impl Log {
         if !self.opts.auto_create || !self.opts.partition_slots {
             return Ok(None);
         }
-        match self.create_opening(topic, self.auto_settings(), true, Some(partition)) {
+        // A deletion holds the admin lock across fsyncs: never wait for it here.
+        let admin = match self.admin.try_lock() {
+            Ok(g) => g,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return Ok(None),
+        };
+        match self.create_opening(
+            topic,
+            self.auto_settings(),
+            true,
+            Some(partition),
+            Some(admin),
+        ) {
             Ok((_, p)) => Ok(p),
             Err(StorageError::TopicExists(_)) => Ok(None),
             Err(e) => Err(e),
@@ -718,7 +732,7 @@ impl Log {
     /// Returns once the creation is durable (under `fsync = never`, once it
     /// is written).
     pub fn create_topic(&self, name: &str, settings: TopicSettings) -> Result<Arc<Topic>> {
-        self.create_opening(name, settings, false, None)
+        self.create_opening(name, settings, false, None, None)
             .map(|(t, _)| t)
     }
 
@@ -731,12 +745,14 @@ impl Log {
     /// once, with no I/O (its slot holds nothing), and returned; it is in
     /// the open partitions before the topic can be found, so that it has one
     /// instance. Otherwise (or if there is no such partition) `None`.
+    /// `admin`: the admin lock, if the caller took it already.
     fn create_opening(
         &self,
         name: &str,
         settings: TopicSettings,
         auto_created: bool,
         open: Option<u32>,
+        admin: Option<MutexGuard<'_, ()>>,
     ) -> Result<(Arc<Topic>, Option<Arc<Partition>>)> {
         TopicName::new_any(name).map_err(|source| {
             StorageError::InvalidBatch(hermit_protocol::WireError::InvalidName {
@@ -758,7 +774,8 @@ impl Log {
             retention_bytes: (settings.retention_bytes != 0).then_some(settings.retention_bytes),
         };
         let (topic, opened, end) = {
-            let _admin = self.admin.lock().unwrap_or_else(|p| p.into_inner());
+            let _admin =
+                admin.unwrap_or_else(|| self.admin.lock().unwrap_or_else(|p| p.into_inner()));
             if self.stop.load(Ordering::SeqCst) {
                 return Err(StorageError::ShuttingDown);
             }
