@@ -354,7 +354,7 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
 }
 
 #[test]
-fn a_topic_created_on_first_use_in_a_slot_is_opened_once_and_reads_nothing() {
+fn a_topic_created_on_first_use_in_a_slot_is_opened_once() {
     let dir = tempfile::tempdir().unwrap();
     let log = open(dir.path(), slot_opts());
     let p = log

@@ -42,7 +42,7 @@ impl Budget {
 }
 
 /// Open partitions the cache keeps per file of its budget.
-pub(crate) const OPEN_PER_FILE: usize = 4;
+const OPEN_PER_FILE: usize = 4;
 
 /// The key of a partition: its topic's incarnation and its number.
 pub(crate) type Key = (u64, u32);

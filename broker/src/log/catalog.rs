@@ -158,7 +158,7 @@ impl Entry {
                 let retention_ms = Some(r.u64()?).filter(|v| *v != 0);
                 let retention_bytes = Some(r.u64()?).filter(|v| *v != 0);
                 let first_slot = Some(r.u64()?).filter(|v| *v != u64::MAX);
-                if first_slot.is_some_and(|s| s.checked_add(u64::from(partitions)).is_none()) {
+                if first_slot.is_some_and(|s| s + u64::from(partitions) > super::slab::MAX_SLOTS) {
                     return None;
                 }
                 Entry::Create {
@@ -704,6 +704,22 @@ mod tests {
                 assert!(got.is_none() || got != Some(e.clone()), "flip at {i}");
             }
         }
+    }
+
+    #[test]
+    fn a_first_slot_beyond_the_slots_is_damage() {
+        let mut e = create("far", 2);
+        if let Entry::Create { first_slot, .. } = &mut e {
+            *first_slot = Some(crate::log::slab::MAX_SLOTS - 1);
+        }
+        let bytes = e.encode();
+        assert_eq!(
+            Entry::decode(&bytes[ENTRY_HEAD..]),
+            None,
+            "3 partitions end past the last slot"
+        );
+        let ok = create("near", 2).encode();
+        assert!(Entry::decode(&ok[ENTRY_HEAD..]).is_some());
     }
 
     #[test]

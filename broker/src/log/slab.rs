@@ -33,6 +33,10 @@ use super::segment::SegmentFile;
 pub const SLOT_BYTES: u64 = 4096;
 /// Slots in a slab file (a 256 MiB file, sparse where slots are unused).
 pub const SLAB_SLOTS: u64 = 65_536;
+/// Slots a data directory may ever hand out (2^40: 4 PiB of slots). A
+/// catalog entry naming one beyond is damage, so slot arithmetic never
+/// overflows.
+pub const MAX_SLOTS: u64 = 1 << 40;
 /// The directory of the slab files, in the data directory.
 pub const SLABS_DIR: &str = "slabs";
 
@@ -96,6 +100,11 @@ impl Slabs {
                 continue;
             };
             let len = entry.metadata().ctx("stat slab", &entry.path())?.len();
+            // A slab past the last slot, or longer than its slots, is not ours.
+            if n >= MAX_SLOTS / SLAB_SLOTS || len > SLAB_SLOTS * SLOT_BYTES {
+                tracing::warn!(file = %entry.path().display(), len, "ignoring a slab file beyond the slots a data directory holds");
+                continue;
+            }
             next = next.max(n * SLAB_SLOTS + len.div_ceil(SLOT_BYTES));
         }
         Ok(Slabs {
