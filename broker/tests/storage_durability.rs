@@ -98,7 +98,7 @@ fn under_fsync_always_appends_become_visible_only_after_the_sync_thread_runs() {
         delete_retention_ms: 0,
     };
     // A partition whose group-commit queue has no thread yet.
-    let queue = SyncQueue::new();
+    let queue = SyncQueue::new(hermit_broker::log::io::Io::real());
     let p = Partition::open(
         dir.path().join("p"),
         "t",

@@ -30,7 +30,7 @@
 //! skipped, reported, and the file rewritten without it (in
 //! `absolute-consistency` mode the start is refused instead).
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -40,6 +40,7 @@ use hermit_protocol::Cleanup;
 
 use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
+use super::io::{Io, OpenMode};
 use crate::config::RecoveryMode;
 
 /// The error for a write to a catalog that stopped taking writes.
@@ -406,6 +407,7 @@ struct State {
 pub struct Catalog {
     path: PathBuf,
     file: File,
+    io: Io,
     state: Mutex<State>,
     synced_cv: Condvar,
 }
@@ -426,11 +428,12 @@ impl Catalog {
     pub fn open(
         data_dir: &Path,
         mode: RecoveryMode,
+        io: &Io,
         remove_deleted: impl FnOnce(&[Entry]) -> Result<()>,
     ) -> Result<(Catalog, Vec<Entry>)> {
         let path = data_dir.join(CATALOG_FILE);
         if !path.exists() {
-            fsutil::write_atomic(&path, MAGIC)?;
+            fsutil::write_atomic(io, &path, MAGIC)?;
         }
         let replay = read(&path)?;
         let damaged = !replay.skipped.is_empty() || replay.torn_at.is_some();
@@ -468,13 +471,11 @@ impl Catalog {
             if let Some(at) = replay.torn_at {
                 tracing::warn!(catalog = %path.display(), at, "truncating the torn tail of the topic catalog");
             }
-            fsutil::write_atomic(&path, &bytes)?;
+            fsutil::write_atomic(io, &path, &bytes)?;
             expected_len = bytes.len() as u64;
         }
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&path)
+        let file = io
+            .open(&path, OpenMode::Existing)
             .ctx("open catalog", &path)?;
         let len = file.metadata().ctx("stat catalog", &path)?.len();
         if len != expected_len {
@@ -487,6 +488,7 @@ impl Catalog {
             Catalog {
                 path,
                 file,
+                io: io.clone(),
                 state: Mutex::new(State {
                     len,
                     synced: len,
@@ -523,10 +525,10 @@ impl Catalog {
             return Ok(st.len);
         }
         let at = st.len;
-        if let Err(e) = self.file.write_all_at(&bytes, at) {
+        if let Err(e) = self.io.write_at(&self.file, &[&bytes], at) {
             let err = StorageError::io("append to catalog", &self.path, e);
             // Cut off a partial entry so the next one does not follow it.
-            if let Err(e2) = self.file.set_len(at) {
+            if let Err(e2) = self.io.set_len(&self.file, at) {
                 st.failed = Some(format!("{err}; then truncating back failed: {e2}"));
             }
             return Err(err);
@@ -554,7 +556,7 @@ impl Catalog {
             return Err(failed(reason));
         }
         let at = st.len - st.pending.len() as u64;
-        if let Err(e) = self.file.write_all_at(&st.pending, at) {
+        if let Err(e) = self.io.write_at(&self.file, &[&st.pending], at) {
             // What reached the file is not trusted: the catalog stops, as
             // after a failed fsync (its entries were never acknowledged).
             let err = StorageError::io("append to catalog", &self.path, e);
@@ -600,7 +602,7 @@ impl Catalog {
         let Some(len) = self.unsynced() else {
             return Ok(false);
         };
-        if let Err(e) = self.file.sync_data() {
+        if let Err(e) = self.io.sync_data(&self.file) {
             let err = StorageError::io("fsync catalog", &self.path, e);
             self.mark_failed(err.to_string());
             return Err(err);
@@ -657,10 +659,10 @@ pub fn split_entries(entries: impl IntoIterator<Item = Entry>) -> (Vec<Entry>, V
 }
 
 /// Remove what a catalog rewrite cut short left ([`fsutil::write_atomic`]'s temporary file).
-pub fn remove_leftovers(data_dir: &Path) {
+pub fn remove_leftovers(io: &Io, data_dir: &Path) {
     let tmp = fsutil::tmp_path(&data_dir.join(CATALOG_FILE));
     if tmp.exists()
-        && let Err(e) = fs::remove_file(&tmp)
+        && let Err(e) = io.remove_file(&tmp)
     {
         tracing::warn!(file = %tmp.display(), error = %e, "could not remove a leftover catalog rewrite");
     }
@@ -669,6 +671,7 @@ pub fn remove_leftovers(data_dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn create(name: &str, incarnation: u64) -> Entry {
         Entry::Create {
@@ -727,8 +730,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(CATALOG_FILE);
         let file_len = || fs::metadata(&path).unwrap().len();
-        let (c, _) =
-            Catalog::open(dir.path(), RecoveryMode::TolerateTailCorruption, |_| Ok(())).unwrap();
+        let (c, _) = Catalog::open(
+            dir.path(),
+            RecoveryMode::TolerateTailCorruption,
+            &Io::real(),
+            |_| Ok(()),
+        )
+        .unwrap();
         c.defer_writes();
         let start = file_len();
         let end = c.append(&create("a", 1)).unwrap();
@@ -782,9 +790,22 @@ mod tests {
         assert_eq!(r.skipped, [(b_at as u64, (b_at + b.len()) as u64)]);
         assert_eq!(r.torn_at, Some((b_at + b.len() + c.len()) as u64));
 
-        assert!(Catalog::open(dir.path(), RecoveryMode::AbsoluteConsistency, |_| Ok(())).is_err());
-        let (cat, live) =
-            Catalog::open(dir.path(), RecoveryMode::TolerateTailCorruption, |_| Ok(())).unwrap();
+        assert!(
+            Catalog::open(
+                dir.path(),
+                RecoveryMode::AbsoluteConsistency,
+                &Io::real(),
+                |_| Ok(())
+            )
+            .is_err()
+        );
+        let (cat, live) = Catalog::open(
+            dir.path(),
+            RecoveryMode::TolerateTailCorruption,
+            &Io::real(),
+            |_| Ok(()),
+        )
+        .unwrap();
         assert_eq!(live, [create("a", 1), create("c", 3)]);
         drop(cat);
         // Rewritten: clean now.
@@ -796,8 +817,13 @@ mod tests {
     #[test]
     fn deletes_drop_their_creates_when_rewritten() {
         let dir = tempfile::tempdir().unwrap();
-        let (cat, live) =
-            Catalog::open(dir.path(), RecoveryMode::TolerateTailCorruption, |_| Ok(())).unwrap();
+        let (cat, live) = Catalog::open(
+            dir.path(),
+            RecoveryMode::TolerateTailCorruption,
+            &Io::real(),
+            |_| Ok(()),
+        )
+        .unwrap();
         assert!(live.is_empty());
         cat.append(&create("a", 1)).unwrap();
         cat.append(&create("b", 2)).unwrap();
@@ -811,10 +837,15 @@ mod tests {
         cat.wait_synced(end).unwrap();
         drop(cat);
         let mut removed = Vec::new();
-        let (_cat, live) = Catalog::open(dir.path(), RecoveryMode::TolerateTailCorruption, |d| {
-            removed = d.to_vec();
-            Ok(())
-        })
+        let (_cat, live) = Catalog::open(
+            dir.path(),
+            RecoveryMode::TolerateTailCorruption,
+            &Io::real(),
+            |d| {
+                removed = d.to_vec();
+                Ok(())
+            },
+        )
         .unwrap();
         assert_eq!(live, [create("b", 2)]);
         assert_eq!(removed, [create("a", 1)]);

@@ -10,14 +10,15 @@
 //! 4. write the new `.idx` atomically.
 
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::{BufWriter, Write};
+use std::fs::File;
+use std::io::Write;
 use std::sync::Arc;
 
 use super::clock;
 use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
 use super::index::IndexBuilder;
+use super::io::{Appender, OpenMode};
 use super::partition::{Partition, ScanCheck, ScanScope, remove_segment_files};
 use super::segment::{Parts, RolledSegment, SegmentFile, Verification};
 
@@ -126,7 +127,7 @@ impl Partition {
             }
         };
         for seg in &rolled {
-            let v = seg.verify(opts.index_interval_bytes, &mut scratch)?;
+            let v = seg.verify(opts, &mut scratch)?;
             if !v.bad.is_empty() {
                 // Never rewrite around damage: the corrupt range stays fenced as it is.
                 continue;
@@ -202,13 +203,11 @@ impl Partition {
             name.push(".cleaned");
             seg.file.path.with_file_name(name)
         };
-        let out = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&cleaned_path)
+        let io = &opts.io;
+        let out = io
+            .open(&cleaned_path, OpenMode::Replace)
             .ctx("create", &cleaned_path)?;
-        let mut w = BufWriter::with_capacity(1 << 20, out);
+        let mut w = Appender::new(io, &out, 0, 1 << 20);
         let mut index = IndexBuilder::new(seg.base, opts.index_interval_bytes);
         let mut pos = 0u64;
         self.scan_batches(ScanScope::Rolled(seg), ScanCheck::Checked, scratch, |b| {
@@ -220,14 +219,12 @@ impl Partition {
             }
             Ok(())
         })?;
-        let out = w
-            .into_inner()
-            .map_err(|e| StorageError::io("write", &cleaned_path, e.into_error()))?;
+        w.flush().ctx("write", &cleaned_path)?;
         // The rewrite keeps the data's age: retention goes by the segment's
         // append time (its mtime), which must not restart at compaction.
         out.set_modified(clock::system_time(seg.append_ns()))
             .ctx("set segment append time", &cleaned_path)?;
-        out.sync_all().ctx("fsync", &cleaned_path)?;
+        io.sync_all(&out).ctx("fsync", &cleaned_path)?;
         drop(out);
         failpoint(SwapStep::WroteCleaned)?;
         report.segments_rewritten += 1;
@@ -236,9 +233,9 @@ impl Partition {
 
         if pos == 0 {
             // Nothing survives: remove the segment (index first, then log).
-            fs::remove_file(&cleaned_path).ctx("remove", &cleaned_path)?;
-            remove_segment_files(seg)?;
-            fsutil::fsync_dir(dir)?;
+            io.remove_file(&cleaned_path).ctx("remove", &cleaned_path)?;
+            remove_segment_files(io, seg)?;
+            fsutil::fsync_dir(io, dir)?;
             self.replace_rolled(seg, None);
             tracing::info!(
                 topic = self.topic(),
@@ -248,19 +245,19 @@ impl Partition {
             );
             return Ok(true);
         }
-        match fs::remove_file(&seg.idx_path) {
+        match io.remove_file(&seg.idx_path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(StorageError::io("remove index", &seg.idx_path, e)),
         }
-        fsutil::fsync_dir(dir)?;
+        fsutil::fsync_dir(io, dir)?;
         failpoint(SwapStep::RemovedOldIndex)?;
-        fs::rename(&cleaned_path, &seg.file.path)
+        io.rename(&cleaned_path, &seg.file.path)
             .ctx("rename compacted segment", &seg.file.path)?;
-        fsutil::fsync_dir(dir)?;
+        fsutil::fsync_dir(io, dir)?;
         failpoint(SwapStep::Renamed)?;
         let index = index.finish();
-        index.write(&seg.idx_path)?;
+        index.write(io, &seg.idx_path)?;
         failpoint(SwapStep::WroteIndex)?;
         let file = File::open(&seg.file.path).ctx("open segment", &seg.file.path)?;
         // Written from batches checked by the compaction scan.

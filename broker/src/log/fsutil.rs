@@ -3,16 +3,14 @@
 //! The pattern for every file the broker replaces: write a temporary file,
 //! fsync it, rename it over the target, fsync the directory.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::error::{IoContext, Result};
+use super::io::{Io, OpenMode};
 
 /// fsync a directory so that entries created, renamed or removed in it are durable.
-pub fn fsync_dir(dir: &Path) -> Result<()> {
-    let f = File::open(dir).ctx("open directory", dir)?;
-    f.sync_all().ctx("fsync directory", dir)
+pub fn fsync_dir(io: &Io, dir: &Path) -> Result<()> {
+    io.sync_dir(dir).ctx("fsync directory", dir)
 }
 
 /// The temporary name used while writing `path` atomically.
@@ -23,25 +21,20 @@ pub fn tmp_path(path: &Path) -> PathBuf {
 }
 
 /// Replace `path` with `bytes` atomically and durably.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+pub fn write_atomic(io: &Io, path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = tmp_path(path);
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&tmp)
-        .ctx("create", &tmp)?;
-    f.write_all(bytes).ctx("write", &tmp)?;
-    f.sync_all().ctx("fsync", &tmp)?;
+    let f = io.open(&tmp, OpenMode::Replace).ctx("create", &tmp)?;
+    io.write_at(&f, &[bytes], 0).ctx("write", &tmp)?;
+    io.sync_all(&f).ctx("fsync", &tmp)?;
     drop(f);
-    fs::rename(&tmp, path).ctx("rename into place", path)?;
-    fsync_dir(parent(path))
+    io.rename(&tmp, path).ctx("rename into place", path)?;
+    fsync_dir(io, parent(path))
 }
 
 /// Create a directory (and parents) and fsync its parent.
-pub fn create_dir_durable(dir: &Path) -> Result<()> {
-    fs::create_dir_all(dir).ctx("create directory", dir)?;
-    fsync_dir(parent(dir))
+pub fn create_dir_durable(io: &Io, dir: &Path) -> Result<()> {
+    io.create_dir_all(dir).ctx("create directory", dir)?;
+    fsync_dir(io, parent(dir))
 }
 
 /// The parent directory of a path inside the data directory.

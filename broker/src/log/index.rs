@@ -15,6 +15,7 @@ use memmap2::Mmap;
 
 use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
+use super::io::Io;
 
 /// Bytes per index entry.
 pub const ENTRY_LEN: usize = 8;
@@ -180,8 +181,8 @@ impl Index {
     }
 
     /// Write this index to `path` atomically (temp file, fsync, rename, fsync dir).
-    pub fn write(&self, path: &Path) -> Result<()> {
-        fsutil::write_atomic(path, self.as_bytes())
+    pub fn write(&self, io: &Io, path: &Path) -> Result<()> {
+        fsutil::write_atomic(io, path, self.as_bytes())
     }
 
     /// Map the index at `path` for a segment starting at `base` whose log is
@@ -272,7 +273,7 @@ mod tests {
         let path = dir.path().join("00000000000000000000.idx");
         assert!(Index::load(&path, 0, 100).unwrap().is_none(), "missing");
         let idx = built(0, &[(0, 0), (3, 50)], 0);
-        idx.write(&path).unwrap();
+        idx.write(&Io::real(), &path).unwrap();
         let loaded = Index::load(&path, 0, 100).unwrap().unwrap();
         assert!(loaded.same_entries(&[
             IndexEntry {

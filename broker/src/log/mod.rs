@@ -31,6 +31,7 @@ pub mod compaction;
 pub mod error;
 pub mod fsutil;
 pub mod index;
+pub mod io;
 pub mod lock;
 pub mod partition;
 pub mod reader;
@@ -93,6 +94,14 @@ pub struct LogOptions {
     pub open_files: usize,
     /// Whether new topics get slots (see [`Config::partition_slots`]).
     pub partition_slots: bool,
+    /// What every change to the disk goes through (the real file system;
+    /// a test may put a simulation there, see [`io`]).
+    pub io: io::Io,
+    /// No group-commit thread: [`Log::sync_round`] runs each round on the
+    /// caller's thread, and explicit creations and deletions fsync the
+    /// catalog themselves. For a deterministic simulation, which decides
+    /// when rounds run; a broker never sets it.
+    pub manual_sync: bool,
 }
 
 impl LogOptions {
@@ -114,6 +123,8 @@ impl LogOptions {
             max_key: c.max_key,
             open_files: c.open_files as usize,
             partition_slots: c.partition_slots,
+            io: io::Io::real(),
+            manual_sync: false,
         }
     }
 }
@@ -308,8 +319,9 @@ impl Log {
     /// group-commit thread. No partition is opened: each is opened — and
     /// its active segment recovered — before its first read or write.
     pub fn open(dir: &Path, opts: LogOptions) -> Result<Log> {
+        let io = opts.io.clone();
         if !dir.exists() {
-            fsutil::create_dir_durable(dir)?;
+            fsutil::create_dir_durable(&io, dir)?;
         }
         let lock = DirLock::acquire(dir)?;
         let opts = Arc::new(opts);
@@ -318,8 +330,9 @@ impl Log {
         if started_clean {
             // Gone before this run writes anything: a crash in it must not
             // pass for a clean close.
-            fs::remove_file(&clean).ctx("remove clean-close marker", &clean)?;
-            fsutil::fsync_dir(dir)?;
+            io.remove_file(&clean)
+                .ctx("remove clean-close marker", &clean)?;
+            fsutil::fsync_dir(&io, dir)?;
         }
         if dir.join("topics").exists() && !dir.join(catalog::CATALOG_FILE).exists() {
             return Err(StorageError::Config(format!(
@@ -330,24 +343,25 @@ impl Log {
         }
         let parts_dir = dir.join(PARTITIONS_DIR);
         if !parts_dir.exists() {
-            fsutil::create_dir_durable(&parts_dir)?;
+            fsutil::create_dir_durable(&io, &parts_dir)?;
         }
         let trash = dir.join("trash");
         if trash.exists() {
-            fs::remove_dir_all(&trash).ctx("empty trash", &trash)?;
+            io.remove_dir_all(&trash).ctx("empty trash", &trash)?;
         }
-        catalog::remove_leftovers(dir);
+        catalog::remove_leftovers(&io, dir);
         let open = OpenPartitions::new(opts.open_files);
         let files = open.lock().unwrap_or_else(|p| p.into_inner()).counter();
-        let slabs = slab::Slabs::open(dir, 0, files)?;
-        let (catalog, live) = Catalog::open(dir, opts.recovery_mode, |deleted| {
+        let slabs = slab::Slabs::open(dir, 0, files, io.clone())?;
+        let (catalog, live) = Catalog::open(dir, opts.recovery_mode, &io, |deleted| {
             // A deletion is durable in the catalog before its directories go;
             // a crash in between leaves them: remove them before the catalog
             // forgets which they were.
             for (_, pdir) in deleted.iter().flat_map(|e| e.partition_dirs(dir)) {
                 if pdir.exists() {
                     tracing::warn!(dir = %pdir.display(), "removing a deleted topic's partition left by a crash");
-                    fs::remove_dir_all(&pdir).ctx("remove deleted partition", &pdir)?;
+                    io.remove_dir_all(&pdir)
+                        .ctx("remove deleted partition", &pdir)?;
                 }
             }
             for e in deleted {
@@ -362,7 +376,7 @@ impl Log {
                     }
                 }
             }
-            fsutil::fsync_dir(&parts_dir)
+            fsutil::fsync_dir(&io, &parts_dir)
         })?;
         let mut topics = BTreeSet::new();
         let mut last_incarnation = 0;
@@ -406,10 +420,14 @@ impl Log {
             catalog.defer_writes();
         }
         let catalog = Arc::new(catalog);
-        let sync = SyncQueue::new();
+        let sync = SyncQueue::new(io.clone());
         let fs_handle = File::open(dir).ctx("open data directory", dir)?;
         sync.attach(catalog.clone(), fs_handle);
-        let sync_thread = sync.start(opts.fsync);
+        let sync_thread = if opts.manual_sync {
+            None
+        } else {
+            sync.start(opts.fsync)
+        };
         let log = Log {
             dir: dir.to_path_buf(),
             open,
@@ -435,6 +453,16 @@ impl Log {
             log.verify_all()?;
         }
         Ok(log)
+    }
+
+    /// Run one group-commit round now, on this thread: the catalog, then
+    /// every partition queued since the last round. Only under
+    /// [`LogOptions::manual_sync`], where no thread runs rounds; otherwise
+    /// the sync thread owns them and this does nothing.
+    pub fn sync_round(&self) {
+        if self.opts.manual_sync {
+            self.sync.round_now();
+        }
     }
 
     /// The data directory.
@@ -792,7 +820,10 @@ impl Log {
                     let pdir = partition_dir(&self.dir, name, p, incarnation);
                     if pdir.exists() {
                         tracing::warn!(dir = %pdir.display(), "removing a leftover directory of a lost topic creation");
-                        fs::remove_dir_all(&pdir).ctx("remove leftover partition", &pdir)?;
+                        self.opts
+                            .io
+                            .remove_dir_all(&pdir)
+                            .ctx("remove leftover partition", &pdir)?;
                     }
                 }
             }
@@ -872,9 +903,9 @@ impl Log {
 
     /// Make the catalog durable up to `end`: by the group commit (shared
     /// with other creations and appends), or at once when there is no sync
-    /// thread (`fsync = never`).
+    /// thread (`fsync = never`, [`LogOptions::manual_sync`]).
     fn wait_catalog(&self, end: u64) -> Result<()> {
-        if self.opts.fsync == FsyncPolicy::Never {
+        if self.opts.fsync == FsyncPolicy::Never || self.opts.manual_sync {
             self.catalog.sync()?;
             return Ok(());
         }
@@ -922,26 +953,28 @@ impl Log {
         // rest at the next start); inline, whatever the fsync policy.
         self.catalog.sync()?;
         self.catalog.wait_synced(end)?;
+        let io = &self.opts.io;
         let trash = self.dir.join("trash");
         if !trash.exists() {
-            fsutil::create_dir_durable(&trash)?;
+            fsutil::create_dir_durable(io, &trash)?;
         }
         let dest = trash.join(unique_name(name));
-        fs::create_dir(&dest).ctx("create trash directory", &dest)?;
+        io.create_dir(&dest).ctx("create trash directory", &dest)?;
         for p in 0..topic.partitions {
             let pdir = partition_dir(&self.dir, name, p, topic.incarnation);
             if pdir.exists() {
                 let to = dest.join(p.to_string());
-                fs::rename(&pdir, &to).ctx("move partition to trash", &pdir)?;
+                io.rename(&pdir, &to)
+                    .ctx("move partition to trash", &pdir)?;
             }
         }
-        fsutil::fsync_dir(&self.dir.join(PARTITIONS_DIR))?;
+        fsutil::fsync_dir(io, &self.dir.join(PARTITIONS_DIR))?;
         for p in 0..topic.partitions {
             if let Some(slot) = topic.slot(p) {
                 self.slabs.release(slot)?;
             }
         }
-        if let Err(e) = fs::remove_dir_all(&dest) {
+        if let Err(e) = io.remove_dir_all(&dest) {
             tracing::warn!(dir = %dest.display(), error = %e, "could not empty the trash; it is emptied at the next start");
         }
         // Logged once the topic is gone from disk, also when `before_reuse` fails.
@@ -1058,6 +1091,9 @@ impl Log {
     /// when the `Log` is dropped.
     pub fn close(&self) -> Result<()> {
         self.stop.store(true, Ordering::SeqCst);
+        if self.opts.manual_sync {
+            self.sync.round_now();
+        }
         self.sync.shutdown();
         if let Some(h) = self
             .sync_thread
@@ -1088,7 +1124,9 @@ impl Log {
             // Every partition refuses appends now (closed above, or closed
             // earlier by the cache with nothing unsynced: under `never`
             // the `syncfs` above covered them).
-            if let Err(e) = fsutil::write_atomic(&self.dir.join(CLEAN_FILE), b"clean\n") {
+            if let Err(e) =
+                fsutil::write_atomic(&self.opts.io, &self.dir.join(CLEAN_FILE), b"clean\n")
+            {
                 first_err.get_or_insert(e);
             }
         }

@@ -6,8 +6,7 @@
 //! new one exists — so only the tail of the active segment can be torn by a
 //! crash. Everything else that fails a check is corruption, reported and fenced.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::IoSlice;
+use std::fs::{self, File};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
@@ -20,6 +19,7 @@ use tokio::sync::watch;
 use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
 use super::index::IndexBuilder;
+use super::io::{Io, OpenMode};
 use super::reader::{self, Continuity, ScanOptions, SegmentReader, WholeBatch};
 use super::segment::{
     self, HARD_MAX_BATCH, RolledSegment, SegmentFile, Verification, idx_name, log_name,
@@ -228,37 +228,23 @@ impl std::fmt::Debug for Partition {
     }
 }
 
-fn open_rw(path: &Path, create: bool) -> Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(create)
-        .truncate(false)
-        .open(path)
-        .ctx(
-            if create {
-                "create segment"
-            } else {
-                "open segment"
-            },
-            path,
-        )
-}
-
-/// Write all of `parts` at `pos` with as few `pwritev` calls as the kernel allows.
-fn write_all_at(file: &File, parts: [&[u8]; 2], mut pos: u64) -> std::io::Result<()> {
-    let (mut a, mut b) = (parts[0], parts[1]);
-    while !a.is_empty() || !b.is_empty() {
-        let n = rustix::io::pwritev(file, &[IoSlice::new(a), IoSlice::new(b)], pos)?;
-        if n == 0 {
-            return Err(std::io::ErrorKind::WriteZero.into());
-        }
-        pos += n as u64;
-        let from_a = n.min(a.len());
-        a = &a[from_a..];
-        b = &b[n - from_a..];
-    }
-    Ok(())
+fn open_rw(io: &Io, path: &Path, create: bool) -> Result<File> {
+    io.open(
+        path,
+        if create {
+            OpenMode::Create
+        } else {
+            OpenMode::Existing
+        },
+    )
+    .ctx(
+        if create {
+            "create segment"
+        } else {
+            "open segment"
+        },
+        path,
+    )
 }
 
 /// What opening a partition needs to know, passed down as one.
@@ -282,6 +268,7 @@ fn staging_dir(dir: &Path) -> PathBuf {
 /// segment based at `base`: staged in `<dir>.new`, fsynced, renamed into
 /// place and the rename fsynced. Returns the new segment file.
 fn move_slot_bytes(
+    io: &Io,
     slot: &SegmentFile,
     end: u64,
     dir: &Path,
@@ -301,20 +288,24 @@ fn move_slot_bytes(
     let staging = staging_dir(dir);
     if staging.exists() {
         tracing::warn!(dir = %staging.display(), "removing the leftover of a move out of a slot cut short");
-        fs::remove_dir_all(&staging).ctx("remove leftover", &staging)?;
+        io.remove_dir_all(&staging)
+            .ctx("remove leftover", &staging)?;
     }
-    fs::create_dir(&staging).ctx("create partition directory", &staging)?;
+    io.create_dir(&staging)
+        .ctx("create partition directory", &staging)?;
     let staged = staging.join(log_name(base));
-    let file = open_rw(&staged, true)?;
-    file.write_all_at(&bytes, 0).ctx("write segment", &staged)?;
+    let file = open_rw(io, &staged, true)?;
+    io.write_at(&file, &[&bytes], 0)
+        .ctx("write segment", &staged)?;
     let seg = SegmentFile::new(dir.join(log_name(base)), file);
     if last_append_ns > 0 {
         segment::stamp_append_time(&seg, last_append_ns)?;
     }
-    seg.file.sync_all().ctx("fsync segment", &staged)?;
-    fsutil::fsync_dir(&staging)?;
-    fs::rename(&staging, dir).ctx("move partition directory into place", &staging)?;
-    fsutil::fsync_dir(fsutil::parent(dir))?;
+    io.sync_all(&seg.file).ctx("fsync segment", &staged)?;
+    fsutil::fsync_dir(io, &staging)?;
+    io.rename(&staging, dir)
+        .ctx("move partition directory into place", &staging)?;
+    fsutil::fsync_dir(io, fsutil::parent(dir))?;
     Ok(seg)
 }
 
@@ -399,14 +390,16 @@ impl Partition {
                     let len = slot.file.metadata().ctx("stat slab", &slot.path)?.len();
                     let end = len.clamp(slot.origin(), slot.origin() + SLOT_BYTES);
                     let last = Self::slot_append_ns(&slot)?;
-                    move_slot_bytes(&slot, end, &dir, 0, last, true)?;
+                    move_slot_bytes(&opts.io, &slot, end, &dir, 0, last, true)?;
                     slot.release_when_unused();
                 }
             }
         }
         let mut dirs = 0;
         if !dir.exists() {
-            fs::create_dir(&dir).ctx("create partition directory", &dir)?;
+            opts.io
+                .create_dir(&dir)
+                .ctx("create partition directory", &dir)?;
             dirs |= DIR_PARENT;
         }
         let mut bases = Vec::new();
@@ -427,7 +420,7 @@ impl Partition {
                 // crash; the originals are intact.
                 let path = entry.path();
                 tracing::warn!(file = %path.display(), "removing leftover of an interrupted write");
-                fs::remove_file(&path).ctx("remove leftover", &path)?;
+                opts.io.remove_file(&path).ctx("remove leftover", &path)?;
             } else {
                 tracing::warn!(file = %entry.path().display(), "ignoring an unknown file in a partition directory");
             }
@@ -436,7 +429,9 @@ impl Partition {
         for orphan in idx_bases.iter().filter(|b| bases.binary_search(b).is_err()) {
             let path = dir.join(idx_name(*orphan));
             tracing::warn!(file = %path.display(), "removing an index without a log");
-            fs::remove_file(&path).ctx("remove orphan index", &path)?;
+            opts.io
+                .remove_file(&path)
+                .ctx("remove orphan index", &path)?;
         }
         let mut scratch = Vec::new();
         let mut rolled = Vec::new();
@@ -447,12 +442,12 @@ impl Partition {
                     &dir,
                     base,
                     end,
-                    opts.index_interval_bytes,
+                    &opts,
                     policy.cleanup != Cleanup::Compact,
                     &mut scratch,
                 )?;
                 if opts.verify_rolled == VerifyRolled::Startup {
-                    let v = seg.verify(opts.index_interval_bytes, &mut scratch)?;
+                    let v = seg.verify(&opts, &mut scratch)?;
                     if !v.bad.is_empty() && opts.recovery_mode == RecoveryMode::AbsoluteConsistency
                     {
                         let b = v.bad[0];
@@ -490,7 +485,7 @@ impl Partition {
             // segments' fencing serves it, and write on in a fresh segment.
             let idx_path = dir.join(idx_name(active.base));
             let index = active.index.clone().finish();
-            index.write(&idx_path)?;
+            index.write(&opts.io, &idx_path)?;
             rolled.push(Arc::new(RolledSegment::rolled(
                 segment::Parts {
                     base: active.base,
@@ -631,8 +626,9 @@ impl Partition {
                     "zeroing the torn tail of a slot"
                 );
                 rest.fill(0);
-                slot.file
-                    .write_all_at(&rest, at)
+                ctx.opts
+                    .io
+                    .write_at(&slot.file, &[&rest], at)
                     .ctx("zero torn tail", &slot.path)?;
                 zeroed = true;
             }
@@ -640,8 +636,9 @@ impl Partition {
         if zeroed || (at > origin && !ctx.durable) {
             // After a crash the slot's bytes may be in the page cache only;
             // what is served from now on must be on disk.
-            slot.file
-                .sync_data()
+            ctx.opts
+                .io
+                .sync_data(&slot.file)
                 .ctx("fsync recovered slot", &slot.path)?;
         }
         let last_append_ns = if at > origin {
@@ -674,6 +671,7 @@ impl Partition {
         let old = &inner.active;
         let origin = old.file.origin();
         let file = move_slot_bytes(
+            &self.opts.io,
             &old.file,
             old.size,
             &self.dir,
@@ -734,7 +732,7 @@ impl Partition {
         let (opts, topic, id) = (ctx.opts, ctx.topic, ctx.id);
         let path = dir.join(log_name(base));
         let created = !path.exists();
-        let file = open_rw(&path, true)?;
+        let file = open_rw(&opts.io, &path, true)?;
         let meta = file.metadata().ctx("stat segment", &path)?;
         let len = meta.len();
         let stored_append_ns = segment::stored_append_time(&meta, &path)?;
@@ -796,7 +794,9 @@ impl Partition {
                         reason = %err,
                         "truncating the torn tail of the active segment"
                     );
-                    file.set_len(at).ctx("truncate torn tail", &path)?;
+                    opts.io
+                        .set_len(&file, at)
+                        .ctx("truncate torn tail", &path)?;
                     truncated = true;
                     break (at, next);
                 }
@@ -806,12 +806,12 @@ impl Partition {
         if truncated {
             // Truncation moved the mtime to now; the survivors are older.
             segment::stamp_append_time(&file, stored_append_ns)?;
-            file.file
-                .sync_all()
+            opts.io
+                .sync_all(&file.file)
                 .ctx("fsync recovered segment", &file.path)?;
         } else if len > 0 && !ctx.durable {
-            file.file
-                .sync_data()
+            opts.io
+                .sync_data(&file.file)
                 .ctx("fsync recovered segment", &file.path)?;
         }
         let last_append_ns = if end > 0 { stored_append_ns } else { 0 };
@@ -978,16 +978,17 @@ impl Partition {
         let base = inner.next_offset;
         head[1..9].copy_from_slice(&base.to_be_bytes());
         let pos = inner.active.size;
-        if let Err(e) = write_all_at(&inner.active.file.file, [&head, &batch[HEADER_LEN..]], pos) {
+        let io = &self.opts.io;
+        if let Err(e) = io.write_at(&inner.active.file.file, &[&head, &batch[HEADER_LEN..]], pos) {
             let err = StorageError::io("append", &inner.active.file.path, e);
             // Cut off whatever part of the batch reached the file, so the next
             // append does not follow garbage (in a slot: zero it, the slab
             // goes on past it); if even that fails, stop writing.
             let undo = if inner.active.file.is_slot() {
                 let zeros = vec![0u8; (inner.active.file.origin() + SLOT_BYTES - pos) as usize];
-                inner.active.file.file.write_all_at(&zeros, pos)
+                io.write_at(&inner.active.file.file, &[&zeros], pos)
             } else {
-                inner.active.file.file.set_len(pos)
+                io.set_len(&inner.active.file.file, pos)
             };
             if let Err(e2) = undo {
                 let reason = format!("{err}; then truncating back failed: {e2}");
@@ -1042,19 +1043,18 @@ impl Partition {
         let old = &inner.active;
         segment::stamp_append_time(&old.file, old.last_append_ns)?;
         // sync_all, not sync_data: the append time (mtime) must be durable too.
-        old.file
-            .file
-            .sync_all()
+        let io = &self.opts.io;
+        io.sync_all(&old.file.file)
             .ctx("fsync segment before roll", &old.file.path)?;
         let index = old.index.clone().finish();
         let idx_path = self.dir.join(idx_name(old.base));
-        index.write(&idx_path)?;
+        index.write(io, &idx_path)?;
         let new_base = inner.next_offset;
         let path = self.dir.join(log_name(new_base));
-        let file = open_rw(&path, true)?;
-        fsutil::fsync_dir(&self.dir)?;
+        let file = open_rw(io, &path, true)?;
+        fsutil::fsync_dir(io, &self.dir)?;
         if self.dirs_unsynced.load(Ordering::Acquire) & DIR_PARENT != 0 {
-            fsutil::fsync_dir(fsutil::parent(&self.dir))?;
+            fsutil::fsync_dir(io, fsutil::parent(&self.dir))?;
         }
         self.dirs_unsynced.store(0, Ordering::Release);
         let new = Active {
@@ -1119,14 +1119,15 @@ impl Partition {
         let Some((target, file)) = self.sync_target()? else {
             return Ok(false);
         };
+        let io = &self.opts.io;
         let dirs = if target.dirs & DIR_PARENT != 0 {
-            fsutil::fsync_dir(fsutil::parent(&self.dir))
+            fsutil::fsync_dir(io, fsutil::parent(&self.dir))
         } else {
             Ok(())
         }
         .and_then(|()| {
             if target.dirs & DIR_NEW != 0 {
-                fsutil::fsync_dir(&self.dir)
+                fsutil::fsync_dir(io, &self.dir)
             } else {
                 Ok(())
             }
@@ -1135,7 +1136,7 @@ impl Partition {
             self.sync_failed(&err);
             return Err(err);
         }
-        if let Err(e) = file.file.sync_data() {
+        if let Err(e) = io.sync_data(&file.file) {
             let err = StorageError::io("fsync", &file.path, e);
             self.sync_failed(&err);
             return Err(err);
@@ -1255,8 +1256,9 @@ impl Partition {
         // A slot's slab is shared: its mtime stays that of its newest write.
         if last_append_ns > 0 && !file.is_slot() {
             segment::stamp_append_time(&file, last_append_ns)?;
-            file.file
-                .sync_all()
+            self.opts
+                .io
+                .sync_all(&file.file)
                 .ctx("fsync segment append time", &file.path)?;
         }
         Ok(())
@@ -1467,8 +1469,7 @@ impl Partition {
     /// CRC-verify a segment opened at start (blocking; run off the async runtime).
     pub fn verify_segment(&self, seg: &RolledSegment) -> Result<()> {
         let mut scratch = Vec::new();
-        seg.verify(self.opts.index_interval_bytes, &mut scratch)
-            .map(|_| ())
+        seg.verify(&self.opts, &mut scratch).map(|_| ())
     }
 
     /// Rolled segments not yet verified (for the background verifier).
@@ -1543,10 +1544,10 @@ impl Partition {
                 topic = %self.topic, partition = self.id, base = seg.base, bytes = seg.size,
                 "retention: deleting segment"
             );
-            remove_segment_files(seg)?;
+            remove_segment_files(&self.opts.io, seg)?;
         }
         if !doomed.is_empty() {
-            fsutil::fsync_dir(&self.dir)?;
+            fsutil::fsync_dir(&self.opts.io, &self.dir)?;
         }
         Ok(doomed.len())
     }
@@ -1654,13 +1655,14 @@ impl Partition {
 }
 
 /// Unlink a segment's log and index (readers holding it keep their open file).
-pub(crate) fn remove_segment_files(seg: &RolledSegment) -> Result<()> {
-    match fs::remove_file(&seg.idx_path) {
+pub(crate) fn remove_segment_files(io: &Io, seg: &RolledSegment) -> Result<()> {
+    match io.remove_file(&seg.idx_path) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(StorageError::io("remove index", &seg.idx_path, e)),
     }
-    fs::remove_file(&seg.file.path).ctx("remove segment", &seg.file.path)
+    io.remove_file(&seg.file.path)
+        .ctx("remove segment", &seg.file.path)
 }
 
 enum Planned {

@@ -8,9 +8,11 @@ use std::sync::{Arc, OnceLock};
 
 use hermit_protocol::record::{HEADER_LEN, RecordHeader};
 
+use super::LogOptions;
 use super::clock;
 use super::error::{IoContext, Result, StorageError};
 use super::index::{Index, IndexBuilder};
+use super::io::Io;
 use super::reader::{self, Continuity, ScanOptions, SegmentReader};
 
 /// Largest batch any scan accepts: beyond every configurable limit
@@ -52,6 +54,8 @@ pub struct SegmentFile {
 #[derive(Debug)]
 struct SlotRange {
     origin: u64,
+    /// What the punch goes through.
+    io: Io,
     /// Punch the slot out of its slab when the last reader lets go.
     release: AtomicBool,
 }
@@ -60,7 +64,7 @@ impl Drop for SegmentFile {
     fn drop(&mut self) {
         if let Some(s) = &self.slot
             && s.release.load(Ordering::Acquire)
-            && let Err(e) = super::slab::punch(&self.file, &self.path, s.origin)
+            && let Err(e) = super::slab::punch(&s.io, &self.file, &self.path, s.origin)
         {
             tracing::warn!(error = %e, "could not release a slot; its block stays allocated");
         }
@@ -78,12 +82,13 @@ impl SegmentFile {
     }
 
     /// The segment in the slot at `origin` of the slab `file`.
-    pub fn in_slot(slab: &Path, file: Arc<File>, origin: u64) -> SegmentFile {
+    pub fn in_slot(slab: &Path, file: Arc<File>, origin: u64, io: Io) -> SegmentFile {
         SegmentFile {
             path: PathBuf::from(format!("{}@{origin}", slab.display())),
             file,
             slot: Some(SlotRange {
                 origin,
+                io,
                 release: AtomicBool::new(false),
             }),
         }
@@ -236,10 +241,11 @@ impl RolledSegment {
         dir: &Path,
         base: u64,
         end_offset: u64,
-        interval: u64,
+        opts: &LogOptions,
         dense: bool,
         scratch: &mut Vec<u8>,
     ) -> Result<RolledSegment> {
+        let interval = opts.index_interval_bytes;
         let path = dir.join(log_name(base));
         let file = File::open(&path).ctx("open segment", &path)?;
         let meta = file.metadata().ctx("stat segment", &path)?;
@@ -274,7 +280,7 @@ impl RolledSegment {
                 let (builder, verification) =
                     verify_scan(&file, base, end_offset, size, interval, dense, scratch)?;
                 let index = builder.finish();
-                index.write(&idx_path)?;
+                index.write(&opts.io, &idx_path)?;
                 Self::rolled(
                     Parts {
                         base,
@@ -308,7 +314,8 @@ impl RolledSegment {
     /// If the stored index disagrees with the walk, reads use the walk's
     /// index from then on ([`Verification::index_for`]), and, when the log
     /// is intact, it replaces the `.idx` on disk.
-    pub fn verify(&self, interval: u64, scratch: &mut Vec<u8>) -> Result<&Verification> {
+    pub fn verify(&self, opts: &LogOptions, scratch: &mut Vec<u8>) -> Result<&Verification> {
+        let interval = opts.index_interval_bytes;
         if let Some(v) = self.verified.get() {
             return Ok(v);
         }
@@ -326,7 +333,7 @@ impl RolledSegment {
             let fresh = builder.finish();
             if verification.bad.is_empty() {
                 tracing::warn!(index = %self.idx_path.display(), "index disagrees with its log; rewriting it");
-                fresh.write(&self.idx_path)?;
+                fresh.write(&opts.io, &self.idx_path)?;
             }
             verification.index = Some(Arc::new(fresh));
         }

@@ -19,13 +19,14 @@
 //! unused).
 
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
+use super::io::{Io, OpenMode};
 use super::segment::SegmentFile;
 
 /// Bytes in a slot: one file-system block, so a nearly empty partition
@@ -63,6 +64,7 @@ pub struct Slabs {
     /// The log's count of open files (the `open_files` budget): each open
     /// slab counts one.
     files: Arc<AtomicUsize>,
+    io: Io,
 }
 
 struct State {
@@ -87,10 +89,10 @@ impl Slabs {
     /// Open the slabs of `data_dir` (creating `slabs/`); the next slot is
     /// at least `floor` (past every slot the catalog names) and past every
     /// byte the slab files hold.
-    pub fn open(data_dir: &Path, floor: u64, files: Arc<AtomicUsize>) -> Result<Slabs> {
+    pub fn open(data_dir: &Path, floor: u64, files: Arc<AtomicUsize>, io: Io) -> Result<Slabs> {
         let dir = data_dir.join(SLABS_DIR);
         if !dir.exists() {
-            fsutil::create_dir_durable(&dir)?;
+            fsutil::create_dir_durable(&io, &dir)?;
         }
         let mut next = floor;
         for entry in fs::read_dir(&dir).ctx("list slabs", &dir)? {
@@ -116,6 +118,7 @@ impl Slabs {
                 pruned_at: 0,
             }),
             files,
+            io,
         })
     }
 
@@ -162,7 +165,7 @@ impl Slabs {
         if let Some(seg) = st.live.get(&slot).and_then(Weak::upgrade) {
             return Ok(seg);
         }
-        let seg = Arc::new(SegmentFile::in_slot(&path, file, origin));
+        let seg = Arc::new(SegmentFile::in_slot(&path, file, origin, self.io.clone()));
         st.live.insert(slot, Arc::downgrade(&seg));
         if st.live.len() >= 2 * st.pruned_at.max(1024) {
             st.live.retain(|_, w| w.strong_count() > 0);
@@ -181,15 +184,12 @@ impl Slabs {
             return Ok((f.clone(), path, origin));
         }
         let created = !path.exists();
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
+        let file = self
+            .io
+            .open(&path, OpenMode::Create)
             .ctx("open slab", &path)?;
         if created {
-            fsutil::fsync_dir(&self.dir)?;
+            fsutil::fsync_dir(&self.io, &self.dir)?;
         }
         let file = Arc::new(file);
         st.open.insert(n, file.clone());
@@ -213,7 +213,7 @@ impl Slabs {
             }
         }
         let (file, path, origin) = self.file(slot)?;
-        punch(&file, &path, origin)
+        punch(&self.io, &file, &path, origin)
     }
 }
 
@@ -225,15 +225,9 @@ impl Drop for Slabs {
 }
 
 /// Punch the slot at `origin` out of a slab file.
-pub fn punch(file: &File, path: &Path, origin: u64) -> Result<()> {
-    use rustix::fs::FallocateFlags;
-    rustix::fs::fallocate(
-        file,
-        FallocateFlags::PUNCH_HOLE | FallocateFlags::KEEP_SIZE,
-        origin,
-        SLOT_BYTES,
-    )
-    .map_err(|e| StorageError::io("release slot", path, std::io::Error::from(e)))
+pub fn punch(io: &Io, file: &File, path: &Path, origin: u64) -> Result<()> {
+    io.punch_hole(file, origin, SLOT_BYTES)
+        .map_err(|e| StorageError::io("release slot", path, e))
 }
 
 #[cfg(test)]
@@ -244,11 +238,11 @@ mod tests {
     fn slots_are_never_handed_out_twice_nor_across_a_slab() {
         let dir = tempfile::tempdir().unwrap();
         let files = Arc::new(AtomicUsize::new(0));
-        let slabs = Slabs::open(dir.path(), 10, files.clone()).unwrap();
+        let slabs = Slabs::open(dir.path(), 10, files.clone(), Io::real()).unwrap();
         assert_eq!(slabs.reserve(3), 10);
         assert_eq!(slabs.reserve(1), 13);
         // A topic whose slots would straddle two slabs starts the next one.
-        let s = Slabs::open(dir.path(), SLAB_SLOTS - 2, files.clone()).unwrap();
+        let s = Slabs::open(dir.path(), SLAB_SLOTS - 2, files.clone(), Io::real()).unwrap();
         assert_eq!(s.reserve(3), SLAB_SLOTS);
         // Bytes in a slab push the next slot past them, whatever the catalog says.
         let (f, _, origin) = slabs.file(20).unwrap();
@@ -258,7 +252,7 @@ mod tests {
         assert_eq!(files.load(Ordering::Acquire), 1);
         drop((slabs, s, f));
         assert_eq!(files.load(Ordering::Acquire), 0);
-        let again = Slabs::open(dir.path(), 0, files).unwrap();
+        let again = Slabs::open(dir.path(), 0, files, Io::real()).unwrap();
         assert_eq!(again.reserve(1), 21);
     }
 
@@ -266,7 +260,7 @@ mod tests {
     fn a_released_slot_reads_as_zeros() {
         use std::os::unix::fs::FileExt;
         let dir = tempfile::tempdir().unwrap();
-        let slabs = Slabs::open(dir.path(), 0, Arc::new(AtomicUsize::new(0))).unwrap();
+        let slabs = Slabs::open(dir.path(), 0, Arc::new(AtomicUsize::new(0)), Io::real()).unwrap();
         let (f, _, o1) = slabs.file(1).unwrap();
         let (_, _, o2) = slabs.file(2).unwrap();
         f.write_all_at(&[7u8; 4096], o1).unwrap();

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::catalog::Catalog;
+use super::io::Io;
 use super::partition::{Partition, SyncTarget};
 use super::segment::SegmentFile;
 use crate::config::FsyncPolicy;
@@ -60,6 +61,8 @@ pub struct SyncQueue {
     catalog: OnceLock<Arc<Catalog>>,
     /// The data directory, for `syncfs` (its errors since it was opened are reported).
     fs: OnceLock<File>,
+    /// What the slabs' syncs and `syncfs` go through.
+    io: Io,
 }
 
 /// Group-commit counters.
@@ -80,8 +83,9 @@ impl std::fmt::Debug for SyncQueue {
 }
 
 impl SyncQueue {
-    /// A queue with no thread yet (see [`SyncQueue::start`]).
-    pub fn new() -> Arc<SyncQueue> {
+    /// A queue with no thread yet (see [`SyncQueue::start`]), syncing
+    /// slabs and the file system through `io`.
+    pub fn new(io: Io) -> Arc<SyncQueue> {
         Arc::new(SyncQueue {
             state: Mutex::new(State::default()),
             wake: Condvar::new(),
@@ -91,6 +95,7 @@ impl SyncQueue {
             syncfs: AtomicU64::new(0),
             catalog: OnceLock::new(),
             fs: OnceLock::new(),
+            io,
         })
     }
 
@@ -128,9 +133,9 @@ impl SyncQueue {
         match self.fs.get() {
             Some(fs) => {
                 self.syncfs.fetch_add(1, Ordering::Relaxed);
-                rustix::fs::syncfs(fs).map_err(|e| {
-                    super::StorageError::io("syncfs", Path::new("."), std::io::Error::from(e))
-                })
+                self.io
+                    .sync_filesystem(fs)
+                    .map_err(|e| super::StorageError::io("syncfs", Path::new("."), e))
             }
             None => Ok(()),
         }
@@ -212,12 +217,35 @@ impl SyncQueue {
                 next_round = Instant::now() + d;
             }
             let shutdown = self.lock().shutdown;
+            self.round(&batch);
+            if shutdown && self.lock().dirty.is_empty() {
+                return;
+            }
+        }
+    }
+
+    /// Run one round now, on this thread, over what is queued (the log's
+    /// [`manual_sync`](super::LogOptions::manual_sync) mode, where no
+    /// thread runs them).
+    pub(crate) fn round_now(&self) {
+        let batch = {
+            let mut st = self.lock();
+            st.catalog_dirty = false;
+            std::mem::take(&mut st.dirty)
+        };
+        self.round(&batch);
+    }
+
+    /// One group commit over `batch`: the catalog, then every partition,
+    /// then a new generation for the durable-ack waiters.
+    fn round(&self, batch: &[Arc<Partition>]) {
+        {
             self.rounds.fetch_add(1, Ordering::Relaxed);
             // The catalog goes first: a record's acknowledgement waits for its
             // partition's sync, so its topic's creation (written before the
             // record, so before the partition was queued) is durable by then.
             if batch.len() >= SYNCFS_MIN && self.fs.get().is_some() {
-                self.sync_round_whole(&batch);
+                self.sync_round_whole(batch);
             } else {
                 if let Some(c) = self.catalog.get()
                     && let Err(e) = c.sync()
@@ -227,7 +255,7 @@ impl SyncQueue {
                 // Partitions in slots of one slab share one fdatasync,
                 // issued after all their targets are captured.
                 let mut slabs: Vec<SlabRound<'_>> = Vec::new();
-                for p in &batch {
+                for p in batch {
                     p.dequeued();
                     let done = match p.sync_target() {
                         Ok(Some((t, file))) if file.is_slot() => {
@@ -255,7 +283,7 @@ impl SyncQueue {
                     }
                 }
                 for (file, ps) in slabs {
-                    match file.file.sync_data() {
+                    match self.io.sync_data(&file.file) {
                         Ok(()) => {
                             self.fsyncs.fetch_add(1, Ordering::Relaxed);
                             for (p, t) in ps {
@@ -273,9 +301,6 @@ impl SyncQueue {
                 }
             }
             self.generation.send_modify(|g| *g += 1);
-            if shutdown && self.lock().dirty.is_empty() {
-                return;
-            }
         }
     }
 
