@@ -353,6 +353,10 @@ impl Log {
         let open = OpenPartitions::new(opts.open_files);
         let files = open.lock().unwrap_or_else(|p| p.into_inner()).counter();
         let slabs = slab::Slabs::open(dir, 0, files, io.clone())?;
+        // A deleted topic's slots and incarnation are never handed out again
+        // either: while its entries are in the catalog, every start releases
+        // those slots again (and its delete entry names that incarnation).
+        let (mut slot_floor, mut last_incarnation) = (0, 0);
         let (catalog, live) = Catalog::open(dir, opts.recovery_mode, &io, |deleted| {
             // A deletion is durable in the catalog before its directories go;
             // a crash in between leaves them: remove them before the catalog
@@ -366,21 +370,25 @@ impl Log {
             }
             for e in deleted {
                 if let Entry::Create {
-                    first_slot: Some(s),
+                    first_slot,
                     settings,
+                    incarnation,
                     ..
                 } = e
                 {
-                    for slot in *s..*s + u64::from(settings.partitions) {
-                        slabs.release(slot)?;
+                    last_incarnation = last_incarnation.max(*incarnation);
+                    if let Some(s) = first_slot {
+                        let end = *s + u64::from(settings.partitions);
+                        slot_floor = slot_floor.max(end);
+                        for slot in *s..end {
+                            slabs.release(slot)?;
+                        }
                     }
                 }
             }
             fsutil::fsync_dir(&io, &parts_dir)
         })?;
         let mut topics = BTreeSet::new();
-        let mut last_incarnation = 0;
-        let mut slot_floor = 0;
         for e in live {
             if let Entry::Create {
                 name,
