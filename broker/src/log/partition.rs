@@ -505,14 +505,21 @@ impl Partition {
                 dirs |= DIR_NEW;
             }
         }
-        Ok(Self::assemble(
+        let p = Self::assemble(
             dir,
             &ctx,
             policy,
             sync_queue,
             (rolled, active, next_offset),
             dirs,
-        ))
+        );
+        if dirs != 0 && opts.fsync != FsyncPolicy::Never {
+            // Entries this open made wait for the next round, in the queue:
+            // closed idle before it, the partition would forget them, and
+            // its next open would find the file and trust its entry.
+            p.enqueue_sync();
+        }
+        Ok(p)
     }
 
     fn assemble(
