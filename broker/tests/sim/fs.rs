@@ -248,6 +248,13 @@ impl SimFs {
         self.lock().crash_at = Some(n);
     }
 
+    /// Lose power at the next operation.
+    pub fn cut_now(&self) {
+        let mut st = self.lock();
+        st.crash_at = Some(st.ops);
+        st.dead = true;
+    }
+
     /// Whether the power is gone.
     pub fn is_dead(&self) -> bool {
         self.lock().dead
@@ -401,10 +408,16 @@ impl SimFs {
     /// Pull the plug: rewrite the root as the disk holds it after a power
     /// loss, with every undecided write and entry decided by `rng`.
     pub fn power_loss(&self, rng: &mut Rng) -> std::io::Result<()> {
-        let mut st = self.lock();
-        st.dead = true;
         // How lucky this crash is: how much of the unsynced state survives.
         let keep = [10u64, 50, 90][rng.below(3) as usize];
+        self.power_loss_keeping(rng, keep)
+    }
+
+    /// [`SimFs::power_loss`] keeping each undecided write and entry with
+    /// probability `keep` percent (0: nothing unsynced survives).
+    pub fn power_loss_keeping(&self, rng: &mut Rng, keep: u64) -> std::io::Result<()> {
+        let mut st = self.lock();
+        st.dead = true;
         let mut tree = st.start.clone();
         for j in &st.journal {
             if j.waits_for.is_empty() || rng.below(100) < keep {

@@ -55,16 +55,21 @@ macro_rules! trace {
     };
 }
 
-/// Topics the workload uses: (name, cleanup, retention bytes, created by request).
-const TOPICS: &[(&str, Cleanup, u64, bool)] = &[
-    ("plain.a", Cleanup::Delete, 0, false),
-    ("plain.b", Cleanup::Delete, 0, false),
-    ("compact", Cleanup::Compact, 0, true),
-    ("retained", Cleanup::Delete, 6_000, true),
-    ("doomed.a", Cleanup::Delete, 0, false),
-    ("doomed.b", Cleanup::Delete, 0, true),
+/// Topics the workload uses: (name, cleanup, retention bytes, created by
+/// request, partitions). Auto-created topics get [`PARTITIONS`].
+const TOPICS: &[(&str, Cleanup, u64, bool, u32)] = &[
+    ("plain.a", Cleanup::Delete, 0, false, PARTITIONS),
+    ("plain.b", Cleanup::Delete, 0, false, PARTITIONS),
+    ("compact", Cleanup::Compact, 0, true, PARTITIONS),
+    ("retained", Cleanup::Delete, 6_000, true, PARTITIONS),
+    ("doomed.a", Cleanup::Delete, 0, false, PARTITIONS),
+    ("doomed.b", Cleanup::Delete, 0, true, PARTITIONS),
+    // A burst to all of its partitions makes a round of more than
+    // `SYNCFS_MIN` partitions: one `syncfs` instead of an fsync each.
+    ("fan", Cleanup::Delete, 0, true, FAN),
 ];
 const PARTITIONS: u32 = 2;
+const FAN: u32 = 17;
 const GROUP: &str = "sim";
 
 /// What a seed did.
@@ -76,6 +81,8 @@ pub struct Outcome {
     pub acked: u64,
     /// A digest of every epoch's I/O operations (kinds and sizes).
     pub trace: u64,
+    /// Group-commit rounds that synced by one `syncfs`.
+    pub syncfs: u64,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -175,6 +182,7 @@ pub fn run_seed(scratch: &Path, seed: u64, lies: Lies) -> Result<Outcome, String
         crashes: 0,
         acked: 0,
         trace: 0,
+        syncfs: 0,
     };
     let epochs = 1 + rng.below(3);
     for epoch in 0..=epochs {
@@ -235,6 +243,7 @@ fn run_epoch(
             return Err(e);
         }
     }
+    out.syncfs += engine.log().sync_stats().syncfs;
     if !sim.is_dead() && rng.chance(20) {
         // A clean stop before the power goes: everything is durable.
         drop(pending);
@@ -259,9 +268,9 @@ fn run_epoch(
     Ok(())
 }
 
-fn settings(cleanup: Cleanup, retention_bytes: u64) -> TopicSettings {
+fn settings(cleanup: Cleanup, retention_bytes: u64, partitions: u32) -> TopicSettings {
     TopicSettings {
-        partitions: PARTITIONS,
+        partitions,
         cleanup,
         retention_ms: u64::MAX,
         retention_bytes: if retention_bytes == 0 {
@@ -272,9 +281,9 @@ fn settings(cleanup: Cleanup, retention_bytes: u64) -> TopicSettings {
     }
 }
 
-fn new_topic(cleanup: Cleanup, retention: u64, durable: bool) -> TopicModel {
+fn new_topic(cleanup: Cleanup, retention: u64, durable: bool, partitions: u32) -> TopicModel {
     TopicModel {
-        parts: vec![PartModel::default(); PARTITIONS as usize],
+        parts: vec![PartModel::default(); partitions as usize],
         cleanup,
         retained: retention != 0,
         durable,
@@ -291,89 +300,44 @@ fn step(
 ) -> Result<(), String> {
     let log = engine.log();
     let roll = rng.below(100);
-    let (name, cleanup, retention, explicit) = TOPICS[rng.below(TOPICS.len() as u64) as usize];
-    let p = rng.below(u64::from(PARTITIONS)) as u32;
+    let (name, cleanup, retention, explicit, partitions) =
+        TOPICS[rng.below(TOPICS.len() as u64) as usize];
+    let p = rng.below(u64::from(partitions)) as u32;
     let exists = log.topic(name).is_some();
     trace!("step {roll} {name}/{p} exists={exists}");
     match roll {
         0..=44 => {
             // Produce one batch.
             if !exists && explicit {
-                return create(engine, model, name, cleanup, retention);
+                return create(engine, model, name, cleanup, retention, partitions);
             }
             if !exists {
-                model
-                    .topics
-                    .insert(name.to_owned(), new_topic(cleanup, retention, false));
+                model.topics.insert(
+                    name.to_owned(),
+                    new_topic(cleanup, retention, false, partitions),
+                );
             }
-            let part = if rng.chance(50) {
-                log.auto_create_in_slot(name, p)
-                    .map_err(|e| format!("auto-create {name}/{p}: {e}"))?
-                    .map_or_else(|| log.partition(name, p, true), Ok)
-            } else {
-                log.partition(name, p, true)
-            }
-            .map_err(|e| format!("partition {name}/{p}: {e}"))?;
-            let key: Vec<u8> = if cleanup == Cleanup::Compact {
-                format!("k{}", rng.below(4)).into_bytes()
-            } else {
-                Vec::new()
-            };
-            let mut b = BatchBuilder::new(&key);
-            for _ in 0..1 + rng.below(4) {
-                let most = if rng.chance(10) { 3000 } else { 700 };
-                let len = rng.below(most) as usize;
-                let fill = rng.next_u64();
-                let v: Vec<u8> = (0..len)
-                    .map(|i| (fill >> (i % 8 * 8)) as u8 ^ i as u8)
-                    .collect();
-                b.push(&v);
-            }
-            let batch = b
-                .finish(1_700_000_000_000_000_000)
-                .map_err(|e| e.to_string())?;
-            let a = part
-                .append(&batch)
-                .map_err(|e| format!("append {name}/{p}: {e}"))?;
-            trace!("  appended {}..{}", a.base_offset, a.next_offset);
-            let t = model.topics.get_mut(name).expect("inserted above");
-            let pm = &mut t.parts[p as usize];
-            // What a crash lost before is gone; these offsets are the log's
-            // now — unless one of them was acknowledged.
-            if let Some((base, _)) = pm.batches.range(a.base_offset..).find(|(_, b)| b.acked) {
-                return Err(violation(format!(
-                    "{name}/{p}: an append got offset {}, at or before acknowledged batch {base}",
-                    a.base_offset
-                )));
-            }
-            pm.batches.retain(|&base, _| base < a.base_offset);
-            pm.batches.insert(
-                a.base_offset,
-                Batch {
-                    next: a.next_offset,
-                    bytes: unstamped(&batch),
-                    key,
-                    acked: false,
-                },
-            );
-            pending.push(Pending::Batch {
-                part,
-                topic: name.to_owned(),
-                p,
-                base: a.base_offset,
-                next: a.next_offset,
-            });
+            produce(engine, rng, model, pending, name, p, cleanup)?;
         }
         45..=69 => {
             log.sync_round();
             settle(model, pending, out);
         }
-        70..=74 => {
+        70..=72 => {
             if exists
                 && let Some(part) = log.partition_if_open(name, p).map_err(|e| e.to_string())?
             {
                 part.force_roll()
                     .map_err(|e| format!("roll {name}/{p}: {e}"))?;
+            }
+        }
+        73..=74 => {
+            // A burst: a batch to every partition of `fan`.
+            if log.topic("fan").is_none() {
+                return create(engine, model, "fan", Cleanup::Delete, 0, FAN);
+            }
+            for p in 0..FAN {
+                produce(engine, rng, model, pending, "fan", p, Cleanup::Delete)?;
             }
         }
         75..=79 => {
@@ -396,7 +360,7 @@ fn step(
         }
         80..=84 => {
             if !exists {
-                return create(engine, model, name, cleanup, retention);
+                return create(engine, model, name, cleanup, retention, partitions);
             }
         }
         85..=89 => {
@@ -442,19 +406,93 @@ fn step(
     Ok(())
 }
 
+/// Append one batch to `name/p` (created on first use) and remember it
+/// until a round makes it durable.
+fn produce(
+    engine: &Engine,
+    rng: &mut Rng,
+    model: &mut Model,
+    pending: &mut Vec<Pending>,
+    name: &str,
+    p: u32,
+    cleanup: Cleanup,
+) -> Result<(), String> {
+    let log = engine.log();
+    let part = if rng.chance(50) {
+        log.auto_create_in_slot(name, p)
+            .map_err(|e| format!("auto-create {name}/{p}: {e}"))?
+            .map_or_else(|| log.partition(name, p, true), Ok)
+    } else {
+        log.partition(name, p, true)
+    }
+    .map_err(|e| format!("partition {name}/{p}: {e}"))?;
+    let key: Vec<u8> = if cleanup == Cleanup::Compact {
+        format!("k{}", rng.below(4)).into_bytes()
+    } else {
+        Vec::new()
+    };
+    let mut b = BatchBuilder::new(&key);
+    for _ in 0..1 + rng.below(4) {
+        let most = if rng.chance(10) { 3000 } else { 700 };
+        let len = rng.below(most) as usize;
+        let fill = rng.next_u64();
+        let v: Vec<u8> = (0..len)
+            .map(|i| (fill >> (i % 8 * 8)) as u8 ^ i as u8)
+            .collect();
+        b.push(&v);
+    }
+    let batch = b
+        .finish(1_700_000_000_000_000_000)
+        .map_err(|e| e.to_string())?;
+    let a = part
+        .append(&batch)
+        .map_err(|e| format!("append {name}/{p}: {e}"))?;
+    trace!("  appended {}..{}", a.base_offset, a.next_offset);
+    let t = model.topics.get_mut(name).expect("inserted above");
+    let pm = &mut t.parts[p as usize];
+    // What a crash lost before is gone; these offsets are the log's
+    // now — unless one of them was acknowledged.
+    if let Some((base, _)) = pm.batches.range(a.base_offset..).find(|(_, b)| b.acked) {
+        return Err(violation(format!(
+            "{name}/{p}: an append got offset {}, at or before acknowledged batch {base}",
+            a.base_offset
+        )));
+    }
+    pm.batches.retain(|&base, _| base < a.base_offset);
+    pm.batches.insert(
+        a.base_offset,
+        Batch {
+            next: a.next_offset,
+            bytes: unstamped(&batch),
+            key,
+            acked: false,
+        },
+    );
+    pending.push(Pending::Batch {
+        part,
+        topic: name.to_owned(),
+        p,
+        base: a.base_offset,
+        next: a.next_offset,
+    });
+    Ok(())
+}
+
 fn create(
     engine: &Engine,
     model: &mut Model,
     name: &str,
     cleanup: Cleanup,
     retention: u64,
+    partitions: u32,
 ) -> Result<(), String> {
-    model
-        .topics
-        .insert(name.to_owned(), new_topic(cleanup, retention, false));
+    model.topics.insert(
+        name.to_owned(),
+        new_topic(cleanup, retention, false, partitions),
+    );
     engine
         .log()
-        .create_topic(name, settings(cleanup, retention))
+        .create_topic(name, settings(cleanup, retention, partitions))
         .map_err(|e| format!("create {name}: {e}"))?;
     if let Some(t) = model.topics.get_mut(name) {
         t.durable = true;
@@ -581,7 +619,7 @@ fn check_and_adopt(engine: &Engine, sim: &SimFs, model: &mut Model) -> Check {
             model.commits.retain(|(n, _), _| *n != name);
             continue;
         };
-        if topic.partition_count() != PARTITIONS {
+        if topic.partition_count() as usize != t.parts.len() {
             return Err(violation(format!(
                 "topic {name} has {} partitions",
                 topic.partition_count()
