@@ -673,6 +673,14 @@ mod tests {
     use super::*;
     use std::fs;
 
+    fn open_in(
+        dir: &Path,
+        mode: RecoveryMode,
+        remove_deleted: impl FnOnce(&[Entry]) -> Result<()>,
+    ) -> Result<(Catalog, Vec<Entry>)> {
+        Catalog::open(dir, mode, &Io::real(), remove_deleted)
+    }
+
     fn create(name: &str, incarnation: u64) -> Entry {
         Entry::Create {
             name: name.into(),
@@ -730,13 +738,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(CATALOG_FILE);
         let file_len = || fs::metadata(&path).unwrap().len();
-        let (c, _) = Catalog::open(
-            dir.path(),
-            RecoveryMode::TolerateTailCorruption,
-            &Io::real(),
-            |_| Ok(()),
-        )
-        .unwrap();
+        let (c, _) = open_in(dir.path(), RecoveryMode::TolerateTailCorruption, |_| Ok(())).unwrap();
         c.defer_writes();
         let start = file_len();
         let end = c.append(&create("a", 1)).unwrap();
@@ -790,22 +792,9 @@ mod tests {
         assert_eq!(r.skipped, [(b_at as u64, (b_at + b.len()) as u64)]);
         assert_eq!(r.torn_at, Some((b_at + b.len() + c.len()) as u64));
 
-        assert!(
-            Catalog::open(
-                dir.path(),
-                RecoveryMode::AbsoluteConsistency,
-                &Io::real(),
-                |_| Ok(())
-            )
-            .is_err()
-        );
-        let (cat, live) = Catalog::open(
-            dir.path(),
-            RecoveryMode::TolerateTailCorruption,
-            &Io::real(),
-            |_| Ok(()),
-        )
-        .unwrap();
+        assert!(open_in(dir.path(), RecoveryMode::AbsoluteConsistency, |_| Ok(())).is_err());
+        let (cat, live) =
+            open_in(dir.path(), RecoveryMode::TolerateTailCorruption, |_| Ok(())).unwrap();
         assert_eq!(live, [create("a", 1), create("c", 3)]);
         drop(cat);
         // Rewritten: clean now.
@@ -817,13 +806,8 @@ mod tests {
     #[test]
     fn deletes_drop_their_creates_when_rewritten() {
         let dir = tempfile::tempdir().unwrap();
-        let (cat, live) = Catalog::open(
-            dir.path(),
-            RecoveryMode::TolerateTailCorruption,
-            &Io::real(),
-            |_| Ok(()),
-        )
-        .unwrap();
+        let (cat, live) =
+            open_in(dir.path(), RecoveryMode::TolerateTailCorruption, |_| Ok(())).unwrap();
         assert!(live.is_empty());
         cat.append(&create("a", 1)).unwrap();
         cat.append(&create("b", 2)).unwrap();
@@ -837,15 +821,10 @@ mod tests {
         cat.wait_synced(end).unwrap();
         drop(cat);
         let mut removed = Vec::new();
-        let (_cat, live) = Catalog::open(
-            dir.path(),
-            RecoveryMode::TolerateTailCorruption,
-            &Io::real(),
-            |d| {
-                removed = d.to_vec();
-                Ok(())
-            },
-        )
+        let (_cat, live) = open_in(dir.path(), RecoveryMode::TolerateTailCorruption, |d| {
+            removed = d.to_vec();
+            Ok(())
+        })
         .unwrap();
         assert_eq!(live, [create("b", 2)]);
         assert_eq!(removed, [create("a", 1)]);

@@ -315,20 +315,12 @@ impl SimFs {
                 "a write to a file the simulation never saw opened",
             ));
         };
+        trace_file(&st, id, || match &op {
+            DataOp::Write { pos, bytes } => format!("write {pos}+{}", bytes.len()),
+            DataOp::SetLen(l) => format!("set_len {l}"),
+            DataOp::Punch { pos, len } => format!("punch {pos}+{len}"),
+        });
         // The durable contents are read before the change reaches the file.
-        if std::env::var_os("HERMITMQ_SIM_TRACE").is_some() {
-            let path = st
-                .tree
-                .iter()
-                .find(|(_, n)| **n == Node::File(id))
-                .map(|(p, _)| p.clone());
-            let what = match &op {
-                DataOp::Write { pos, bytes } => format!("write {pos}+{}", bytes.len()),
-                DataOp::SetLen(l) => format!("set_len {l}"),
-                DataOp::Punch { pos, len } => format!("punch {pos}+{len}"),
-            };
-            eprintln!("    io#{} {what} {path:?}", st.ops - 1);
-        }
         let fs = Self::file_state(&mut st, id, file)?;
         match &op {
             DataOp::Write { pos, bytes } => RealFs.write_at(file, &[bytes], *pos)?,
@@ -348,14 +340,7 @@ impl SimFs {
         let Some(id) = Self::id_of(&st, file)? else {
             return Ok(());
         };
-        if std::env::var_os("HERMITMQ_SIM_TRACE").is_some() {
-            let path = st
-                .tree
-                .iter()
-                .find(|(_, n)| **n == Node::File(id))
-                .map(|(p, _)| p.clone());
-            eprintln!("    io#{} sync {path:?}", st.ops - 1);
-        }
+        trace_file(&st, id, || "sync".into());
         if let Some(fs) = st.files.get_mut(&id) {
             let durable = fs.durable.as_mut().expect("read before the first change");
             for op in fs.pending.drain(..) {
@@ -478,6 +463,18 @@ impl SimFs {
             }
         }
         Ok(())
+    }
+}
+
+/// `HERMITMQ_SIM_TRACE`: print operation `what` on file `id`.
+fn trace_file(st: &State, id: u64, what: impl FnOnce() -> String) {
+    if std::env::var_os("HERMITMQ_SIM_TRACE").is_some() {
+        let path = st
+            .tree
+            .iter()
+            .find(|(_, n)| **n == Node::File(id))
+            .map(|(p, _)| p.clone());
+        eprintln!("    io#{} {} {path:?}", st.ops - 1, what());
     }
 }
 
