@@ -151,8 +151,9 @@ enum Pending {
     },
 }
 
-fn options(io: Io) -> LogOptions {
+fn options(io: Io, slots: bool) -> LogOptions {
     LogOptions {
+        partition_slots: slots,
         fsync: FsyncPolicy::Always,
         manual_sync: true,
         segment_bytes: 8 * 1024,
@@ -185,6 +186,9 @@ pub fn run_seed(scratch: &Path, seed: u64, lies: Lies) -> Result<Outcome, String
         syncfs: 0,
     };
     let epochs = 1 + rng.below(3);
+    // A third of the seeds give new topics directories from their first
+    // use instead of slots.
+    let slots = rng.chance(67);
     for epoch in 0..=epochs {
         let last = epoch == epochs;
         let sim = SimFs::new(&dir, lies);
@@ -193,7 +197,14 @@ pub fn run_seed(scratch: &Path, seed: u64, lies: Lies) -> Result<Outcome, String
             sim.crash_at(rng.below(steps * 8));
         }
         trace!("epoch {epoch}: {steps} steps");
-        let res = run_epoch(&dir, &sim, &mut rng, &mut model, steps, last, &mut out);
+        let res = run_epoch(
+            &dir,
+            &sim,
+            &mut rng,
+            &mut model,
+            (steps, slots, last),
+            &mut out,
+        );
         trace!("epoch {epoch} ends after {} ops: {res:?}", sim.ops());
         out.trace = out.trace.rotate_left(7) ^ sim.trace();
         match res {
@@ -221,12 +232,11 @@ fn run_epoch(
     sim: &Arc<SimFs>,
     rng: &mut Rng,
     model: &mut Model,
-    steps: u64,
-    last: bool,
+    (steps, slots, last): (u64, bool, bool),
     out: &mut Outcome,
 ) -> Result<(), String> {
     let io = Io::new(sim.clone());
-    let engine = Engine::open(dir, options(io)).map_err(|e| format!("open: {e}"))?;
+    let engine = Engine::open(dir, options(io, slots)).map_err(|e| format!("open: {e}"))?;
     check_and_adopt(&engine, sim, model)?;
     if last {
         return Ok(());
