@@ -1151,6 +1151,11 @@ impl Drop for Log {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         self.sync.shutdown();
+        if self.opts.manual_sync {
+            // No thread takes the queue: what waits there holds the queue
+            // back (a partition keeps its queue), and would never be freed.
+            self.sync.discard();
+        }
     }
 }
 

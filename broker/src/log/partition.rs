@@ -675,6 +675,9 @@ impl Partition {
     /// whole directory, never half of one. Everything written is durable
     /// after it. The slot is released once no reader holds it.
     fn move_out(&self, inner: &mut Inner) -> Result<()> {
+        // What moves is durable after it, without a round: its topic's
+        // creation must be first.
+        self.sync_catalog()?;
         let old = &inner.active;
         let origin = old.file.origin();
         let file = move_slot_bytes(
@@ -1030,6 +1033,15 @@ impl Partition {
         })
     }
 
+    /// Before records become durable outside a round (a roll, a move out),
+    /// their topic's creation (the catalog) is made durable.
+    fn sync_catalog(&self) -> Result<()> {
+        match &self.sync_queue {
+            Some(q) if self.opts.fsync != FsyncPolicy::Never => q.sync_catalog(),
+            _ => Ok(()),
+        }
+    }
+
     fn enqueue_sync(self: &Arc<Self>) {
         if let Some(q) = &self.sync_queue
             && !self.queued.swap(true, Ordering::SeqCst)
@@ -1047,6 +1059,9 @@ impl Partition {
     /// The old segment is fsynced and its index written before the new file
     /// exists, keeping "only the active segment may be torn" true.
     fn roll(&self, inner: &mut Inner) -> Result<()> {
+        // The old segment is durable after it, without a round: its topic's
+        // creation must be first.
+        self.sync_catalog()?;
         let old = &inner.active;
         segment::stamp_append_time(&old.file, old.last_append_ns)?;
         // sync_all, not sync_data: the append time (mtime) must be durable too.

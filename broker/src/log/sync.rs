@@ -121,6 +121,17 @@ impl SyncQueue {
         }
     }
 
+    /// Make the catalog durable now, outside a round: before a roll or a
+    /// move out of a slot makes records durable by itself, their topic's
+    /// creation must be (a round syncs the catalog first; these do not
+    /// wait for one). Nothing to do, and no fsync, when nothing is unsynced.
+    pub(crate) fn sync_catalog(&self) -> super::Result<()> {
+        match self.catalog.get() {
+            Some(c) => c.sync().map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
     /// The catalog has unsynced entries nobody waits for: the next round
     /// (which the first record after them starts) syncs them; no wake-up.
     pub(crate) fn catalog_written(&self) {
@@ -345,6 +356,13 @@ impl SyncQueue {
                 }
             }
         }
+    }
+
+    /// Drop what is queued, unsynced (a log dropped without a close and
+    /// with no thread: as after a crash).
+    pub(crate) fn discard(&self) {
+        let dirty = std::mem::take(&mut self.lock().dirty);
+        drop(dirty);
     }
 
     /// Ask the thread to finish its last round and stop.
