@@ -13,6 +13,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use hermit_broker::config::FsyncPolicy;
+use hermit_broker::engine::Engine;
 use hermit_broker::log::io::Io;
 use hermit_broker::log::{Log, LogOptions};
 use sim::fs::{Lies, SimFs};
@@ -104,6 +105,9 @@ fn seeds_that_found_bugs_stay_fixed() {
             &[5, 23, 36, 38, 44][..],
             "new directory entries never fsynced",
         ),
+        // From the 100,000-seed run; direct tests below.
+        (&[1062][..], "records durable by a roll before their topic"),
+        (&[59953][..], "offsets of a deleted topic inherited"),
     ] {
         for &seed in seeds {
             if let Err(e) = run_seed(scratch.path(), seed, Lies::default()) {
@@ -209,6 +213,47 @@ fn records_made_durable_by_a_roll_or_a_move_out_have_a_durable_topic() {
             "slots {slots}: the acknowledged batch survives"
         );
     }
+}
+
+/// Found as seed 59953 of the 100,000-seed run: deleting a topic wrote
+/// tombstones for its group offsets and returned before they were durable;
+/// the name was created again, a power loss dropped the tombstones, and
+/// the new topic inherited the old one's committed offset.
+#[test]
+fn a_topic_created_again_after_a_power_loss_inherits_no_offsets() {
+    let scratch = common::scratch_dir();
+    let dir = scratch.path().join("data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sim = SimFs::new(&dir, Lies::default());
+    let opts = LogOptions {
+        fsync: FsyncPolicy::Always,
+        manual_sync: true,
+        io: Io::new(sim.clone()),
+        ..LogOptions::default()
+    };
+    let engine = Engine::open(&dir, opts).unwrap();
+    let p = engine.log().partition("t", 0, true).unwrap();
+    p.append(&common::batch(b"k", 5, 10, 1)).unwrap();
+    engine.log().sync_round();
+    let a = engine.commit("g", "t", 0, 4).unwrap();
+    engine.log().sync_round();
+    assert!(engine.offsets_partition().synced_offset() >= a.next_offset);
+    drop(p);
+    engine.delete_topic("t").unwrap();
+    // Created again (durable at once), and the power goes before a round.
+    let settings = hermit_protocol::frame::TopicSettings {
+        partitions: 1,
+        cleanup: hermit_protocol::Cleanup::Delete,
+        retention_ms: 0,
+        retention_bytes: 0,
+    };
+    engine.log().create_topic("t", settings).unwrap();
+    sim.cut_now();
+    drop(engine);
+    sim.power_loss_keeping(&mut Rng::new(0), 0).unwrap();
+    let engine = Engine::open(&dir, common::opts(1 << 20)).unwrap();
+    assert!(engine.log().topic("t").is_some(), "created again, durably");
+    assert_eq!(engine.offsets().committed("g", "t", 0), None);
 }
 
 #[test]

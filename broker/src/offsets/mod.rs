@@ -184,8 +184,12 @@ impl OffsetStore {
         v
     }
 
-    /// Forget every group's offsets for a deleted topic (writes tombstones).
+    /// Forget every group's offsets for a deleted topic: tombstones,
+    /// durable before this returns — the topic's name may be created again
+    /// next, and a tombstone lost in a crash would hand the old topic's
+    /// offsets to the new one.
     pub fn forget_topic(&self, topic: &str) -> Result<()> {
+        let mut wrote = false;
         for shard in &self.shards {
             let mut map = shard.lock().unwrap_or_else(|p| p.into_inner());
             let doomed: Vec<Key> = map.keys().filter(|k| k.1 == topic).cloned().collect();
@@ -193,7 +197,11 @@ impl OffsetStore {
                 let batch = BatchBuilder::tombstone(&encode_key(&key.0, &key.1, key.2), now_ns());
                 self.log.append(&batch)?;
                 map.remove(&key);
+                wrote = true;
             }
+        }
+        if wrote {
+            self.log.sync()?;
         }
         Ok(())
     }
