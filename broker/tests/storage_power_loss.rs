@@ -41,6 +41,9 @@ fn run_many(first: u64, seeds: u64, lies: Lies) -> (Vec<String>, Vec<Outcome>) {
                     if seed >= first + seeds {
                         return;
                     }
+                    if seed > first && (seed - first).is_multiple_of(10_000) {
+                        eprintln!("… seed {seed}");
+                    }
                     match run_seed(scratch.path(), seed, lies) {
                         Ok(o) => outcomes.lock().unwrap().push((seed, o)),
                         Err(e) => failures.lock().unwrap().push((seed, e)),
