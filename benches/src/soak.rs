@@ -94,6 +94,10 @@ pub struct SoakArgs {
     /// a produce, a fetch and a commit.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub fresh: u64,
+    /// The broker's `open_files` (segment and slab files partitions keep
+    /// open; beyond it idle partitions are closed and reopened on use).
+    #[arg(long, default_value_t = 768, value_name = "N", value_parser = clap::value_parser!(u32).range(16..))]
+    pub open_files: u32,
     /// The broker's `max_connections` [default: good + hostile + 64].
     #[arg(long, value_name = "N")]
     pub max_connections: Option<u64>,
@@ -145,7 +149,7 @@ impl SoakArgs {
     /// One line describing the settings.
     pub fn settings(&self) -> String {
         format!(
-            "duration={} connections={} topics={} hostile={} interval={} window={} burst={} every {} fd_burst={} fresh={} max_connections={} nofile={} fsync={}",
+            "duration={} connections={} topics={} hostile={} interval={} window={} burst={} every {} fd_burst={} fresh={} open_files={} max_connections={} nofile={} fsync={}",
             secs(self.duration),
             self.connections,
             self.topics,
@@ -156,6 +160,7 @@ impl SoakArgs {
             secs(self.burst_every),
             self.fd_burst,
             self.fresh,
+            self.open_files,
             self.max_connections(),
             self.broker_nofile(),
             self.target.fsync,
@@ -170,8 +175,9 @@ impl SoakArgs {
 
     /// The broker's RLIMIT_NOFILE.
     pub fn broker_nofile(&self) -> u64 {
-        self.nofile
-            .unwrap_or_else(|| broker_need(self.max_connections()) + NOFILE_HEADROOM)
+        self.nofile.unwrap_or_else(|| {
+            broker_need(self.max_connections(), self.open_files) + NOFILE_HEADROOM
+        })
     }
 
     /// When the storm starts and how long it lasts (from the load's start).
@@ -192,9 +198,8 @@ const NOFILE_HEADROOM: u64 = 512;
 
 /// What the broker itself computes it needs: `max_connections +
 /// open_files + 64`.
-fn broker_need(max_connections: u64) -> u64 {
-    let config = hermit_broker::config::Config::default();
-    max_connections + u64::from(config.open_files) + BROKER_NOFILE_MARGIN
+fn broker_need(max_connections: u64, open_files: u32) -> u64 {
+    max_connections + u64::from(open_files) + BROKER_NOFILE_MARGIN
 }
 
 /// Per connection, what the broker holds while it serves a good client: its
@@ -366,7 +371,8 @@ async fn pause(d: Duration, stop: &mut watch::Receiver<bool>) -> bool {
 }
 
 /// One round of a good connection: durable produce, fetch from `pos`,
-/// commit. Returns the new position; failures are recorded, not returned.
+/// commit. Returns the new position and whether all three succeeded;
+/// failures are recorded, not returned.
 async fn round(
     good: &Good,
     client: &Client,
@@ -375,15 +381,16 @@ async fn round(
     seq: u64,
     pos: u64,
     rng: &mut Rng,
-) -> u64 {
+) -> (u64, bool) {
     let name = topic(topic_i);
     let (batch, values) = match make_batch(conn, seq, rng) {
         Ok(b) => b,
         Err(e) => {
             good.fatal(format!("{e:#}"));
-            return pos;
+            return (pos, false);
         }
     };
+    let mut all_ok = true;
     let t = Instant::now();
     match client.produce(&name, 0, Ack::Durable, batch).await {
         Ok(base) => {
@@ -396,7 +403,10 @@ async fn round(
                 good.fatal(format!("{name}: {e}"));
             }
         }
-        Err(e) => good.failed(Op::Produce, format!("produce to {name}: {e}")),
+        Err(e) => {
+            all_ok = false;
+            good.failed(Op::Produce, format!("produce to {name}: {e}"))
+        }
     }
     let t = Instant::now();
     let mut next = pos;
@@ -411,6 +421,7 @@ async fn round(
                         n += 1;
                     }
                     Err(e) => {
+                        all_ok = false;
                         good.fatal(format!("{name}: a corrupt batch was served at {next}: {e}"));
                         break;
                     }
@@ -418,7 +429,10 @@ async fn round(
             }
             good.records_fetched.fetch_add(n, Ordering::Relaxed);
         }
-        Err(e) => good.failed(Op::Fetch, format!("fetch from {name}: {e}")),
+        Err(e) => {
+            all_ok = false;
+            good.failed(Op::Fetch, format!("fetch from {name}: {e}"))
+        }
     }
     let commits = &good.commits[conn as usize];
     commits.attempted.store(next, Ordering::Relaxed);
@@ -428,9 +442,12 @@ async fn round(
             good.ok(Op::Commit, t);
             commits.acked.store(next, Ordering::Relaxed);
         }
-        Err(e) => good.failed(Op::Commit, format!("commit on {name}: {e}")),
+        Err(e) => {
+            all_ok = false;
+            good.failed(Op::Commit, format!("commit on {name}: {e}"))
+        }
     }
-    next
+    (next, all_ok)
 }
 
 /// A good connection until the stop signal.
@@ -449,7 +466,9 @@ async fn good_loop(
     }
     let (mut seq, mut pos) = (0, 0);
     loop {
-        pos = round(&good, &client, conn, topic_i, seq, pos, &mut rng).await;
+        pos = round(&good, &client, conn, topic_i, seq, pos, &mut rng)
+            .await
+            .0;
         seq += 1;
         if pause(interval.mul_f64(0.5 + rng.unit()), &mut stop).await {
             return;
@@ -670,41 +689,43 @@ fn check_commit(r: CommitAnswer, checked: &mut u64, problems: &mut Vec<String>) 
 }
 
 /// After the storm: how long until a new connection is served again (a
-/// produce on it acknowledged), then `n` fresh clients each completing a
-/// round. Returns (recovery time, fresh clients that completed).
-async fn recover(
-    addr: &str,
-    good: &Arc<Good>,
-    topics: u64,
-    base_conn: u64,
-    n: u64,
-) -> (Option<Duration>, u64) {
+/// produce on it acknowledged), then `n` fresh clients that must each
+/// complete a round within [`FRESH_DEADLINE`]. A fresh client may be
+/// refused at first (`TooManyConnections` while the broker is still closing
+/// the storm's connections): it retries, as any client would, and only its
+/// round counts. Returns (recovery time, fresh clients that completed, the
+/// time until the last of them did).
+async fn recover(addr: &str, good: &Arc<Good>, topics: u64, base_conn: u64, n: u64) -> Recovered {
     let started = Instant::now();
-    let deadline = started + Duration::from_secs(60);
-    let mut recovered = None;
+    let deadline = started + FRESH_DEADLINE;
+    let mut out = Recovered::default();
+    let note = |errors: &mut Vec<String>, e: String| {
+        if errors.len() < 5 && !errors.contains(&e) {
+            errors.push(e);
+        }
+    };
     while Instant::now() < deadline {
         let probe = async {
-            let opts = ClientOptions {
-                connect_timeout: Duration::from_secs(1),
-                request_timeout: Duration::from_secs(5),
-                ..client_options()
-            };
-            let c = Client::connect(addr.to_owned(), opts).await.ok()?;
+            let c = Client::connect(addr.to_owned(), client_options())
+                .await
+                .map_err(|e| format!("probe connect: {e}"))?;
             let mut b = BatchBuilder::new(b"");
             b.push(b"probe");
-            let batch = Bytes::from(b.finish(0).ok()?);
+            let batch = Bytes::from(b.finish(0).map_err(|e| e.to_string())?);
             c.produce(hostile::HOSTILE_TOPIC, 0, Ack::Durable, batch)
                 .await
-                .ok()
+                .map_err(|e| format!("probe produce: {e}"))
         };
-        if tokio::time::timeout(Duration::from_secs(6), probe)
-            .await
-            .ok()
-            .flatten()
-            .is_some()
-        {
-            recovered = Some(started.elapsed());
-            break;
+        match tokio::time::timeout_at(deadline, probe).await {
+            Ok(Ok(_)) => {
+                out.recovered = Some(started.elapsed());
+                break;
+            }
+            Ok(Err(e)) => note(&mut out.errors, e),
+            Err(_) => note(
+                &mut out.errors,
+                "probe: no answer before the deadline".into(),
+            ),
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -714,31 +735,69 @@ async fn recover(
         set.spawn(async move {
             let conn = base_conn + k;
             let topic_i = conn % topics;
-            let Ok(c) = Client::connect(addr, client_options()).await else {
-                return false;
+            // Served (a ping answered), not merely greeted: a refused
+            // connection gets the hello before its notice.
+            let mut last = String::from("never tried");
+            let client = loop {
+                if Instant::now() >= deadline {
+                    return Err(format!("fresh client: {last}"));
+                }
+                match Client::connect(addr.clone(), client_options()).await {
+                    Ok(c) => match c.ping().await {
+                        Ok(_) => break c,
+                        Err(e) => last = format!("ping: {e}"),
+                    },
+                    Err(e) => last = format!("connect: {e}"),
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
             };
             let mut rng = Rng::new(conn);
-            let before = good
-                .error_count
-                .each_ref()
-                .map(|e| e.load(Ordering::Relaxed));
-            round(&good, &c, conn, topic_i, 0, 0, &mut rng).await;
-            let after = good
-                .error_count
-                .each_ref()
-                .map(|e| e.load(Ordering::Relaxed));
-            // Approximate when other clients fail at the same time: then
-            // this one is counted as failed too, which only errs on the strict side.
-            before == after && good.commits[conn as usize].acked.load(Ordering::Relaxed) != NONE
+            let (_, ok) = round(&good, &client, conn, topic_i, 0, 0, &mut rng).await;
+            if ok {
+                Ok(started.elapsed())
+            } else {
+                Err("fresh client: its round failed (see the request errors)".into())
+            }
         });
     }
-    let mut ok = 0;
     while let Some(r) = set.join_next().await {
-        if matches!(r, Ok(true)) {
-            ok += 1;
+        match r {
+            Ok(Ok(at)) => {
+                out.fresh_ok += 1;
+                out.fresh_done = out.fresh_done.max(Some(at));
+            }
+            Ok(Err(e)) => note(&mut out.errors, e),
+            Err(e) => note(&mut out.errors, format!("fresh client panicked: {e}")),
         }
     }
-    (recovered, ok)
+    out
+}
+
+/// What [`recover`] found.
+#[derive(Debug, Clone, Default)]
+struct Recovered {
+    /// From the storm's end until a new connection was served.
+    recovered: Option<Duration>,
+    /// Fresh clients that completed a round.
+    fresh_ok: u64,
+    /// When the last of them did.
+    fresh_done: Option<Duration>,
+    /// The first few distinct errors of the probe and the fresh clients.
+    errors: Vec<String>,
+}
+
+/// How long after the storm a new connection must be served again, and
+/// every fresh client must have completed its round.
+const FRESH_DEADLINE: Duration = Duration::from_secs(60);
+
+/// The storm and what followed it.
+#[derive(Debug, Clone)]
+struct Recovery {
+    /// When it started and ended, from the load's start.
+    at: Duration,
+    ended: Duration,
+    /// The recovery after it.
+    r: Recovered,
 }
 
 /// Run the soak once.
@@ -770,7 +829,11 @@ pub async fn run_once(args: &SoakArgs, _run: usize) -> anyhow::Result<Run> {
         "--set".to_owned(),
         format!("max_connections={max_connections}"),
         "--set".to_owned(),
-        format!("max_connections_per_address={max_connections}"),
+        // Above max_connections: the bursts meet the broker's connection
+        // limit, not the per-address one (every client here is 127.0.0.1).
+        format!("max_connections_per_address={}", 2 * max_connections),
+        "--set".to_owned(),
+        format!("open_files={}", args.open_files),
     ];
     let (target, data) = (args.target.clone(), dir.path().to_path_buf());
     let limits = Limits {
@@ -912,12 +975,13 @@ pub async fn run_once(args: &SoakArgs, _run: usize) -> anyhow::Result<Run> {
             );
             hostile::storm(sock, slots, t0 + at + len, storm_stats).await;
             let ended = t0.elapsed();
-            let (recovered, fresh_ok) = recover(&addr, &good, topics, base, fresh).await;
+            let r = recover(&addr, &good, topics, base, fresh).await;
             eprintln!(
-                "soak: storm over; a new connection was served after {:?}; {fresh_ok} of {fresh} fresh clients completed a round",
-                recovered
+                "soak: storm over; a new connection was served after {:?}; \
+                 {} of {fresh} fresh clients completed a round (the last after {:?})",
+                r.recovered, r.fresh_ok, r.fresh_done
             );
-            Some((at, ended, recovered, fresh_ok))
+            Some(Recovery { at, ended, r })
         })
     };
 
@@ -964,6 +1028,11 @@ pub async fn run_once(args: &SoakArgs, _run: usize) -> anyhow::Result<Run> {
     problems.extend(commit_problems);
     let verify_time = verify_started.elapsed();
     let warnings = process.warnings();
+    // What the broker logged (its first 10,000 lines, then warnings and
+    // errors only), for whoever reads a failure.
+    let log_path = args.out_dir.join("broker.log");
+    std::fs::write(&log_path, process.stderr().join("\n"))
+        .with_context(|| format!("cannot write {}", log_path.display()))?;
     let accept_failures = warnings
         .iter()
         .filter(|l| l.contains("accept failed"))
@@ -1068,19 +1137,25 @@ pub async fn run_once(args: &SoakArgs, _run: usize) -> anyhow::Result<Run> {
     r.add("accept_failures", accept_failures as f64, "log lines");
     r.add("limit_refusals", limit_refusals as f64, "log lines");
     let mut failures: Vec<String> = lock(&good.fatal).clone();
-    if let Some((_, _, recovered, fresh_ok)) = storm {
-        r.add(
-            "fd_recovery",
-            recovered.map_or(f64::NAN, |d| d.as_secs_f64()),
-            "s",
-        );
-        r.add("fresh_ok", fresh_ok as f64, "");
-        if recovered.is_none() {
-            failures.push("no new connection was served within 60 s of the storm".into());
-        }
-        if fresh_ok < args.fresh {
+    if let Some(rec) = &storm {
+        let s = |d: Option<Duration>| d.map_or(f64::NAN, |d| d.as_secs_f64());
+        r.add("fd_recovery", s(rec.r.recovered), "s");
+        r.add("fresh_ok", rec.r.fresh_ok as f64, "");
+        r.add("fresh_done", s(rec.r.fresh_done), "s");
+        if rec.r.recovered.is_none() {
             failures.push(format!(
-                "after the storm only {fresh_ok} of {} fresh clients completed a produce, fetch and commit",
+                "no new connection was served within {} s of the storm",
+                FRESH_DEADLINE.as_secs()
+            ));
+        }
+        if rec.r.recovered.is_none() || rec.r.fresh_ok < args.fresh {
+            failures.extend(rec.r.errors.iter().map(|e| format!("after the storm: {e}")));
+        }
+        if rec.r.fresh_ok < args.fresh {
+            failures.push(format!(
+                "within {} s of the storm only {} of {} fresh clients completed a produce, fetch and commit",
+                FRESH_DEADLINE.as_secs(),
+                rec.r.fresh_ok,
                 args.fresh
             ));
         }
@@ -1111,9 +1186,11 @@ pub async fn run_once(args: &SoakArgs, _run: usize) -> anyhow::Result<Run> {
         "bursts": bursts.iter().map(|(t, b)| serde_json::json!({
             "t_s": t, "accepted": b.accepted, "refused": b.refused, "failed": b.failed,
         })).collect::<Vec<_>>(),
-        "storm": storm.map(|(at, ended, recovered, fresh_ok)| serde_json::json!({
-            "start_s": at.as_secs_f64(), "end_s": ended.as_secs_f64(),
-            "recovery_s": recovered.map(|d| d.as_secs_f64()), "fresh_ok": fresh_ok,
+        "storm": storm.as_ref().map(|rec| serde_json::json!({
+            "start_s": rec.at.as_secs_f64(), "end_s": rec.ended.as_secs_f64(),
+            "recovery_s": rec.r.recovered.map(|d| d.as_secs_f64()), "fresh_ok": rec.r.fresh_ok,
+            "fresh_done_s": rec.r.fresh_done.map(|d| d.as_secs_f64()),
+            "errors": rec.r.errors,
             "attempts": storm_n[0], "connected": storm_n[1], "failed": storm_n[2], "closed_by_broker": storm_n[3],
         })),
         "windows": summaries.iter().map(|s| serde_json::json!({
@@ -1141,7 +1218,9 @@ pub async fn run_once(args: &SoakArgs, _run: usize) -> anyhow::Result<Run> {
             window_s: windows.width().as_secs_f64(),
             rss_bound: bound,
             nofile,
-            storm: storm.map(|(at, ended, _, _)| (at.as_secs_f64(), ended.as_secs_f64())),
+            storm: storm
+                .as_ref()
+                .map(|rec| (rec.at.as_secs_f64(), rec.ended.as_secs_f64())),
             bursts: &bursts.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
             end_s: load_end.as_secs_f64(),
         };
@@ -1235,6 +1314,7 @@ mod tests {
             burst_every: Duration::from_secs(30),
             fd_burst: 2_000,
             fresh: 100,
+            open_files: 768,
             max_connections: None,
             nofile: None,
             rss_bound_mib: None,
@@ -1243,7 +1323,7 @@ mod tests {
         };
         let m = args.max_connections();
         assert_eq!(m, 10_128);
-        let headroom = args.broker_nofile() - broker_need(m);
+        let headroom = args.broker_nofile() - broker_need(m, args.open_files);
         assert!(args.burst <= headroom && args.fd_burst > headroom + 64);
         assert_eq!(
             args.storm_window(),

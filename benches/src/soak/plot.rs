@@ -70,7 +70,7 @@ fn plot_err<E: std::fmt::Display>(e: E) -> anyhow::Error {
 }
 
 const STORM: RGBColor = RGBColor(255, 190, 190);
-const BURST: RGBColor = RGBColor(150, 150, 150);
+const BURST: RGBColor = RGBColor(80, 80, 80);
 
 /// Draw `data` into a PNG at `path` (needs [`load_font`] first).
 pub fn draw(path: &Path, data: &PlotData<'_>) -> anyhow::Result<()> {
@@ -113,8 +113,16 @@ pub fn draw(path: &Path, data: &PlotData<'_>) -> anyhow::Result<()> {
         .draw()
         .map_err(plot_err)?;
     let (storm, bursts) = marks(rss_top, 0.0);
-    chart.draw_series(storm).map_err(plot_err)?;
-    chart.draw_series(bursts).map_err(plot_err)?;
+    chart
+        .draw_series(storm)
+        .map_err(plot_err)?
+        .label("file-descriptor storm")
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], STORM.filled()));
+    chart
+        .draw_series(bursts)
+        .map_err(plot_err)?
+        .label("burst past max_connections")
+        .legend(|(x, y)| PathElement::new(vec![(x + 10, y - 6), (x + 10, y + 6)], BURST));
     chart
         .draw_series(LineSeries::new(
             data.samples.iter().map(|s| (s.t_s, mib(s.rss_bytes))),
