@@ -102,7 +102,7 @@ pub struct SoakArgs {
     #[arg(long, value_name = "N")]
     pub max_connections: Option<u64>,
     /// The broker's RLIMIT_NOFILE, soft and hard [default: what
-    /// max_connections and open_files need (the broker's own rule) + 512,
+    /// max_connections and open_files need (the broker's own rule) + 1024,
     /// which the storm exhausts].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(64..))]
     pub nofile: Option<u64>,
@@ -194,7 +194,7 @@ impl SoakArgs {
 const BROKER_NOFILE_MARGIN: u64 = 64;
 /// What the default RLIMIT_NOFILE leaves beyond the broker's need: bursts
 /// past `max_connections` fit in it, the storm does not.
-const NOFILE_HEADROOM: u64 = 512;
+const NOFILE_HEADROOM: u64 = 1024;
 
 /// What the broker itself computes it needs: `max_connections +
 /// open_files + 64`.
