@@ -7,6 +7,8 @@
 //! - [`rtt`]: one unbatched producer waiting for each ack.
 //! - [`recovery`]: broker start-up time and memory on a large segment after `kill -9`.
 //! - [`topics`]: many nearly empty topics (create rate, open files, RSS, disk, restarts).
+//! - [`soak`]: thousands of good connections and hostile ones for minutes
+//!   (RSS, latency over time, file-descriptor exhaustion, every ack verified).
 //! - [`target`]: the broker under load (started as a child process, or external).
 //! - [`process`]: a `hermit broker` child process, with its CPU time and peak memory.
 //! - [`report`]: figures per run, medians, table and JSON output.
@@ -18,6 +20,7 @@ pub mod process;
 pub mod recovery;
 pub mod report;
 pub mod rtt;
+pub mod soak;
 pub mod stress;
 pub mod target;
 pub mod topics;
@@ -41,6 +44,11 @@ pub enum BenchCommand {
     /// Many nearly empty topics (one record each, created on demand): create
     /// rate, a fetch per topic, open files, RSS, disk per topic, restart times.
     Topics(topics::TopicsArgs),
+    /// 10,000 good connections over 1,000 topics (durable produce, fetch,
+    /// commit) beside hostile clients for 10 minutes: broker RSS and
+    /// latency over time (PNG), file-descriptor exhaustion and recovery,
+    /// every acknowledged record verified afterwards.
+    Soak(soak::SoakArgs),
 }
 
 /// Run a benchmark command and print its results.
@@ -49,6 +57,12 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     // cost of waking it; the other scenarios keep both cores busy.
     let runtime = match &cmd {
         BenchCommand::Rtt(_) => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+        // Two threads whatever the machine: the broker needs the cores more
+        // than 10,000 mostly idle clients do.
+        BenchCommand::Soak(_) => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
             .enable_all()
             .build(),
         _ => tokio::runtime::Builder::new_multi_thread()
@@ -62,6 +76,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Rtt(a) => ("rtt", a.settings(), &a.target, a.target.runs),
         BenchCommand::Recovery(a) => ("recovery", a.settings(), &a.target, a.target.runs),
         BenchCommand::Topics(a) => ("topics", a.settings(), &a.target, a.target.runs),
+        BenchCommand::Soak(a) => ("soak", a.settings(), &a.target, a.target.runs),
     };
     let json = target.json;
     let mut results: Vec<Run> = Vec::new();
@@ -89,6 +104,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             BenchCommand::Catchup(a) => runtime.block_on(catchup::run_once(a, i))?,
             BenchCommand::Rtt(a) => runtime.block_on(rtt::run_once(a, i))?,
             BenchCommand::Topics(a) => runtime.block_on(topics::run_once(a, i))?,
+            BenchCommand::Soak(a) => runtime.block_on(soak::run_once(a, i))?,
             BenchCommand::Recovery(a) => {
                 let (dir, prepared) = prepared.as_ref().expect("prepared above for recovery");
                 runtime.block_on(recovery::run_once(a, dir.path(), *prepared))?
