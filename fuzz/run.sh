@@ -2,19 +2,22 @@
 # Fuzz one target for a budget of CPU seconds (not wall seconds: the fuzzer
 # runs under `nice -n 19`, so on a busy machine it gets less than a core).
 #
-#   fuzz/run.sh TARGET [CPU_SECONDS=1200] [OUT_DIR=/dev/shm/hermit-fuzz]
+#   fuzz/run.sh TARGET [CPU_SECONDS=1200] [OUT_DIR=/dev/shm/hermit-fuzz] [WALL_SECONDS]
 #
 # Expects the AFL binary built (`cargo afl build --release -p hermit-fuzz
 # --features afl --bin TARGET`). Starts afl-fuzz on fuzz/corpus/TARGET,
 # samples the CPU time of its whole process tree (its own time, the live
 # target's, and what reaped children left in cutime/cstime) every 5 s, stops
 # it with SIGINT once the budget is spent, and prints the campaign's numbers
-# from fuzzer_stats. One fuzzer at a time: the machine is shared.
+# from fuzzer_stats. WALL_SECONDS, when given, stops it earlier (a campaign
+# with a deadline on a busy machine). One fuzzer at a time: the machine is
+# shared. Running it again on the same OUT_DIR resumes the campaign.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: fuzz/run.sh TARGET [CPU_SECONDS] [OUT_DIR]}
 budget=${2:-1200}
 out=${3:-/dev/shm/hermit-fuzz}/$target
+wall=${4:-0}
 bin=${CARGO_TARGET_DIR:-target}/release/$target
 [ -x "$bin" ] || { echo "run.sh: build $bin first (see fuzz/README.md)" >&2; exit 1; }
 mkdir -p "$out"
@@ -44,18 +47,19 @@ AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
   >"$out.log" 2>&1 &
 afl=$!
 ticks=0
+started=$SECONDS
 while kill -0 "$afl" 2>/dev/null; do
   sleep 5
   t=$(tree_ticks "$afl")
   [ "$t" -gt "$ticks" ] && ticks=$t
-  if [ "$ticks" -ge $((budget * hz)) ]; then
+  if [ "$ticks" -ge $((budget * hz)) ] || { [ "$wall" -gt 0 ] && [ $((SECONDS - started)) -ge "$wall" ]; }; then
     kill -INT "$afl"
     break
   fi
 done
 wait "$afl" || true
 stats=$out/default/fuzzer_stats
-echo "target=$target cpu_seconds=$((ticks / hz))"
+echo "target=$target cpu_seconds=$((ticks / hz)) wall_seconds=$((SECONDS - started))"
 if [ -r "$stats" ]; then
   grep -E '^(run_time|execs_done|execs_per_sec|corpus_count|bitmap_cvg|edges_found|total_edges|saved_crashes|saved_hangs)\b' "$stats"
 fi

@@ -112,7 +112,7 @@ pub fn put_frame(out: &mut Vec<u8>, opcode: u8, payload: &[u8]) {
 thread_local! {
     /// One config file per thread, rewritten for each input (a fresh file
     /// per run would cost more than the parse).
-    static CONFIG_FILE: RefCell<Option<tempfile::NamedTempFile>> = const { RefCell::new(None) };
+    static CONFIG_FILE: RefCell<Option<std::path::PathBuf>> = const { RefCell::new(None) };
 }
 
 /// The broker configuration loader ([`Config::load`]) on TOML text.
@@ -190,18 +190,14 @@ fn load(
 ) -> Result<Config, hermit_broker::config::ConfigError> {
     CONFIG_FILE.with(|cell| {
         let mut cell = cell.borrow_mut();
-        if cell.is_none() {
-            *cell = Some(
-                tempfile::NamedTempFile::new_in(crate::scratch_dir())
-                    .expect("a temporary config file"),
-            );
-        }
-        let f = cell.as_mut().expect("created above");
-        let file = f.as_file_mut();
-        file.set_len(0).expect("truncate the config file");
-        std::io::Seek::rewind(file).expect("rewind the config file");
-        file.write_all(text.as_bytes())
+        let path = cell.get_or_insert_with(|| {
+            // Threads of one process (the replay test's) each get their own.
+            crate::scratch_path("hermit-fuzz-config")
+                .with_extension(format!("{}.toml", crate::thread_tag()))
+        });
+        std::fs::File::create(&*path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
             .expect("write the config file");
-        Config::load(Some(f.path()), env, flags)
+        Config::load(Some(path), env, flags)
     })
 }
