@@ -28,13 +28,15 @@ hz=$(getconf CLK_TCK)
 
 # CPU ticks of a process and its descendants (utime+stime+cutime+cstime).
 tree_ticks() {
-  local pid=$1 sum=0 child
-  if [ -r "/proc/$pid/stat" ]; then
-    # Fields after the ")" of the command name: 14-17 are the four times.
-    sum=$(sed 's/.*) //' "/proc/$pid/stat" | awk '{print $12+$13+$14+$15}')
-  fi
+  local pid=$1 sum=0 child t
+  # Fields after the ")" of the command name: 14-17 are the four times. A
+  # process may end between listing and reading: it counts 0 (its time is
+  # in its parent's cutime once reaped).
+  t=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{print $12+$13+$14+$15}')
+  sum=${t:-0}
   for child in $(cat /proc/"$pid"/task/*/children 2>/dev/null); do
-    sum=$((sum + $(tree_ticks "$child")))
+    t=$(tree_ticks "$child")
+    sum=$((sum + ${t:-0}))
   done
   echo "$sum"
 }
