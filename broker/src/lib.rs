@@ -16,6 +16,7 @@
 //!   long-poll fetch, limits, graceful shutdown — over TCP or any byte
 //!   stream ([`net::ByteStream`]); fetch bodies by `sendfile` on plain TCP,
 //!   by a bounded copy elsewhere.
+//! - `fuzzing` (hidden): entry points for the fuzz targets in `fuzz/`.
 //! - [`tls`]: TLS listener configuration from PEM files, and the key of a
 //!   client that presented a certificate (transport security only).
 //!
@@ -25,6 +26,8 @@ pub mod auth;
 pub mod config;
 pub mod embedded;
 pub mod engine;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod log;
 pub mod net;
 pub mod offsets;

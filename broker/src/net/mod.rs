@@ -25,7 +25,7 @@ mod http;
 mod outbox;
 mod quota;
 mod stream;
-mod ws;
+pub(crate) mod ws;
 
 pub use http::Origins;
 pub use stream::ByteStream;
