@@ -22,7 +22,7 @@ const FONTS: &[&str] = &[
 /// The font family name the plot asks for.
 const FAMILY: &str = "sans-serif";
 
-/// Register `font` (or the first of [`FONTS`] that exists) as the plot's
+/// Register `font` (or the first of the usual DejaVu/Liberation paths that exists) as the plot's
 /// font; returns the path used. Once per process is enough.
 pub fn load_font(font: Option<&Path>) -> anyhow::Result<std::path::PathBuf> {
     let path = match font {
