@@ -9,8 +9,9 @@
 mod common;
 mod sim;
 
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use hermit_broker::config::FsyncPolicy;
 use hermit_broker::engine::Engine;
@@ -90,6 +91,29 @@ fn power_losses_lose_no_acknowledged_record_and_serve_nothing_corrupt() {
     );
 }
 
+/// A data directory under `scratch` behind a simulated file system, and
+/// options for a log on it with manual rounds under `fsync = always`.
+fn simulated(scratch: &Path) -> (PathBuf, Arc<SimFs>, LogOptions) {
+    let dir = scratch.join("data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sim = SimFs::new(&dir, Lies::default());
+    let opts = LogOptions {
+        fsync: FsyncPolicy::Always,
+        manual_sync: true,
+        io: Io::new(sim.clone()),
+        ..LogOptions::default()
+    };
+    (dir, sim, opts)
+}
+
+/// The power goes now, with `running` (a log or an engine) still open, and
+/// nothing that no fsync covered survives.
+fn pull_the_plug<T>(sim: &SimFs, running: T) {
+    sim.cut_now();
+    drop(running);
+    sim.power_loss_keeping(&mut Rng::new(0), 0).unwrap();
+}
+
 /// Seeds that found bugs. A seed names a workload only as this harness
 /// draws it: when the harness changes, find them again by breaking the fix
 /// (each of these failed with it broken when they were listed).
@@ -129,16 +153,11 @@ fn seeds_that_found_bugs_stay_fixed() {
 #[test]
 fn a_partition_closed_idle_before_its_first_round_still_syncs_its_new_entries() {
     let scratch = common::scratch_dir();
-    let dir = scratch.path().join("data");
-    std::fs::create_dir_all(&dir).unwrap();
-    let sim = SimFs::new(&dir, Lies::default());
+    let (dir, sim, base) = simulated(scratch.path());
     let opts = LogOptions {
-        fsync: FsyncPolicy::Always,
-        manual_sync: true,
         partition_slots: false,
         open_files: 2,
-        io: Io::new(sim.clone()),
-        ..LogOptions::default()
+        ..base
     };
     let log = Log::open(&dir, opts).unwrap();
     // Its directory and first segment are created, and nothing written.
@@ -179,15 +198,10 @@ fn a_partition_closed_idle_before_its_first_round_still_syncs_its_new_entries() 
 fn records_made_durable_by_a_roll_or_a_move_out_have_a_durable_topic() {
     for slots in [true, false] {
         let scratch = common::scratch_dir();
-        let dir = scratch.path().join("data");
-        std::fs::create_dir_all(&dir).unwrap();
-        let sim = SimFs::new(&dir, Lies::default());
+        let (dir, sim, base) = simulated(scratch.path());
         let opts = LogOptions {
-            fsync: FsyncPolicy::Always,
-            manual_sync: true,
             partition_slots: slots,
-            io: Io::new(sim.clone()),
-            ..LogOptions::default()
+            ..base
         };
         let log = Log::open(&dir, opts).unwrap();
         let p = log.partition("new", 0, true).unwrap();
@@ -200,9 +214,7 @@ fn records_made_durable_by_a_roll_or_a_move_out_have_a_durable_topic() {
             "durable, so acknowledged"
         );
         drop(p);
-        sim.cut_now();
-        drop(log);
-        sim.power_loss_keeping(&mut Rng::new(0), 0).unwrap();
+        pull_the_plug(&sim, log);
         let log = common::open(&dir, common::opts(1 << 20));
         assert!(
             log.topic("new").is_some(),
@@ -225,16 +237,8 @@ fn records_made_durable_by_a_roll_or_a_move_out_have_a_durable_topic() {
 #[test]
 fn a_topic_created_again_after_a_power_loss_inherits_no_offsets() {
     let scratch = common::scratch_dir();
-    let dir = scratch.path().join("data");
-    std::fs::create_dir_all(&dir).unwrap();
-    let sim = SimFs::new(&dir, Lies::default());
-    let opts = LogOptions {
-        fsync: FsyncPolicy::Always,
-        manual_sync: true,
-        io: Io::new(sim.clone()),
-        ..LogOptions::default()
-    };
-    let engine = Engine::open(&dir, opts).unwrap();
+    let (dir, sim, base) = simulated(scratch.path());
+    let engine = Engine::open(&dir, base).unwrap();
     let p = engine.log().partition("t", 0, true).unwrap();
     p.append(&common::batch(b"k", 5, 10, 1)).unwrap();
     engine.log().sync_round();
@@ -251,9 +255,7 @@ fn a_topic_created_again_after_a_power_loss_inherits_no_offsets() {
         retention_bytes: 0,
     };
     engine.log().create_topic("t", settings).unwrap();
-    sim.cut_now();
-    drop(engine);
-    sim.power_loss_keeping(&mut Rng::new(0), 0).unwrap();
+    pull_the_plug(&sim, engine);
     let engine = Engine::open(&dir, common::opts(1 << 20)).unwrap();
     assert!(engine.log().topic("t").is_some(), "created again, durably");
     assert_eq!(engine.offsets().committed("g", "t", 0), None);
@@ -269,38 +271,34 @@ fn a_seed_replays_the_same_operations() {
     }
 }
 
+/// Two hundred seeds over a file system with `lies` planted: the harness
+/// must report a violation for at least one.
+fn assert_caught(lies: Lies, what: &str) {
+    let (failures, _) = run_many(0, 200, lies);
+    assert!(
+        failures.iter().any(|f| f.contains("VIOLATION")),
+        "200 seeds never caught {what}"
+    );
+}
+
 #[test]
 fn an_acknowledgement_before_fsync_is_caught() {
     // The disk says a file's fsync is done and keeps nothing: acks come
     // before the data is durable, and some power loss must show it.
-    let (failures, _) = run_many(
-        0,
-        200,
-        Lies {
-            file_sync: true,
-            dir_sync: false,
-        },
-    );
-    assert!(
-        failures.iter().any(|f| f.contains("VIOLATION")),
-        "200 seeds never caught acknowledged records that were never synced"
-    );
+    let lies = Lies {
+        file_sync: true,
+        dir_sync: false,
+    };
+    assert_caught(lies, "acknowledged records that were never synced");
 }
 
 #[test]
 fn a_directory_fsync_that_keeps_nothing_is_caught() {
     // New segment files, moved-out partitions and renames are never made
     // durable: some acknowledged record must be lost with its entry.
-    let (failures, _) = run_many(
-        0,
-        200,
-        Lies {
-            file_sync: false,
-            dir_sync: true,
-        },
-    );
-    assert!(
-        failures.iter().any(|f| f.contains("VIOLATION")),
-        "200 seeds never caught a directory entry that was never synced"
-    );
+    let lies = Lies {
+        file_sync: false,
+        dir_sync: true,
+    };
+    assert_caught(lies, "a directory entry that was never synced");
 }

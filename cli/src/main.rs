@@ -80,7 +80,7 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Measure: stress, catchup, rtt, recovery (see docs/BENCHMARKS.md).
+    /// Measure: stress, catchup, rtt, recovery, topics, soak (see docs/BENCHMARKS.md).
     #[command(subcommand)]
     Bench(hermit_benches::BenchCommand),
 }
