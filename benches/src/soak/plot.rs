@@ -22,7 +22,8 @@ const FONTS: &[&str] = &[
 /// The font family name the plot asks for.
 const FAMILY: &str = "sans-serif";
 
-/// Register `font` (or the first of the usual DejaVu/Liberation paths that exists) as the plot's
+/// Register `font` (or the first DejaVu Sans or Liberation Sans found where
+/// Debian, Fedora and Arch install them) as the plot's
 /// font; returns the path used. Once per process is enough.
 pub fn load_font(font: Option<&Path>) -> anyhow::Result<std::path::PathBuf> {
     let path = match font {
