@@ -27,20 +27,21 @@
 //! so the model then takes it as acknowledged.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::FileExt;
+use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::sync::Arc;
 
 use hermit_broker::config::{FsyncPolicy, Limit};
 use hermit_broker::engine::Engine;
 use hermit_broker::log::io::Io;
-use hermit_broker::log::{LogOptions, Partition, ReadOutcome, StorageError};
+use hermit_broker::log::{LogOptions, Partition};
 use hermit_protocol::Cleanup;
 use hermit_protocol::frame::TopicSettings;
-use hermit_protocol::record::{BatchBuilder, BatchIter};
+use hermit_protocol::record::BatchBuilder;
 
 use super::fs::{Lies, SimFs};
 use super::rng::Rng;
+use crate::common::Got;
 
 /// `HERMITMQ_SIM_TRACE=1`: print each step (to replay one seed).
 fn tracing_on() -> bool {
@@ -197,14 +198,30 @@ pub fn run_seed(scratch: &Path, seed: u64, lies: Lies) -> Result<Outcome, String
             sim.crash_at(rng.below(steps * 8));
         }
         trace!("epoch {epoch}: {steps} steps");
-        let res = run_epoch(
-            &dir,
-            &sim,
-            &mut rng,
-            &mut model,
-            (steps, slots, last),
-            &mut out,
-        );
+        // A panic (an assertion of the suite's partition walk, or of the
+        // engine) is a violation, unless the power was already gone.
+        let res = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            run_epoch(
+                &dir,
+                &sim,
+                &mut rng,
+                &mut model,
+                (steps, slots, last),
+                &mut out,
+            )
+        }))
+        .unwrap_or_else(|p| {
+            let msg = p
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| p.downcast_ref::<&str>().copied())
+                .unwrap_or("a panic");
+            Err(if sim.is_dead() {
+                format!("panicked after the power went: {msg}")
+            } else {
+                violation(format!("panicked: {msg}"))
+            })
+        });
         trace!("epoch {epoch} ends after {} ops: {res:?}", sim.ops());
         out.trace = out.trace.rotate_left(7) ^ sim.trace();
         match res {
@@ -564,43 +581,18 @@ struct Served {
     fenced: Vec<(u64, u64)>,
 }
 
-fn read_all(p: &Partition) -> Result<Served, String> {
+/// Through the suite's one partition walk (`common::walk`), which checks
+/// that every served batch is whole and passes its CRC, and panics
+/// otherwise: [`run_seed`] reports a panic as a violation.
+fn read_all(p: &Partition) -> Served {
     let mut out = Served::default();
-    let mut offset = p.log_start();
-    let mut scratch = Vec::new();
-    loop {
-        match p.read(offset, 64 * 1024, &mut scratch) {
-            Err(StorageError::CorruptRange { from, to, .. }) if to > offset => {
-                out.fenced.push((from, to));
-                offset = to;
-            }
-            Err(e) => return Err(format!("read at {offset}: {e}")),
-            Ok(ReadOutcome::Empty { .. }) => return Ok(out),
-            Ok(ReadOutcome::Unverified(seg)) => p
-                .verify_segment(&seg)
-                .map_err(|e| format!("verify at {offset}: {e}"))?,
-            Ok(ReadOutcome::Data { range, .. }) => {
-                let mut buf = vec![0u8; range.len as usize];
-                range
-                    .file
-                    .file
-                    .read_exact_at(&mut buf, range.position)
-                    .map_err(|e| e.to_string())?;
-                for b in BatchIter::new(&buf) {
-                    let b = b.map_err(|e| violation(format!("served a broken batch: {e}")))?;
-                    b.verify_crc()
-                        .map_err(|e| violation(format!("served a batch failing its CRC: {e}")))?;
-                    let next = b
-                        .header
-                        .next_offset()
-                        .ok_or_else(|| violation("a batch past the offsets".into()))?;
-                    out.batches
-                        .push((b.header.base_offset, b.as_bytes().to_vec()));
-                    offset = next;
-                }
-            }
+    for got in crate::common::walk(p) {
+        match got {
+            Got::Batches(b) => out.batches.extend(b),
+            Got::Fenced { from, to } => out.fenced.push((from, to)),
         }
     }
+    out
 }
 
 /// Check the recovered state against the model, then take it as the
@@ -645,7 +637,7 @@ fn check_and_adopt(engine: &Engine, sim: &SimFs, model: &mut Model) -> Check {
             if sim.is_dead() {
                 return Err("power lost during recovery".into());
             }
-            let served = read_all(&part).map_err(|e| format!("{name}/{i}: {e}"))?;
+            let served = read_all(&part);
             let (start, next) = part.bounds();
             check_partition(&name, i, &t, pm, &served, start, next)?;
             // Adopt: what is served is durable; the rest is gone.
