@@ -753,3 +753,90 @@ fn with_a_sparse_index_the_fence_ends_at_the_next_valid_batch_not_the_next_index
     let after = batches.iter().find(|b| b.0 == to).unwrap().clone();
     assert!(matches!(read_at(&p, to, 1), Got::Batches(ref got) if got[0] == after));
 }
+
+/// Fuzzing finding 1 (fuzz/README.md): in a compacted topic, recovery fences
+/// damage in the active segment by exact continuity and rolls the segment.
+/// A restart must verify that segment by the same rule: a batch whose base
+/// offset is wrong (the CRC does not cover it) stays fenced, and the restart
+/// serves and fences exactly what the recovery did.
+#[test]
+fn a_compacted_topics_fence_in_its_active_segment_survives_a_restart() {
+    let opts = || LogOptions {
+        segment_bytes: 1 << 20,
+        ..crash_opts(VerifyRolled::Startup, RecoveryMode::TolerateTailCorruption)
+    };
+    let dir = scratch_dir();
+    let log = open(dir.path(), opts());
+    log.create_topic(
+        TOPIC,
+        TopicSettings {
+            partitions: 1,
+            cleanup: Cleanup::Compact,
+            retention_ms: 0,
+            retention_bytes: 0,
+        },
+    )
+    .unwrap();
+    let p = part(&log, TOPIC);
+    for i in 0..4u64 {
+        // 5.6 KB in all: more than a slot holds, so the partition moves
+        // out into a directory of segment files.
+        p.append(&batch(format!("key{i}").as_bytes(), 2, 700, i))
+            .unwrap();
+    }
+    drop(p);
+    log.close().unwrap();
+    drop(log);
+    let pdir = partition_dir(dir.path(), TOPIC, 0);
+    let active = pdir.join(format!("{:020}.log", 0));
+    let inside = batches_in(&active);
+    assert_eq!(inside.len(), 4);
+    // The first batch claims offset 1 (its CRC still holds), the second is
+    // damaged; the third and fourth are intact.
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&active)
+        .unwrap();
+    std::os::unix::fs::FileExt::write_all_at(
+        &f,
+        &1u64.to_be_bytes(),
+        hermit_protocol::record::BASE_OFFSET_AT as u64,
+    )
+    .unwrap();
+    drop(f);
+    flip_bit(&active, inside[1].0 + inside[1].1 - 1, 3);
+    let (third_pos, third) = (inside[2].0, inside[2].2);
+    std::fs::remove_file(dir.path().join(hermit_broker::log::CLEAN_FILE)).unwrap();
+
+    let seen = |log: &Log| {
+        let p = topic_part(log);
+        let ranges: Vec<_> = p
+            .corrupt_ranges()
+            .iter()
+            .map(|r| (r.from_offset, r.to_offset, r.from_pos, r.to_pos))
+            .collect();
+        (ranges, walk(&p), read_at(&p, 1, 1 << 16), p.bounds())
+    };
+    let log = open(dir.path(), opts());
+    let first = seen(&log);
+    assert_eq!(first.0, vec![(0, third, 0, third_pos)], "recovery's fence");
+    assert_eq!(first.2, Got::Fenced { from: 0, to: third });
+    log.close().unwrap();
+    drop(log);
+    assert!(pdir.join(format!("{:020}.dense", 0)).exists());
+    for _ in 0..2 {
+        let log = open(dir.path(), opts());
+        assert_eq!(seen(&log), first, "a restart serves what recovery served");
+        log.close().unwrap();
+    }
+    // `hermit log check` judges the segment by the same rule.
+    let report = hermit_broker::log::check::check_dir(dir.path()).unwrap();
+    let first_segment = &report.partitions[0].segments[0];
+    assert!(
+        matches!(
+            first_segment.findings[..],
+            [hermit_broker::log::check::Finding::Damaged { position: 0, .. }]
+        ),
+        "{first_segment:?}"
+    );
+}

@@ -321,6 +321,9 @@ fn check_partition(cp: &CatalogPartition, spans: Vec<Span>) -> Result<PartitionR
         let last = next_base.is_none();
         let (file, path) = (&span.file, &span.path);
         let size = span.end - span.start;
+        // A compacted topic's segment that recovery rolled with damage keeps
+        // dense offsets, and the broker verifies it so (segment::dense_name).
+        let dense = dense || dir.join(segment::dense_name(base)).exists();
         let continuity = if dense || last {
             Continuity::Strict(base)
         } else {

@@ -404,6 +404,7 @@ impl Partition {
         }
         let mut bases = Vec::new();
         let mut idx_bases = Vec::new();
+        let mut dense_bases = Vec::new();
         for entry in fs::read_dir(&dir).ctx("list partition directory", &dir)? {
             let entry = entry.ctx("list partition directory", &dir)?;
             let name = entry.file_name();
@@ -415,6 +416,8 @@ impl Partition {
                 bases.push(base);
             } else if let Some(base) = segment::parse_name(name, "idx") {
                 idx_bases.push(base);
+            } else if let Some(base) = segment::parse_name(name, "dense") {
+                dense_bases.push(base);
             } else if name.ends_with(".cleaned") || name.ends_with(".tmp") {
                 // Leftovers of a compaction or an atomic write cut short by a
                 // crash; the originals are intact.
@@ -433,6 +436,17 @@ impl Partition {
                 .remove_file(&path)
                 .ctx("remove orphan index", &path)?;
         }
+        for orphan in dense_bases
+            .iter()
+            .filter(|b| bases.binary_search(b).is_err())
+        {
+            let path = dir.join(segment::dense_name(*orphan));
+            tracing::warn!(file = %path.display(), "removing a density marker without a log");
+            opts.io
+                .remove_file(&path)
+                .ctx("remove orphan density marker", &path)?;
+        }
+        let dense = policy.cleanup != Cleanup::Compact;
         let mut scratch = Vec::new();
         let mut rolled = Vec::new();
         if let Some((&last, rest)) = bases.split_last() {
@@ -443,7 +457,7 @@ impl Partition {
                     base,
                     end,
                     &opts,
-                    policy.cleanup != Cleanup::Compact,
+                    dense || dense_bases.contains(&base),
                     &mut scratch,
                 )?;
                 if opts.verify_rolled == VerifyRolled::Startup {
@@ -464,7 +478,6 @@ impl Partition {
             let _ = last;
         }
         let active_base = bases.last().copied().unwrap_or(0);
-        let dense = policy.cleanup != Cleanup::Compact;
         // The active segment's first append is not stored. A lower bound:
         // the newest append to the segment before it (which rolled just
         // before this one got its first batch), or for a partition's first
@@ -486,6 +499,20 @@ impl Partition {
             let idx_path = dir.join(idx_name(active.base));
             let index = active.index.clone().finish();
             index.write(&opts.io, &idx_path)?;
+            if !dense {
+                // The ranges were fenced by exact continuity. A restart must
+                // verify the rolled segment by that rule, not by a compacted
+                // segment's (holes allowed), or it would serve a batch whose
+                // base offset is wrong and fence what was served before. The
+                // marker is durable before the next segment exists: that
+                // segment's file is what makes this one rolled.
+                let marker = dir.join(segment::dense_name(active.base));
+                fsutil::write_atomic(
+                    &opts.io,
+                    &marker,
+                    b"never compacted: verified with exact offset continuity\n",
+                )?;
+            }
             rolled.push(Arc::new(RolledSegment::rolled(
                 segment::Parts {
                     base: active.base,
@@ -495,7 +522,7 @@ impl Partition {
                     idx_path,
                     index,
                     append_ns: active.last_append_ns,
-                    dense,
+                    dense: true,
                 },
                 Verification { bad, index: None },
             )));
@@ -1678,13 +1705,17 @@ impl Partition {
 
 /// Unlink a segment's log and index (readers holding it keep their open file).
 pub(crate) fn remove_segment_files(io: &Io, seg: &RolledSegment) -> Result<()> {
-    match io.remove_file(&seg.idx_path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(StorageError::io("remove index", &seg.idx_path, e)),
-    }
+    let remove_if_there = |path: &Path, what: &'static str| match io.remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(StorageError::io(what, path, e)),
+    };
+    remove_if_there(&seg.idx_path, "remove index")?;
     io.remove_file(&seg.file.path)
-        .ctx("remove segment", &seg.file.path)
+        .ctx("remove segment", &seg.file.path)?;
+    // After the log: a marker left without it is removed at the next open.
+    let marker = seg.file.path.with_file_name(segment::dense_name(seg.base));
+    remove_if_there(&marker, "remove density marker")
 }
 
 enum Planned {

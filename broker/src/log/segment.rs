@@ -29,6 +29,17 @@ pub fn idx_name(base: u64) -> String {
     format!("{base:020}.idx")
 }
 
+/// `<base:020>.dense`: a marker that the segment at `base` holds dense
+/// offsets although its topic is compacted. Recovery writes it when it rolls
+/// an active segment whose damage it fenced by exact continuity (an active
+/// segment is never compacted), so a restart verifies that segment by the
+/// same rule and fences the same ranges. Compaction never rewrites a
+/// segment with damage, so a marked segment stays dense until retention
+/// deletes it.
+pub fn dense_name(base: u64) -> String {
+    format!("{base:020}.dense")
+}
+
 /// The base offset in a segment file name (`<20 digits>.<ext>`), if it is one.
 pub fn parse_name(name: &str, ext: &str) -> Option<u64> {
     let stem = name.strip_suffix(ext)?.strip_suffix('.')?;
