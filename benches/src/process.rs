@@ -102,6 +102,8 @@ fn logged_addr(line: &str, marker: &str) -> Option<SocketAddr> {
 pub struct BrokerProcess {
     child: Child,
     addr: SocketAddr,
+    /// The admin listener's address (`None` with `--admin-listen off`).
+    admin: Option<SocketAddr>,
     /// The TLS listener's address, sent by the log reader when it sees
     /// "listening (TLS)"; a Mutex because `Receiver` is not `Sync` and
     /// [`BrokerProcess::tls_addr`] takes `&self`.
@@ -139,8 +141,16 @@ impl BrokerProcess {
         let mut cmd = Command::new(bin);
         cmd.args(["broker", "--listen", listen, "--data-dir"])
             .arg(data_dir)
-            .args(["--log-format", "text"])
-            .args(extra)
+            .args(["--log-format", "text"]);
+        // Any free port for the admin listener unless the caller chose one:
+        // brokers started side by side must not fight over 9644.
+        if !extra
+            .iter()
+            .any(|a| a.contains("admin-listen") || a.contains("admin_listen"))
+        {
+            cmd.args(["--admin-listen", "127.0.0.1:0"]);
+        }
+        cmd.args(extra)
             .env("RUST_LOG", "info")
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())
@@ -167,10 +177,12 @@ impl BrokerProcess {
             return Err(vec!["no stderr pipe".into()]);
         };
         let lines = Arc::new(Mutex::new(Vec::new()));
+        let admin_addr = Arc::new(Mutex::new(None));
         let (tx, rx) = mpsc::channel();
         let (tls_tx, tls_rx) = mpsc::channel();
         {
             let lines = lines.clone();
+            let admin = admin_addr.clone();
             std::thread::spawn(move || {
                 for line in BufReader::new(stderr).lines() {
                     let Ok(line) = line else { break };
@@ -180,6 +192,11 @@ impl BrokerProcess {
                     }
                     if let Some(addr) = logged_addr(&line, "listening (TLS) addr=") {
                         let _ = tls_tx.send(addr);
+                    }
+                    if line.contains("admin listening")
+                        && let Some(addr) = logged_addr(&line, "addr=")
+                    {
+                        *admin.lock().unwrap_or_else(|p| p.into_inner()) = Some(addr);
                     }
                     let mut lines = lines.lock().unwrap_or_else(|p| p.into_inner());
                     if lines.len() < KEPT_LINES || is_warning(&line) {
@@ -193,6 +210,8 @@ impl BrokerProcess {
             Ok(addr) => Ok(BrokerProcess {
                 child,
                 addr,
+                // Logged before the broker listens: known by now.
+                admin: *admin_addr.lock().unwrap_or_else(|p| p.into_inner()),
                 tls: Mutex::new(TlsAddr::Waiting(tls_rx)),
                 stderr: lines,
                 startup: started.elapsed(),
@@ -208,6 +227,11 @@ impl BrokerProcess {
     /// Where it listens.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Where its admin listener (`/metrics`, `/healthz`, `/readyz`) listens.
+    pub fn admin_addr(&self) -> Option<SocketAddr> {
+        self.admin
     }
 
     /// Where its TLS listener (`tls_listen`) listens: the broker logs it

@@ -292,6 +292,24 @@ pub struct Config {
     /// open WebSocket connections. File only. Default none: on loopback,
     /// loopback origins only; required when a WebSocket listener is not on loopback.
     pub allowed_origins: Vec<String>,
+    /// Address of the admin HTTP listener (`/metrics`, `/healthz`,
+    /// `/readyz`), or `"off"`. Default `127.0.0.1:9644`.
+    #[serde(deserialize_with = "address_or_off")]
+    pub admin_listen: Option<SocketAddr>,
+    /// A file holding the bearer token `/metrics` requires (one line, at
+    /// least 16 characters); required when `admin_listen` is not on
+    /// loopback. Default none.
+    pub admin_token_file: Option<PathBuf>,
+    /// Topics shown with per-partition series in `/metrics`: the busiest
+    /// this many (all topics are in the totals). Default 50.
+    pub metrics_top_topics: u32,
+    /// Largest number of per-group series (`hermit_group_lag`,
+    /// `hermit_group_committed_offset`) in `/metrics`, the largest lags
+    /// first. Default 200.
+    pub metrics_top_groups: u32,
+    /// Principals shown with their throttling counts in `/metrics`: the
+    /// most throttled this many. Default 20.
+    pub metrics_top_principals: u32,
     /// Directory of static files (the chat page, the JavaScript SDK) served
     /// to plain HTTP GETs on the WebSocket listeners. Default none.
     pub web_root: Option<PathBuf>,
@@ -358,6 +376,11 @@ impl Default for Config {
             wss_listen: None,
             allowed_origins: Vec::new(),
             web_root: None,
+            admin_listen: Some(SocketAddr::from(([127, 0, 0, 1], 9644))),
+            admin_token_file: None,
+            metrics_top_topics: 50,
+            metrics_top_groups: 200,
+            metrics_top_principals: 20,
             ws_max_message: 1 << 20,
             receive_budget_bytes: 256 << 20,
             produce_bytes_per_sec: Limit::Unlimited,
@@ -416,6 +439,11 @@ const KEYS: &[(&str, Kind)] = &[
     ("ws_listen", Kind::Str),
     ("wss_listen", Kind::Str),
     ("web_root", Kind::Str),
+    ("admin_listen", Kind::Str),
+    ("admin_token_file", Kind::Str),
+    ("metrics_top_topics", Kind::Int),
+    ("metrics_top_groups", Kind::Int),
+    ("metrics_top_principals", Kind::Int),
     ("ws_max_message", Kind::Int),
     ("receive_budget_bytes", Kind::Int),
     ("produce_bytes_per_sec", Kind::IntOrStr),
@@ -745,6 +773,7 @@ impl Config {
             ("tls_listen", self.tls_listen),
             ("ws_listen", self.ws_listen),
             ("wss_listen", self.wss_listen),
+            ("admin_listen", self.admin_listen),
         ] {
             let Some(addr) = addr else { continue };
             if let Some((other, _)) = seen.iter().find(|(_, a)| *a == addr && addr.port() != 0) {
@@ -789,6 +818,25 @@ impl Config {
             .is_some_and(|p| p.as_os_str().is_empty())
         {
             return Err(("web_root", "is an empty path".into()));
+        }
+        if let Some(addr) = self.admin_listen
+            && !is_loopback(&addr)
+            && self.admin_token_file.is_none()
+        {
+            return Err((
+                "admin_token_file",
+                format!(
+                    "is required because admin_listen {addr} is not on loopback: /metrics \
+                     names topics, groups and principals"
+                ),
+            ));
+        }
+        if self
+            .admin_token_file
+            .as_ref()
+            .is_some_and(|p| p.as_os_str().is_empty())
+        {
+            return Err(("admin_token_file", "is an empty path".into()));
         }
         if !(4096..=1 << 30).contains(&self.ws_max_message) {
             return Err((
@@ -842,6 +890,18 @@ impl Config {
 }
 
 /// Loopback, including IPv4-mapped IPv6 (`::ffff:127.0.0.1`).
+/// An address, or `"off"` (also `""`) for none.
+fn address_or_off<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SocketAddr>, D::Error> {
+    let s = String::deserialize(d)?;
+    match s.as_str() {
+        "off" | "" => Ok(None),
+        other => other
+            .parse()
+            .map(Some)
+            .map_err(|e| serde::de::Error::custom(format!("{other:?}: {e} (or \"off\")"))),
+    }
+}
+
 fn is_loopback(addr: &SocketAddr) -> bool {
     addr.ip().to_canonical().is_loopback()
 }
@@ -971,6 +1031,34 @@ allow = ["consume", "describe"]   # also: create, delete
         let file = dir.path().join("hermit.toml");
         std::fs::write(&file, text).unwrap();
         Config::load(Some(&file), env(&[]), flags)
+    }
+
+    #[test]
+    fn the_admin_listener_is_on_loopback_by_default_and_needs_a_token_elsewhere() {
+        let c = load_file("", &[]).unwrap();
+        assert_eq!(c.admin_listen, Some("127.0.0.1:9644".parse().unwrap()));
+        let off = load_file("admin_listen = \"off\"\n", &[]).unwrap();
+        assert_eq!(off.admin_listen, None);
+        let e = load_file("admin_listen = \"0.0.0.0:9644\"\n", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("admin_token_file") && e.contains("not on loopback"),
+            "{e}"
+        );
+        let ok = load_file(
+            "admin_listen = \"0.0.0.0:9644\"\nadmin_token_file = \"/etc/hermit/token\"\n",
+            &[],
+        );
+        assert!(ok.is_ok(), "{ok:?}");
+        let e = load_file("admin_listen = \"nowhere\"\n", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("admin_listen") || e.contains("nowhere"), "{e}");
+        let e = load_file("listen = \"127.0.0.1:9644\"\n", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("admin_listen"), "the same address twice: {e}");
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //!
 //! # Layout
 //! - [`config`]: configuration from file, environment and flags.
+//! - [`admin`]: the admin HTTP listener: `/metrics`, `/healthz`, `/readyz`.
+//! - [`metrics`]: the counters and histograms the broker keeps where things happen.
 //! - [`auth`]: principals, `Authenticate` verification, ACLs, the broker id.
 //! - [`log`]: the storage engine (segments, index, recovery, group commit,
 //!   retention, compaction).
@@ -22,6 +24,7 @@
 //!
 //! Layers run one way: `offsets` → `log`, `engine` → both, `net` → `engine`.
 
+pub mod admin;
 pub mod auth;
 pub mod config;
 pub mod embedded;
@@ -29,6 +32,7 @@ pub mod engine;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod log;
+pub mod metrics;
 pub mod net;
 pub mod offsets;
 pub mod tls;

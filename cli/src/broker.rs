@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use hermit_broker::admin::Admin;
 use hermit_broker::config::{Config, LogFormat};
 use hermit_broker::engine::Engine;
 use hermit_broker::log::LogOptions;
@@ -29,6 +30,9 @@ pub struct BrokerArgs {
     /// Serve the static files of DIR (e.g. `js/` for the chat page) on the WebSocket listener.
     #[arg(long, value_name = "DIR")]
     web_root: Option<String>,
+    /// Admin HTTP listener (/metrics, /healthz, /readyz), or `off` [default: 127.0.0.1:9644].
+    #[arg(long, value_name = "ADDR")]
+    admin_listen: Option<String>,
     /// Data directory [default: ./hermit-data].
     #[arg(long, value_name = "DIR")]
     data_dir: Option<String>,
@@ -50,6 +54,7 @@ impl BrokerArgs {
             ("listen", &self.listen),
             ("ws_listen", &self.ws_listen),
             ("web_root", &self.web_root),
+            ("admin_listen", &self.admin_listen),
             ("data_dir", &self.data_dir),
             ("fsync", &self.fsync),
             ("log_format", &self.log_format),
@@ -112,18 +117,43 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         signal(SignalKind::interrupt()).context("cannot install the SIGINT handler")?;
     let mut sigterm =
         signal(SignalKind::terminate()).context("cannot install the SIGTERM handler")?;
+    // The admin listener comes first: /readyz answers 503 while the log
+    // is recovered, and /healthz says the process is alive meanwhile.
+    let admin = match Admin::bind(&config)
+        .await
+        .context("cannot start the admin listener")?
+    {
+        Some((admin, listener)) => {
+            let addr = listener.local_addr().context("admin listener address")?;
+            if config.admin_token_file.is_none() {
+                tracing::info!(%addr, "admin listening (/metrics, /healthz, /readyz)");
+            } else {
+                tracing::info!(%addr, "admin listening (/metrics with a bearer token, /healthz, /readyz)");
+            }
+            tokio::spawn(admin.clone().serve(listener));
+            Some(admin)
+        }
+        None => None,
+    };
     let dir = config.data_dir.clone();
     tracing::info!(data_dir = %dir.display(), fsync = %config.fsync, "opening the log");
     let opts = LogOptions::from_config(&config);
     let started = std::time::Instant::now();
-    let engine = tokio::task::spawn_blocking(move || Engine::open(&dir, opts))
-        .await
-        .context("log recovery panicked")?
+    let engine = tokio::task::spawn_blocking(move || {
+        let engine = Engine::open(&dir, opts)?;
+        // After a crash, recover every partition directory before serving.
+        let recovered = engine.log().recover_partition_dirs()?;
+        Ok::<_, hermit_broker::log::StorageError>((engine, recovered))
+    })
+    .await
+    .context("log recovery panicked")?;
+    let (engine, recovered) = engine
         .with_context(|| format!("cannot open data directory {}", config.data_dir.display()))?;
     let engine = Arc::new(engine);
     tracing::info!(
         elapsed_ms = started.elapsed().as_millis() as u64,
-        topics = engine.log().topics().len(),
+        topics = engine.log().topic_count(),
+        partitions_recovered = recovered,
         "log open"
     );
     engine.start_background(Duration::from_millis(config.cleanup_interval_ms));
@@ -135,6 +165,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     // Signals: the first starts a graceful shutdown; the second cuts the
     // drain short. Neither interrupts the final fsync: once handlers are
     // installed, signals no longer terminate the process.
+    let stopping = admin.clone();
     tokio::spawn(async move {
         let mut txs = [Some(first_tx), Some(second_tx)].into_iter();
         loop {
@@ -145,6 +176,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             match txs.next() {
                 Some(Some(tx)) => {
                     tracing::info!(signal = name, "signal received");
+                    if let Some(a) = &stopping {
+                        a.set_stopping();
+                    }
+                    notify::send("STOPPING=1");
                     let _ = tx.send(());
                 }
                 _ => tracing::warn!(
@@ -181,6 +216,13 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             .context("cannot set up the WebSocket listener")
             .class(USAGE)?;
     }
+    if let Some(a) = &admin {
+        a.attach(&server);
+        a.set_ready();
+    }
+    // Recovery is done, the lock held and every listener bound (connections
+    // queue in their backlogs until `run` accepts them).
+    notify::send("READY=1");
     server
         .run(
             listener,
@@ -201,6 +243,38 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     drop(engine);
     tracing::info!("shut down cleanly");
     Ok(())
+}
+
+/// The systemd notification protocol (`sd_notify(3)`): with `Type=notify`,
+/// systemd waits for `READY=1` before it calls the broker started, and
+/// `STOPPING=1` tells it a shutdown has begun.
+mod notify {
+    /// Send `state` to `$NOTIFY_SOCKET`, if set (a path, or `@name` for an
+    /// abstract socket). Failures are logged: the broker runs without systemd.
+    pub fn send(state: &str) {
+        let Some(socket) = std::env::var_os("NOTIFY_SOCKET") else {
+            return;
+        };
+        if let Err(e) = try_send(&socket, state) {
+            tracing::warn!(error = %e, socket = ?socket, "cannot notify systemd");
+        }
+    }
+
+    fn try_send(socket: &std::ffi::OsStr, state: &str) -> std::io::Result<()> {
+        use std::os::unix::ffi::OsStrExt as _;
+        use std::os::unix::net::{SocketAddr, UnixDatagram};
+        let bytes = socket.as_bytes();
+        let addr = match bytes.strip_prefix(b"@") {
+            Some(name) => {
+                use std::os::linux::net::SocketAddrExt as _;
+                SocketAddr::from_abstract_name(name)?
+            }
+            None => SocketAddr::from_pathname(std::path::Path::new(socket))?,
+        };
+        let sock = UnixDatagram::unbound()?;
+        sock.send_to_addr(state.as_bytes(), &addr)?;
+        Ok(())
+    }
 }
 
 /// Descriptors beyond one per connection and the partitions' `open_files`:

@@ -11,6 +11,8 @@ fn a_second_broker_on_the_same_directory_is_refused_clearly() {
             "broker",
             "--listen",
             "127.0.0.1:0",
+            "--admin-listen",
+            "off",
             "--data-dir",
             dir.path().to_str().unwrap(),
         ],

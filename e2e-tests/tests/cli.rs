@@ -800,6 +800,7 @@ fn a_one_component_relative_data_dir_works() {
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(hermit_e2e_tests::hermit_bin())
         .args(["broker", "--listen", "127.0.0.1:0", "--data-dir", "data"])
+        .args(["--admin-listen", "off"])
         .current_dir(dir.path())
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())

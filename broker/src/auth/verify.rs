@@ -61,6 +61,33 @@ pub enum AuthError {
     BadSignature,
 }
 
+impl AuthError {
+    /// The reasons [`AuthError::reason`] gives, in its order (metric labels).
+    pub const REASONS: [&'static str; 7] = [
+        "unsupported_mechanism",
+        "malformed_key",
+        "unsupported_key",
+        "invalid_point",
+        "signature_length",
+        "malformed_signature",
+        "bad_signature",
+    ];
+
+    /// Which kind of failure this is: an index into [`AuthError::REASONS`].
+    /// (No part of the key or signature: a metric label must not carry it.)
+    pub fn reason(&self) -> usize {
+        match self {
+            AuthError::UnsupportedMechanism { .. } => 0,
+            AuthError::MalformedKey { .. } => 1,
+            AuthError::UnsupportedKey { .. } => 2,
+            AuthError::InvalidPoint => 3,
+            AuthError::SignatureLength { .. } => 4,
+            AuthError::MalformedSignature => 5,
+            AuthError::BadSignature => 6,
+        }
+    }
+}
+
 /// DER signatures of P-256 are 8–72 bytes: a hint for the error message only.
 fn looks_like_der(len: usize) -> bool {
     (8..=72).contains(&len)

@@ -155,8 +155,9 @@ impl Index {
         Some((self.base + u64::from(e.rel_offset), u64::from(e.position)))
     }
 
-    /// Largest indexed batch position at or before `position`.
-    pub fn floor_position(&self, position: u64) -> Option<u64> {
+    /// The last entry at or before file position `position`: its
+    /// `(position, offset)`.
+    pub fn floor_position(&self, position: u64) -> Option<(u64, u64)> {
         let pos = u32::try_from(position).unwrap_or(u32::MAX);
         let (mut lo, mut hi) = (0, self.len());
         while lo < hi {
@@ -167,7 +168,8 @@ impl Index {
                 hi = mid;
             }
         }
-        Some(u64::from(self.entry(lo.checked_sub(1)?).position))
+        let e = self.entry(lo.checked_sub(1)?);
+        Some((u64::from(e.position), self.base + u64::from(e.rel_offset)))
     }
 
     /// The raw bytes, as written to disk.
@@ -255,9 +257,9 @@ mod tests {
         assert_eq!(idx.lookup(149), Some((100, 0)));
         assert_eq!(idx.lookup(150), Some((150, 5000)));
         assert_eq!(idx.lookup(10_000), Some((250, 15000)));
-        assert_eq!(idx.floor_position(4999), Some(0));
-        assert_eq!(idx.floor_position(5000), Some(5000));
-        assert_eq!(idx.floor_position(u64::MAX), Some(15000));
+        assert_eq!(idx.floor_position(4999), Some((0, 100)));
+        assert_eq!(idx.floor_position(5000), Some((5000, 150)));
+        assert_eq!(idx.floor_position(u64::MAX), Some((15000, 250)));
     }
 
     #[test]

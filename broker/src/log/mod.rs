@@ -44,7 +44,7 @@ use std::fs::{self, File};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 use std::thread::JoinHandle;
 
 use hermit_protocol::frame::TopicSettings;
@@ -54,6 +54,7 @@ pub use error::{Corruption, Result, StorageError};
 pub use partition::{Appended, FileRange, Partition, ReadOutcome, ScanCheck, ScanScope};
 
 use crate::config::{Config, FsyncPolicy, Limit, RecoveryMode, VerifyRolled};
+use crate::metrics::{Histogram, PartitionStats};
 use cache::OpenPartitions;
 pub use catalog::StoredSettings;
 use catalog::{Catalog, Entry};
@@ -176,12 +177,31 @@ pub struct Topic {
     /// Bit `p` (for partitions below 64): partition `p` was opened in this
     /// run, so its files hold nothing unsynced from an earlier run.
     opened: AtomicU64,
+    /// Traffic per partition since the start, made when one is first
+    /// opened: a topic never used in this run costs one pointer.
+    stats: OnceLock<Arc<[PartitionStats]>>,
 }
 
 impl Topic {
     /// Name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Traffic per partition since the start, if a partition of it was
+    /// opened in this run (none otherwise).
+    pub fn stats(&self) -> Option<&Arc<[PartitionStats]>> {
+        self.stats.get()
+    }
+
+    /// Make `p` (one of this topic's partitions) count into this topic's stats.
+    fn count(&self, p: &Partition) {
+        let stats = self.stats.get_or_init(|| {
+            (0..self.partitions)
+                .map(|_| PartitionStats::default())
+                .collect()
+        });
+        p.count_into(stats.clone());
     }
 
     /// The incarnation: the broker clock (ns) at its creation, unique among
@@ -302,6 +322,11 @@ pub struct Log {
     sync: Arc<SyncQueue>,
     sync_thread: Mutex<Option<JoinHandle<()>>>,
     stop: Arc<AtomicBool>,
+    /// Partition lookups the cache answered, and opens it had to make.
+    cache_hits: AtomicU64,
+    cache_misses: AtomicU64,
+    /// The traffic of topics deleted in this run (see [`Log::traffic_totals`]).
+    retired: PartitionStats,
     _lock: DirLock,
 }
 
@@ -409,6 +434,7 @@ impl Log {
                     policy,
                     first_slot,
                     opened: AtomicU64::new(0),
+                    stats: OnceLock::new(),
                 })));
             }
         }
@@ -453,6 +479,9 @@ impl Log {
             sync,
             sync_thread: Mutex::new(sync_thread),
             stop: Arc::new(AtomicBool::new(false)),
+            cache_hits: AtomicU64::new(0),
+            cache_misses: AtomicU64::new(0),
+            retired: PartitionStats::default(),
             _lock: lock,
         };
         if log.opts.verify_rolled == VerifyRolled::Startup {
@@ -491,6 +520,89 @@ impl Log {
     /// Group-commit counters (rounds and partition fsyncs so far).
     pub fn sync_stats(&self) -> sync::SyncStats {
         self.sync.stats()
+    }
+
+    /// Durations of group-commit rounds (ns) and partitions per round.
+    pub fn sync_histograms(&self) -> (&Histogram, &Histogram) {
+        self.sync.histograms()
+    }
+
+    /// Partition lookups found open in the cache, and partitions opened
+    /// because they were not.
+    pub fn cache_stats(&self) -> (u64, u64) {
+        (
+            self.cache_hits.load(Ordering::Relaxed),
+            self.cache_misses.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Whether the last run closed cleanly (nothing was left to recover).
+    pub fn started_clean(&self) -> bool {
+        self.started_clean
+    }
+
+    /// Traffic of every topic since the start, deleted ones included:
+    /// `[records_in, bytes_in, records_out, bytes_out]`. Walks every topic.
+    pub fn traffic_totals(&self) -> [u64; 4] {
+        let mut sum = self.retired.totals();
+        for t in self.read_topics().iter() {
+            if let Some(stats) = t.0.stats() {
+                for s in stats.iter() {
+                    for (acc, v) in sum.iter_mut().zip(s.totals()) {
+                        *acc = acc.saturating_add(v);
+                    }
+                }
+            }
+        }
+        sum
+    }
+
+    /// Partition `partition` of `topic` if it is open, without counting a
+    /// cache hit or keeping it open longer (for observers such as metrics).
+    pub fn peek_partition(&self, topic: &Topic, partition: u32) -> Option<Arc<Partition>> {
+        self.lock_open().peek((topic.incarnation, partition))
+    }
+
+    /// After a crash, recover now every partition that has a directory
+    /// (opening it walks, truncates and fsyncs its active segment), so the
+    /// broker is ready only once that is done and no request waits for a
+    /// large recovery. Partitions in slots (a 4 KiB segment each) are left
+    /// to their first use. Nothing to do after a clean close. A partition
+    /// that cannot be opened is reported and left for its first use, which
+    /// fails alone. Returns the partitions recovered.
+    pub fn recover_partition_dirs(&self) -> Result<usize> {
+        if self.started_clean {
+            return Ok(0);
+        }
+        let parts_dir = self.dir.join(PARTITIONS_DIR);
+        let by_incarnation: std::collections::HashMap<u64, Arc<Topic>> = self
+            .read_topics()
+            .iter()
+            .map(|t| (t.0.incarnation, t.0.clone()))
+            .collect();
+        let mut recovered = 0;
+        for entry in fs::read_dir(&parts_dir).ctx("list partitions", &parts_dir)? {
+            let entry = entry.ctx("list partitions", &parts_dir)?;
+            let name = entry.file_name();
+            let Some((_, p, inc)) = name.to_str().and_then(parse_partition_dir) else {
+                continue;
+            };
+            let Some(topic) = by_incarnation.get(&inc).filter(|t| p < t.partitions) else {
+                continue;
+            };
+            if self.is_open(topic, p) {
+                // Opened (so recovered) already, e.g. the group offsets.
+                continue;
+            }
+            match self.open_partition(topic, p) {
+                Ok(_) => recovered += 1,
+                Err(e) => tracing::error!(
+                    topic = topic.name(), partition = p, error = %e,
+                    "cannot recover partition at start; it fails alone when used"
+                ),
+            }
+        }
+        Ok(recovered)
     }
 
     fn read_topics(&self) -> std::sync::RwLockReadGuard<'_, BTreeSet<ByName>> {
@@ -628,7 +740,11 @@ impl Log {
                 count: t.partitions,
             });
         }
-        Ok(self.lock_open().get((t.incarnation, partition)))
+        let open = self.lock_open().get((t.incarnation, partition));
+        if open.is_some() {
+            self.cache_hits.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(open)
     }
 
     /// Whether partition `partition` of `topic` is open now (a read or
@@ -657,6 +773,7 @@ impl Log {
         };
         if let Some((p, closed)) = hit {
             drop(closed);
+            self.cache_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(p);
         }
         let _opening = self.opening.lock().unwrap_or_else(|p| p.into_inner());
@@ -694,6 +811,8 @@ impl Log {
         if partition < 64 {
             topic.opened.fetch_or(1 << partition, Ordering::AcqRel);
         }
+        topic.count(&p);
+        self.cache_misses.fetch_add(1, Ordering::Relaxed);
         let closed = self.lock_open().insert(key, p.clone());
         // Dropped outside the cache's lock: closing files takes syscalls.
         drop(closed);
@@ -859,6 +978,7 @@ impl Log {
                 policy: TopicPolicy::of(&stored, &self.opts),
                 first_slot,
                 opened: AtomicU64::new(0),
+                stats: OnceLock::new(),
             });
             let opened = match (open, fresh_slot) {
                 (Some(p), Some(slot)) => {
@@ -876,6 +996,7 @@ impl Log {
                             durable: true,
                         },
                     )?;
+                    topic.count(&part);
                     let closed = self.lock_open().insert((incarnation, p), part.clone());
                     drop(closed);
                     Some(part)
@@ -953,6 +1074,10 @@ impl Log {
             p.mark_deleted();
         }
         drop(closed);
+        if let Some(stats) = topic.stats() {
+            // The totals over all topics must not go back when one goes.
+            self.retired.add_all(stats);
+        }
         let end = self.catalog.append(&Entry::Delete {
             name: name.to_owned(),
             incarnation: topic.incarnation,

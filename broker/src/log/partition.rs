@@ -28,6 +28,7 @@ use super::slab::SLOT_BYTES;
 use super::sync::SyncQueue;
 use super::{LogOptions, TopicPolicy};
 use crate::config::{FsyncPolicy, RecoveryMode, VerifyRolled};
+use crate::metrics::PartitionStats;
 
 pub use super::clock::now_ns;
 
@@ -51,6 +52,9 @@ pub struct FileRange {
     pub len: u64,
     /// Base offset of the first batch in the range.
     pub first_offset: u64,
+    /// The offset after the range's last batch (in a compacted segment,
+    /// holes between its batches lie below it).
+    pub end_offset: u64,
 }
 
 /// The outcome of [`Partition::read`].
@@ -186,6 +190,9 @@ pub struct Partition {
     files: OnceLock<(Arc<AtomicUsize>, super::cache::Budget)>,
     /// What this partition has added to `files`.
     files_reported: AtomicUsize,
+    /// Its topic's traffic counters (this partition's is `[id]`), given by
+    /// the log once it is opened ([`Partition::count_into`]).
+    stats: OnceLock<Arc<[PartitionStats]>>,
 }
 
 /// How a log opens a partition of one of its topics (see [`Partition::open_created`]).
@@ -589,6 +596,7 @@ impl Partition {
             created_ns: ctx.created_ns,
             files: OnceLock::new(),
             files_reported: AtomicUsize::new(0),
+            stats: OnceLock::new(),
         };
         Arc::new(p)
     }
@@ -873,6 +881,17 @@ impl Partition {
         &self.topic
     }
 
+    /// Count this partition's appends and reads into `stats` (its topic's,
+    /// indexed by partition) from now on. The first call wins.
+    pub fn count_into(&self, stats: Arc<[PartitionStats]>) {
+        let _ = self.stats.set(stats);
+    }
+
+    /// This partition's traffic counters, once the log gave them.
+    pub fn own_stats(&self) -> Option<&PartitionStats> {
+        self.stats.get().and_then(|s| s.get(self.id as usize))
+    }
+
     /// Partition number.
     pub fn id(&self) -> u32 {
         self.id
@@ -1053,6 +1072,9 @@ impl Partition {
         drop(inner);
         if self.opts.fsync != FsyncPolicy::Never {
             self.enqueue_sync();
+        }
+        if let Some(s) = self.own_stats() {
+            s.appended(count, len);
         }
         Ok(Appended {
             base_offset: base,
@@ -1343,6 +1365,12 @@ impl Partition {
             };
             match self.walk(&plan, offset, max_bytes, scratch)? {
                 Some(range) => {
+                    if let Some(s) = self.own_stats() {
+                        s.served(
+                            range.end_offset.saturating_sub(range.first_offset),
+                            range.len,
+                        );
+                    }
                     let (log_start, high_watermark) = self.bounds();
                     return Ok(ReadOutcome::Data {
                         range,
@@ -1394,10 +1422,10 @@ impl Partition {
             let Some(verification) = seg.verification() else {
                 return Ok(Planned::Unverified(seg.clone()));
             };
-            let mut visible_end = if seg.base < visible.segment_base {
-                seg.size
+            let (mut visible_end, mut visible_end_offset) = if seg.base < visible.segment_base {
+                (seg.size, seg.end_offset)
             } else {
-                visible.position.min(seg.size)
+                (visible.position.min(seg.size), visible.offset)
             };
             let index = verification.index_for(seg);
             let (mut p0, mut o0) = index.lookup(offset).map_or((0, seg.base), |(o, p)| (p, o));
@@ -1414,8 +1442,10 @@ impl Partition {
                     (p0, o0) = (bad.to_pos, bad.to_offset);
                 }
             }
-            if let Some(bad) = verification.bad.iter().find(|b| b.from_pos >= p0) {
-                visible_end = visible_end.min(bad.from_pos);
+            if let Some(bad) = verification.bad.iter().find(|b| b.from_pos >= p0)
+                && bad.from_pos <= visible_end
+            {
+                (visible_end, visible_end_offset) = (bad.from_pos, bad.from_offset);
             }
             let cap_end = index.floor_position(limit(p0));
             return Ok(Planned::Plan(Plan {
@@ -1424,6 +1454,7 @@ impl Partition {
                 from_pos: p0,
                 from_offset: o0,
                 visible_end,
+                visible_end_offset,
                 cap_end,
                 is_active: false,
             }));
@@ -1438,6 +1469,7 @@ impl Partition {
                 from_pos: active.file.origin(),
                 from_offset: active.base,
                 visible_end: 0,
+                visible_end_offset: active.base,
                 cap_end: None,
                 is_active: true,
             }));
@@ -1455,13 +1487,17 @@ impl Partition {
             });
         let lim = limit(p0);
         let j = entries.partition_point(|e| u64::from(e.position) <= lim);
-        let cap_end = j.checked_sub(1).map(|j| u64::from(entries[j].position));
+        let cap_end = j.checked_sub(1).map(|j| {
+            let e = entries[j];
+            (u64::from(e.position), active.base + u64::from(e.rel_offset))
+        });
         Ok(Planned::Plan(Plan {
             file: active.file.clone(),
             segment_base: active.base,
             from_pos: p0,
             from_offset: o0,
             visible_end: visible.position.min(active.size),
+            visible_end_offset: visible.offset,
             cap_end,
             is_active: true,
         }))
@@ -1476,10 +1512,10 @@ impl Partition {
         max_bytes: u32,
         scratch: &mut Vec<u8>,
     ) -> Result<Option<FileRange>> {
-        let (start, first_len, first_offset) =
+        let (start, first_len, first_offset, first_end) =
             if plan.from_offset == offset && plan.from_pos < plan.visible_end {
                 let h = plan.file.header_at(plan.from_pos)?;
-                (plan.from_pos, h.batch_len(), h.base_offset)
+                (plan.from_pos, h.batch_len(), h.base_offset, h.next_offset())
             } else {
                 let mut reader = SegmentReader::new(
                     &plan.file.file,
@@ -1492,7 +1528,8 @@ impl Partition {
                 loop {
                     match reader.next_batch()? {
                         Some(b) if b.header.next_offset().is_some_and(|n| n > offset) => {
-                            break (b.position, b.header.batch_len(), b.header.base_offset);
+                            let h = b.header;
+                            break (b.position, h.batch_len(), h.base_offset, h.next_offset());
                         }
                         Some(_) => continue,
                         None => return Ok(None),
@@ -1500,18 +1537,20 @@ impl Partition {
                 }
             };
         let limit = plan.from_pos.saturating_add(u64::from(max_bytes));
-        let end = if limit >= plan.visible_end {
-            plan.visible_end
+        let first_end = first_end.unwrap_or(first_offset.saturating_add(1));
+        let (end, end_offset) = if limit >= plan.visible_end {
+            (plan.visible_end, plan.visible_end_offset)
         } else {
             plan.cap_end
-                .filter(|&c| c > start && c <= plan.visible_end)
-                .unwrap_or(start + first_len)
+                .filter(|&(c, _)| c > start && c <= plan.visible_end)
+                .unwrap_or((start + first_len, first_end))
         };
         Ok(Some(FileRange {
             file: plan.file.clone(),
             position: start,
             len: end - start,
             first_offset,
+            end_offset,
         }))
     }
 
@@ -1728,7 +1767,10 @@ struct Plan {
     segment_base: u64,
     from_pos: u64,
     from_offset: u64,
+    /// Where what may be served ends: its file position and offset.
     visible_end: u64,
-    cap_end: Option<u64>,
+    visible_end_offset: u64,
+    /// An index entry within `max_bytes` of `from_pos`: its position and offset.
+    cap_end: Option<(u64, u64)>,
     is_active: bool,
 }

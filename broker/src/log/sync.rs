@@ -22,6 +22,7 @@ use super::io::Io;
 use super::partition::{Partition, SyncTarget};
 use super::segment::SegmentFile;
 use crate::config::FsyncPolicy;
+use crate::metrics::Histogram;
 
 #[derive(Default)]
 struct State {
@@ -63,6 +64,9 @@ pub struct SyncQueue {
     fs: OnceLock<File>,
     /// What the slabs' syncs and `syncfs` go through.
     io: Io,
+    /// How long each round took (ns), and how many partitions it synced.
+    round_ns: Histogram,
+    round_partitions: Histogram,
 }
 
 /// Group-commit counters.
@@ -96,6 +100,8 @@ impl SyncQueue {
             catalog: OnceLock::new(),
             fs: OnceLock::new(),
             io,
+            round_ns: Histogram::latency(),
+            round_partitions: Histogram::sizes(),
         })
     }
 
@@ -250,6 +256,7 @@ impl SyncQueue {
     /// One group commit over `batch`: the catalog, then every partition,
     /// then a new generation for the durable-ack waiters.
     fn round(&self, batch: &[Arc<Partition>]) {
+        let started = Instant::now();
         {
             self.rounds.fetch_add(1, Ordering::Relaxed);
             // The catalog goes first: a record's acknowledgement waits for its
@@ -311,8 +318,15 @@ impl SyncQueue {
                     }
                 }
             }
+            self.round_ns.observe_since(started);
+            self.round_partitions.observe(batch.len() as u64);
             self.generation.send_modify(|g| *g += 1);
         }
+    }
+
+    /// Durations of rounds (ns) and partitions per round.
+    pub fn histograms(&self) -> (&Histogram, &Histogram) {
+        (&self.round_ns, &self.round_partitions)
     }
 
     /// One round by one `syncfs`: capture what each partition (and the

@@ -39,7 +39,7 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 use tokio::time::Instant;
 
 use super::outbox::Outbox;
-use super::quota::{Admission, Permit, TopicPermit};
+use super::quota::{self, Admission, Permit, TopicPermit};
 use super::stream::ByteStream;
 use super::{Arrival, Metrics, Shared};
 use crate::auth::{Action, AuthMode, Denied, Principal, Who, fresh_nonce, verify_authenticate};
@@ -86,6 +86,8 @@ struct PendingAck {
     /// Held until then by `produce_bytes_per_sec` (throttled, never dropped).
     not_before: Option<Instant>,
     body: AckBody,
+    /// When the request was taken up (produce latency).
+    received: Instant,
 }
 
 struct PendingFetch {
@@ -94,6 +96,27 @@ struct PendingFetch {
     offset: u64,
     max_bytes: u32,
     deadline: Instant,
+    /// When the request was taken up (fetch latency).
+    received: Instant,
+    /// Counted in `fetches_parked` while it waits for data (kept once
+    /// parked: its answer's latency is then a long poll's wait, not counted).
+    parked: Option<Parked>,
+}
+
+/// One parked long poll in [`Metrics::fetches_parked`], for as long as it lives.
+struct Parked(Arc<Metrics>);
+
+impl Parked {
+    fn new(metrics: &Arc<Metrics>) -> Parked {
+        metrics.fetches_parked.fetch_add(1, Ordering::Relaxed);
+        Parked(metrics.clone())
+    }
+}
+
+impl Drop for Parked {
+    fn drop(&mut self) {
+        self.0.fetches_parked.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 struct State {
@@ -670,6 +693,10 @@ impl State {
             msg.push_str(" (the broker requires authentication)");
         }
         tracing::debug!(target: "audit", peer = %self.peer, who = %self.who, %msg, "request refused");
+        self.shared
+            .metrics
+            .unauthorized
+            .fetch_add(1, Ordering::Relaxed);
         self.error(corr, op as u8, Status::Unauthorized, &msg, None);
     }
 
@@ -768,6 +795,7 @@ impl State {
         let metrics = self.shared.metrics.clone();
         match f.request {
             Request::Produce(p) => {
+                let received = Instant::now();
                 if !self.allowed(corr, Op::Produce, Action::Produce, p.topic.as_str()) {
                     return;
                 }
@@ -797,6 +825,7 @@ impl State {
                             a.next_offset
                         };
                         if not_before.is_none() && part.synced_offset() >= need {
+                            metrics.produce_latency.observe_duration(received.elapsed());
                             self.respond(
                                 corr,
                                 &ResponseBody::Produce {
@@ -812,6 +841,7 @@ impl State {
                                 body: AckBody::Produce {
                                     base_offset: a.base_offset,
                                 },
+                                received,
                             });
                         }
                     }
@@ -852,6 +882,7 @@ impl State {
                                 need: a.next_offset,
                                 not_before: None,
                                 body: AckBody::Commit,
+                                received: Instant::now(),
                             });
                         }
                     }
@@ -1212,6 +1243,7 @@ impl State {
                 );
             }
             Err(e) => {
+                self.shared.metrics.auth_failures[e.reason()].fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(target: "audit", peer = %self.peer, error = %e, "authentication failed");
                 self.error(
                     corr,
@@ -1301,6 +1333,7 @@ impl State {
     }
 
     async fn fetch(&mut self, corr: u32, f: Fetch<'_>) {
+        let received = Instant::now();
         let Some(part) = self
             .partition(corr, Op::Fetch, f.topic.as_str(), f.partition)
             .await
@@ -1318,6 +1351,8 @@ impl State {
             // memory: ask for no more than its largest frame.
             max_bytes: f.max_bytes.min(self.arrival.max_frame.unwrap_or(u32::MAX)),
             deadline,
+            received,
+            parked: None,
         };
         self.attempt_fetch(pending).await;
     }
@@ -1325,7 +1360,7 @@ impl State {
     /// Answer a fetch if there is data or its wait is over; otherwise park it
     /// and start a waiter that wakes the connection when the partition's high
     /// watermark moves or the deadline passes.
-    async fn attempt_fetch(&mut self, f: PendingFetch) {
+    async fn attempt_fetch(&mut self, mut f: PendingFetch) {
         let who = self.who.principal();
         let delay = self.shared.quotas.fetch_delay(who);
         if !delay.is_zero() && self.closing.is_none() {
@@ -1335,6 +1370,9 @@ impl State {
                 .metrics
                 .fetch_throttled
                 .fetch_add(1, Ordering::Relaxed);
+            self.shared
+                .quotas
+                .note_throttled(who, quota::Direction::Fetch);
             tracing::debug!(target: "audit", peer = %self.peer, who = %self.who, delay_ms = delay.as_millis() as u64, "fetch throttled: fetch_bytes_per_sec exceeded");
             let tx = self.wake_tx.clone();
             let corr = f.correlation_id;
@@ -1367,6 +1405,7 @@ impl State {
                 self.shared.quotas.charge_fetch(who, range.len);
                 self.out
                     .push_file(&header, range.file, range.position, range.len);
+                self.fetch_answered(&f);
             }
             Ok(ReadOutcome::Empty {
                 high_watermark,
@@ -1382,6 +1421,7 @@ impl State {
                     let header =
                         frame::encode_fetch_header(f.correlation_id, high_watermark, log_start, 0);
                     self.out.push_frame(|b| b.extend_from_slice(&header));
+                    self.fetch_answered(&f);
                 }
                 Some(mut rx) => {
                     let tx = self.wake_tx.clone();
@@ -1390,12 +1430,16 @@ impl State {
                         let _ = tokio::time::timeout_at(deadline, rx.changed()).await;
                         let _ = tx.send(corr);
                     });
+                    if f.parked.is_none() {
+                        f.parked = Some(Parked::new(&self.shared.metrics));
+                    }
                     self.fetches.push(f);
                 }
                 None => {
                     let header =
                         frame::encode_fetch_header(f.correlation_id, high_watermark, log_start, 0);
                     self.out.push_frame(|b| b.extend_from_slice(&header));
+                    self.fetch_answered(&f);
                 }
             },
             Ok(ReadOutcome::Unverified(_)) => {
@@ -1404,6 +1448,16 @@ impl State {
                 self.storage_error(f.correlation_id, Op::Fetch, &e);
             }
             Err(e) => self.storage_error(f.correlation_id, Op::Fetch, &e),
+        }
+    }
+
+    /// A fetch was answered: its latency, unless it waited as a long poll.
+    fn fetch_answered(&self, f: &PendingFetch) {
+        if f.parked.is_none() {
+            self.shared
+                .metrics
+                .fetch_latency
+                .observe_duration(f.received.elapsed());
         }
     }
 
@@ -1429,6 +1483,9 @@ impl State {
             .metrics
             .produce_throttled
             .fetch_add(1, Ordering::Relaxed);
+        self.shared
+            .quotas
+            .note_throttled(self.who.principal(), quota::Direction::Produce);
         tracing::debug!(target: "audit", peer = %self.peer, who = %self.who, delay_ms = delay.as_millis() as u64, "produce throttled: produce_bytes_per_sec exceeded");
         let until = Instant::now() + delay;
         self.throttle_until = Some(self.throttle_until.map_or(until, |t| t.max(until)));
@@ -1447,6 +1504,10 @@ impl State {
                 let a = self.acks.remove(i).expect("invariant: index is in bounds");
                 match a.body {
                     AckBody::Produce { base_offset } => {
+                        self.shared
+                            .metrics
+                            .produce_latency
+                            .observe_duration(a.received.elapsed());
                         self.respond(a.correlation_id, &ResponseBody::Produce { base_offset })
                     }
                     AckBody::Commit => self.respond(a.correlation_id, &ResponseBody::Commit),

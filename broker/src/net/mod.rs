@@ -21,7 +21,7 @@
 //!   per address).
 
 mod connection;
-mod http;
+pub(crate) mod http;
 mod outbox;
 mod quota;
 mod stream;
@@ -49,6 +49,7 @@ use crate::auth::{Acl, AclError, BrokerId, BrokerIdError, Principal};
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::log::Log;
+use crate::metrics::Histogram;
 use crate::tls::{self, TlsAcceptor, TlsError};
 use tokio_rustls::server::TlsStream;
 
@@ -105,6 +106,18 @@ pub struct Metrics {
     pub receive_budget_waits: AtomicU64,
     /// Connections waiting for `receive_budget_bytes` right now.
     pub receive_budget_waiting: AtomicU64,
+    /// From a produce request to its answer (after the fsync that makes
+    /// it durable, for durable acks), in nanoseconds.
+    pub produce_latency: Histogram,
+    /// From a fetch request to its answer, for fetches answered without
+    /// waiting for data (a long poll's wait is not latency), in nanoseconds.
+    pub fetch_latency: Histogram,
+    /// Long polls parked right now, waiting for data or their deadline.
+    pub fetches_parked: AtomicU64,
+    /// Authentications refused, by [`AuthError::reason`](crate::auth::AuthError::reason).
+    pub auth_failures: [AtomicU64; crate::auth::AuthError::REASONS.len()],
+    /// Requests refused `Unauthorized` by the access rules.
+    pub unauthorized: AtomicU64,
 }
 
 impl Metrics {
@@ -327,6 +340,21 @@ impl Server {
     /// The server's counters.
     pub fn metrics(&self) -> Arc<Metrics> {
         self.shared.metrics.clone()
+    }
+
+    /// The log it serves.
+    pub fn log(&self) -> &Arc<Log> {
+        &self.shared.log
+    }
+
+    /// The engine it serves (the log and the group offsets).
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.shared.engine
+    }
+
+    /// Its quotas (throttling counts per principal, for the metrics).
+    pub(crate) fn quotas(&self) -> &quota::Quotas {
+        &self.shared.quotas
     }
 
     /// Serve one already-accepted byte stream as a broker connection (from

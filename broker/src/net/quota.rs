@@ -55,6 +55,19 @@ pub(crate) struct Quotas {
     topics: Mutex<TopicCounts>,
     per_principal: Arc<Counter<Principal>>,
     per_address: Arc<Counter<IpAddr>>,
+    /// Answers delayed per caller (`None`: anonymous), `[produce, fetch]`,
+    /// for the metrics. Bounded like the buckets: past [`PRUNE_AT`] callers
+    /// the half with the fewest is forgotten.
+    throttled: Mutex<HashMap<Option<Principal>, [u64; 2]>>,
+}
+
+/// Which byte rate delayed an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    /// `produce_bytes_per_sec`.
+    Produce = 0,
+    /// `fetch_bytes_per_sec`.
+    Fetch = 1,
 }
 
 #[derive(Default)]
@@ -79,7 +92,31 @@ impl Quotas {
             topics: Mutex::new(TopicCounts::default()),
             per_principal: Arc::new(Counter::new(c.max_connections_per_principal)),
             per_address: Arc::new(Counter::new(c.max_connections_per_address)),
+            throttled: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Count one answer of `who` delayed by the `direction` rate.
+    pub(crate) fn note_throttled(&self, who: Option<Principal>, direction: Direction) {
+        let mut map = lock(&self.throttled);
+        if map.len() >= PRUNE_AT && !map.contains_key(&who) {
+            let mut totals: Vec<u64> = map.values().map(|[p, f]| p + f).collect();
+            let mid = totals.len() / 2;
+            let (_, &mut cut, _) = totals.select_nth_unstable(mid);
+            map.retain(|_, [p, f]| *p + *f > cut);
+        }
+        map.entry(who).or_default()[direction as usize] += 1;
+    }
+
+    /// The `n` callers with the most delayed answers: `(who, [produce, fetch])`.
+    pub(crate) fn most_throttled(&self, n: usize) -> Vec<(Option<Principal>, [u64; 2])> {
+        let mut all: Vec<_> = lock(&self.throttled)
+            .iter()
+            .map(|(w, c)| (*w, *c))
+            .collect();
+        all.sort_by_key(|(_, [p, f])| std::cmp::Reverse(p + f));
+        all.truncate(n);
+        all
     }
 
     /// Reserve `bytes` of the receive budget for a frame being received.

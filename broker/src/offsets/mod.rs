@@ -170,6 +170,18 @@ impl OffsetStore {
             .copied()
     }
 
+    /// Visit every committed offset, `(group, topic, partition, offset)`,
+    /// one shard at a time (each shard locked while it is visited), in no
+    /// particular order.
+    pub fn for_each(&self, mut f: impl FnMut(&str, &str, u32, u64)) {
+        for shard in &self.shards {
+            let map = shard.lock().unwrap_or_else(|p| p.into_inner());
+            for ((g, t, p), o) in map.iter() {
+                f(g, t, *p, *o);
+            }
+        }
+    }
+
     /// Every committed offset: `(group, topic, partition, offset)`.
     pub fn all(&self) -> Vec<(String, String, u32, u64)> {
         let mut v = Vec::new();

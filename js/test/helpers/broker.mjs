@@ -58,7 +58,7 @@ export async function startBroker(opts = {}) {
   if (!existsSync(bin)) throw new Error(`no broker binary at ${bin}: build it with \`cargo build -p hermit-cli\` or set HERMITMQ_BIN`);
   const dir = await mkdtemp(join(tmpdir(), 'hermit-js-'));
   const dataDir = join(dir, 'data');
-  const args = ['broker', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ws-listen', '127.0.0.1:0', '--log-format', 'text'];
+  const args = ['broker', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ws-listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0', '--log-format', 'text'];
   if (opts.config !== undefined) {
     const path = join(dir, 'hermit.toml');
     await writeFile(path, opts.config);
