@@ -98,14 +98,34 @@ pub fn read_range(p: &Partition, offset: u64, max_bytes: u32) -> Vec<(u64, Vec<u
                     .file
                     .read_exact_at(&mut buf, range.position)
                     .unwrap();
-                return BatchIter::new(&buf)
+                let batches: Vec<_> = BatchIter::new(&buf)
                     .map(|b| {
                         let b = b.expect("whole batches");
                         (b.header.base_offset, b.as_bytes().to_vec())
                     })
                     .collect();
+                assert_end_offset(p, range.end_offset, &batches);
+                return batches;
             }
         }
+    }
+}
+
+/// A read's `end_offset` (what the metrics count as served) is where its
+/// last batch ends; with compaction's holes it may lie later.
+fn assert_end_offset(p: &Partition, end_offset: u64, batches: &[(u64, Vec<u8>)]) {
+    let Some((_, last)) = batches.last() else {
+        return;
+    };
+    let last = BatchIter::new(last).next().unwrap().unwrap().header;
+    let end = last.next_offset().unwrap();
+    if p.policy().cleanup == hermit_protocol::Cleanup::Compact {
+        assert!(
+            end_offset >= end,
+            "end_offset {end_offset} is before the last batch's end {end}"
+        );
+    } else {
+        assert_eq!(end_offset, end, "end_offset is the last batch's end");
     }
 }
 
@@ -283,6 +303,7 @@ pub fn read_at(p: &Partition, offset: u64, max_bytes: u32) -> Got {
                     batches[0].0, range.first_offset,
                     "first_offset names the first batch"
                 );
+                assert_end_offset(p, range.end_offset, &batches);
                 return Got::Batches(batches);
             }
             Err(StorageError::CorruptRange { from, to, .. }) => {
