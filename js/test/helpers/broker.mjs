@@ -78,7 +78,7 @@ export async function startBroker(opts = {}) {
         const m = /addr=([0-9.]+:\d+)/.exec(line);
         if (!m || !/listening/.test(line)) continue;
         if (/WebSocket/.test(line)) ws = m[1];
-        else if (!/TLS|metrics|wss/i.test(line)) tcp = tcp ?? m[1];
+        else if (!/TLS|admin|metrics|wss/i.test(line)) tcp = tcp ?? m[1];
       }
       if (tcp && ws) {
         resolveAddrs({ tcp, ws });
