@@ -304,11 +304,11 @@ async fn readyz_is_503_while_a_large_segment_is_recovered_and_200_after() {
     let client = Client::connect(broker.addr().to_string(), ClientOptions::default())
         .await
         .unwrap();
-    // 384 MiB in one active segment, then a crash: the next start walks
+    // 256 MiB in one active segment, then a crash: the next start walks
     // and CRC-checks all of it before it is ready.
     let record = vec![7u8; 512 << 10];
     let mut acks = Vec::new();
-    for _ in 0..768 {
+    for _ in 0..512 {
         let mut b = BatchBuilder::new(b"");
         b.push(&record);
         let batch = Bytes::from(b.finish(0).unwrap());
