@@ -13,6 +13,7 @@
 //! - `compat`: `hermit compat encrypt|decrypt`, the browser article's messages.
 //! - `tls`: `hermit tls self-signed` — a development CA and broker certificate.
 //! - `logtool`: `hermit log check|dump` — offline data directory inspection.
+//! - `top`: `hermit top` — a live view of a broker's `/metrics`.
 //! - `exit`: exit codes and error classification.
 //! - `out`: writing to stdout, where a closed pipe is a quiet stop.
 //!
@@ -33,6 +34,7 @@ mod logtool;
 mod password;
 mod produce;
 mod tls;
+mod top;
 mod topics;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -75,6 +77,9 @@ enum Command {
     /// Inspect a data directory offline.
     #[command(subcommand)]
     Log(logtool::LogCommand),
+    /// Watch a broker: rates per partition, group lag, latencies (from its
+    /// admin listener's /metrics; `--once` prints one snapshot).
+    Top(top::TopArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -109,6 +114,7 @@ fn main() -> std::process::ExitCode {
         Command::Compat(cmd) => compat::run(cmd),
         Command::Tls(cmd) => tls::run(cmd),
         Command::Log(cmd) => logtool::run(cmd),
+        Command::Top(args) => top::run(args),
         Command::Completions { shell } => {
             // Into memory, then through `out` (clap_complete::generate
             // panics when stdout is closed).
