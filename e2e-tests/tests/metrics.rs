@@ -262,6 +262,40 @@ async fn the_cardinality_guard_holds_with_ten_thousand_topics() {
     assert!(samples < 600, "{samples} samples with {TOPICS} topics");
 }
 
+/// contrib/metrics.txt is what `hermit top` and the Grafana dashboard are
+/// built against: a real broker serves exactly its names, with its types.
+#[test]
+fn the_broker_serves_exactly_the_metrics_contract() {
+    let contract: std::collections::BTreeSet<(String, String)> =
+        include_str!("../../contrib/metrics.txt")
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| {
+                let mut f = l.split_whitespace();
+                (f.next().unwrap().to_owned(), f.next().unwrap().to_owned())
+            })
+            .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start_broker(dir.path(), "127.0.0.1:0", &[]);
+    let served: std::collections::BTreeSet<(String, String)> = scrape(&broker)
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.strip_prefix("# TYPE ")?.split_whitespace();
+            Some((f.next()?.to_owned(), f.next()?.to_owned()))
+        })
+        .collect();
+    assert_eq!(
+        served.difference(&contract).collect::<Vec<_>>(),
+        Vec::<&(String, String)>::new(),
+        "served but not in contrib/metrics.txt"
+    );
+    assert_eq!(
+        contract.difference(&served).collect::<Vec<_>>(),
+        Vec::<&(String, String)>::new(),
+        "in contrib/metrics.txt but not served"
+    );
+}
+
 #[test]
 fn metrics_need_the_bearer_token_when_one_is_set() {
     let dir = tempfile::tempdir().unwrap();
