@@ -406,14 +406,11 @@ impl Admin {
     fn busiest(&self, server: &Server) -> (Vec<Arc<Topic>>, u64) {
         let mut choice = self.inner.choice.lock().unwrap_or_else(|p| p.into_inner());
         let again = choice.at.is_none_or(|t| t.elapsed() >= RECHOOSE);
-        let keep: HashSet<(u64, String)> = if again {
+        // Incarnations are unique among every topic ever created here.
+        let keep: HashSet<u64> = if again {
             HashSet::new()
         } else {
-            choice
-                .topics
-                .iter()
-                .map(|t| (t.incarnation(), t.name().to_owned()))
-                .collect()
+            choice.topics.iter().map(|t| t.incarnation()).collect()
         };
         let (mut kept, mut others): (Vec<_>, Vec<_>) = (Vec::new(), Vec::new());
         for t in server.log().topics() {
@@ -432,7 +429,7 @@ impl Admin {
             if total == 0 {
                 continue;
             }
-            if keep.contains(&(t.incarnation(), t.name().to_owned())) {
+            if keep.contains(&t.incarnation()) {
                 kept.push(t);
             } else {
                 others.push((recent, total, t));
@@ -599,10 +596,8 @@ impl Collector for Scrape {
             hidden as f64,
         )?;
         let mut rows: [Vec<(Labels<2>, u64)>; 6] = Default::default();
-        let mut shown_names = HashSet::new();
         for t in &shown {
             let Some(stats) = t.stats() else { continue };
-            shown_names.insert(t.name());
             for (p, s) in stats.iter().enumerate() {
                 let labels = || [("topic", t.name().to_owned()), ("partition", p.to_string())];
                 for (i, v) in s.totals().into_iter().enumerate() {
@@ -656,20 +651,29 @@ impl Collector for Scrape {
         // Groups: of the busiest topics, the largest lags first.
         let by_name: std::collections::HashMap<&str, &Arc<Topic>> =
             shown.iter().map(|t| (t.name(), t)).collect();
-        let mut groups: Vec<(u64, Labels<3>, u64)> = Vec::new();
+        // Collected under the offset shards' locks, measured after them:
+        // the partition cache's lock is never taken inside a shard's.
+        let mut commits: Vec<(String, &Arc<Topic>, u32, u64)> = Vec::new();
         server.engine().offsets().for_each(|g, t, p, committed| {
-            let Some(topic) = by_name.get(t) else { return };
-            let end = log
-                .peek_partition(topic, p)
-                .map(|part| part.high_watermark());
-            let lag = end.map_or(0, |end| end.saturating_sub(committed));
-            let labels = [
-                ("group", g.to_owned()),
-                ("topic", t.to_owned()),
-                ("partition", p.to_string()),
-            ];
-            groups.push((lag, labels, committed));
+            if let Some(topic) = by_name.get(t) {
+                commits.push((g.to_owned(), topic, p, committed));
+            }
         });
+        let mut groups: Vec<(u64, Labels<3>, u64)> = commits
+            .into_iter()
+            .map(|(g, topic, p, committed)| {
+                let end = log
+                    .peek_partition(topic, p)
+                    .map(|part| part.high_watermark());
+                let lag = end.map_or(0, |end| end.saturating_sub(committed));
+                let labels = [
+                    ("group", g),
+                    ("topic", topic.name().to_owned()),
+                    ("partition", p.to_string()),
+                ];
+                (lag, labels, committed)
+            })
+            .collect();
         groups.sort_unstable_by_key(|g| std::cmp::Reverse(g.0));
         groups.truncate(inner.top_groups);
         let lags: Vec<_> = groups.iter().map(|(lag, l, _)| (l.clone(), *lag)).collect();
