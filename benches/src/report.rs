@@ -51,6 +51,16 @@ pub fn median(values: &[f64]) -> f64 {
     }
 }
 
+/// The smallest (`f64::min`) or largest (`f64::max`) finite value; NaN if none.
+pub fn extreme(values: &[f64], pick: fn(f64, f64) -> f64) -> f64 {
+    values
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite())
+        .reduce(pick)
+        .unwrap_or(f64::NAN)
+}
+
 fn fmt_value(v: f64) -> String {
     if !v.is_finite() {
         "-".into()
@@ -82,7 +92,9 @@ pub fn table(title: &str, settings: &str, runs: &[Run]) -> String {
         for i in 0..runs.len() {
             let _ = write!(header, " {:>10}", format!("run {}", i + 1));
         }
-        let _ = write!(header, " {:>10}", "median");
+        for col in ["min", "median", "max"] {
+            let _ = write!(header, " {col:>10}");
+        }
     }
     let _ = writeln!(out, "{}", header.trim_end());
     for f in &first.figures {
@@ -96,13 +108,17 @@ pub fn table(title: &str, settings: &str, runs: &[Run]) -> String {
             for v in &values {
                 let _ = write!(out, " {:>10}", fmt_value(*v));
             }
+            let _ = write!(out, " {:>10}", fmt_value(extreme(&values, f64::min)));
+            let _ = write!(out, " {:>10}", fmt_value(median(&values)));
+            let _ = writeln!(out, " {:>10}", fmt_value(extreme(&values, f64::max)));
+        } else {
+            let _ = writeln!(out, " {:>10}", fmt_value(median(&values)));
         }
-        let _ = writeln!(out, " {:>10}", fmt_value(median(&values)));
     }
     out
 }
 
-/// The JSON form: settings, every run, and the medians.
+/// The JSON form: settings, every run, and the minimum, median and maximum.
 pub fn json(scenario: &str, settings: serde_json::Value, runs: &[Run]) -> serde_json::Value {
     let run_objs: Vec<serde_json::Value> = runs
         .iter()
@@ -115,26 +131,30 @@ pub fn json(scenario: &str, settings: serde_json::Value, runs: &[Run]) -> serde_
             )
         })
         .collect();
-    let medians = runs.first().map(|first| {
-        serde_json::Value::Object(
-            first
-                .figures
-                .iter()
-                .map(|f| {
-                    let vals: Vec<f64> = runs
-                        .iter()
-                        .map(|r| r.get(f.name).unwrap_or(f64::NAN))
-                        .collect();
-                    (f.name.to_owned(), json_num(median(&vals)))
-                })
-                .collect(),
-        )
-    });
+    let summary = |of: &dyn Fn(&[f64]) -> f64| {
+        runs.first().map(|first| {
+            serde_json::Value::Object(
+                first
+                    .figures
+                    .iter()
+                    .map(|f| {
+                        let vals: Vec<f64> = runs
+                            .iter()
+                            .map(|r| r.get(f.name).unwrap_or(f64::NAN))
+                            .collect();
+                        (f.name.to_owned(), json_num(of(&vals)))
+                    })
+                    .collect(),
+            )
+        })
+    };
     serde_json::json!({
         "scenario": scenario,
         "settings": settings,
         "runs": run_objs,
-        "median": medians,
+        "min": summary(&|v| extreme(v, f64::min)),
+        "median": summary(&median),
+        "max": summary(&|v| extreme(v, f64::max)),
     })
 }
 
@@ -152,6 +172,9 @@ mod tests {
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
         assert!(median(&[]).is_nan());
         assert_eq!(median(&[f64::NAN, 5.0]), 5.0);
+        assert_eq!(extreme(&[3.0, f64::NAN, 1.0, 2.0], f64::min), 1.0);
+        assert_eq!(extreme(&[3.0, f64::NAN, 1.0, 2.0], f64::max), 3.0);
+        assert!(extreme(&[f64::NAN], f64::max).is_nan());
     }
 
     #[test]
@@ -163,8 +186,15 @@ mod tests {
         let mut c = Run::default();
         c.add("msgs_per_s", 20.0, "M/s");
         let t = table("stress", "settings", &[a, b, c]);
-        assert!(t.contains("median"));
+        let header = t.lines().nth(2).unwrap();
+        let cols: Vec<&str> = header.split_whitespace().collect();
+        assert_eq!(cols[cols.len() - 3..], ["min", "median", "max"], "{header}");
         let line = t.lines().find(|l| l.starts_with("msgs_per_s")).unwrap();
-        assert!(line.trim_end().ends_with("20.00"), "{line}");
+        let vals: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(
+            vals[vals.len() - 3..],
+            ["10.00", "20.00", "30.00"],
+            "{line}"
+        );
     }
 }

@@ -2,7 +2,12 @@
 //! fixed-size records in batches while one consumer reads everything from
 //! the start; reported: producer time to all-acknowledged, producer and
 //! consumer throughput, end-to-end latency (the send time travels inside
-//! the record), broker CPU and peak memory.
+//! the record), the CPU time of this process per record (the producers' and
+//! the consumer's apart with `--consume-after`), broker CPU and peak memory.
+//!
+//! A run lasts `--duration` (2 s by default): the producers send until it
+//! has passed, and the consumer reads what they sent. `--messages` sends a
+//! fixed count per producer instead (a run that short measures little).
 //!
 //! Each record's first 8 bytes carry its send time (ns since the run
 //! started; the clock is read every 16 records, which are sent and received
@@ -18,6 +23,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -79,9 +85,14 @@ pub struct StressArgs {
     /// Producer tasks (each with its own connection).
     #[arg(long, default_value_t = 10, value_parser = usize_in(1..=4096))]
     pub producers: usize,
-    /// Records per producer.
-    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub messages: u64,
+    /// Send for this many seconds (each producer stops at the first clock
+    /// reading past it), unless --messages is given.
+    #[arg(long, default_value_t = 2.0, value_parser = positive_secs, conflicts_with = "messages")]
+    pub duration: f64,
+    /// Records per producer, instead of --duration (the original: 100,000,
+    /// which this machine sends in ≈ 0.1 s: too short to measure well).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub messages: Option<u64>,
     /// Record size in bytes (plaintext; 8 for the timestamp to 32 MiB).
     #[arg(long, default_value_t = 27, value_parser = usize_in(8..=MAX_RECORD_SIZE))]
     pub size: usize,
@@ -120,9 +131,12 @@ impl StressArgs {
     /// One line describing the settings.
     pub fn settings(&self) -> String {
         format!(
-            "producers={} messages={} size={} batch={} linger={}ms in_flight={} seal={:?} acks={:?} fsync={} partitions={} broker={}{}",
+            "producers={} {} size={} batch={} linger={}ms in_flight={} seal={:?} acks={:?} fsync={} partitions={} broker={}{}",
             self.producers,
-            self.messages,
+            match self.messages {
+                Some(n) => format!("messages={n}"),
+                None => format!("duration={}s", self.duration),
+            },
             self.size,
             self.batch,
             self.linger,
@@ -139,6 +153,18 @@ impl StressArgs {
             },
         )
     }
+}
+
+fn positive_secs(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 86_400.0 => Ok(v),
+        _ => Err(format!("expected seconds in (0, 86400], got {s:?}")),
+    }
+}
+
+/// CPU seconds used so far by this process (all its threads), from `/proc`.
+fn own_cpu() -> Option<f64> {
+    crate::process::usage(std::process::id()).map(|u| u.cpu_seconds)
 }
 
 fn template(size: usize) -> Vec<u8> {
@@ -158,10 +184,23 @@ fn clone_identity(id: &Identity) -> anyhow::Result<Identity> {
 /// Run the scenario once against a fresh broker.
 pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     anyhow::ensure!(args.size >= 8, "--size must be at least 8 (the timestamp)");
-    anyhow::ensure!(args.producers >= 1 && args.messages >= 1, "nothing to send");
-    let total = (args.producers as u64)
-        .checked_mul(args.messages)
-        .context("--producers × --messages does not fit in 64 bits")?;
+    anyhow::ensure!(args.producers >= 1, "nothing to send");
+    // The records the consumer waits for: known up front with --messages,
+    // once the producers stop with --duration.
+    let fixed_total = match args.messages {
+        Some(m) => Some(
+            (args.producers as u64)
+                .checked_mul(m)
+                .context("--producers × --messages does not fit in 64 bits")?,
+        ),
+        None => None,
+    };
+    let want = Arc::new(AtomicU64::new(fixed_total.unwrap_or(u64::MAX)));
+    let finished = Arc::new(tokio::sync::Notify::new());
+    let deadline = match args.messages {
+        Some(_) => None,
+        None => Some(Duration::from_secs_f64(args.duration)),
+    };
     let ack = args.ack()?;
     let target = Target::start(&args.target, &[])?;
     let addr = target.addr();
@@ -206,7 +245,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     };
     let base = Instant::now();
     let usage_before = target.usage();
-    let bar = progress(total, "consumed");
+    let bar = progress(fixed_total.unwrap_or(0), "consumed");
 
     // The consumer, started before the producers, reads from the beginning.
     let gate = Arc::new(tokio::sync::Notify::new());
@@ -233,24 +272,50 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
             ))
         };
         let (bar, gate) = (bar.clone(), gate.clone());
+        let (want, finished) = (want.clone(), finished.clone());
         let consume_after = args.consume_after;
         Some(tokio::spawn(async move {
-            let began = if consume_after {
+            let (began, cpu_before) = if consume_after {
                 gate.notified().await;
-                Instant::now()
+                (Instant::now(), own_cpu())
             } else {
-                base
+                (base, None)
             };
             let mut hist =
                 hdrhistogram::Histogram::<u64>::new(3).expect("3 significant figures are valid");
             let mut n = 0u64;
             let mut now = 0u64;
-            while n < total {
-                let Some(sent) = reader_side.next_timestamp(CONSUMER_STALL).await? else {
-                    anyhow::bail!(
-                        "the consumer got no record for {} s: {n} of {total} arrived",
-                        CONSUMER_STALL.as_secs()
-                    );
+            loop {
+                if n >= want.load(Ordering::Relaxed) {
+                    break;
+                }
+                let sent = match reader_side.try_next_timestamp() {
+                    Some(sent) => sent?,
+                    None => {
+                        // Wait for a record, or for the producers to stop
+                        // with every record they sent already read.
+                        let next = reader_side.next_timestamp(CONSUMER_STALL);
+                        tokio::pin!(next);
+                        let got = loop {
+                            tokio::select! {
+                                biased;
+                                r = &mut next => break Some(r?),
+                                () = finished.notified() => {
+                                    if n >= want.load(Ordering::Relaxed) {
+                                        break None;
+                                    }
+                                }
+                            }
+                        };
+                        match got {
+                            None => break,
+                            Some(Some(sent)) => sent,
+                            Some(None) => anyhow::bail!(
+                                "the consumer got no record for {} s: {n} arrived",
+                                CONSUMER_STALL.as_secs()
+                            ),
+                        }
+                    }
                 };
                 // Reading the clock costs as much as handling a record: read
                 // it every 16 records (they arrive microseconds apart).
@@ -264,19 +329,24 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
                 }
             }
             let elapsed = began.elapsed();
+            let cpu = match (cpu_before, own_cpu()) {
+                (Some(a), Some(b)) => Some(b - a),
+                _ => None,
+            };
             drop(reader_side);
-            Ok::<_, anyhow::Error>((elapsed, hist))
+            Ok::<_, anyhow::Error>((elapsed, hist, cpu))
         }))
     };
 
     let start = Instant::now();
+    let cpu_start = own_cpu();
     let mut producers = Vec::new();
     for (p, sender) in senders.into_iter().enumerate() {
         let addr = addr.clone();
         let client_options = target.client_options();
         let topic = topic.clone();
         let recipients = recipients.clone();
-        let (seal, messages, size) = (args.seal, args.messages, args.size);
+        let (seal, messages, size) = (args.seal, args.messages.unwrap_or(u64::MAX), args.size);
         let options = ProducerOptions {
             ack,
             linger: Duration::from_millis(args.linger),
@@ -300,12 +370,19 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
             // (checked as they resolve, so at most about the records in
             // flight are held).
             let mut pending = nats.then(VecDeque::new);
-            for i in 0..messages {
+            let mut sent = 0u64;
+            while sent < messages {
                 // The send time, refreshed every 16 records (sends are
-                // ~100 ns apart; the clock costs about as much as a send).
-                if i.is_multiple_of(16) {
+                // ~100 ns apart; the clock costs about as much as a send);
+                // the deadline is checked on the same reading.
+                if sent.is_multiple_of(16) {
+                    let elapsed = start.elapsed();
+                    if deadline.is_some_and(|d| elapsed >= d) {
+                        break;
+                    }
                     record[..8].copy_from_slice(&(base.elapsed().as_nanos() as u64).to_be_bytes());
                 }
+                sent += 1;
                 let delivery = match &sealed {
                     None => producer.send(&topic, b"", &record).await?,
                     Some(s) => s
@@ -325,12 +402,22 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
             }
             let done = start.elapsed();
             producer.close().await;
-            Ok::<_, anyhow::Error>(done)
+            Ok::<_, anyhow::Error>((done, sent))
         }));
     }
     let mut producer_time = Duration::ZERO;
+    let mut total = 0u64;
     for p in producers {
-        producer_time = producer_time.max(p.await.context("a producer task panicked")??);
+        let (done, sent) = p.await.context("a producer task panicked")??;
+        producer_time = producer_time.max(done);
+        total += sent;
+    }
+    let producer_cpu = match (cpu_start, own_cpu()) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
+    if let Some(n) = fixed_total {
+        anyhow::ensure!(total == n, "the producers sent {total} records, not {n}");
     }
     // Every record must be in the log exactly once (a failed batch is not
     // retried by the benchmark): over the HermitMQ protocol offsets are
@@ -342,6 +429,9 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
             "the topic holds {stored} new records after the producers finished, not the {total} sent"
         );
     }
+    bar.set_length(total);
+    want.store(total, Ordering::Relaxed);
+    finished.notify_one();
     gate.notify_one();
     let consumed = match consumer {
         Some(c) => Some(c.await.context("the consumer task panicked")??),
@@ -354,6 +444,8 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
 
     let mut r = Run::default();
     let secs = producer_time.as_secs_f64();
+    let millions = total as f64 / 1e6;
+    r.add("records", millions, "M");
     r.add("producer_time", secs, "s");
     r.add("producer_rate", total as f64 / secs / 1e6, "M msgs/s");
     r.add(
@@ -364,12 +456,26 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     if stored_bytes > 0 {
         r.add("stored_rate", stored_bytes as f64 / secs / 1e6, "MB/s");
     }
-    if let Some((elapsed, hist)) = consumed {
+    // This process's CPU per record: with --consume-after the producers'
+    // and the consumer's apart (the consumer is idle until the producers
+    // are done); otherwise the producers' phase holds both.
+    let own_cpu_label = if args.consume_after || args.no_consumer {
+        "producer_cpu"
+    } else {
+        "client_cpu_while_producing"
+    };
+    if let Some(cpu) = producer_cpu {
+        r.add(own_cpu_label, cpu / millions, "µs/record");
+    }
+    if let Some((elapsed, hist, consumer_cpu)) = consumed {
         r.add(
             "consumer_rate",
             total as f64 / elapsed.as_secs_f64() / 1e6,
             "M msgs/s",
         );
+        if let Some(cpu) = consumer_cpu {
+            r.add("consumer_cpu", cpu / millions, "µs/record");
+        }
         // Send-to-read latency, unless the reader started only after the
         // producers finished (then it measures the backlog, not latency).
         if !args.consume_after {
@@ -393,7 +499,7 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
     if let (Some(a), Some(b)) = (usage_before, usage_after) {
         let cpu = b.cpu_seconds - a.cpu_seconds;
         r.add("broker_cpu", cpu, "s");
-        r.add("broker_cpu_per_M", cpu / (total as f64 / 1e6), "s");
+        r.add("broker_cpu_per_M", cpu / millions, "s");
         r.add(
             "broker_peak_rss",
             b.peak_rss_bytes as f64 / (1 << 20) as f64,
@@ -476,35 +582,47 @@ enum Reader {
     Sealed(Box<SealedConsumer>),
 }
 
+/// The send time in a record's first 8 bytes.
+fn stamp(b: &[u8]) -> anyhow::Result<u64> {
+    Ok(u64::from_be_bytes(
+        b.get(..8)
+            .context("record shorter than its timestamp")?
+            .try_into()?,
+    ))
+}
+
+fn opened_stamp(r: hermit_client::Received) -> anyhow::Result<u64> {
+    match r {
+        Ok(opened) => stamp(opened.plaintext.as_bytes()),
+        Err(e) => Err(anyhow::anyhow!("a record did not open: {e}")),
+    }
+}
+
 impl Reader {
+    /// The send time carried by the next record if one is already fetched
+    /// (no future, no deadline, no clock reading).
+    fn try_next_timestamp(&mut self) -> Option<anyhow::Result<u64>> {
+        match self {
+            Reader::Plain(c) => c
+                .try_next()
+                .map(|r| r.map_err(anyhow::Error::from).and_then(|r| stamp(&r.value))),
+            Reader::Sealed(c) => c
+                .try_next()
+                .map(|r| r.map_err(anyhow::Error::from).and_then(opened_stamp)),
+        }
+    }
+
     /// The send time carried by the next record; `None` if none arrives
     /// within `stall`.
     async fn next_timestamp(&mut self, stall: Duration) -> anyhow::Result<Option<u64>> {
-        let stamp = |b: &[u8]| -> anyhow::Result<u64> {
-            Ok(u64::from_be_bytes(
-                b.get(..8)
-                    .context("record shorter than its timestamp")?
-                    .try_into()?,
-            ))
-        };
         match self {
-            Reader::Plain(c) => {
-                // Records already fetched need no deadline (nor its clock read).
-                let record = match c.try_next() {
-                    Some(r) => r?,
-                    None => match tokio::time::timeout(stall, c.next()).await {
-                        Ok(r) => r?,
-                        Err(_) => return Ok(None),
-                    },
-                };
-                stamp(&record.value).map(Some)
-            }
+            Reader::Plain(c) => match tokio::time::timeout(stall, c.next()).await {
+                Ok(r) => stamp(&r?.value).map(Some),
+                Err(_) => Ok(None),
+            },
             Reader::Sealed(c) => match tokio::time::timeout(stall, c.next()).await {
                 Err(_) => Ok(None),
-                Ok(r) => match r? {
-                    Ok(opened) => stamp(opened.plaintext.as_bytes()).map(Some),
-                    Err(e) => Err(anyhow::anyhow!("a record did not open: {e}")),
-                },
+                Ok(r) => opened_stamp(r?).map(Some),
             },
         }
     }

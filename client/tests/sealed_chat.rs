@@ -430,3 +430,58 @@ async fn sequence_numbers_keep_rising_across_producer_restarts() {
     }
     assert_eq!(c.high_water(alice_id.fingerprint()), seqs.last().copied());
 }
+
+/// `try_next` opens what one fetch brought without waiting, says `None`
+/// once that is used up (nothing is lost: `next` goes on from there), and
+/// the first records to new peers — a key to derive, a DIRECT reservation
+/// to save, both done outside the producer's lock before the record is
+/// sealed — arrive exactly once, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn try_next_opens_fetched_records_without_waiting() {
+    let env = Env::start().await;
+    let (alice, bob, carol) = (env.party(), env.party(), env.party());
+    let topic = "chat.try_next";
+    let mut deliveries = Vec::new();
+    for i in 0..200u32 {
+        // Alternating peers: each first record finds its key and its
+        // reservation missing; every record after that finds both.
+        let to = if i % 2 == 0 { &bob } else { &carol };
+        deliveries.push(
+            alice
+                .sp
+                .send(topic, None, &i.to_be_bytes(), &[to.public()])
+                .await
+                .expect("queued"),
+        );
+    }
+    for d in deliveries {
+        d.await.expect("delivered");
+    }
+
+    let mut c = env.reader(&bob, &[&alice], topic).await;
+    // Nothing fetched yet: `try_next` does not wait, and does no I/O.
+    assert!(c.try_next().is_none());
+    let mut got = vec![opened(&mut c).await];
+    let mut not_for_me = 0;
+    // The first fetch brought every record (200 small ones): the rest come
+    // from `try_next` alone.
+    while let Some(r) = c.try_next() {
+        match r.expect("no transport error") {
+            Ok(o) => got.push(o),
+            Err(e) => {
+                assert!(matches!(e.kind, RecordErrorKind::NotForMe { .. }), "{e:?}");
+                not_for_me += 1;
+            }
+        }
+    }
+    let values: Vec<u32> = got
+        .iter()
+        .map(|o| u32::from_be_bytes(o.plaintext.as_bytes().try_into().expect("4 bytes")))
+        .collect();
+    assert_eq!(values, (0..200).step_by(2).collect::<Vec<u32>>());
+    assert_eq!(not_for_me, 100, "Carol's records, every one read");
+    assert!(got.windows(2).all(|w| w[0].seq < w[1].seq));
+    // Used up: `try_next` says so, and `next` waits for more.
+    assert!(c.try_next().is_none());
+    quiet(&mut c, std::time::Duration::from_millis(200)).await;
+}

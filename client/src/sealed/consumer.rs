@@ -450,6 +450,26 @@ impl SealedConsumer {
         Ok(self.open(record))
     }
 
+    /// The next record if one is already fetched, opened or not: no
+    /// waiting, no I/O and no future, so a loop over a large fetch response
+    /// pays only for opening. `None` means call [`SealedConsumer::next`]
+    /// (which may wait, and runs the periodic commit when it is due). Like
+    /// `next`, it marks every record returned before as finished.
+    ///
+    /// # Errors
+    /// The outer error is the transport's, as [`SealedConsumer::next`]'s.
+    pub fn try_next(&mut self) -> Option<Result<Received, ClientError>> {
+        if self.next_auto_commit.is_some_and(|t| t <= Instant::now()) {
+            return None;
+        }
+        self.release_old();
+        if let Some(notice) = self.notices.pop_front() {
+            return Some(Ok(Err(notice)));
+        }
+        let record = self.inner.try_next()?;
+        Some(record.map(|r| self.open(r)))
+    }
+
     fn open(&mut self, record: Record) -> Received {
         let Record {
             topic,
@@ -520,11 +540,13 @@ impl SealedConsumer {
     }
 
     /// Release held records older than `max_held_age` (reported as notices).
+    /// Reads the clock only when some record is held.
     fn release_old(&mut self) {
-        let now = Instant::now();
+        let mut now = None;
         let why = Release::Age(self.max_held_age);
         for (&partition, t) in &mut self.tracks {
             while let Some((&offset, &h)) = t.held.first_key_value() {
+                let now = *now.get_or_insert_with(Instant::now);
                 if now.duration_since(h.since) < self.max_held_age {
                     break;
                 }
