@@ -12,13 +12,12 @@
 
 use std::fmt;
 
-use aes_gcm::aead::inout::InOutBuf;
-use aes_gcm::{AeadInOut as _, Aes256Gcm, KeyInit as _, Nonce, Tag};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use rand::Rng as _;
 use rand::rngs::StdRng;
 
+use super::aead::Aes256Gcm;
 use super::identity::{Identity, PublicKey};
 use super::rng;
 
@@ -200,10 +199,12 @@ impl JsonCursor<'_> {
 pub(crate) fn decode_parts(
     data_b64: &str,
     iv_b64: &str,
-) -> Result<(Nonce<aes_gcm::aead::consts::U12>, Vec<u8>), CompatError> {
+) -> Result<([u8; IV_LEN], Vec<u8>), CompatError> {
     let iv = B64.decode(iv_b64).map_err(|_| CompatError::IvBase64)?;
-    let nonce =
-        Nonce::try_from(iv.as_slice()).map_err(|_| CompatError::IvLength { len: iv.len() })?;
+    let nonce: [u8; IV_LEN] = iv
+        .as_slice()
+        .try_into()
+        .map_err(|_| CompatError::IvLength { len: iv.len() })?;
     let data = B64.decode(data_b64).map_err(|_| CompatError::DataBase64)?;
     if data.len() < TAG_LEN {
         return Err(CompatError::TruncatedTag { len: data.len() });
@@ -214,16 +215,18 @@ pub(crate) fn decode_parts(
 /// Decrypts already-decoded compatibility data (`ct || tag`) with `cipher`.
 pub(crate) fn decrypt_parts(
     cipher: &Aes256Gcm,
-    nonce: &Nonce<aes_gcm::aead::consts::U12>,
+    nonce: &[u8; IV_LEN],
     data: &[u8],
 ) -> Result<Vec<u8>, CompatError> {
     let (ct, tag) = data.split_at(data.len() - TAG_LEN);
-    let tag = Tag::try_from(tag).map_err(|_| CompatError::TruncatedTag { len: data.len() })?;
+    let tag: &[u8; TAG_LEN] = tag
+        .try_into()
+        .map_err(|_| CompatError::TruncatedTag { len: data.len() })?;
     let mut plaintext = vec![0u8; ct.len()];
-    let buf = InOutBuf::new(ct, &mut plaintext).map_err(|_| CompatError::Decrypt)?;
-    cipher
-        .decrypt_inout_detached(nonce, &[], buf, &tag)
-        .map_err(|_| CompatError::Decrypt)?;
+    if cipher.open_to(nonce, &[], ct, tag, &mut plaintext).is_err() {
+        zeroize::Zeroize::zeroize(&mut plaintext);
+        return Err(CompatError::Decrypt);
+    }
     Ok(plaintext)
 }
 
@@ -247,9 +250,7 @@ impl ChatCrypto {
     /// # Errors
     /// [`CompatError::Rng`] if the OS random source fails.
     pub fn new(own: &Identity, peer: &PublicKey) -> Result<Self, CompatError> {
-        let key = own.pair_key(peer);
-        let cipher =
-            Aes256Gcm::new_from_slice(&key[..]).expect("K_pair is 32 bytes, the AES-256 key size");
+        let cipher = Aes256Gcm::new(&own.pair_key(peer));
         let rng = rng::seeded().map_err(|_| CompatError::Rng)?;
         Ok(Self {
             cipher,
@@ -285,10 +286,7 @@ impl ChatCrypto {
         self.rng.fill_bytes(&mut iv);
         let mut data = Vec::with_capacity(plaintext.len() + TAG_LEN);
         data.extend_from_slice(plaintext);
-        let tag = self
-            .cipher
-            .encrypt_inout_detached(&Nonce::from(iv), &[], InOutBuf::from(data.as_mut_slice()))
-            .expect("AES-GCM accepts any plaintext below 64 GiB");
+        let tag = self.cipher.seal_in_place(&iv, &[], &mut data);
         data.extend_from_slice(&tag);
         Ok(CompatMessage {
             iv: B64.encode(iv),

@@ -16,7 +16,6 @@ use sha2::{Digest as _, Sha256};
 
 use super::identity::{Fingerprint, Kid};
 use super::open::OpenError;
-use hermit_protocol::codec::{Eof, Reader};
 
 /// The only record version this code reads or writes.
 pub const VERSION: u8 = 0x01;
@@ -125,11 +124,19 @@ pub struct Header {
     pub seq: u64,
 }
 
-pub(crate) fn truncated(e: Eof) -> OpenError {
-    OpenError::Truncated {
-        need: e.need,
-        have: e.have,
-    }
+/// The `N` bytes of `record` at offset `at`, or how many the field needed
+/// and how many were left. Every field of a record sits at an offset known
+/// from the fields before it, so parsing is a handful of bounds checks (no
+/// cursor, nothing out of line).
+#[inline]
+fn field<const N: usize>(record: &[u8], at: usize) -> Result<&[u8; N], OpenError> {
+    record
+        .get(at..)
+        .and_then(<[u8]>::first_chunk::<N>)
+        .ok_or(OpenError::Truncated {
+            need: N,
+            have: record.len().saturating_sub(at),
+        })
 }
 
 impl Header {
@@ -139,28 +146,24 @@ impl Header {
     /// [`OpenError::Truncated`], [`OpenError::UnsupportedVersion`],
     /// [`OpenError::UnknownMode`], [`OpenError::ReservedFlags`] or
     /// [`OpenError::ReservedByte`].
+    #[inline]
     pub fn parse(record: &[u8]) -> Result<Self, OpenError> {
-        let mut r = Reader::new(record);
-        Self::read(&mut r)
-    }
-
-    fn read(r: &mut Reader<'_>) -> Result<Self, OpenError> {
-        let version = r.u8().map_err(truncated)?;
+        let [version] = *field(record, 0)?;
         if version != VERSION {
             return Err(OpenError::UnsupportedVersion { found: version });
         }
-        let mode = r.u8().map_err(truncated)?;
+        let [mode] = *field(record, 1)?;
         let mode = Mode::from_byte(mode).ok_or(OpenError::UnknownMode { found: mode })?;
-        let flags = r.u8().map_err(truncated)?;
+        let [flags] = *field(record, 2)?;
         if flags & !Flags::KNOWN != 0 {
             return Err(OpenError::ReservedFlags { flags });
         }
-        let reserved = r.u8().map_err(truncated)?;
+        let [reserved] = *field(record, 3)?;
         if reserved != 0 {
             return Err(OpenError::ReservedByte { found: reserved });
         }
-        let sender = Kid::from_bytes(r.array().map_err(truncated)?);
-        let seq = r.u64().map_err(truncated)?;
+        let sender = Kid::from_bytes(*field(record, 4)?);
+        let seq = u64::from_be_bytes(*field(record, 12)?);
         Ok(Self {
             mode,
             flags: Flags(flags),
@@ -255,13 +258,6 @@ impl<'a> Body<'a> {
     }
 }
 
-fn fixed<'a, const N: usize>(r: &mut Reader<'a>) -> Result<&'a [u8; N], OpenError> {
-    Ok(r.bytes(N)
-        .map_err(truncated)?
-        .try_into()
-        .expect("bytes(N) returns N bytes"))
-}
-
 impl<'a> RecordView<'a> {
     /// Checks a record's structure and splits it into fields.
     ///
@@ -269,8 +265,7 @@ impl<'a> RecordView<'a> {
     /// Any header error, [`OpenError::Truncated`], [`OpenError::NoRecipients`] or
     /// [`OpenError::TooManyRecipients`].
     pub fn parse(record: &'a [u8]) -> Result<Self, OpenError> {
-        let mut r = Reader::new(record);
-        let header = Header::read(&mut r)?;
+        let header = Header::parse(record)?;
         let (signed_part, signature) = if header.flags.signed() {
             let Some(body_len) = record.len().checked_sub(SIGNATURE_LEN) else {
                 return Err(OpenError::Truncated {
@@ -284,56 +279,62 @@ impl<'a> RecordView<'a> {
         } else {
             (record, None)
         };
-        // Re-read within the signed part only, so the trailer never parses as body.
-        let mut r = Reader::new(signed_part);
-        r.bytes(HEADER_LEN).map_err(truncated)?;
+        // Fields are read within the signed part only, so the trailer never
+        // parses as body.
+        let s = signed_part;
+        field::<HEADER_LEN>(s, 0)?;
         let body = match header.mode {
             Mode::Direct => {
-                let recipient = Kid::from_bytes(r.array().map_err(truncated)?);
-                let iv = fixed::<IV_LEN>(&mut r)?;
-                let Some(ct_len) = r.remaining().checked_sub(TAG_LEN) else {
+                let recipient = Kid::from_bytes(*field(s, HEADER_LEN)?);
+                let iv = field::<IV_LEN>(s, HEADER_LEN + 8)?;
+                let rest = &s[DIRECT_PREFIX_LEN..];
+                let Some((ciphertext, tag)) = rest.split_last_chunk::<TAG_LEN>() else {
                     return Err(OpenError::Truncated {
                         need: TAG_LEN,
-                        have: r.remaining(),
+                        have: rest.len(),
                     });
                 };
-                let ciphertext = r.bytes(ct_len).map_err(truncated)?;
-                let tag = fixed::<TAG_LEN>(&mut r)?;
                 Body::Direct {
                     recipient,
-                    prefix: signed_part[..DIRECT_PREFIX_LEN]
-                        .try_into()
-                        .expect("the DIRECT prefix was read"),
+                    prefix: field(s, 0)?,
                     iv,
                     ciphertext,
                     tag,
                 }
             }
             Mode::Multi => {
-                let msg_salt = fixed::<MSG_SALT_LEN>(&mut r)?;
-                let ck_commit = fixed::<32>(&mut r)?;
-                let n = usize::from(r.u16().map_err(truncated)?);
+                let msg_salt = field::<MSG_SALT_LEN>(s, HEADER_LEN)?;
+                let ck_commit = field::<32>(s, HEADER_LEN + MSG_SALT_LEN)?;
+                let n = usize::from(u16::from_be_bytes(*field(
+                    s,
+                    HEADER_LEN + MSG_SALT_LEN + 32,
+                )?));
                 if n == 0 {
                     return Err(OpenError::NoRecipients);
                 }
                 if n > MAX_RECIPIENTS {
                     return Err(OpenError::TooManyRecipients { n });
                 }
-                let entries = r.bytes(n * MULTI_ENTRY_LEN).map_err(truncated)?;
-                if r.remaining() < TAG_LEN {
+                let rest = &s[MULTI_PREFIX_LEN..];
+                let entries_len = n * MULTI_ENTRY_LEN;
+                let Some((entries, payload)) = rest.split_at_checked(entries_len) else {
+                    return Err(OpenError::Truncated {
+                        need: entries_len,
+                        have: rest.len(),
+                    });
+                };
+                if payload.len() < TAG_LEN {
                     return Err(OpenError::Truncated {
                         need: TAG_LEN,
-                        have: r.remaining(),
+                        have: payload.len(),
                     });
                 }
                 Body::Multi {
-                    prefix: signed_part[..MULTI_PREFIX_LEN]
-                        .try_into()
-                        .expect("the MULTI prefix was read"),
+                    prefix: field(s, 0)?,
                     msg_salt,
                     ck_commit,
                     entries,
-                    payload: r.rest(),
+                    payload,
                 }
             }
         };

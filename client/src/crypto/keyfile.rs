@@ -28,14 +28,13 @@
 
 use std::fmt;
 
-use aes_gcm::aead::inout::InOutBuf;
-use aes_gcm::{AeadInOut as _, Aes256Gcm, KeyInit as _, Nonce, Tag};
 use argon2::{Algorithm, Argon2, Version};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use rand::TryRng as _;
 use zeroize::Zeroizing;
 
+use super::aead::Aes256Gcm;
 use super::identity::{Identity, PublicKey, SPKI_LEN};
 use hermit_protocol::codec::{Eof, Reader};
 
@@ -368,12 +367,10 @@ impl KeyFile {
         let ct_start = bytes.len();
 
         let kek = params.derive_kek(password, &salt)?;
-        let cipher = Aes256Gcm::new_from_slice(&kek[..]).expect("the KEK is 32 bytes");
+        let cipher = Aes256Gcm::new(&kek);
         bytes.extend_from_slice(&pkcs8);
         let (aad, body) = bytes.split_at_mut(ct_start);
-        let tag = cipher
-            .encrypt_inout_detached(&Nonce::from(nonce), aad, InOutBuf::from(body))
-            .expect("AES-GCM accepts a 138-byte plaintext");
+        let tag = cipher.seal_in_place(&nonce, aad, body);
         bytes.extend_from_slice(&tag);
         Self::from_bytes(&bytes)
     }
@@ -537,14 +534,13 @@ impl KeyFile {
         let kek = self
             .params
             .derive_kek(password, &self.bytes[self.salt.clone()])?;
-        let cipher = Aes256Gcm::new_from_slice(&kek[..]).expect("the KEK is 32 bytes");
+        let cipher = Aes256Gcm::new(&kek);
         let (aad, ct) = self.bytes.split_at(self.ct_start);
         let (ct, tag) = ct.split_at(ct.len() - TAG_LEN);
-        let tag = Tag::try_from(tag).expect("ct_len was checked to hold a tag");
+        let tag: &[u8; TAG_LEN] = tag.try_into().expect("ct_len was checked to hold a tag");
         let mut pkcs8 = Zeroizing::new(vec![0u8; ct.len()]);
-        let buf = InOutBuf::new(ct, &mut pkcs8[..]).expect("equal lengths");
         cipher
-            .decrypt_inout_detached(&Nonce::from(self.nonce), aad, buf, &tag)
+            .open_to(&self.nonce, aad, ct, tag, &mut pkcs8[..])
             .map_err(|_| KeyFileError::WrongPasswordOrModified)?;
         let identity =
             Identity::from_pkcs8_der(&pkcs8).map_err(|_| KeyFileError::InvalidPrivateKey)?;

@@ -6,6 +6,8 @@
 //! broker stays blind by construction).
 //!
 //! # Layout
+//! - `aead`: AES-256-GCM (AWS-LC, run-time CPU dispatch), the one AEAD of
+//!   everything below.
 //! - [`identity`]: P-256 ECDH identities and public keys, imported and exported
 //!   byte-for-byte as the Web Crypto API does (base64 PKCS#8 / SPKI), fingerprints
 //!   and key ids.
@@ -37,6 +39,7 @@ pub mod seq;
 pub mod signing;
 pub mod state;
 
+mod aead;
 mod pairwise;
 mod rng;
 

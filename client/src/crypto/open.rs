@@ -23,13 +23,12 @@
 use crate::fxhash::FxMap;
 use std::fmt;
 
-use aes_gcm::aead::inout::InOutBuf;
-use aes_gcm::{AeadInOut as _, Aes256Gcm, KeyInit as _, Nonce, Tag};
 use hkdf::Hkdf;
-use hmac::{Hmac, Mac as _};
+use hmac::{Hmac, KeyInit as _, Mac as _};
 use sha2::{Digest as _, Sha256};
 use zeroize::{Zeroize as _, Zeroizing};
 
+use super::aead::Aes256Gcm;
 use super::compat::{self, CompatError, CompatMessage};
 use super::envelope::{
     self, Body, COMMIT_LABEL, DIRECT_PREFIX_LEN, MULTI_PREFIX_LEN, Mode, RecordView, SIG_LABEL,
@@ -613,11 +612,9 @@ impl Opener {
                 aad[..DIRECT_PREFIX_LEN].copy_from_slice(prefix);
                 aad[DIRECT_PREFIX_LEN..].copy_from_slice(&direct_ctx);
                 out.resize_zeroed(start + ciphertext.len());
-                let buf = InOutBuf::new(ciphertext, &mut out.as_bytes_mut()[start..])
-                    .expect("output was sized to the ciphertext");
                 peer.pair
                     .cipher()
-                    .decrypt_inout_detached(&Nonce::from(*iv), &aad, buf, &Tag::from(*tag))
+                    .open_to(iv, &aad, ciphertext, tag, &mut out.as_bytes_mut()[start..])
                     .map_err(|_| OpenError::DirectAuthFailed)?;
                 direct_ctx
             }
@@ -643,18 +640,15 @@ impl Opener {
                 Hkdf::<Sha256>::new(Some(msg_salt), peer.pair.key())
                     .expand_multi_info(&[WRAP_LABEL, &multi_ctx, own_kid.as_bytes()], &mut kw[..])
                     .expect("32 bytes is a valid HKDF-SHA256 output length");
-                let kw_cipher = Aes256Gcm::new_from_slice(&kw[..]).expect("KW is 32 bytes");
-                let zero_nonce = Nonce::from([0u8; 12]);
+                let kw_cipher = Aes256Gcm::new(&kw);
+                let zero_iv = [0u8; envelope::IV_LEN];
                 let (wrapped_ck, wrap_tag) = wrapped.split_at(32);
                 let mut ck = Zeroizing::new([0u8; 32]);
-                let wrap_tag = Tag::try_from(wrap_tag).expect("an entry ends with a 16-byte tag");
+                let wrap_tag: &[u8; TAG_LEN] = wrap_tag
+                    .try_into()
+                    .expect("an entry ends with a 16-byte tag");
                 kw_cipher
-                    .decrypt_inout_detached(
-                        &zero_nonce,
-                        &aad,
-                        InOutBuf::new(wrapped_ck, &mut ck[..]).expect("32 = 32"),
-                        &wrap_tag,
-                    )
+                    .open_to(&zero_iv, &aad, wrapped_ck, wrap_tag, &mut ck[..])
                     .map_err(|_| OpenError::WrapAuthFailed)?;
 
                 let mut commit =
@@ -666,16 +660,11 @@ impl Opener {
 
                 aad[102..].copy_from_slice(&multi_ctx);
                 let (ct, tag) = payload.split_at(payload.len() - TAG_LEN);
-                let tag = Tag::try_from(tag).expect("the payload ends with a 16-byte tag");
+                let tag: &[u8; TAG_LEN] =
+                    tag.try_into().expect("the payload ends with a 16-byte tag");
                 out.resize_zeroed(start + ct.len());
-                let ck_cipher = Aes256Gcm::new_from_slice(&ck[..]).expect("CK is 32 bytes");
-                ck_cipher
-                    .decrypt_inout_detached(
-                        &zero_nonce,
-                        &aad,
-                        InOutBuf::new(ct, &mut out.as_bytes_mut()[start..]).expect("sized to ct"),
-                        &tag,
-                    )
+                Aes256Gcm::new(&ck)
+                    .open_to(&zero_iv, &aad, ct, tag, &mut out.as_bytes_mut()[start..])
                     .map_err(|_| OpenError::PayloadAuthFailed)?;
                 multi_ctx
             }

@@ -5,9 +5,9 @@
 
 use std::fmt;
 
-use aes_gcm::{Aes256Gcm, KeyInit as _};
 use zeroize::Zeroizing;
 
+use super::aead::Aes256Gcm;
 use super::identity::{Identity, PublicKey};
 
 /// `K_pair(own, peer)` with its expanded cipher, both wiped on drop.
@@ -22,8 +22,7 @@ impl PairKey {
     /// Runs ECDH and expands the AES key (the expensive part; done once per peer).
     pub(crate) fn derive(own: &Identity, peer: &PublicKey) -> Self {
         let key = own.pair_key(peer);
-        let cipher =
-            Aes256Gcm::new_from_slice(&key[..]).expect("K_pair is 32 bytes, the AES-256 key size");
+        let cipher = Aes256Gcm::new(&key);
         Self { key, cipher }
     }
 

@@ -20,15 +20,14 @@ use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use aes_gcm::aead::inout::InOutBuf;
-use aes_gcm::{AeadInOut as _, Aes256Gcm, KeyInit as _, Nonce};
 use hkdf::HkdfExtract;
-use hmac::{Hmac, Mac as _};
+use hmac::{Hmac, KeyInit as _, Mac as _};
 use rand::Rng as _;
 use rand::rngs::StdRng;
 use sha2::{Digest as _, Sha256};
 use zeroize::Zeroizing;
 
+use super::aead::Aes256Gcm;
 use super::envelope::{
     self, COMMIT_LABEL, DIRECT_PREFIX_LEN, Flags, Header, MAX_RECIPIENTS, MSG_SALT_LEN,
     MULTI_ENTRY_LEN, MULTI_PREFIX_LEN, Mode, SIG_LABEL, TAG_LEN, WRAP_LABEL,
@@ -366,6 +365,15 @@ impl Sealer {
             .map_or(0, |p| p.direct_seals.load(Ordering::Relaxed))
     }
 
+    /// DIRECT records sealed so far under `K_pair` with `peer`, or `None` if
+    /// that key is not cached yet (the next record to `peer` runs an ECDH
+    /// first).
+    pub fn cached_direct_seals(&self, peer: &Fingerprint) -> Option<u64> {
+        self.pairs
+            .get(peer)
+            .map(|p| p.direct_seals.load(Ordering::Relaxed))
+    }
+
     /// Restores a persisted DIRECT count for `peer` (counts only go up).
     pub fn restore_direct_seals(&mut self, peer: &PublicKey, count: u64) {
         pair_entry(&mut self.pairs, &self.identity, peer)
@@ -451,16 +459,11 @@ impl Sealer {
         out.reserve(DIRECT_PREFIX_LEN + body_len + TAG_LEN + sig_len);
         out.extend_from_slice(&aad[..DIRECT_PREFIX_LEN]);
         let pt_start = append_plaintext(out, plaintext, body_len);
-        let tag = slot
-            .pair
-            .key
-            .cipher()
-            .encrypt_inout_detached(
-                &Nonce::from(iv),
-                &aad,
-                InOutBuf::from(&mut out.as_bytes_mut()[pt_start..]),
-            )
-            .expect("AES-GCM accepts plaintexts up to MAX_PLAINTEXT_LEN");
+        let tag =
+            slot.pair
+                .key
+                .cipher()
+                .seal_in_place(&iv, &aad, &mut out.as_bytes_mut()[pt_start..]);
         out.extend_from_slice(&tag);
         if let Some(s) = signer {
             let sig = s.sign_parts(&[SIG_LABEL, &ctx, &out.as_bytes()[start..]]);
@@ -563,16 +566,10 @@ impl Sealer {
         let entries_start = out.len();
         out.resize_zeroed(entries_start + n * MULTI_ENTRY_LEN);
 
-        let ck_cipher = Aes256Gcm::new_from_slice(&ck[..]).expect("CK is 32 bytes");
-        let zero_nonce = Nonce::from([0u8; 12]);
+        let ck_cipher = Aes256Gcm::new(&ck);
+        let zero_iv = [0u8; envelope::IV_LEN];
         let pt_start = append_plaintext(out, plaintext, body_len);
-        let tag = ck_cipher
-            .encrypt_inout_detached(
-                &zero_nonce,
-                &aad,
-                InOutBuf::from(&mut out.as_bytes_mut()[pt_start..]),
-            )
-            .expect("AES-GCM accepts plaintexts up to MAX_PLAINTEXT_LEN");
+        let tag = ck_cipher.seal_in_place(&zero_iv, &aad, &mut out.as_bytes_mut()[pt_start..]);
         out.extend_from_slice(&tag);
         aad[102..].copy_from_slice(&Sha256::digest(&out.as_bytes()[pt_start..]));
 
@@ -593,14 +590,12 @@ impl Sealer {
             let (_, hkdf) = extract.finalize();
             hkdf.expand_multi_info(&[WRAP_LABEL, &ctx, r.kid().as_bytes()], &mut kw[..])
                 .expect("32 bytes is a valid HKDF-SHA256 output length");
-            let kw_cipher = Aes256Gcm::new_from_slice(&kw[..]).expect("KW is 32 bytes");
+            let kw_cipher = Aes256Gcm::new(&kw);
             let (kid, wrap) = entry.split_at_mut(8);
             kid.copy_from_slice(r.kid().as_bytes());
             let (wrapped, tag_slot) = wrap.split_at_mut(32);
             wrapped.copy_from_slice(&ck[..]);
-            let tag = kw_cipher
-                .encrypt_inout_detached(&zero_nonce, &aad, InOutBuf::from(wrapped))
-                .expect("AES-GCM accepts a 32-byte plaintext");
+            let tag = kw_cipher.seal_in_place(&zero_iv, &aad, wrapped);
             tag_slot.copy_from_slice(&tag);
         }
         if let Some(s) = signer {

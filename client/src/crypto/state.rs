@@ -17,13 +17,12 @@
 //! the record's length (bucketed), when it is written and under which
 //! (blinded) key — as much as it sees of a commit.
 
-use aes_gcm::aead::inout::InOutBuf;
-use aes_gcm::{AeadInOut as _, Aes256Gcm, KeyInit as _, Nonce, Tag};
 use hkdf::Hkdf;
 use rand::Rng as _;
 use sha2::Sha256;
 use zeroize::Zeroizing;
 
+use super::aead::Aes256Gcm;
 use super::envelope::padme;
 use super::identity::Identity;
 use super::rng;
@@ -65,7 +64,7 @@ fn cipher(identity: &Identity) -> Aes256Gcm {
     let mut key = Zeroizing::new([0u8; 32]);
     hk.expand(KEY_INFO, &mut key[..])
         .expect("32 bytes is a valid HKDF-SHA256 output length");
-    Aes256Gcm::new_from_slice(&key[..]).expect("32 bytes is the AES-256 key size")
+    Aes256Gcm::new(&key)
 }
 
 fn aad(topic: &str, key: &[u8]) -> Result<Vec<u8>, StateError> {
@@ -108,9 +107,7 @@ pub fn seal_state(
     out.extend_from_slice(&(plaintext.len() as u32).to_be_bytes());
     out.extend_from_slice(plaintext);
     out.resize(head + body_len, 0);
-    let tag = cipher(identity)
-        .encrypt_inout_detached(&Nonce::from(iv), &aad, InOutBuf::from(&mut out[head..]))
-        .map_err(|_| StateError::Length)?;
+    let tag = cipher(identity).seal_in_place(&iv, &aad, &mut out[head..]);
     out.extend_from_slice(&tag);
     Ok(out)
 }
@@ -137,11 +134,10 @@ pub fn open_state(
     let mut iv = [0u8; IV_LEN];
     iv.copy_from_slice(&record[4..head]);
     let (ct, tag) = record[head..].split_at(record.len() - head - TAG_LEN);
-    let tag = Tag::try_from(tag).map_err(|_| StateError::Malformed)?;
+    let tag: &[u8; TAG_LEN] = tag.try_into().map_err(|_| StateError::Malformed)?;
     let mut body = Zeroizing::new(vec![0u8; ct.len()]);
-    let buf = InOutBuf::new(ct, &mut body[..]).map_err(|_| StateError::Malformed)?;
     cipher(identity)
-        .decrypt_inout_detached(&Nonce::from(iv), &aad, buf, &tag)
+        .open_to(&iv, &aad, ct, tag, &mut body[..])
         .map_err(|_| StateError::AuthFailed)?;
     let len = u32::from_be_bytes([body[0], body[1], body[2], body[3]]) as usize;
     if len > MAX_STATE_LEN || 4 + len > body.len() {

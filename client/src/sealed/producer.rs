@@ -1,6 +1,6 @@
 //! [`SealedProducer`]: seals records in place through [`Producer::send_with`].
 
-use crate::fxhash::{FxMap, FxSet};
+use crate::fxhash::FxMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -199,8 +199,78 @@ struct ConvKeys {
     pairwise: FxMap<Fingerprint, ConversationKey>,
     /// `K_pair(own, own)`: the sender's own blinding key for ad hoc recipient sets.
     own: ConversationKey,
-    /// Peers whose pairwise key the sealer has already derived.
-    warmed: FxSet<Fingerprint>,
+}
+
+/// The sealer and the DIRECT reservations, under one lock: the writer takes
+/// it once per record and finds there everything sealing needs.
+struct Sealing {
+    sealer: Sealer,
+    /// With `persist_budgets`: per peer, the DIRECT count this run may reach
+    /// before saving a new reservation.
+    reserved: Option<FxMap<Fingerprint, u64>>,
+}
+
+/// What the writer found missing before sealing (it appended nothing).
+#[derive(Debug, Clone, Copy)]
+enum Missing {
+    /// A recipient's pairwise key is not derived yet (an ECDH, ~0.1 ms: run
+    /// outside the producer's lock, then the record is tried again).
+    Keys,
+    /// The DIRECT reservation for the peer is used up, or none was saved in
+    /// this run yet (a durable write to the state topic, then again).
+    Reservation,
+}
+
+impl Sealing {
+    /// Whether `to` can be sealed now, without an ECDH or a reservation.
+    fn missing(&self, to: &To<'_>) -> Option<Missing> {
+        match to {
+            To::Direct(r) => {
+                let fp = r.fingerprint();
+                let Some(used) = self.sealer.cached_direct_seals(fp) else {
+                    return Some(Missing::Keys);
+                };
+                match &self.reserved {
+                    Some(res) if res.get(fp).is_none_or(|&ceiling| used >= ceiling) => {
+                        Some(Missing::Reservation)
+                    }
+                    _ => None,
+                }
+            }
+            To::Multi(rs) => rs
+                .iter()
+                .any(|r| self.sealer.cached_direct_seals(r.fingerprint()).is_none())
+                .then_some(Missing::Keys),
+        }
+    }
+
+    /// Whether the DIRECT records already sealed to `peer` are below its
+    /// reservation (always, without `persist_budgets`).
+    fn covered(&self, peer: &Fingerprint) -> bool {
+        let Some(res) = &self.reserved else {
+            return true;
+        };
+        let used = self.sealer.direct_seals(peer);
+        res.get(peer).is_some_and(|&ceiling| used < ceiling)
+    }
+}
+
+/// The writer's answer when something was [`Missing`] (never reaches the caller).
+#[derive(Debug)]
+struct NotReady;
+
+impl fmt::Display for NotReady {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the sealer needs a key or a reservation first")
+    }
+}
+
+impl std::error::Error for NotReady {}
+
+/// What one run of the writer did.
+enum Step {
+    Sealed(Result<crate::crypto::Sealed, SealError>),
+    Missing(Missing),
 }
 
 struct Inner {
@@ -208,25 +278,18 @@ struct Inner {
     /// Kept apart from the sealer so that key derivations (an ECDH each) never
     /// run under the sealer's lock, which the producer's lock waits on.
     identity: Identity,
-    /// A std mutex: locked only inside `send_with`'s writer, which runs
-    /// synchronously under the producer's lock (lock order: producer, then
-    /// sealer; nothing takes them the other way round), and by the short
-    /// accessors below. Never held across an `.await`.
-    sealer: Mutex<Sealer>,
+    /// A std mutex: locked once per record inside `send_with`'s writer,
+    /// which runs synchronously under the producer's lock (lock order:
+    /// producer, then sealer; nothing takes them the other way round), and
+    /// by the short accessors below. Never held across an `.await`.
+    sealing: Mutex<Sealing>,
     conv: Mutex<ConvKeys>,
     padding: bool,
     signing: bool,
-    /// With `persist_budgets`: the persisted DIRECT reservations.
-    budgets: Option<Budgets>,
-}
-
-/// DIRECT reservations: what was saved, and the store, opened on first use.
-struct Budgets {
-    /// Per peer, the DIRECT count this run may reach before saving a new
-    /// reservation (a std mutex, never held across an `.await`).
-    reserved: Mutex<FxMap<Fingerprint, u64>>,
-    /// Serializes loading and saving (held across the state topic's round trips).
-    io: tokio::sync::Mutex<BudgetIo>,
+    /// With `persist_budgets`: the state topic, opened on first use, and
+    /// what was saved; the lock serializes loading and saving (held across
+    /// the state topic's round trips).
+    budgets: Option<tokio::sync::Mutex<BudgetIo>>,
 }
 
 #[derive(Default)]
@@ -283,18 +346,19 @@ impl SealedProducer {
             inner: Arc::new(Inner {
                 producer: producer.clone(),
                 identity,
-                sealer: Mutex::new(sealer),
+                sealing: Mutex::new(Sealing {
+                    sealer,
+                    reserved: options.persist_budgets.then(FxMap::default),
+                }),
                 conv: Mutex::new(ConvKeys {
                     pairwise: FxMap::default(),
                     own,
-                    warmed: FxSet::default(),
                 }),
                 padding: options.padding,
                 signing,
-                budgets: options.persist_budgets.then(|| Budgets {
-                    reserved: Mutex::new(FxMap::default()),
-                    io: tokio::sync::Mutex::new(BudgetIo::default()),
-                }),
+                budgets: options
+                    .persist_budgets
+                    .then(|| tokio::sync::Mutex::new(BudgetIo::default())),
             }),
         })
     }
@@ -307,14 +371,11 @@ impl SealedProducer {
             return Ok(());
         };
         let fp = peer.fingerprint();
-        let covered = |me: &Self| {
-            let used = lock(&me.inner.sealer).direct_seals(fp);
-            lock(&b.reserved).get(fp).is_some_and(|&r| used < r)
-        };
+        let covered = |me: &Self| lock(&me.inner.sealing).covered(fp);
         if covered(self) {
             return Ok(());
         }
-        let mut io = b.io.lock().await;
+        let mut io = b.lock().await;
         if io.store.is_none() {
             let client = self.inner.producer.client();
             let store = StateStore::open(client, &self.inner.identity).await?;
@@ -324,13 +385,13 @@ impl SealedProducer {
                     reason: "the latest budget record is not one this version reads".into(),
                     status: None,
                 })?;
-                let mut sealer = lock(&self.inner.sealer);
+                let mut sealing = lock(&self.inner.sealing);
                 // Every reserved record may have been sealed before the
                 // previous run stopped: count them all.
                 for (key, reserved) in state.peers.values() {
-                    sealer.restore_direct_seals(key, *reserved);
+                    sealing.sealer.restore_direct_seals(key, *reserved);
                 }
-                drop(sealer);
+                drop(sealing);
                 io.state = state;
             }
             io.store = Some(store);
@@ -338,7 +399,7 @@ impl SealedProducer {
         if covered(self) {
             return Ok(());
         }
-        let used = lock(&self.inner.sealer).direct_seals(fp);
+        let used = lock(&self.inner.sealing).sealer.direct_seals(fp);
         let ceiling = used.saturating_add(BUDGET_RESERVE);
         let mut next = io.state.clone();
         next.peers.insert(*fp, (peer.clone(), ceiling));
@@ -355,7 +416,10 @@ impl SealedProducer {
         let store = io.store.as_ref().expect("opened above");
         store.save(BUDGET_KEY, &next.encode()).await?;
         io.state = next;
-        lock(&b.reserved).insert(*fp, ceiling);
+        lock(&self.inner.sealing)
+            .reserved
+            .get_or_insert_default()
+            .insert(*fp, ceiling);
         Ok(())
     }
 
@@ -394,9 +458,6 @@ impl SealedProducer {
             many => To::Multi(many),
         };
         self.check(plaintext, &to).map_err(SealedError::Seal)?;
-        if let To::Direct(peer) = to {
-            self.reserve(peer).await?;
-        }
         let blinded = key.map(|k| match to {
             To::Direct(one) => self.pairwise_blind(one, k),
             To::Multi(many) => self.multi_blind(many, k),
@@ -481,36 +542,26 @@ impl SealedProducer {
     }
 
     /// Makes the sealer derive the pairwise key of every recipient it has not
-    /// met yet now, before the producer's lock is taken: otherwise its first
-    /// record to a peer would run an ECDH (~0.1 ms) inside the writer, with
-    /// every other sender of the producer waiting. (A writer that needs the
-    /// sealer meanwhile still waits for it, but only if it runs at that very
-    /// moment, once per new peer.) `restore_direct_seals(_, 0)` is the public
-    /// call that derives and caches the key without sealing or counting.
+    /// met yet, outside the producer's lock: the writer refuses to run an
+    /// ECDH (~0.1 ms) with every other sender of the producer waiting, and
+    /// comes here instead. (A writer that needs the sealer meanwhile still
+    /// waits for it, once per new peer.) `restore_direct_seals(_, 0)` is the
+    /// public call that derives and caches the key without sealing or counting.
     fn warm(&self, to: &To<'_>) {
         let recipients = match to {
             To::Direct(r) => std::slice::from_ref(*r),
             To::Multi(rs) => rs,
         };
-        let own = self.inner.identity.fingerprint();
-        let new: Vec<&PublicKey> = {
-            let conv = lock(&self.inner.conv);
-            recipients
-                .iter()
-                .filter(|r| r.fingerprint() != own && !conv.warmed.contains(r.fingerprint()))
-                .collect()
-        };
-        if new.is_empty() {
-            return;
-        }
-        {
-            let mut sealer = lock(&self.inner.sealer);
-            for r in &new {
-                sealer.restore_direct_seals(r, 0);
+        let mut sealing = lock(&self.inner.sealing);
+        for r in recipients {
+            if sealing
+                .sealer
+                .cached_direct_seals(r.fingerprint())
+                .is_none()
+            {
+                sealing.sealer.restore_direct_seals(r, 0);
             }
         }
-        let mut conv = lock(&self.inner.conv);
-        conv.warmed.extend(new.iter().map(|r| *r.fingerprint()));
     }
 
     /// The sealed length, for the producer's buffer accounting.
@@ -543,39 +594,62 @@ impl SealedProducer {
         plaintext: &[u8],
         to: To<'_>,
     ) -> Result<SealedDelivery, SealedError> {
-        self.warm(&to);
         let hint = self.len_hint(plaintext, &to);
         let batch_key: &[u8] = blinded.as_ref().map_or(&[], |b| &b.0[..]);
-        // The writer runs at most once; its typed outcome comes back here
-        // (the producer only keeps a boxed error).
-        let mut sealed = None;
-        let sent = self
-            .inner
-            .producer
-            .send_with(topic, batch_key, hint, |buf: &mut Vec<u8>| {
-                let mut sealer = lock(&self.inner.sealer);
-                let r = match to {
-                    To::Direct(r) => sealer.seal_direct_into(topic, r, plaintext, buf),
-                    To::Multi(rs) => sealer.seal_multi_into(topic, rs, plaintext, buf),
-                };
-                drop(sealer);
-                let out = r.as_ref().map(|_| ()).map_err(Clone::clone);
-                sealed = Some(r);
-                out
-            })
-            .await;
-        match (sent, sealed) {
-            (Ok(delivery), Some(Ok(s))) => Ok(SealedDelivery {
-                delivery,
-                seq: s.seq,
-                mode: s.mode,
-            }),
-            (_, Some(Err(e))) => Err(SealedError::Seal(e)),
-            (Err(e), _) => Err(SealedError::Client(e)),
-            // `send_with` returns a delivery only after running the writer.
-            (Ok(_), None) => Err(SealedError::Client(ClientError::InvalidArgument(
-                "the producer queued a record without running its writer".into(),
-            ))),
+        loop {
+            // The writer runs at most once per attempt; its typed outcome
+            // comes back here (the producer only keeps a boxed error). One
+            // lock per record: the sealer's, under the producer's.
+            let mut step = None;
+            let sent = self
+                .inner
+                .producer
+                .send_with(topic, batch_key, hint, |buf: &mut Vec<u8>| {
+                    let mut sealing = lock(&self.inner.sealing);
+                    if let Some(m) = sealing.missing(&to) {
+                        step = Some(Step::Missing(m));
+                        return Err(Box::new(NotReady) as Box<dyn std::error::Error + Send + Sync>);
+                    }
+                    let r = match to {
+                        To::Direct(r) => sealing.sealer.seal_direct_into(topic, r, plaintext, buf),
+                        To::Multi(rs) => sealing.sealer.seal_multi_into(topic, rs, plaintext, buf),
+                    };
+                    drop(sealing);
+                    let out = match &r {
+                        Ok(_) => Ok(()),
+                        Err(e) => {
+                            Err(Box::new(e.clone()) as Box<dyn std::error::Error + Send + Sync>)
+                        }
+                    };
+                    step = Some(Step::Sealed(r));
+                    out
+                })
+                .await;
+            match (sent, step) {
+                (Ok(delivery), Some(Step::Sealed(Ok(s)))) => {
+                    return Ok(SealedDelivery {
+                        delivery,
+                        seq: s.seq,
+                        mode: s.mode,
+                    });
+                }
+                (_, Some(Step::Sealed(Err(e)))) => return Err(SealedError::Seal(e)),
+                // Nothing was queued: get what is missing, then try again.
+                (_, Some(Step::Missing(Missing::Keys))) => self.warm(&to),
+                (_, Some(Step::Missing(Missing::Reservation))) => {
+                    // Only DIRECT records need one.
+                    if let To::Direct(peer) = to {
+                        self.reserve(peer).await?;
+                    }
+                }
+                (Err(e), _) => return Err(SealedError::Client(e)),
+                // `send_with` returns a delivery only after running the writer.
+                (Ok(_), None) => {
+                    return Err(SealedError::Client(ClientError::InvalidArgument(
+                        "the producer queued a record without running its writer".into(),
+                    )));
+                }
+            }
         }
     }
 
@@ -589,7 +663,7 @@ impl SealedProducer {
     /// producer has sealed to it: persist it to make the order across restarts
     /// independent of the clock.
     pub fn next_seq(&self, topic: &str) -> Option<u64> {
-        lock(&self.inner.sealer).next_seq(topic)
+        lock(&self.inner.sealing).sealer.next_seq(topic)
     }
 
     /// Continues `topic`'s sequence above `last_seq` (a persisted
@@ -598,7 +672,8 @@ impl SealedProducer {
     /// # Errors
     /// [`SealedError::Seal`] if the topic name is too long to seal to.
     pub fn resume_topic(&self, topic: &str, last_seq: u64) -> Result<(), SealedError> {
-        lock(&self.inner.sealer)
+        lock(&self.inner.sealing)
+            .sealer
             .resume_topic(topic, last_seq)
             .map_err(SealedError::Seal)
     }
@@ -606,11 +681,13 @@ impl SealedProducer {
     /// DIRECT records sealed so far to `peer` (the sealer switches the pair to
     /// MULTI past [`crate::crypto::seal::DIRECT_LIMIT`]).
     pub fn direct_seals(&self, peer: &Fingerprint) -> u64 {
-        lock(&self.inner.sealer).direct_seals(peer)
+        lock(&self.inner.sealing).sealer.direct_seals(peer)
     }
 
     /// Restores a persisted DIRECT count for `peer` (counts only go up).
     pub fn restore_direct_seals(&self, peer: &PublicKey, count: u64) {
-        lock(&self.inner.sealer).restore_direct_seals(peer, count);
+        lock(&self.inner.sealing)
+            .sealer
+            .restore_direct_seals(peer, count);
     }
 }
