@@ -51,6 +51,7 @@ impl Aes256Gcm {
     /// # Panics
     /// If `in_out` exceeds AES-GCM's 64 GiB limit (callers bound plaintexts
     /// far below it).
+    #[inline]
     pub(crate) fn seal_in_place(
         &self,
         iv: &[u8; IV_LEN],
@@ -72,6 +73,7 @@ impl Aes256Gcm {
     ///
     /// # Errors
     /// [`AuthFailed`].
+    #[inline]
     pub(crate) fn open_to(
         &self,
         iv: &[u8; IV_LEN],

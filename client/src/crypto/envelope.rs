@@ -56,6 +56,7 @@ pub enum Mode {
 
 impl Mode {
     /// The mode byte.
+    #[inline]
     pub const fn byte(self) -> u8 {
         match self {
             Self::Direct => 0x01,
@@ -63,6 +64,7 @@ impl Mode {
         }
     }
 
+    #[inline]
     fn from_byte(b: u8) -> Option<Self> {
         match b {
             0x01 => Some(Self::Direct),
@@ -84,6 +86,7 @@ impl Flags {
     const KNOWN: u8 = Self::SIGNED | Self::PADDED;
 
     /// Flags with the given bits.
+    #[inline]
     pub const fn new(signed: bool, padded: bool) -> Self {
         let mut b = 0;
         if signed {
@@ -173,6 +176,7 @@ impl Header {
     }
 
     /// The 20 header bytes.
+    #[inline]
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut out = [0u8; HEADER_LEN];
         out[0] = VERSION;
@@ -264,6 +268,7 @@ impl<'a> RecordView<'a> {
     /// # Errors
     /// Any header error, [`OpenError::Truncated`], [`OpenError::NoRecipients`] or
     /// [`OpenError::TooManyRecipients`].
+    #[inline]
     pub fn parse(record: &'a [u8]) -> Result<Self, OpenError> {
         let header = Header::parse(record)?;
         let (signed_part, signature) = if header.flags.signed() {
@@ -374,6 +379,7 @@ pub(crate) fn ctx_digest(
 /// and only `O(log log len)` bits of the length remain visible.
 ///
 /// Returns `None` on overflow (lengths near `usize::MAX`).
+#[inline]
 pub fn padme(len: usize) -> Option<usize> {
     if len < 2 {
         return Some(len);
@@ -385,11 +391,13 @@ pub fn padme(len: usize) -> Option<usize> {
 }
 
 /// Length of a padded plaintext: `len + 1` (the `0x80` marker) rounded to Padmé.
+#[inline]
 pub fn padded_len(len: usize) -> Option<usize> {
     padme(len.checked_add(1)?)
 }
 
 /// Length of the content before `0x80 0x00*`, or `None` if the padding is malformed.
+#[inline]
 pub(crate) fn unpadded_len(padded: &[u8]) -> Option<usize> {
     let last = padded.iter().rposition(|&b| b != 0)?;
     (padded[last] == 0x80).then_some(last)

@@ -88,16 +88,19 @@ impl Fingerprint {
     }
 
     /// Wraps raw fingerprint bytes (e.g. read back from a contact list).
+    #[inline]
     pub const fn from_bytes(bytes: [u8; FINGERPRINT_LEN]) -> Self {
         Self(bytes)
     }
 
     /// The 32 fingerprint bytes.
+    #[inline]
     pub const fn as_bytes(&self) -> &[u8; FINGERPRINT_LEN] {
         &self.0
     }
 
     /// The key id: the first 8 bytes.
+    #[inline]
     pub fn kid(&self) -> Kid {
         let mut kid = [0u8; KID_LEN];
         kid.copy_from_slice(&self.0[..KID_LEN]);
@@ -141,11 +144,13 @@ impl std::hash::Hash for Kid {
 
 impl Kid {
     /// Wraps raw key-id bytes (e.g. read from a record header).
+    #[inline]
     pub const fn from_bytes(bytes: [u8; KID_LEN]) -> Self {
         Self(bytes)
     }
 
     /// The 8 key-id bytes.
+    #[inline]
     pub const fn as_bytes(&self) -> &[u8; KID_LEN] {
         &self.0
     }
@@ -239,11 +244,13 @@ impl PublicKey {
     }
 
     /// `SHA-256(canonical SPKI)`.
+    #[inline]
     pub const fn fingerprint(&self) -> &Fingerprint {
         &self.fp
     }
 
     /// The first 8 bytes of the fingerprint.
+    #[inline]
     pub fn kid(&self) -> Kid {
         self.fp.kid()
     }
@@ -340,11 +347,13 @@ impl Identity {
     }
 
     /// Fingerprint of this identity's public key.
+    #[inline]
     pub const fn fingerprint(&self) -> &Fingerprint {
         self.public.fingerprint()
     }
 
     /// Key id of this identity's public key.
+    #[inline]
     pub fn kid(&self) -> Kid {
         self.public.kid()
     }

@@ -30,6 +30,7 @@ impl PairKey {
         &self.key
     }
 
+    #[inline]
     pub(crate) fn cipher(&self) -> &Aes256Gcm {
         &self.cipher
     }

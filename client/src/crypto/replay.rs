@@ -136,6 +136,7 @@ impl ReplayWindow {
         self.seen[w] &= !m;
     }
 
+    #[inline]
     pub(crate) fn check(&self, seq: u64) -> Result<Fresh, Stale> {
         let highest = self.highest;
         if seq > highest {
@@ -155,6 +156,7 @@ impl ReplayWindow {
     }
 
     /// Records `seq` as seen; `seq` must have passed [`ReplayWindow::check`].
+    #[inline]
     pub(crate) fn accept(&mut self, seq: u64) {
         if seq > self.highest {
             let step = seq - self.highest;

@@ -127,48 +127,62 @@ pub trait RecordBuf {
 }
 
 impl RecordBuf for Vec<u8> {
+    #[inline]
     fn len(&self) -> usize {
         Vec::len(self)
     }
+    #[inline]
     fn reserve(&mut self, additional: usize) {
         Vec::reserve(self, additional);
     }
+    #[inline]
     fn extend_from_slice(&mut self, bytes: &[u8]) {
         Vec::extend_from_slice(self, bytes);
     }
+    #[inline]
     fn resize_zeroed(&mut self, new_len: usize) {
         self.resize(new_len, 0);
     }
+    #[inline]
     fn truncate(&mut self, len: usize) {
         Vec::truncate(self, len);
     }
+    #[inline]
     fn as_bytes(&self) -> &[u8] {
         self
     }
+    #[inline]
     fn as_bytes_mut(&mut self) -> &mut [u8] {
         self
     }
 }
 
 impl RecordBuf for bytes::BytesMut {
+    #[inline]
     fn len(&self) -> usize {
         bytes::BytesMut::len(self)
     }
+    #[inline]
     fn reserve(&mut self, additional: usize) {
         bytes::BytesMut::reserve(self, additional);
     }
+    #[inline]
     fn extend_from_slice(&mut self, bytes: &[u8]) {
         bytes::BytesMut::extend_from_slice(self, bytes);
     }
+    #[inline]
     fn resize_zeroed(&mut self, new_len: usize) {
         self.resize(new_len, 0);
     }
+    #[inline]
     fn truncate(&mut self, len: usize) {
         bytes::BytesMut::truncate(self, len);
     }
+    #[inline]
     fn as_bytes(&self) -> &[u8] {
         self
     }
+    #[inline]
     fn as_bytes_mut(&mut self) -> &mut [u8] {
         self
     }
@@ -277,6 +291,7 @@ fn append_plaintext<B: RecordBuf + ?Sized>(
 }
 
 /// Plaintext length once padded (if `pad`), or an error if it is too large.
+#[inline]
 fn body_len(plaintext: &[u8], pad: bool) -> Result<usize, SealError> {
     let too_large = SealError::PlaintextTooLarge {
         len: plaintext.len(),
@@ -457,19 +472,27 @@ impl Sealer {
             0
         };
         out.reserve(DIRECT_PREFIX_LEN + body_len + TAG_LEN + sig_len);
-        out.extend_from_slice(&aad[..DIRECT_PREFIX_LEN]);
-        let pt_start = append_plaintext(out, plaintext, body_len);
-        let tag =
-            slot.pair
-                .key
-                .cipher()
-                .seal_in_place(&iv, &aad, &mut out.as_bytes_mut()[pt_start..]);
-        out.extend_from_slice(&tag);
+        // Grown once (zeroed: the padding's zeros and the tag's place), then
+        // filled in place.
+        out.resize_zeroed(start + DIRECT_PREFIX_LEN + body_len + TAG_LEN);
+        let record = &mut out.as_bytes_mut()[start..];
+        let (prefix, rest) = record.split_at_mut(DIRECT_PREFIX_LEN);
+        let (body, tag_slot) = rest.split_at_mut(body_len);
+        prefix.copy_from_slice(&aad[..DIRECT_PREFIX_LEN]);
+        body[..plaintext.len()].copy_from_slice(plaintext);
+        if body_len > plaintext.len() {
+            body[plaintext.len()] = 0x80;
+        }
+        let tag = slot.pair.key.cipher().seal_in_place(&iv, &aad, body);
+        tag_slot.copy_from_slice(&tag);
         if let Some(s) = signer {
             let sig = s.sign_parts(&[SIG_LABEL, &ctx, &out.as_bytes()[start..]]);
             out.extend_from_slice(&sig);
         }
-        slot.pair.direct_seals.fetch_add(1, Ordering::Relaxed);
+        // `&mut self` is the only writer: a plain load and store, no locked
+        // read-modify-write.
+        let sealed = slot.pair.direct_seals.load(Ordering::Relaxed);
+        slot.pair.direct_seals.store(sealed + 1, Ordering::Relaxed);
         Ok(Sealed {
             mode: Mode::Direct,
             seq,

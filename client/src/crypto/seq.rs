@@ -61,6 +61,7 @@ impl SeqGen {
     /// # Errors
     /// [`SeqExhausted`] after `u64::MAX` has been issued (about 2^47 years away
     /// for a clock-started run).
+    #[inline]
     pub fn next_seq(&mut self) -> Result<u64, SeqExhausted> {
         let seq = self.next.ok_or(SeqExhausted)?;
         self.next = seq.checked_add(1);
