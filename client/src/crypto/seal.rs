@@ -456,14 +456,16 @@ impl Sealer {
             sender: own.kid(),
             seq,
         };
-        let mut iv = [0u8; envelope::IV_LEN];
-        rng.fill_bytes(&mut iv);
-        // bytes[0..40) || ctx_digest, assembled on the stack.
+        // bytes[0..40) || ctx_digest, assembled on the stack; the IV is
+        // drawn straight into its place.
         let mut aad = [0u8; DIRECT_PREFIX_LEN + 32];
         aad[..20].copy_from_slice(&header.encode());
         aad[20..28].copy_from_slice(recipient.kid().as_bytes());
-        aad[28..40].copy_from_slice(&iv);
+        rng.fill_bytes(&mut aad[28..DIRECT_PREFIX_LEN]);
         aad[40..].copy_from_slice(&ctx);
+        let iv: [u8; envelope::IV_LEN] = aad[28..DIRECT_PREFIX_LEN]
+            .try_into()
+            .expect("the IV is 12 bytes");
 
         let start = out.len();
         let sig_len = if signer.is_some() {
