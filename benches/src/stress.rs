@@ -347,6 +347,8 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
         let topic = topic.clone();
         let recipients = recipients.clone();
         let (seal, messages, size) = (args.seal, args.messages.unwrap_or(u64::MAX), args.size);
+        let batch = args.batch;
+        let share = !args.no_consumer && !args.consume_after;
         let options = ProducerOptions {
             ack,
             linger: Duration::from_millis(args.linger),
@@ -393,6 +395,17 @@ pub async fn run_once(args: &StressArgs, run: usize) -> anyhow::Result<Run> {
                 if let Some(pending) = &mut pending {
                     pending.push_back(delivery);
                     settle(pending, p, false)?;
+                }
+                // While the consumer reads: a send waits only when the
+                // producer's buffer is full, so without this a producer task
+                // would keep its worker for as long as the buffer has room,
+                // and ten of them would keep the consumer's task off both
+                // workers for most of the run (a real sender waits for its
+                // input between sends). Once per batch; it costs the
+                // producers CPU (a yield may wake the other worker), so not
+                // when nothing else needs the workers.
+                if share && sent.is_multiple_of(u64::from(batch)) {
+                    tokio::task::yield_now().await;
                 }
             }
             // Returns once every record is acknowledged or failed.
