@@ -253,6 +253,9 @@ struct Peer {
 
 /// Per (topic, sender): cached context digests and the replay window.
 struct Stream {
+    /// Whose stream this is (the memo of the last stream checks them).
+    topic: Box<str>,
+    sender: Fingerprint,
     direct_ctx: [u8; 32],
     multi_ctx: [u8; 32],
     window: ReplayWindow,
@@ -264,8 +267,14 @@ struct Stream {
 pub struct Opener {
     identity: Identity,
     peers: FxMap<Kid, Peer>,
-    /// topic → sender fingerprint → state; nested so look-ups borrow the topic.
-    streams: FxMap<String, FxMap<Fingerprint, Stream>>,
+    /// topic → sender fingerprint → index in `slots`; nested so look-ups
+    /// borrow the topic.
+    streams: FxMap<String, FxMap<Fingerprint, usize>>,
+    /// Every (topic, sender) stream; never removed.
+    slots: Vec<Stream>,
+    /// The slot of the last record opened: a run of records from one sender
+    /// on one topic finds its stream with two comparisons, no hashing.
+    last: Option<usize>,
     /// topic → the highest `seq` a sender without a window may not reach.
     floors: FxMap<String, u64>,
     allow_legacy: bool,
@@ -296,6 +305,31 @@ fn is_legacy(record: &[u8]) -> bool {
     record.first() == Some(&b'{')
 }
 
+/// Stores `stream` in `slots` (replacing the one of its topic and sender)
+/// and indexes it; returns its slot.
+fn put_stream(
+    streams: &mut FxMap<String, FxMap<Fingerprint, usize>>,
+    slots: &mut Vec<Stream>,
+    stream: Stream,
+) -> usize {
+    let by_sender = match streams.get_mut(&*stream.topic) {
+        Some(m) => m,
+        None => streams.entry(stream.topic.to_string()).or_default(),
+    };
+    match by_sender.entry(stream.sender) {
+        std::collections::hash_map::Entry::Occupied(o) => {
+            let i = *o.get();
+            slots[i] = stream;
+            i
+        }
+        std::collections::hash_map::Entry::Vacant(v) => {
+            v.insert(slots.len());
+            slots.push(stream);
+            slots.len() - 1
+        }
+    }
+}
+
 /// Digests of a (topic, sender, own key) stream.
 fn stream_ctx(
     topic: &str,
@@ -317,6 +351,8 @@ impl Opener {
             identity,
             peers: FxMap::default(),
             streams: FxMap::default(),
+            slots: Vec::new(),
+            last: None,
             floors: FxMap::default(),
             allow_legacy: false,
             require_signatures: false,
@@ -414,7 +450,7 @@ impl Opener {
         self.streams
             .get(topic)
             .and_then(|m| m.get(sender))
-            .map(|s| s.window.highest())
+            .map(|&i| self.slots[i].window.highest())
     }
 
     /// Restores a persisted high-water mark: every `seq` at or below it from
@@ -443,9 +479,12 @@ impl Opener {
         window: ReplayWindow,
     ) -> Result<(), OpenError> {
         let (direct_ctx, multi_ctx) = stream_ctx(topic, sender, self.identity.fingerprint())?;
-        self.streams.entry(topic.to_owned()).or_default().insert(
-            *sender,
+        put_stream(
+            &mut self.streams,
+            &mut self.slots,
             Stream {
+                topic: topic.into(),
+                sender: *sender,
                 direct_ctx,
                 multi_ctx,
                 window,
@@ -553,6 +592,8 @@ impl Opener {
             identity,
             peers,
             streams,
+            slots,
+            last,
             floors,
             require_signatures,
             ..
@@ -561,8 +602,13 @@ impl Opener {
             .get(&header.sender)
             .ok_or(OpenError::UnknownSender { kid: header.sender })?;
         let sender_fp = peer.key.fingerprint();
-        // One look-up now; the window moves through the same borrow at the end.
-        let stream = streams.get_mut(topic).and_then(|m| m.get_mut(sender_fp));
+        // One look-up now (none for a run from one stream); the window moves
+        // through the same borrow at the end.
+        let slot = match *last {
+            Some(i) if slots[i].sender == *sender_fp && &*slots[i].topic == topic => Some(i),
+            _ => streams.get(topic).and_then(|m| m.get(sender_fp)).copied(),
+        };
+        let stream = slot.map(|i| &mut slots[i]);
         let (direct_ctx, multi_ctx) = match &stream {
             Some(s) => (s.direct_ctx, s.multi_ctx),
             None => stream_ctx(topic, sender_fp, identity.fingerprint())?,
@@ -699,18 +745,25 @@ impl Opener {
                 }
             }
             None => {
-                streams.entry(topic.to_owned()).or_default().insert(
-                    sender_fp,
+                let i = put_stream(
+                    streams,
+                    slots,
                     Stream {
+                        topic: topic.into(),
+                        sender: sender_fp,
                         direct_ctx,
                         multi_ctx,
                         window: ReplayWindow::starting_with(header.seq),
                         restored: false,
                     },
                 );
+                *last = Some(i);
                 WindowStart::New
             }
         };
+        if slot.is_some() {
+            *last = slot;
+        }
         let (gap, late) = match fresh {
             Fresh::Ahead { gap } => (gap, false),
             Fresh::Late => (None, true),

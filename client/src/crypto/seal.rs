@@ -206,19 +206,64 @@ struct DirectSlot {
 
 /// Per-topic state: the sequence generator and cached context digests.
 struct TopicState {
+    name: Box<str>,
     seq: SeqGen,
     multi_ctx: [u8; 32],
     direct: FxMap<Fingerprint, DirectSlot>,
+    /// The DIRECT slot of the last recipient on this topic (a copy: a run of
+    /// records to one peer finds it with one comparison, no hashing).
+    last_direct: Option<(Fingerprint, DirectSlot)>,
 }
 
 impl TopicState {
     fn new(topic: &str, own: &Fingerprint) -> Result<Self, SealError> {
         Ok(Self {
+            name: topic.into(),
             seq: SeqGen::new(),
             multi_ctx: envelope::ctx_digest(Mode::Multi, topic, own, None)
                 .ok_or(SealError::TopicTooLong { len: topic.len() })?,
             direct: FxMap::default(),
+            last_direct: None,
         })
+    }
+}
+
+/// Per-topic states, found by name, with the last one used remembered.
+#[derive(Default)]
+struct Topics {
+    /// Name → index in `states`.
+    index: FxMap<String, usize>,
+    states: Vec<TopicState>,
+    /// The topic of the last record sealed: a run of records to one topic
+    /// finds its state with one comparison, no hashing.
+    last: Option<usize>,
+}
+
+impl Topics {
+    /// The state of `topic`, created (one allocation) the first time.
+    fn get_or_create(
+        &mut self,
+        topic: &str,
+        own: &Fingerprint,
+    ) -> Result<&mut TopicState, SealError> {
+        let i = match self.last {
+            Some(i) if &*self.states[i].name == topic => i,
+            _ => match self.index.get(topic) {
+                Some(&i) => i,
+                None => {
+                    let state = TopicState::new(topic, own)?;
+                    self.index.insert(topic.to_owned(), self.states.len());
+                    self.states.push(state);
+                    self.states.len() - 1
+                }
+            },
+        };
+        self.last = Some(i);
+        Ok(&mut self.states[i])
+    }
+
+    fn get(&self, topic: &str) -> Option<&TopicState> {
+        self.index.get(topic).map(|&i| &self.states[i])
     }
 }
 
@@ -229,7 +274,7 @@ pub struct Sealer {
     signer: Option<SigningIdentity>,
     pad: bool,
     pairs: FxMap<Fingerprint, Arc<PairState>>,
-    topics: FxMap<String, TopicState>,
+    topics: Topics,
     /// Reused across MULTI records to check recipient kids are distinct.
     scratch_kids: Vec<Kid>,
 }
@@ -241,7 +286,7 @@ impl fmt::Debug for Sealer {
             .field("signed", &self.signer.is_some())
             .field("padded", &self.pad)
             .field("peers", &self.pairs.len())
-            .field("topics", &self.topics.len())
+            .field("topics", &self.topics.states.len())
             .finish_non_exhaustive()
     }
 }
@@ -258,20 +303,6 @@ fn pair_entry<'a>(
             direct_seals: AtomicU64::new(0),
         })
     })
-}
-
-/// The state of `topic`, created (one allocation) the first time. A macro, not a
-/// function: returning the `get_mut` borrow from a function would force a second
-/// look-up (the borrow checker's "problem case 3").
-macro_rules! topic_state {
-    ($topics:expr, $topic:expr, $own:expr) => {
-        match $topics.get_mut($topic) {
-            Some(ts) => ts,
-            None => $topics
-                .entry($topic.to_owned())
-                .or_insert(TopicState::new($topic, $own)?),
-        }
-    };
 }
 
 /// Appends `plaintext`, and its `0x80 0x00*` Padmé padding if `pad`; returns the
@@ -321,7 +352,7 @@ impl Sealer {
             signer: None,
             pad: true,
             pairs: FxMap::default(),
-            topics: FxMap::default(),
+            topics: Topics::default(),
             scratch_kids: Vec::new(),
         })
     }
@@ -362,7 +393,7 @@ impl Sealer {
     /// [`SealError::TopicTooLong`].
     pub fn resume_topic(&mut self, topic: &str, last_seq: u64) -> Result<(), SealError> {
         let own = self.identity.fingerprint();
-        topic_state!(self.topics, topic, own).seq = SeqGen::resume_after(last_seq);
+        self.topics.get_or_create(topic, own)?.seq = SeqGen::resume_after(last_seq);
         Ok(())
     }
 
@@ -400,8 +431,11 @@ impl Sealer {
     /// its DIRECT count restarts unless restored).
     pub fn forget_peer(&mut self, peer: &Fingerprint) {
         self.pairs.remove(peer);
-        for t in self.topics.values_mut() {
+        for t in &mut self.topics.states {
             t.direct.remove(peer);
+            if t.last_direct.as_ref().is_some_and(|(fp, _)| fp == peer) {
+                t.last_direct = None;
+            }
         }
     }
 
@@ -435,20 +469,34 @@ impl Sealer {
             ..
         } = self;
         let own = identity.fingerprint();
-        let ts = topic_state!(topics, topic, own);
-        let slot = match ts.direct.entry(*recipient.fingerprint()) {
-            Entry::Occupied(o) => o.into_mut(),
-            Entry::Vacant(v) => v.insert(DirectSlot {
-                ctx: envelope::ctx_digest(Mode::Direct, topic, own, Some(recipient.fingerprint()))
-                    .ok_or(SealError::TopicTooLong { len: topic.len() })?,
-                pair: Arc::clone(pair_entry(pairs, identity, recipient)),
-            }),
-        };
+        let TopicState {
+            seq: seq_gen,
+            direct,
+            last_direct,
+            ..
+        } = topics.get_or_create(topic, own)?;
+        let fp = recipient.fingerprint();
+        if last_direct.as_ref().is_none_or(|(f, _)| f != fp) {
+            let slot = match direct.entry(*fp) {
+                Entry::Occupied(o) => o.into_mut(),
+                Entry::Vacant(v) => v.insert(DirectSlot {
+                    ctx: envelope::ctx_digest(Mode::Direct, topic, own, Some(fp))
+                        .ok_or(SealError::TopicTooLong { len: topic.len() })?,
+                    pair: Arc::clone(pair_entry(pairs, identity, recipient)),
+                }),
+            };
+            let copy = DirectSlot {
+                ctx: slot.ctx,
+                pair: Arc::clone(&slot.pair),
+            };
+            *last_direct = Some((*fp, copy));
+        }
+        let (_, slot) = last_direct.as_ref().expect("set above");
         if slot.pair.direct_seals.load(Ordering::Relaxed) >= DIRECT_LIMIT {
             return self.seal_multi_into(topic, std::slice::from_ref(recipient), plaintext, out);
         }
         let ctx = slot.ctx;
-        let seq = ts.seq.next_seq()?;
+        let seq = seq_gen.next_seq()?;
 
         let header = Header {
             mode: Mode::Direct,
@@ -545,7 +593,7 @@ impl Sealer {
         if let Some(w) = scratch_kids.windows(2).find(|w| w[0] == w[1]) {
             return Err(SealError::DuplicateRecipient { kid: w[0] });
         }
-        let ts = topic_state!(topics, topic, own);
+        let ts = topics.get_or_create(topic, own)?;
         let ctx = ts.multi_ctx;
         for r in recipients {
             pair_entry(pairs, identity, r);
