@@ -130,6 +130,99 @@ fn sequence_numbers_increase_per_topic_and_gaps_are_reported() {
     assert_eq!(o.high_water(TOPIC, alice.id.fingerprint()), Some(seqs[3]));
 }
 
+/// Every (topic, sender) pair has its own window, however records from
+/// several senders and topics interleave: equal sequence numbers from two
+/// senders both open, and each sender's replay is refused on its own
+/// topic only (the opener remembers the last stream it used; this is what
+/// that memo must never mix up).
+#[test]
+fn interleaved_senders_and_topics_keep_their_own_windows() {
+    let (mut alice, mut carol) = (party(), party());
+    let bob = id();
+    let mut o = opener_trusting(&bob, &[&alice.id, &carol.id]);
+    let other = "orders.us";
+    // Above any clock-based start, so both senders count from the same place.
+    const BASE: u64 = 1 << 62;
+    for p in [&mut alice, &mut carol] {
+        p.sealer.resume_topic(TOPIC, BASE).expect("resume");
+        p.sealer.resume_topic(other, BASE).expect("resume");
+    }
+    let mut seal = |p: &mut Party, topic: &str| {
+        p.sealer
+            .seal_direct(topic, bob.public_key(), MSG)
+            .expect("seal")
+    };
+    let a1 = seal(&mut alice, TOPIC);
+    let c1 = seal(&mut carol, TOPIC);
+    let a2 = seal(&mut alice, other);
+    let c2 = seal(&mut carol, other);
+    for (topic, r) in [(TOPIC, &a1), (TOPIC, &c1), (other, &a2), (other, &c2)] {
+        let (opened, _) = o.open(topic, r).expect("a new stream's first record");
+        assert_eq!(opened.seq, Some(BASE + 1), "the same seq from every stream");
+    }
+    for (topic, r) in [(TOPIC, &a1), (other, &c2), (TOPIC, &c1), (other, &a2)] {
+        assert_eq!(
+            open_err(&mut o, topic, r),
+            OpenError::Replayed {
+                seq: BASE + 1,
+                highest: BASE + 1
+            }
+        );
+    }
+    let a3 = seal(&mut alice, TOPIC);
+    let c3 = seal(&mut carol, TOPIC);
+    assert_eq!(o.open(TOPIC, &a3).expect("next").0.seq, Some(BASE + 2));
+    assert_eq!(o.open(TOPIC, &c3).expect("next").0.seq, Some(BASE + 2));
+    assert_eq!(o.high_water(TOPIC, alice.id.fingerprint()), Some(BASE + 2));
+    assert_eq!(o.high_water(other, alice.id.fingerprint()), Some(BASE + 1));
+}
+
+/// One sealer writing DIRECT records to peers in turn, on one topic and
+/// on two: every record opens for its own recipient only (the sealer
+/// remembers the last peer it sealed to; this is what that memo must never
+/// mix up), and a forgotten peer's count starts again.
+#[test]
+fn direct_records_to_peers_in_turn_each_open_for_their_recipient() {
+    let mut alice = party();
+    let (bob, carol) = (id(), id());
+    let mut for_bob = opener_trusting(&bob, &[&alice.id]);
+    let mut for_carol = opener_trusting(&carol, &[&alice.id]);
+    for topic in [TOPIC, TOPIC, "orders.us", TOPIC] {
+        for to_bob in [true, false, true] {
+            let (to, other) = if to_bob {
+                (&bob, &carol)
+            } else {
+                (&carol, &bob)
+            };
+            let opener = if to_bob { &mut for_bob } else { &mut for_carol };
+            let record = alice
+                .sealer
+                .seal_direct(topic, to.public_key(), MSG)
+                .expect("seal");
+            let (_, plaintext) = opener
+                .open(topic, &record)
+                .expect("opens for its recipient");
+            assert_eq!(plaintext, MSG);
+            let mut theirs = opener_trusting(other, &[&alice.id]);
+            assert!(matches!(
+                open_err(&mut theirs, topic, &record),
+                OpenError::NotForMe { .. }
+            ));
+        }
+    }
+    assert_eq!(alice.sealer.direct_seals(bob.fingerprint()), 8);
+    assert_eq!(alice.sealer.direct_seals(carol.fingerprint()), 4);
+    alice.sealer.forget_peer(bob.fingerprint());
+    let record = alice
+        .sealer
+        .seal_direct(TOPIC, bob.public_key(), MSG)
+        .expect("seal");
+    for_bob
+        .open(TOPIC, &record)
+        .expect("opens after the key is derived again");
+    assert_eq!(alice.sealer.direct_seals(bob.fingerprint()), 1);
+}
+
 #[test]
 fn replayed_record_is_refused() {
     let mut alice = party();
