@@ -147,7 +147,7 @@ fn interleaved_senders_and_topics_keep_their_own_windows() {
         p.sealer.resume_topic(TOPIC, BASE).expect("resume");
         p.sealer.resume_topic(other, BASE).expect("resume");
     }
-    let mut seal = |p: &mut Party, topic: &str| {
+    let seal = |p: &mut Party, topic: &str| {
         p.sealer
             .seal_direct(topic, bob.public_key(), MSG)
             .expect("seal")
