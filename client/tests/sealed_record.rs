@@ -221,6 +221,14 @@ fn direct_records_to_peers_in_turn_each_open_for_their_recipient() {
         .open(TOPIC, &record)
         .expect("opens after the key is derived again");
     assert_eq!(alice.sealer.direct_seals(bob.fingerprint()), 1);
+    // Bob, the last peer sealed to, forgotten again: the next record, to
+    // Carol, must not use what was remembered of him.
+    alice.sealer.forget_peer(bob.fingerprint());
+    let record = alice
+        .sealer
+        .seal_direct(TOPIC, carol.public_key(), MSG)
+        .expect("seal");
+    for_carol.open(TOPIC, &record).expect("opens for Carol");
 }
 
 #[test]

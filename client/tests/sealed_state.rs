@@ -10,6 +10,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use hermit_client::crypto::seal::DIRECT_LIMIT;
 use hermit_client::crypto::{Mode, WindowStart, envelope};
+use hermit_client::sealed::BUDGET_RESERVE;
 use hermit_client::sealed::state::state_topic;
 use hermit_client::{
     ConsumerOptions, RecordErrorKind, Release, SealedConsumerOptions, SealedProducer,
@@ -359,6 +360,49 @@ async fn direct_switches_to_multi_before_the_budget_across_restarts() {
         .expect("queued");
     assert_eq!(d.mode(), Mode::Direct);
     d.await.expect("delivered");
+}
+
+/// A DIRECT reservation used up in the middle of a run is saved again
+/// before the next DIRECT record goes out (the writer finds it missing,
+/// appends nothing, and the record waits for the durable write): a restart
+/// then counts from the new reservation, not the first one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_used_up_reservation_is_saved_again_before_the_next_record() {
+    let env = Env::start().await;
+    let (alice, bob) = (env.party(), env.party());
+    let topic = "inbox.bob7";
+    alice
+        .send_to(topic, b"first: reserves the first block", &bob)
+        .await;
+    // As if 100,000 records had gone out since: past that first block.
+    let used = 100_000;
+    assert!(used > BUDGET_RESERVE);
+    alice.sp.restore_direct_seals(&bob.public(), used);
+    let d = alice
+        .sp
+        .send(topic, None, b"past the first reservation", &[bob.public()])
+        .await
+        .expect("queued");
+    assert_eq!(d.mode(), Mode::Direct);
+    d.await.expect("delivered");
+
+    let restarted = SealedProducer::new(
+        &env.producer,
+        alice.id.clone(),
+        SealedProducerOptions::default(),
+    )
+    .expect("sealer");
+    restarted
+        .send(topic, None, b"after the restart", &[bob.public()])
+        .await
+        .expect("queued")
+        .await
+        .expect("delivered");
+    assert!(
+        restarted.direct_seals(bob.id.fingerprint()) > used,
+        "the restart counts from the reservation saved mid-run: {}",
+        restarted.direct_seals(bob.id.fingerprint())
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

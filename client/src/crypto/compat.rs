@@ -22,9 +22,9 @@ use super::identity::{Identity, PublicKey};
 use super::rng;
 
 /// AES-GCM IV length; Web Crypto accepts others, this format does not.
-pub const IV_LEN: usize = 12;
+pub const IV_LEN: usize = super::aead::IV_LEN;
 /// AES-GCM tag length (Web Crypto's default `tagLength: 128`).
-pub const TAG_LEN: usize = 16;
+pub const TAG_LEN: usize = super::aead::TAG_LEN;
 
 /// Why a compatibility message could not be decrypted (or the API set up).
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]

@@ -22,9 +22,9 @@ pub const VERSION: u8 = 0x01;
 /// Length of the common header.
 pub const HEADER_LEN: usize = 20;
 /// AES-GCM IV length in DIRECT records.
-pub const IV_LEN: usize = 12;
+pub const IV_LEN: usize = super::aead::IV_LEN;
 /// AES-GCM tag length everywhere.
-pub const TAG_LEN: usize = 16;
+pub const TAG_LEN: usize = super::aead::TAG_LEN;
 /// Bytes before the ciphertext in a DIRECT record: header, recipient kid, IV.
 pub const DIRECT_PREFIX_LEN: usize = HEADER_LEN + 8 + IV_LEN;
 /// Total DIRECT overhead over the plaintext (unpadded, unsigned): 56 bytes.

@@ -43,8 +43,8 @@ const VERSION: u8 = 0x01;
 const KDF_ARGON2ID: u8 = 0x01;
 const AEAD_AES256GCM: u8 = 0x01;
 const KEY_TYPE_P256_ECDH: u8 = 0x01;
-const NONCE_LEN: usize = 12;
-const TAG_LEN: usize = 16;
+const NONCE_LEN: usize = super::aead::IV_LEN;
+const TAG_LEN: usize = super::aead::TAG_LEN;
 /// Salt length written by [`KeyFile::wrap`].
 pub const SALT_LEN: usize = 16;
 /// Shortest salt accepted when reading.

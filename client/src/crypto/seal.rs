@@ -196,9 +196,9 @@ struct PairState {
     direct_seals: AtomicU64,
 }
 
-/// Everything a DIRECT record to one peer on one topic needs, found with one
-/// hash look-up on the hot path.
+/// Everything a DIRECT record to one peer on one topic needs.
 struct DirectSlot {
+    recipient: Fingerprint,
     /// The DIRECT `ctx_digest` (it includes the recipient's fingerprint).
     ctx: [u8; 32],
     pair: Arc<PairState>,
@@ -209,10 +209,12 @@ struct TopicState {
     name: Box<str>,
     seq: SeqGen,
     multi_ctx: [u8; 32],
-    direct: FxMap<Fingerprint, DirectSlot>,
-    /// The DIRECT slot of the last recipient on this topic (a copy: a run of
-    /// records to one peer finds it with one comparison, no hashing).
-    last_direct: Option<(Fingerprint, DirectSlot)>,
+    /// Recipient → index in `direct`.
+    direct_index: FxMap<Fingerprint, usize>,
+    direct: Vec<DirectSlot>,
+    /// The slot of the last recipient on this topic: a run of records to
+    /// one peer finds it with one comparison, no hashing.
+    last_direct: Option<usize>,
 }
 
 impl TopicState {
@@ -222,7 +224,8 @@ impl TopicState {
             seq: SeqGen::new(),
             multi_ctx: envelope::ctx_digest(Mode::Multi, topic, own, None)
                 .ok_or(SealError::TopicTooLong { len: topic.len() })?,
-            direct: FxMap::default(),
+            direct_index: FxMap::default(),
+            direct: Vec::new(),
             last_direct: None,
         })
     }
@@ -432,8 +435,12 @@ impl Sealer {
     pub fn forget_peer(&mut self, peer: &Fingerprint) {
         self.pairs.remove(peer);
         for t in &mut self.topics.states {
-            t.direct.remove(peer);
-            if t.last_direct.as_ref().is_some_and(|(fp, _)| fp == peer) {
+            if t.direct_index.remove(peer).is_some() {
+                // Rare: rebuild the index rather than keep holes.
+                t.direct.retain(|s| s.recipient != *peer);
+                t.direct_index = (t.direct.iter().enumerate())
+                    .map(|(i, s)| (s.recipient, i))
+                    .collect();
                 t.last_direct = None;
             }
         }
@@ -469,34 +476,30 @@ impl Sealer {
             ..
         } = self;
         let own = identity.fingerprint();
-        let TopicState {
-            seq: seq_gen,
-            direct,
-            last_direct,
-            ..
-        } = topics.get_or_create(topic, own)?;
+        let ts = topics.get_or_create(topic, own)?;
         let fp = recipient.fingerprint();
-        if last_direct.as_ref().is_none_or(|(f, _)| f != fp) {
-            let slot = match direct.entry(*fp) {
-                Entry::Occupied(o) => o.into_mut(),
-                Entry::Vacant(v) => v.insert(DirectSlot {
-                    ctx: envelope::ctx_digest(Mode::Direct, topic, own, Some(fp))
-                        .ok_or(SealError::TopicTooLong { len: topic.len() })?,
-                    pair: Arc::clone(pair_entry(pairs, identity, recipient)),
-                }),
-            };
-            let copy = DirectSlot {
-                ctx: slot.ctx,
-                pair: Arc::clone(&slot.pair),
-            };
-            *last_direct = Some((*fp, copy));
-        }
-        let (_, slot) = last_direct.as_ref().expect("set above");
+        let i = match ts.last_direct {
+            Some(i) if ts.direct[i].recipient == *fp => i,
+            _ => match ts.direct_index.entry(*fp) {
+                Entry::Occupied(o) => *o.get(),
+                Entry::Vacant(v) => {
+                    ts.direct.push(DirectSlot {
+                        recipient: *fp,
+                        ctx: envelope::ctx_digest(Mode::Direct, topic, own, Some(fp))
+                            .ok_or(SealError::TopicTooLong { len: topic.len() })?,
+                        pair: Arc::clone(pair_entry(pairs, identity, recipient)),
+                    });
+                    *v.insert(ts.direct.len() - 1)
+                }
+            },
+        };
+        ts.last_direct = Some(i);
+        let slot = &ts.direct[i];
         if slot.pair.direct_seals.load(Ordering::Relaxed) >= DIRECT_LIMIT {
             return self.seal_multi_into(topic, std::slice::from_ref(recipient), plaintext, out);
         }
         let ctx = slot.ctx;
-        let seq = seq_gen.next_seq()?;
+        let seq = ts.seq.next_seq()?;
 
         let header = Header {
             mode: Mode::Direct,

@@ -33,8 +33,8 @@ pub const STATE_MAGIC: &[u8; 4] = b"HST1";
 pub const MAX_STATE_LEN: usize = 1 << 20;
 const LABEL: &[u8] = b"hermit-state/v1";
 const KEY_INFO: &[u8] = b"hermit-state/v1 key";
-const IV_LEN: usize = 12;
-const TAG_LEN: usize = 16;
+const IV_LEN: usize = super::aead::IV_LEN;
+const TAG_LEN: usize = super::aead::TAG_LEN;
 
 /// Why a state record could not be sealed or opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

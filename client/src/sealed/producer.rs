@@ -230,12 +230,7 @@ impl Sealing {
                 let Some(used) = self.sealer.cached_direct_seals(fp) else {
                     return Some(Missing::Keys);
                 };
-                match &self.reserved {
-                    Some(res) if res.get(fp).is_none_or(|&ceiling| used >= ceiling) => {
-                        Some(Missing::Reservation)
-                    }
-                    _ => None,
-                }
+                (!self.covered(fp, used)).then_some(Missing::Reservation)
             }
             To::Multi(rs) => rs
                 .iter()
@@ -244,14 +239,12 @@ impl Sealing {
         }
     }
 
-    /// Whether the DIRECT records already sealed to `peer` are below its
-    /// reservation (always, without `persist_budgets`).
-    fn covered(&self, peer: &Fingerprint) -> bool {
-        let Some(res) = &self.reserved else {
-            return true;
-        };
-        let used = self.sealer.direct_seals(peer);
-        res.get(peer).is_some_and(|&ceiling| used < ceiling)
+    /// Whether `used` DIRECT records to `peer` are below its reservation
+    /// (always, without `persist_budgets`).
+    fn covered(&self, peer: &Fingerprint, used: u64) -> bool {
+        self.reserved
+            .as_ref()
+            .is_none_or(|res| res.get(peer).is_some_and(|&ceiling| used < ceiling))
     }
 }
 
@@ -371,7 +364,10 @@ impl SealedProducer {
             return Ok(());
         };
         let fp = peer.fingerprint();
-        let covered = |me: &Self| lock(&me.inner.sealing).covered(fp);
+        let covered = |me: &Self| {
+            let sealing = lock(&me.inner.sealing);
+            sealing.covered(fp, sealing.sealer.direct_seals(fp))
+        };
         if covered(self) {
             return Ok(());
         }
