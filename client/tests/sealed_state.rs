@@ -306,6 +306,28 @@ async fn unopenable_records_stop_holding_commits_after_max_held_and_are_listed()
     assert!(c.held().is_empty());
 }
 
+/// A new sealed producer of `who`'s identity: a restart (nothing in memory).
+fn restarted(env: &Env, who: &Party) -> SealedProducer {
+    SealedProducer::new(
+        &env.producer,
+        who.id.clone(),
+        SealedProducerOptions::default(),
+    )
+    .expect("sealer")
+}
+
+/// Sends one record from `sp` to `to` alone and waits for its delivery;
+/// returns the mode it was sealed in.
+async fn send_direct(sp: &SealedProducer, topic: &str, text: &[u8], to: &Party) -> Mode {
+    let d = sp
+        .send(topic, None, text, &[to.public()])
+        .await
+        .expect("queued");
+    let mode = d.mode();
+    d.await.expect("delivered");
+    mode
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn direct_switches_to_multi_before_the_budget_across_restarts() {
     let env = Env::start().await;
@@ -315,34 +337,21 @@ async fn direct_switches_to_multi_before_the_budget_across_restarts() {
     alice
         .sp
         .restore_direct_seals(&bob.public(), DIRECT_LIMIT - 2);
-    let d = alice
-        .sp
-        .send(topic, None, b"late in the key's life", &[bob.public()])
-        .await
-        .expect("queued");
-    assert_eq!(d.mode(), Mode::Direct);
-    d.await.expect("delivered");
+    assert_eq!(
+        send_direct(&alice.sp, topic, b"late in the key's life", &bob).await,
+        Mode::Direct
+    );
 
     // A restart: a new sealed producer of the same identity knows nothing in
     // memory, but its first record to Bob loads the reserved count.
-    let restarted = SealedProducer::new(
-        &env.producer,
-        alice.id.clone(),
-        SealedProducerOptions::default(),
-    )
-    .expect("sealer");
-    assert_eq!(restarted.direct_seals(bob.id.fingerprint()), 0);
-    let d = restarted
-        .send(topic, None, b"after the restart", &[bob.public()])
-        .await
-        .expect("queued");
+    let again = restarted(&env, &alice);
+    assert_eq!(again.direct_seals(bob.id.fingerprint()), 0);
     assert_eq!(
-        d.mode(),
+        send_direct(&again, topic, b"after the restart", &bob).await,
         Mode::Multi,
         "the persisted count is past the limit"
     );
-    d.await.expect("delivered");
-    assert!(restarted.direct_seals(bob.id.fingerprint()) >= DIRECT_LIMIT);
+    assert!(again.direct_seals(bob.id.fingerprint()) >= DIRECT_LIMIT);
 
     // Without persistence the same restart would have gone on with DIRECT.
     let forgetful = SealedProducer::new(
@@ -354,12 +363,10 @@ async fn direct_switches_to_multi_before_the_budget_across_restarts() {
         },
     )
     .expect("sealer");
-    let d = forgetful
-        .send(topic, None, b"x", &[bob.public()])
-        .await
-        .expect("queued");
-    assert_eq!(d.mode(), Mode::Direct);
-    d.await.expect("delivered");
+    assert_eq!(
+        send_direct(&forgetful, topic, b"x", &bob).await,
+        Mode::Direct
+    );
 }
 
 /// A DIRECT reservation used up in the middle of a run is saved again
@@ -378,30 +385,17 @@ async fn a_used_up_reservation_is_saved_again_before_the_next_record() {
     let used = 100_000;
     assert!(used > BUDGET_RESERVE);
     alice.sp.restore_direct_seals(&bob.public(), used);
-    let d = alice
-        .sp
-        .send(topic, None, b"past the first reservation", &[bob.public()])
-        .await
-        .expect("queued");
-    assert_eq!(d.mode(), Mode::Direct);
-    d.await.expect("delivered");
+    assert_eq!(
+        send_direct(&alice.sp, topic, b"past the first reservation", &bob).await,
+        Mode::Direct
+    );
 
-    let restarted = SealedProducer::new(
-        &env.producer,
-        alice.id.clone(),
-        SealedProducerOptions::default(),
-    )
-    .expect("sealer");
-    restarted
-        .send(topic, None, b"after the restart", &[bob.public()])
-        .await
-        .expect("queued")
-        .await
-        .expect("delivered");
+    let again = restarted(&env, &alice);
+    send_direct(&again, topic, b"after the restart", &bob).await;
     assert!(
-        restarted.direct_seals(bob.id.fingerprint()) > used,
+        again.direct_seals(bob.id.fingerprint()) > used,
         "the restart counts from the reservation saved mid-run: {}",
-        restarted.direct_seals(bob.id.fingerprint())
+        again.direct_seals(bob.id.fingerprint())
     );
 }
 
