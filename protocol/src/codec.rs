@@ -160,6 +160,28 @@ pub fn put_str16_lossy(out: &mut impl BufMut, s: &str) {
     out.put_slice(&s.as_bytes()[..end]);
 }
 
+/// A collection's length as the `u32` count the wire carries.
+pub fn len_u32(field: &'static str, n: usize) -> Result<u32, WireError> {
+    u32::try_from(n).map_err(|_| WireError::TooLong {
+        field,
+        len: n as u64,
+        max: u64::from(u32::MAX),
+    })
+}
+
+/// Write the length prefix of the frame that starts at `start` in `out`
+/// (written as a placeholder when the frame began): the bytes after it.
+pub fn patch_len(out: &mut bytes::BytesMut, start: usize) -> Result<(), WireError> {
+    let len = out.len() - start - 4;
+    let len = u32::try_from(len).map_err(|_| WireError::TooLong {
+        field: "frame",
+        len: len as u64,
+        max: u64::from(u32::MAX),
+    })?;
+    out[start..start + 4].copy_from_slice(&len.to_be_bytes());
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,6 @@
 use super::*;
-use crate::record::BatchBuilder;
+use crate::record::{BatchBuilder, RecordHeader};
+use crate::topic::{MAX_NAME_LEN, TopicName};
 use proptest::prelude::*;
 
 fn topic_strategy() -> impl Strategy<Value = String> {

@@ -1,0 +1,89 @@
+//! `Authenticate` (0x09, protocol version 3): prove the connection's principal.
+//!
+//! ```text
+//! request : mechanism u8, u16 len + SPKI, u16 len + signature
+//! response: principal [32] (SHA-256 of the SPKI)
+//! ```
+//! What the signature covers is [`crate::auth`].
+
+use bytes::{BufMut, BytesMut};
+
+use crate::codec::Reader;
+use crate::error::WireError;
+
+/// Largest SPKI or signature an `Authenticate` may carry (the frame is a
+/// control frame of at most [`MAX_CONTROL_FRAME`](crate::limits::MAX_CONTROL_FRAME) bytes anyway).
+pub const MAX_AUTH_FIELD: usize = 512;
+
+/// An authenticate request: proof of the principal's key ([`crate::auth`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Authenticate<'a> {
+    /// [`crate::auth::MECHANISM_P256_ECDSA`].
+    pub mechanism: u8,
+    /// The principal's public key, DER SubjectPublicKeyInfo.
+    pub spki: &'a [u8],
+    /// Signature over [`crate::auth::transcript`].
+    pub signature: &'a [u8],
+}
+
+impl std::fmt::Debug for Authenticate<'_> {
+    // A signature is no secret, but it is noise in a log line: lengths only.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authenticate")
+            .field("mechanism", &self.mechanism)
+            .field("spki_len", &self.spki.len())
+            .field("signature_len", &self.signature.len())
+            .finish()
+    }
+}
+
+impl<'a> Authenticate<'a> {
+    pub(crate) fn decode(r: &mut Reader<'a>) -> Result<Self, WireError> {
+        Ok(Authenticate {
+            mechanism: r.u8()?,
+            spki: bytes16(r, "spki")?,
+            signature: bytes16(r, "signature")?,
+        })
+    }
+
+    pub(crate) fn encode(&self, out: &mut BytesMut) -> Result<(), WireError> {
+        out.put_u8(self.mechanism);
+        put_bytes16(out, "spki", self.spki)?;
+        put_bytes16(out, "signature", self.signature)
+    }
+}
+
+/// The answer: the principal's fingerprint.
+pub(crate) fn decode_response(r: &mut Reader<'_>) -> Result<[u8; 32], WireError> {
+    Ok(r.array()?)
+}
+
+pub(crate) fn encode_response(principal: &[u8; 32], out: &mut BytesMut) {
+    out.put_slice(principal);
+}
+
+/// Write a `u16`-length-prefixed byte string of at most [`MAX_AUTH_FIELD`] bytes.
+fn put_bytes16(out: &mut BytesMut, field: &'static str, b: &[u8]) -> Result<(), WireError> {
+    if b.len() > MAX_AUTH_FIELD {
+        return Err(WireError::TooLong {
+            field,
+            len: b.len() as u64,
+            max: MAX_AUTH_FIELD as u64,
+        });
+    }
+    out.put_u16(b.len() as u16);
+    out.put_slice(b);
+    Ok(())
+}
+
+fn bytes16<'a>(r: &mut Reader<'a>, field: &'static str) -> Result<&'a [u8], WireError> {
+    let n = usize::from(r.u16()?);
+    if n > MAX_AUTH_FIELD {
+        return Err(WireError::TooLong {
+            field,
+            len: n as u64,
+            max: MAX_AUTH_FIELD as u64,
+        });
+    }
+    Ok(r.bytes(n)?)
+}
