@@ -1,0 +1,280 @@
+//! The front door of every connection: the per-address and global
+//! connection caps, the TLS handshake (and the principal of a client
+//! certificate), the HTTP request of a WebSocket listener (an upgrade or a
+//! static file), then the connection itself — or a refusal that says why.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use hermit_protocol::frame::{ErrorBody, encode_error};
+use hermit_protocol::hello::{BrokerFlags, BrokerHello, HELLO_LEN, Hello, NONCE_LEN, VERSION_3};
+use hermit_protocol::{Op, Status};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_rustls::server::TlsStream;
+
+use super::connection::Connection;
+use super::shared::{Arrival, Shared};
+use super::stream::ByteStream;
+use super::{http, ws};
+use crate::auth::Principal;
+use crate::tls::{self, TlsAcceptor};
+
+/// Finish the TLS handshake (within the handshake timeout) and learn the
+/// principal of a verified client certificate; `None` if it failed.
+async fn tls_handshake(
+    shared: &Shared,
+    acceptor: TlsAcceptor,
+    tcp: TcpStream,
+    peer: SocketAddr,
+) -> Option<(TlsStream<TcpStream>, Option<Principal>)> {
+    let limit = Duration::from_millis(shared.config.handshake_timeout_ms);
+    let stream = match tokio::time::timeout(limit, acceptor.accept(tcp)).await {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => {
+            tracing::debug!(%peer, error = %e, "TLS handshake failed");
+            return None;
+        }
+        Err(_) => {
+            tracing::debug!(%peer, "no TLS handshake within the handshake timeout");
+            return None;
+        }
+    };
+    let principal = match tls::peer_spki(stream.get_ref().1) {
+        None => None,
+        Some(spki) => match Principal::from_spki(&spki) {
+            Ok(p) => {
+                tracing::info!(target: "audit", %peer, principal = %p, "authenticated by client certificate");
+                Some(p)
+            }
+            Err(e) => {
+                // A certificate the CA signed but whose key is not P-256: it
+                // names no principal; the client may still Authenticate.
+                tracing::info!(target: "audit", %peer, error = %e, "client certificate names no principal");
+                None
+            }
+        },
+    };
+    Some((stream, principal))
+}
+
+/// A TLS connection: the handshake, then the protocol.
+pub(super) async fn serve_tls(
+    shared: Arc<Shared>,
+    acceptor: TlsAcceptor,
+    tcp: TcpStream,
+    peer: SocketAddr,
+) {
+    let Some((stream, principal)) = tls_handshake(&shared, acceptor, tcp, peer).await else {
+        return;
+    };
+    let arrival = Arrival {
+        tls: true,
+        principal,
+        max_frame: None,
+    };
+    serve(shared, stream, peer, arrival).await
+}
+
+/// A WebSocket connection: TLS first for `wss_listen`, then the HTTP
+/// request (an upgrade, or a static file from `web_root`), then the
+/// protocol over [`ws::WsStream`].
+pub(super) async fn serve_ws(
+    shared: Arc<Shared>,
+    acceptor: Option<TlsAcceptor>,
+    tcp: TcpStream,
+    peer: SocketAddr,
+) {
+    match acceptor {
+        None => upgrade(shared, tcp, peer, Arrival::default()).await,
+        Some(a) => {
+            let Some((stream, principal)) = tls_handshake(&shared, a, tcp, peer).await else {
+                return;
+            };
+            let arrival = Arrival {
+                tls: true,
+                principal,
+                max_frame: None,
+            };
+            upgrade(shared, stream, peer, arrival).await
+        }
+    }
+}
+
+/// Read the HTTP request on a WebSocket listener and upgrade it, serve a
+/// file, or refuse it.
+async fn upgrade<S>(shared: Arc<Shared>, mut stream: S, peer: SocketAddr, mut arrival: Arrival)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let limit = Duration::from_millis(shared.config.handshake_timeout_ms);
+    let refused = || shared.metrics.ws_refused.fetch_add(1, Ordering::Relaxed);
+    let (request, rest) = match http::read_head(&mut stream, limit).await {
+        Ok(r) => r,
+        Err(e) => {
+            refused();
+            tracing::debug!(%peer, error = %e, "WebSocket listener: no usable request");
+            if let Some((status, reason)) = e.status() {
+                let _ = tokio::time::timeout(
+                    limit,
+                    http::respond(&mut stream, status, reason, None, &e.to_string()),
+                )
+                .await;
+            }
+            return;
+        }
+    };
+    if !request.wants_websocket() {
+        let answer = async {
+            match &shared.config.web_root {
+                Some(root) => {
+                    shared.metrics.files_served.fetch_add(1, Ordering::Relaxed);
+                    http::serve_file(&mut stream, root, &request).await
+                }
+                None => {
+                    let body = format!(
+                        "this port speaks HermitMQ over WebSocket (subprotocol {})",
+                        http::SUBPROTOCOL
+                    );
+                    let header = Some("Upgrade: websocket");
+                    http::respond(&mut stream, 426, "Upgrade Required", header, &body).await
+                }
+            }
+        };
+        // Bounded like the request: a client that does not read its
+        // answer does not keep the task.
+        let _ = tokio::time::timeout(limit.max(Duration::from_secs(30)), answer).await;
+        return;
+    }
+    let response = match http::accept_upgrade(&request, &shared.origins) {
+        Ok(r) => r,
+        Err(refusal) => {
+            refused();
+            tracing::info!(
+                target: "audit",
+                %peer,
+                status = refusal.status,
+                reason = %refusal.message,
+                "WebSocket upgrade refused"
+            );
+            let _ = tokio::time::timeout(
+                limit,
+                http::respond(
+                    &mut stream,
+                    refusal.status,
+                    refusal.reason,
+                    refusal.header,
+                    &refusal.message,
+                ),
+            )
+            .await;
+            return;
+        }
+    };
+    let wrote = tokio::time::timeout(limit, async {
+        stream.write_all(&response).await?;
+        stream.flush().await
+    })
+    .await;
+    if !matches!(wrote, Ok(Ok(()))) {
+        return;
+    }
+    shared.metrics.ws_upgrades.fetch_add(1, Ordering::Relaxed);
+    let max_message = shared.config.ws_max_message;
+    // The length prefix is not part of a frame's length.
+    arrival.max_frame = Some(shared.limits.max_frame.min(max_message - 4));
+    let ws = ws::WsStream::new(
+        stream,
+        rest,
+        max_message as usize,
+        shared.stop.subscribe(),
+        shared.metrics.clone(),
+    );
+    serve(shared, ws, peer, arrival).await
+}
+
+/// Serve one accepted stream: as a connection if its address is under
+/// `max_connections_per_address` and a `max_connections` permit is free,
+/// else refused.
+pub(super) async fn serve<S: ByteStream>(
+    shared: Arc<Shared>,
+    stream: S,
+    peer: SocketAddr,
+    arrival: Arrival,
+) {
+    shared
+        .metrics
+        .connections_accepted
+        .fetch_add(1, Ordering::Relaxed);
+    // Held until the connection ends, whichever way it ends.
+    let Some(_address_permit) = shared.quotas.address_permit(peer.ip()) else {
+        shared
+            .metrics
+            .refused_by_address
+            .fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(
+            target: "audit",
+            %peer,
+            max = shared.config.max_connections_per_address,
+            "connection refused: max_connections_per_address reached for this address"
+        );
+        let msg = "this address has reached max_connections_per_address; retry later";
+        return refuse(stream, shared, msg).await;
+    };
+    match shared.permits.clone().try_acquire_owned() {
+        Ok(permit) => {
+            let stop = shared.stop.subscribe();
+            Connection::new(stream, peer, arrival, shared, stop, permit)
+                .run()
+                .await
+        }
+        Err(_) => {
+            shared
+                .metrics
+                .connections_refused
+                .fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(%peer, max = shared.config.max_connections, "connection limit reached; refusing");
+            let msg = "the broker has reached max_connections; retry later";
+            refuse(stream, shared, msg).await
+        }
+    }
+}
+
+/// Answer a connection over a limit: its hello, then a `TooManyConnections`
+/// notice (correlation id 0) saying which, then close.
+async fn refuse<S: ByteStream>(mut stream: S, shared: Arc<Shared>, message: &str) {
+    let mut hello = [0u8; HELLO_LEN];
+    let limit = Duration::from_millis(shared.config.handshake_timeout_ms);
+    let Ok(Ok(_)) = tokio::time::timeout(limit, stream.read_exact(&mut hello)).await else {
+        return;
+    };
+    let Ok(theirs) = Hello::decode(&hello) else {
+        return;
+    };
+    let mut out = bytes::BytesMut::new();
+    if theirs.version >= VERSION_3 {
+        // No nonce worth signing: this connection is about to close.
+        let ours = BrokerHello {
+            max_frame: shared.limits.max_frame,
+            flags: BrokerFlags::default(),
+            nonce: [0; NONCE_LEN],
+            broker_id: *shared.broker_id.as_bytes(),
+        };
+        out.extend_from_slice(&ours.encode());
+    } else {
+        out.extend_from_slice(&Hello::broker(shared.limits.max_frame).encode());
+    }
+    let body = ErrorBody {
+        status: Status::TooManyConnections,
+        message,
+        bounds: None,
+    };
+    let _ = encode_error(0, Op::Ping as u8, &body, &mut out);
+    let write = async {
+        stream.write_all(&out).await?;
+        stream.flush().await
+    };
+    let _ = tokio::time::timeout(limit, write).await;
+}

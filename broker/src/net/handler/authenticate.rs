@@ -1,0 +1,75 @@
+//! Authenticate: check the proof of a principal's key against this
+//! connection's nonce and the broker id; on success the connection runs as
+//! that principal from then on. A failure is answered `Unauthorized` and
+//! ends the connection (its nonce is spent: a retry needs a new connection).
+
+use std::sync::atomic::Ordering;
+
+use hermit_protocol::frame::{Authenticate, ResponseBody};
+use hermit_protocol::hello::VERSION_3;
+use hermit_protocol::{Op, Status};
+
+use crate::auth::verify_authenticate;
+use crate::net::request::{Access, OpHandler};
+use crate::net::session::{Closing, Session};
+
+/// The Authenticate handler.
+pub(in crate::net) struct Handler;
+
+impl OpHandler for Handler {
+    const OP: Op = Op::Authenticate;
+    type Request<'a> = Authenticate<'a>;
+
+    fn access<'r>(_: &'r Self::Request<'_>) -> Access<'r> {
+        Access::Anyone
+    }
+
+    async fn handle(s: &mut Session, corr: u32, a: Self::Request<'_>) {
+        let op = Op::Authenticate as u8;
+        if s.version < VERSION_3 {
+            return s.bad_input(
+                Some(corr),
+                Some(op),
+                Status::InvalidRequest,
+                "Authenticate needs protocol version 3",
+            );
+        }
+        if s.who.principal().is_some() {
+            return s.error(
+                corr,
+                op,
+                Status::InvalidRequest,
+                "this connection is already authenticated",
+                None,
+            );
+        }
+        let broker_id = *s.shared.broker_id.as_bytes();
+        match verify_authenticate(a.mechanism, a.spki, a.signature, &s.nonce, &broker_id) {
+            Ok(p) => {
+                if !s.take_principal_permit(corr, op, p) {
+                    return;
+                }
+                s.who = s.shared.acl.who(Some(p));
+                tracing::info!(target: "audit", peer = %s.peer, principal = %p, admin = s.who.is_admin(), "authenticated");
+                s.respond(
+                    corr,
+                    &ResponseBody::Authenticate {
+                        principal: *p.as_bytes(),
+                    },
+                );
+            }
+            Err(e) => {
+                s.shared.metrics.auth_failures[e.reason()].fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(target: "audit", peer = %s.peer, error = %e, "authentication failed");
+                s.error(
+                    corr,
+                    op,
+                    Status::Unauthorized,
+                    &format!("authentication failed: {e}"),
+                    None,
+                );
+                s.begin_closing(Closing::BadInput);
+            }
+        }
+    }
+}

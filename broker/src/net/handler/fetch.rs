@@ -1,0 +1,189 @@
+//! Fetch: whole batches from an offset, as a long poll — answered at once
+//! when there is data (its bytes follow the header by `sendfile` or a
+//! copy, see `net::outbox`), else parked until data arrives or its wait is
+//! over; held back by the caller's `fetch_bytes_per_sec`.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use hermit_protocol::Op;
+use hermit_protocol::frame::{self, Fetch};
+use tokio::time::Instant;
+
+use crate::auth::Action;
+use crate::log::{Partition, ReadOutcome, StorageError};
+use crate::net::pending::{Parked, PendingFetch};
+use crate::net::quota;
+use crate::net::request::{Access, OpHandler};
+use crate::net::session::Session;
+
+/// The Fetch handler.
+pub(in crate::net) struct Handler;
+
+impl OpHandler for Handler {
+    const OP: Op = Op::Fetch;
+    type Request<'a> = Fetch<'a>;
+
+    fn access<'r>(f: &'r Self::Request<'_>) -> Access<'r> {
+        Access::Topic(Action::Consume, f.topic.as_str())
+    }
+
+    async fn handle(s: &mut Session, corr: u32, f: Self::Request<'_>) {
+        let received = Instant::now();
+        let Some(part) = s
+            .partition(corr, Op::Fetch, f.topic.as_str(), f.partition)
+            .await
+        else {
+            return;
+        };
+        let cap = s.shared.config.idle_timeout_ms;
+        let wait = u64::from(f.max_wait_ms).min(cap);
+        let deadline = Instant::now() + Duration::from_millis(wait);
+        let pending = PendingFetch {
+            correlation_id: corr,
+            partition: part,
+            offset: f.offset,
+            // A WebSocket carries each answer as one message, assembled in
+            // memory: ask for no more than its largest frame.
+            max_bytes: f.max_bytes.min(s.arrival.max_frame.unwrap_or(u32::MAX)),
+            deadline,
+            received,
+            parked: None,
+        };
+        attempt_fetch(s, pending).await;
+    }
+}
+
+/// Read from a partition, verifying an old segment first if needed.
+async fn read(
+    s: &mut Session,
+    part: &Arc<Partition>,
+    offset: u64,
+    max_bytes: u32,
+) -> Result<ReadOutcome, StorageError> {
+    loop {
+        match part.read(offset, max_bytes, &mut s.scratch)? {
+            ReadOutcome::Unverified(seg) => {
+                let p = part.clone();
+                tokio::task::spawn_blocking(move || p.verify_segment(&seg))
+                    .await
+                    .unwrap_or_else(|e| {
+                        Err(StorageError::Config(format!("verification panicked: {e}")))
+                    })?;
+            }
+            other => return Ok(other),
+        }
+    }
+}
+
+/// Answer a fetch if there is data or its wait is over; otherwise park it
+/// and start a waiter that wakes the connection when the partition's high
+/// watermark moves or the deadline passes.
+async fn attempt_fetch(s: &mut Session, mut f: PendingFetch) {
+    let who = s.who.principal();
+    let delay = s.shared.quotas.fetch_delay(who);
+    if !delay.is_zero() && s.closing.is_none() {
+        // Over fetch_bytes_per_sec: the answer waits for the bucket
+        // (bounded by max_in_flight, like every request in flight).
+        s.shared
+            .metrics
+            .fetch_throttled
+            .fetch_add(1, Ordering::Relaxed);
+        s.shared.quotas.note_throttled(who, quota::Direction::Fetch);
+        tracing::debug!(target: "audit", peer = %s.peer, who = %s.who, delay_ms = delay.as_millis() as u64, "fetch throttled: fetch_bytes_per_sec exceeded");
+        let tx = s.wake_tx.clone();
+        let corr = f.correlation_id;
+        tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            let _ = tx.send(corr);
+        });
+        s.fetches.push(f);
+        return;
+    }
+    let waiting = f.deadline > Instant::now() && s.closing.is_none();
+    // Subscribe before reading, so data arriving in between is not missed.
+    let mut rx = waiting.then(|| f.partition.subscribe());
+    match read(s, &f.partition.clone(), f.offset, f.max_bytes).await {
+        Ok(ReadOutcome::Data {
+            range,
+            high_watermark,
+            log_start,
+        }) => {
+            let header = frame::encode_fetch_header(
+                f.correlation_id,
+                high_watermark,
+                log_start,
+                range.len as u32,
+            );
+            s.shared
+                .metrics
+                .fetch_responses
+                .fetch_add(1, Ordering::Relaxed);
+            s.shared.quotas.charge_fetch(who, range.len);
+            s.out
+                .push_file(&header, range.file, range.position, range.len);
+            fetch_answered(s, &f);
+        }
+        Ok(ReadOutcome::Empty {
+            high_watermark,
+            log_start,
+        }) => match rx.take() {
+            Some(_) if s.fetches.len() >= s.shared.config.max_parked_fetches as usize => {
+                // Over max_parked_fetches: answered now with what there is.
+                s.shared
+                    .metrics
+                    .fetches_not_parked
+                    .fetch_add(1, Ordering::Relaxed);
+                tracing::debug!(target: "audit", peer = %s.peer, who = %s.who, max = s.shared.config.max_parked_fetches, "long poll not parked: max_parked_fetches reached");
+                let header =
+                    frame::encode_fetch_header(f.correlation_id, high_watermark, log_start, 0);
+                s.out.push_frame(|b| b.extend_from_slice(&header));
+                fetch_answered(s, &f);
+            }
+            Some(mut rx) => {
+                let tx = s.wake_tx.clone();
+                let (corr, deadline) = (f.correlation_id, f.deadline);
+                tokio::spawn(async move {
+                    let _ = tokio::time::timeout_at(deadline, rx.changed()).await;
+                    let _ = tx.send(corr);
+                });
+                if f.parked.is_none() {
+                    f.parked = Some(Parked::new(&s.shared.metrics));
+                }
+                s.fetches.push(f);
+            }
+            None => {
+                let header =
+                    frame::encode_fetch_header(f.correlation_id, high_watermark, log_start, 0);
+                s.out.push_frame(|b| b.extend_from_slice(&header));
+                fetch_answered(s, &f);
+            }
+        },
+        Ok(ReadOutcome::Unverified(_)) => {
+            // State::read verifies until the outcome is something else.
+            let e = StorageError::Config("segment verification did not settle".into());
+            s.storage_error(f.correlation_id, Op::Fetch, &e);
+        }
+        Err(e) => s.storage_error(f.correlation_id, Op::Fetch, &e),
+    }
+}
+
+/// A fetch was answered: its latency, unless it waited as a long poll.
+fn fetch_answered(s: &Session, f: &PendingFetch) {
+    if f.parked.is_none() {
+        s.shared
+            .metrics
+            .fetch_latency
+            .observe_duration(f.received.elapsed());
+    }
+}
+
+/// A parked fetch (`corr`) was woken: its data arrived, its deadline or its
+/// throttle passed. Try it again.
+pub(in crate::net) async fn retry(s: &mut Session, corr: u32) {
+    if let Some(i) = s.fetches.iter().position(|f| f.correlation_id == corr) {
+        let f = s.fetches.swap_remove(i);
+        attempt_fetch(s, f).await;
+    }
+}

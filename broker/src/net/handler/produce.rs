@@ -1,0 +1,82 @@
+//! Produce: append one batch; answer once it is written, or once an fsync
+//! covers it for a durable ack (parked until then), after any throttle.
+
+use std::sync::atomic::Ordering;
+
+use hermit_protocol::frame::{Produce, ResponseBody};
+use hermit_protocol::{Ack, Op};
+use tokio::time::Instant;
+
+use crate::auth::Action;
+use crate::config::FsyncPolicy;
+use crate::log::StorageError;
+use crate::net::pending::{AckBody, PendingAck};
+use crate::net::request::{Access, OpHandler};
+use crate::net::session::Session;
+
+/// The Produce handler.
+pub(in crate::net) struct Handler;
+
+impl OpHandler for Handler {
+    const OP: Op = Op::Produce;
+    type Request<'a> = Produce<'a>;
+
+    fn access<'r>(p: &'r Self::Request<'_>) -> Access<'r> {
+        Access::Topic(Action::Produce, p.topic.as_str())
+    }
+
+    async fn handle(s: &mut Session, corr: u32, p: Self::Request<'_>) {
+        let received = Instant::now();
+        let fsync = s.shared.log.options().fsync;
+        if p.ack == Ack::Durable && fsync == FsyncPolicy::Never {
+            s.storage_error(corr, Op::Produce, &StorageError::NotDurable);
+            return;
+        }
+        let Some(part) = s
+            .partition(corr, Op::Produce, p.topic.as_str(), p.partition)
+            .await
+        else {
+            return;
+        };
+        // Inline on the worker: a short lock and a page-cache write;
+        // a segment roll inside it also stays here (docs/INTERNALS.md §2).
+        let a = match part.append(p.batch) {
+            Ok(a) => a,
+            Err(e) => return s.storage_error(corr, Op::Produce, &e),
+        };
+        let metrics = &s.shared.metrics;
+        metrics.produce_batches.fetch_add(1, Ordering::Relaxed);
+        metrics
+            .produce_bytes
+            .fetch_add(p.batch.len() as u64, Ordering::Relaxed);
+        let not_before = s.throttle_produce(p.batch.len());
+        let need = if p.ack == Ack::Written {
+            0
+        } else {
+            a.next_offset
+        };
+        if not_before.is_none() && part.synced_offset() >= need {
+            s.shared
+                .metrics
+                .produce_latency
+                .observe_duration(received.elapsed());
+            s.respond(
+                corr,
+                &ResponseBody::Produce {
+                    base_offset: a.base_offset,
+                },
+            );
+        } else {
+            s.acks.push_back(PendingAck {
+                correlation_id: corr,
+                partition: part,
+                need,
+                not_before,
+                body: AckBody::Produce {
+                    base_offset: a.base_offset,
+                },
+                received,
+            });
+        }
+    }
+}

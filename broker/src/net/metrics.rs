@@ -1,0 +1,80 @@
+//! The counters a running server keeps, where things happen: relaxed
+//! atomic adds on the request path, read by `/metrics` at scrape time.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::metrics::Histogram;
+
+/// Counters a running server keeps (read them with [`Server::metrics`](super::Server::metrics)).
+#[derive(Debug, Default)]
+pub struct Metrics {
+    /// Connections currently open.
+    pub connections_open: AtomicU64,
+    /// Connections accepted since start.
+    pub connections_accepted: AtomicU64,
+    /// Connections refused because `max_connections` was reached.
+    pub connections_refused: AtomicU64,
+    /// Record batches appended.
+    pub produce_batches: AtomicU64,
+    /// Bytes of record batches appended.
+    pub produce_bytes: AtomicU64,
+    /// Fetch responses that carried data.
+    pub fetch_responses: AtomicU64,
+    /// `sendfile(2)` calls that sent record bytes.
+    pub sendfile_calls: AtomicU64,
+    /// Record bytes sent by `sendfile(2)`: how fetch sends records over a
+    /// plain TCP socket.
+    pub sendfile_bytes: AtomicU64,
+    /// Record bytes copied (`pread` from the segment, then written) to
+    /// streams that cannot take `sendfile` (TLS, WebSocket, in-memory).
+    pub copied_bytes: AtomicU64,
+    /// Requests refused as malformed (each closed its connection).
+    pub bad_requests: AtomicU64,
+    /// Connections refused because their source address had
+    /// `max_connections_per_address` open.
+    pub refused_by_address: AtomicU64,
+    /// Authentications (or client certificates) refused because the
+    /// principal had `max_connections_per_principal` open.
+    pub refused_by_principal: AtomicU64,
+    /// Topic creations refused by `max_topics_per_principal` or `max_partitions`.
+    pub topics_refused: AtomicU64,
+    /// Produce answers delayed by `produce_bytes_per_sec`.
+    pub produce_throttled: AtomicU64,
+    /// Fetch answers delayed by `fetch_bytes_per_sec`.
+    pub fetch_throttled: AtomicU64,
+    /// Long polls answered at once because `max_parked_fetches` were parked.
+    pub fetches_not_parked: AtomicU64,
+    /// WebSocket upgrades accepted.
+    pub ws_upgrades: AtomicU64,
+    /// HTTP requests on a WebSocket listener refused (bad upgrade, origin
+    /// not allowed, no subprotocol, stalled or oversized request head).
+    pub ws_refused: AtomicU64,
+    /// WebSocket connections closed for a violation (text message, not one
+    /// frame per message, oversized, unmasked, ping flood, bad close frame).
+    pub ws_violations: AtomicU64,
+    /// Static files served from `web_root`.
+    pub files_served: AtomicU64,
+    /// Times a connection stopped reading to wait for `receive_budget_bytes`.
+    pub receive_budget_waits: AtomicU64,
+    /// Connections waiting for `receive_budget_bytes` right now.
+    pub receive_budget_waiting: AtomicU64,
+    /// From a produce request to its answer (after the fsync that makes
+    /// it durable, for durable acks), in nanoseconds.
+    pub produce_latency: Histogram,
+    /// From a fetch request to its answer, for fetches answered without
+    /// waiting for data (a long poll's wait is not latency), in nanoseconds.
+    pub fetch_latency: Histogram,
+    /// Long polls parked right now, waiting for data or their deadline.
+    pub fetches_parked: AtomicU64,
+    /// Authentications refused, by [`AuthError::reason`](crate::auth::AuthError::reason).
+    pub auth_failures: [AtomicU64; crate::auth::AuthError::REASONS.len()],
+    /// Requests refused `Unauthorized` by the access rules.
+    pub unauthorized: AtomicU64,
+}
+
+impl Metrics {
+    /// Read a counter.
+    pub fn get(counter: &AtomicU64) -> u64 {
+        counter.load(Ordering::Relaxed)
+    }
+}

@@ -1,0 +1,60 @@
+//! Requests a connection has taken up but not answered yet: acks waiting
+//! for the fsync that makes their write durable (or for a throttle), and
+//! long polls waiting for data or their deadline.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use tokio::time::Instant;
+
+use super::metrics::Metrics;
+use crate::log::Partition;
+
+/// What an ack waits for and answers with.
+pub(super) enum AckBody {
+    Produce { base_offset: u64 },
+    Commit,
+}
+
+/// A produce or commit that was carried out, waiting to be answered.
+pub(super) struct PendingAck {
+    pub(super) correlation_id: u32,
+    pub(super) partition: Arc<Partition>,
+    /// Durable once the partition's synced offset reaches this.
+    pub(super) need: u64,
+    /// Held until then by `produce_bytes_per_sec` (throttled, never dropped).
+    pub(super) not_before: Option<Instant>,
+    pub(super) body: AckBody,
+    /// When the request was taken up (produce latency).
+    pub(super) received: Instant,
+}
+
+/// A fetch waiting for data at its offset, its deadline or its fetch throttle.
+pub(super) struct PendingFetch {
+    pub(super) correlation_id: u32,
+    pub(super) partition: Arc<Partition>,
+    pub(super) offset: u64,
+    pub(super) max_bytes: u32,
+    pub(super) deadline: Instant,
+    /// When the request was taken up (fetch latency).
+    pub(super) received: Instant,
+    /// Counted in `fetches_parked` while it waits for data (kept once
+    /// parked: its answer's latency is then a long poll's wait, not counted).
+    pub(super) parked: Option<Parked>,
+}
+
+/// One parked long poll in [`Metrics::fetches_parked`], for as long as it lives.
+pub(super) struct Parked(Arc<Metrics>);
+
+impl Parked {
+    pub(super) fn new(metrics: &Arc<Metrics>) -> Parked {
+        metrics.fetches_parked.fetch_add(1, Ordering::Relaxed);
+        Parked(metrics.clone())
+    }
+}
+
+impl Drop for Parked {
+    fn drop(&mut self) {
+        self.0.fetches_parked.fetch_sub(1, Ordering::Relaxed);
+    }
+}

@@ -1,0 +1,331 @@
+//! [`Server`]: the listeners, the accept loop, shutdown and drain.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hermit_protocol::frame::Limits;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
+
+use super::accept;
+use super::http::Origins;
+use super::metrics::Metrics;
+use super::quota;
+use super::shared::{Arrival, Shared};
+use super::stream::ByteStream;
+use crate::auth::{Acl, AclError, BrokerId, BrokerIdError};
+use crate::config::Config;
+use crate::engine::Engine;
+use crate::log::Log;
+use crate::tls::{self, TlsAcceptor, TlsError};
+
+/// Why a [`Server`] could not be built from its configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The access-control rules are invalid.
+    #[error(transparent)]
+    Acl(#[from] AclError),
+    /// The broker id could not be read or made.
+    #[error(transparent)]
+    BrokerId(#[from] BrokerIdError),
+    /// The TLS settings could not be loaded.
+    #[error(transparent)]
+    Tls(#[from] TlsError),
+    /// A TLS listener was given but `tls_cert` or `tls_key` is not set.
+    #[error("tls_listen and wss_listen need tls_cert and tls_key")]
+    TlsNotConfigured,
+    /// `allowed_origins` holds an invalid entry.
+    #[error("allowed_origins: {0}")]
+    Origins(String),
+    /// `web_root` is not a readable directory.
+    #[error("web_root {}: {source}", path.display())]
+    WebRoot {
+        /// The configured directory.
+        path: std::path::PathBuf,
+        /// Why it cannot be served.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// What a listener's accepted connections speak.
+enum Kind {
+    /// The HermitMQ protocol over plain TCP (`listen`).
+    Plain,
+    /// Over TLS (`tls_listen`).
+    Tls(TlsAcceptor),
+    /// Over WebSocket (`ws_listen`), or over TLS first (`wss_listen`).
+    Ws(Option<TlsAcceptor>),
+}
+
+impl Kind {
+    fn name(&self) -> &'static str {
+        match self {
+            Kind::Plain => "listening",
+            Kind::Tls(_) => "listening (TLS)",
+            Kind::Ws(None) => "listening (WebSocket)",
+            Kind::Ws(Some(_)) => "listening (WebSocket over TLS)",
+        }
+    }
+}
+
+/// The broker's server over an [`Engine`]: a TCP listener ([`Server::run`]) and
+/// any other already-accepted byte stream ([`Server::serve_stream`]).
+/// Cloning gives another handle to the same server (same limits, metrics
+/// and shutdown).
+#[derive(Clone)]
+pub struct Server {
+    shared: Arc<Shared>,
+    /// The listeners other than `run`'s own (TLS, WebSocket), taken by [`Server::run`].
+    extra: Arc<std::sync::Mutex<Vec<(TcpListener, Kind)>>>,
+}
+
+impl Server {
+    /// A server for `engine` with the network and access settings of
+    /// `config`. Reads (or, in a new data directory, makes) the broker id in
+    /// the engine's data directory.
+    ///
+    /// # Errors
+    /// Invalid ACL rules or admins, or a broker id that cannot be read or written.
+    pub fn new(engine: Arc<Engine>, config: Config) -> Result<Server, ServerError> {
+        let log = engine.log().clone();
+        let limits = Limits::for_payload(config.max_payload, config.max_key);
+        let permits = Arc::new(Semaphore::new(config.max_connections as usize));
+        let acl = Acl::from_config(&config)?;
+        let broker_id = BrokerId::load_or_create(log.dir())?;
+        let quotas = Arc::new(quota::Quotas::new(&config));
+        let origins = Origins::new(&config.allowed_origins).map_err(ServerError::Origins)?;
+        if config.allowed_origins.iter().any(|o| o == "*") {
+            tracing::warn!(
+                target: "audit",
+                "allowed_origins = [\"*\"]: any web page a visitor opens may use their WebSocket connection to this broker"
+            );
+        }
+        if let Some(root) = &config.web_root {
+            match std::fs::metadata(root) {
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => {
+                    return Err(ServerError::WebRoot {
+                        path: root.clone(),
+                        source: io::Error::new(io::ErrorKind::NotADirectory, "not a directory"),
+                    });
+                }
+                Err(source) => {
+                    return Err(ServerError::WebRoot {
+                        path: root.clone(),
+                        source,
+                    });
+                }
+            }
+        }
+        for addr in config.exposed_without_auth() {
+            tracing::warn!(
+                target: "audit",
+                %addr,
+                "allow_anonymous = true: anyone who reaches this address may read, write and delete every topic"
+            );
+        }
+        Ok(Server {
+            shared: Arc::new(Shared {
+                engine,
+                log,
+                config,
+                limits,
+                metrics: Arc::new(Metrics::default()),
+                stop: watch::Sender::new(false),
+                permits,
+                acl,
+                broker_id,
+                quotas,
+                origins,
+            }),
+            extra: Arc::new(std::sync::Mutex::new(Vec::new())),
+        })
+    }
+
+    /// The TLS acceptor of `tls_cert`, `tls_key` and `tls_client_ca`.
+    fn tls_acceptor(&self) -> Result<TlsAcceptor, ServerError> {
+        let c = &self.shared.config;
+        let (Some(cert), Some(key)) = (&c.tls_cert, &c.tls_key) else {
+            return Err(ServerError::TlsNotConfigured);
+        };
+        let config = tls::server_config(cert, key, c.tls_client_ca.as_deref())?;
+        Ok(TlsAcceptor::from(config))
+    }
+
+    fn add_listener(self, listener: TcpListener, kind: Kind) -> Server {
+        self.extra
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((listener, kind));
+        self
+    }
+
+    /// Also serve TLS connections accepted on `listener` (the `tls_listen`
+    /// address), with the certificate and client-CA settings of `tls_cert`,
+    /// `tls_key` and `tls_client_ca` from the configuration. Call before
+    /// [`Server::run`], which serves both listeners.
+    ///
+    /// # Errors
+    /// A TLS file that cannot be read or parsed (the error names it), or no
+    /// `tls_cert`/`tls_key` in the configuration.
+    pub fn with_tls(self, listener: TcpListener) -> Result<Server, ServerError> {
+        let acceptor = self.tls_acceptor()?;
+        Ok(self.add_listener(listener, Kind::Tls(acceptor)))
+    }
+
+    /// Also serve WebSocket connections accepted on `listener` (the
+    /// `ws_listen` address, or `wss_listen` with `tls = true`, which uses
+    /// the TLS settings of [`with_tls`](Server::with_tls)): the HTTP upgrade
+    /// with `allowed_origins` and subprotocol `hermitmq.v3`, static files
+    /// from `web_root`, then the same connection state machine with one
+    /// frame per binary message. Call before [`Server::run`].
+    ///
+    /// # Errors
+    /// With `tls`, what [`with_tls`](Server::with_tls) refuses.
+    pub fn with_websocket(self, listener: TcpListener, tls: bool) -> Result<Server, ServerError> {
+        let acceptor = if tls {
+            Some(self.tls_acceptor()?)
+        } else {
+            None
+        };
+        Ok(self.add_listener(listener, Kind::Ws(acceptor)))
+    }
+
+    /// The server's counters.
+    pub fn metrics(&self) -> Arc<Metrics> {
+        self.shared.metrics.clone()
+    }
+
+    /// The log it serves.
+    pub fn log(&self) -> &Arc<Log> {
+        &self.shared.log
+    }
+
+    /// The engine it serves (the log and the group offsets).
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.shared.engine
+    }
+
+    /// Its quotas (throttling counts per principal, for the metrics).
+    pub(crate) fn quotas(&self) -> &quota::Quotas {
+        &self.shared.quotas
+    }
+
+    /// Serve one already-accepted byte stream as a broker connection (from
+    /// the HermitMQ hello on) until it closes; `peer` names it in logs. This
+    /// is how a stream that is not a plain TCP socket — TLS, a WebSocket
+    /// adapter, an in-memory pipe in tests — reaches the same state machine
+    /// as the listener's connections: the same limits (it takes one of the
+    /// `max_connections` permits or is refused like them), metrics and
+    /// shutdown signal (it is told and closed when [`run`](Server::run)'s
+    /// shutdown completes). Fetch bodies are copied unless the stream can
+    /// `sendfile` ([`ByteStream::can_sendfile`]).
+    ///
+    /// The returned future is the whole connection: spawn it. Its task is the
+    /// caller's: `run`'s drain does not wait for it, so await or abort it
+    /// before closing the log.
+    pub fn serve_stream<S: ByteStream>(
+        &self,
+        stream: S,
+        peer: SocketAddr,
+    ) -> impl Future<Output = ()> + Send + use<S> {
+        accept::serve(self.shared.clone(), stream, peer, Arrival::default())
+    }
+
+    /// Serve `listener` until `shutdown` completes; then stop accepting, let
+    /// connections finish what they have in flight (at most `drain_timeout_ms`,
+    /// cut short if `hurry` completes) and return. The caller closes the log.
+    pub async fn run(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()>,
+        hurry: impl Future<Output = ()>,
+    ) -> io::Result<()> {
+        let mut tasks = JoinSet::new();
+        let mut backoff = Duration::from_millis(10);
+        tokio::pin!(shutdown);
+        tokio::pin!(hurry);
+        let mut listeners = vec![(listener, Kind::Plain)];
+        listeners.append(&mut self.extra.lock().unwrap_or_else(|e| e.into_inner()));
+        for (l, kind) in &listeners {
+            tracing::info!(addr = %l.local_addr()?, "{}", kind.name());
+        }
+        let mut first = 0;
+        loop {
+            tokio::select! {
+                _ = &mut shutdown => break,
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+                (i, res) = accept_any(&listeners, first) => match res {
+                    Ok((stream, peer)) => {
+                        // The next accept starts at the next listener, so a
+                        // busy one cannot starve the others.
+                        first = (i + 1) % listeners.len();
+                        backoff = Duration::from_millis(10);
+                        // Responses are written whole and small ones must not
+                        // wait for Nagle (set here, not in the connection,
+                        // which does not know it runs over TCP).
+                        if let Err(e) = stream.set_nodelay(true) {
+                            tracing::debug!(%peer, error = %e, "cannot set TCP_NODELAY");
+                        }
+                        let shared = self.shared.clone();
+                        match &listeners[i].1 {
+                            Kind::Plain => tasks.spawn(accept::serve(shared, stream, peer, Arrival::default())),
+                            Kind::Tls(a) => tasks.spawn(accept::serve_tls(shared, a.clone(), stream, peer)),
+                            Kind::Ws(a) => tasks.spawn(accept::serve_ws(shared, a.clone(), stream, peer)),
+                        };
+                    }
+                    Err(e) => {
+                        // Out of file descriptors and the like: wait, do not die.
+                        tracing::error!(error = %e, retry_in = ?backoff, "accept failed");
+                        tokio::time::sleep(backoff).await;
+                        backoff = (backoff * 2).min(Duration::from_secs(1));
+                    }
+                }
+            }
+        }
+        drop(listeners);
+        tracing::info!(
+            connections = tasks.len(),
+            "shutting down: no new connections; draining"
+        );
+        self.shared.stop.send_replace(true);
+        let drain = Duration::from_millis(self.shared.config.drain_timeout_ms);
+        let drained = tokio::select! {
+            biased;
+            _ = &mut hurry => false,
+            r = tokio::time::timeout(drain, async { while tasks.join_next().await.is_some() {} }) => r.is_ok(),
+        };
+        if !drained {
+            tracing::warn!(
+                connections = tasks.len(),
+                "drain cut short; closing the remaining connections"
+            );
+            tasks.abort_all();
+            while tasks.join_next().await.is_some() {}
+        }
+        Ok(())
+    }
+}
+
+/// Accept on whichever listener has a connection first, polling from
+/// `first` on; returns the listener's index with the result.
+async fn accept_any(
+    listeners: &[(TcpListener, Kind)],
+    first: usize,
+) -> (usize, io::Result<(TcpStream, SocketAddr)>) {
+    std::future::poll_fn(|cx| {
+        for k in 0..listeners.len() {
+            let i = (first + k) % listeners.len();
+            if let std::task::Poll::Ready(r) = listeners[i].0.poll_accept(cx) {
+                return std::task::Poll::Ready((i, r));
+            }
+        }
+        std::task::Poll::Pending
+    })
+    .await
+}

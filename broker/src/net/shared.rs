@@ -1,0 +1,51 @@
+//! What every connection of a server shares, and how one arrived.
+
+use std::sync::Arc;
+
+use hermit_protocol::frame::Limits;
+use tokio::sync::{Semaphore, watch};
+
+use super::http::Origins;
+use super::metrics::Metrics;
+use super::quota;
+use crate::auth::{Acl, BrokerId, Principal};
+use crate::config::Config;
+use crate::engine::Engine;
+use crate::log::Log;
+
+/// How a connection arrived, as far as access control cares.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Arrival {
+    /// Over TLS (announced in the hello).
+    pub(super) tls: bool,
+    /// The principal a verified client certificate named.
+    pub(super) principal: Option<Principal>,
+    /// A smaller largest frame than the broker's (a WebSocket's
+    /// `ws_max_message`): announced in the hello and capping fetch answers.
+    pub(super) max_frame: Option<u32>,
+}
+
+/// What every connection shares.
+pub(super) struct Shared {
+    /// Commits, committed offsets and topic deletion (which forgets offsets).
+    pub(super) engine: Arc<Engine>,
+    /// The engine's log: the data path (produce, fetch, topics) goes
+    /// straight to storage.
+    pub(super) log: Arc<Log>,
+    pub(super) config: Config,
+    pub(super) limits: Limits,
+    pub(super) metrics: Arc<Metrics>,
+    /// Set to true when the server shuts down; every connection watches it,
+    /// whichever way its stream was accepted.
+    pub(super) stop: watch::Sender<bool>,
+    /// `max_connections` permits, one held by each open connection.
+    pub(super) permits: Arc<Semaphore>,
+    /// Who may do what (compiled once from `auth`, `admins` and `acl`).
+    pub(super) acl: Acl,
+    /// Signed by every `Authenticate`, so a signature is good for this broker only.
+    pub(super) broker_id: BrokerId,
+    /// Receive budget, byte rates and the per-principal and per-address caps.
+    pub(super) quotas: Arc<quota::Quotas>,
+    /// Who may open WebSocket connections from a browser.
+    pub(super) origins: Origins,
+}
