@@ -282,6 +282,14 @@ impl Scanner {
                 return;
             }
         }
+        // `pub(in crate::net)` restricts visibility; it names no item.
+        if word == "pub"
+            && self.is_punct(here + 1, "(")
+            && self.tok(here + 2).is_some_and(|t| t.is_ident("in"))
+        {
+            self.pos = self.matching(here + 1) + 1;
+            return;
+        }
         let after = self.tok(here + 1);
         let starts_tree = after.is_some_and(|t| {
             t.kind == Kind::Ident || t.is_punct("::") || t.is_punct("{") || t.is_punct("*")

@@ -80,6 +80,9 @@ fn precise_capture_is_not_a_use() {
 fn visibility_is_not_a_path() {
     let s = scan("pub(crate) fn f() {} pub(super) struct S;");
     assert!(s.paths.is_empty());
+    let s = scan("pub(in crate::net) struct H; pub(in super::super) fn g() { crate::keep::A; }");
+    let paths: Vec<_> = s.paths.iter().map(|p| p.segments.join("::")).collect();
+    assert_eq!(paths, ["crate::keep::A"]);
 }
 
 #[test]
