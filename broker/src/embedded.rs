@@ -10,7 +10,7 @@ use tokio::task::JoinHandle;
 
 use crate::config::Config;
 use crate::engine::Engine;
-use crate::log::{Log, LogOptions, StorageError};
+use crate::log::{Log, StorageError};
 use crate::net::{Metrics, Server, ServerError};
 
 /// Why an embedded broker could not start.
@@ -55,7 +55,7 @@ impl EmbeddedBroker {
         mut config: Config,
     ) -> Result<EmbeddedBroker, EmbeddedError> {
         config.data_dir = data_dir.to_path_buf();
-        let opts = LogOptions::from_config(&config);
+        let opts = config.log_options();
         let dir = data_dir.to_path_buf();
         let engine = tokio::task::spawn_blocking(move || Engine::open(&dir, opts))
             .await
