@@ -59,7 +59,7 @@ impl EmbeddedBroker {
         let dir = data_dir.to_path_buf();
         let engine = tokio::task::spawn_blocking(move || Engine::open(&dir, opts))
             .await
-            .map_err(|e| StorageError::Config(format!("log recovery panicked: {e}")))??;
+            .map_err(|e| StorageError::panicked("log recovery", e))??;
         let engine = Arc::new(engine);
         engine.start_background(std::time::Duration::from_millis(config.cleanup_interval_ms));
         let listener = tokio::net::TcpListener::bind(config.listen)
@@ -181,7 +181,7 @@ impl EmbeddedBroker {
         let engine = self.engine.clone();
         let res = tokio::task::spawn_blocking(move || engine.close())
             .await
-            .map_err(|e| StorageError::Config(format!("close panicked: {e}")))?;
+            .map_err(|e| StorageError::panicked("close", e))?;
         drop(self);
         res
     }

@@ -288,11 +288,9 @@ impl Log {
             fsutil::fsync_dir(&io, dir)?;
         }
         if dir.join("topics").exists() && !dir.join(catalog::CATALOG_FILE).exists() {
-            return Err(StorageError::Config(format!(
-                "{} holds topics in the layout of an older HermitMQ (topics/<topic>/topic.toml); \
-                 this version keeps a topic catalog instead and cannot read that layout",
-                dir.display()
-            )));
+            return Err(StorageError::OldLayout {
+                path: dir.to_path_buf(),
+            });
         }
         let parts_dir = dir.join(PARTITIONS_DIR);
         if !parts_dir.exists() {
@@ -845,7 +843,7 @@ impl Log {
         })?;
         if settings.partitions == 0 || settings.partitions > hermit_protocol::frame::MAX_PARTITIONS
         {
-            return Err(StorageError::Config(format!(
+            return Err(StorageError::InvalidTopicSettings(format!(
                 "partitions must be between 1 and {}",
                 hermit_protocol::frame::MAX_PARTITIONS
             )));

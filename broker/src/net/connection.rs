@@ -957,11 +957,7 @@ impl State {
                     log.create_topic(&name, settings).map(|_| ())
                 })
                 .await
-                .unwrap_or_else(|e| {
-                    Err(StorageError::Config(format!(
-                        "topic creation panicked: {e}"
-                    )))
-                });
+                .unwrap_or_else(|e| Err(StorageError::panicked("topic creation", e)));
                 match res {
                     Ok(()) => {
                         if let Some(permit) = permit {
@@ -988,11 +984,7 @@ impl State {
                 let name = t.as_str().to_owned();
                 let res = tokio::task::spawn_blocking(move || engine.delete_topic(&name))
                     .await
-                    .unwrap_or_else(|e| {
-                        Err(StorageError::Config(format!(
-                            "topic deletion panicked: {e}"
-                        )))
-                    });
+                    .unwrap_or_else(|e| Err(StorageError::panicked("topic deletion", e)));
                 match res {
                     Ok(()) => {
                         self.shared.quotas.topic_deleted(t.as_str());
@@ -1323,9 +1315,7 @@ impl State {
                     let p = part.clone();
                     tokio::task::spawn_blocking(move || p.verify_segment(&seg))
                         .await
-                        .unwrap_or_else(|e| {
-                            Err(StorageError::Config(format!("verification panicked: {e}")))
-                        })?;
+                        .unwrap_or_else(|e| Err(StorageError::panicked("verification", e)))?;
                 }
                 other => return Ok(other),
             }
@@ -1444,7 +1434,7 @@ impl State {
             },
             Ok(ReadOutcome::Unverified(_)) => {
                 // State::read verifies until the outcome is something else.
-                let e = StorageError::Config("segment verification did not settle".into());
+                let e = StorageError::VerificationUnsettled;
                 self.storage_error(f.correlation_id, Op::Fetch, &e);
             }
             Err(e) => self.storage_error(f.correlation_id, Op::Fetch, &e),
@@ -1560,7 +1550,7 @@ async fn topics_metadata(
             .collect::<Result<Vec<_>, _>>()
     })
     .await
-    .unwrap_or_else(|e| Err(StorageError::Config(format!("metadata panicked: {e}"))))
+    .unwrap_or_else(|e| Err(StorageError::panicked("metadata", e)))
 }
 
 /// Why a topic page could not be built.
@@ -1621,9 +1611,5 @@ async fn partition_off_thread(
     let (log, name) = (log.clone(), topic.to_owned());
     tokio::task::spawn_blocking(move || log.partition(&name, partition, create))
         .await
-        .unwrap_or_else(|e| {
-            Err(StorageError::Config(format!(
-                "opening a partition panicked: {e}"
-            )))
-        })
+        .unwrap_or_else(|e| Err(StorageError::panicked("opening a partition", e)))
 }
