@@ -89,10 +89,11 @@ pub fn prepare(args: &RecoveryArgs, dir: &std::path::Path) -> anyhow::Result<Pre
 
     let opts = LogOptions {
         segment_bytes: SEGMENT_BYTES,
-        ..LogOptions::from_config(&Config {
+        ..Config {
             fsync: hermit_broker::config::FsyncPolicy::Never,
             ..Config::default()
-        })
+        }
+        .log_options()
     };
     let log = Log::open(dir, opts).context("cannot open the log")?;
     let p = log.partition(TOPIC, 0, true)?;

@@ -8,129 +8,13 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
-use std::time::Duration;
 
 use serde::{Deserialize, Deserializer};
 
-/// When the log calls fsync.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FsyncPolicy {
-    /// Group commit: durable acks wait for an fsync that covers them; consumers see only synced data.
-    Always,
-    /// Acks after the write; fsync on a timer (the original HermitMQ's behaviour).
-    Interval(Duration),
-    /// Never fsync while running (tests and benchmarks). Durable acks are refused.
-    Never,
-}
+use crate::log::LogOptions;
 
-impl FromStr for FsyncPolicy {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "always" => Ok(FsyncPolicy::Always),
-            "never" => Ok(FsyncPolicy::Never),
-            other => {
-                let ms = other
-                    .strip_prefix("interval:")
-                    .and_then(|ms| ms.parse::<u64>().ok())
-                    .filter(|&ms| ms > 0)
-                    .ok_or_else(|| {
-                        format!("expected always, never or interval:<ms> (ms > 0), got {other:?}")
-                    })?;
-                Ok(FsyncPolicy::Interval(Duration::from_millis(ms)))
-            }
-        }
-    }
-}
-
-impl fmt::Display for FsyncPolicy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FsyncPolicy::Always => f.write_str("always"),
-            FsyncPolicy::Never => f.write_str("never"),
-            FsyncPolicy::Interval(d) => write!(f, "interval:{}", d.as_millis()),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for FsyncPolicy {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-/// What recovery does with damage it finds on start.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum RecoveryMode {
-    /// Truncate a torn or corrupt tail of the last (active) segment — the
-    /// normal result of a crash — and fence corrupt ranges of rolled segments
-    /// (reported, never served). Default.
-    #[default]
-    TolerateTailCorruption,
-    /// Refuse to start on any damage, the tail of the active segment included.
-    AbsoluteConsistency,
-}
-
-/// When segments rolled before this start are CRC-verified.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum VerifyRolled {
-    /// In a background thread after start; a fetch that reaches a segment not
-    /// yet verified verifies it first. Nothing unverified is ever served. Default.
-    #[default]
-    Background,
-    /// Before the broker starts serving.
-    Startup,
-}
-
-/// A byte or time limit that may be switched off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Limit {
-    /// No limit.
-    Unlimited,
-    /// This many units.
-    Max(u64),
-}
-
-impl Limit {
-    /// The limit as a number, `u64::MAX` when unlimited.
-    pub fn as_u64(self) -> u64 {
-        match self {
-            Limit::Unlimited => u64::MAX,
-            Limit::Max(n) => n,
-        }
-    }
-
-    /// From a wire value where `u64::MAX` means unlimited.
-    pub fn from_u64(n: u64) -> Limit {
-        if n == u64::MAX {
-            Limit::Unlimited
-        } else {
-            Limit::Max(n)
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Limit {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(u64),
-            S(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::N(n) => Ok(Limit::Max(n)),
-            Raw::S(s) if s == "unlimited" => Ok(Limit::Unlimited),
-            Raw::S(s) => Err(serde::de::Error::custom(format!(
-                "expected a non-negative integer or \"unlimited\", got {s:?}"
-            ))),
-        }
-    }
-}
+// The storage options are the log's: declared and checked there, read here.
+pub use crate::log::{FsyncPolicy, Limit, RecoveryMode, VerifyRolled};
 
 /// Log output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
@@ -601,6 +485,30 @@ impl Config {
         Ok(config)
     }
 
+    /// The storage part of the configuration, for the log
+    /// ([`Log::open`](crate::log::Log::open)); its keys are the options' names.
+    pub fn log_options(&self) -> LogOptions {
+        LogOptions {
+            fsync: self.fsync,
+            segment_bytes: self.segment_bytes,
+            segment_ms: self.segment_ms,
+            index_interval_bytes: self.index_interval_bytes,
+            retention_ms: self.retention_ms,
+            retention_bytes: self.retention_bytes,
+            delete_retention_ms: self.delete_retention_ms,
+            recovery_mode: self.recovery_mode,
+            verify_rolled: self.verify_rolled,
+            default_partitions: self.default_partitions,
+            auto_create: self.auto_create,
+            max_payload: self.max_payload,
+            max_key: self.max_key,
+            open_files: self.open_files as usize,
+            partition_slots: self.partition_slots,
+            io: crate::log::io::Io::real(),
+            manual_sync: false,
+        }
+    }
+
     /// The non-loopback listeners served without authentication: non-empty
     /// only with `auth = "off"` and `allow_anonymous = true`. The broker logs
     /// a warning naming them at every start.
@@ -633,38 +541,9 @@ impl Config {
     }
 
     fn validate_storage_and_limits(&self) -> Result<(), (&'static str, String)> {
-        if self.segment_bytes < 1024 || self.segment_bytes > (2 << 30) {
-            return Err(("segment_bytes", "must be between 1024 and 2 GiB".into()));
-        }
-        if self.segment_ms == 0 {
-            return Err(("segment_ms", "must be positive".into()));
-        }
-        if self.index_interval_bytes > self.segment_bytes {
-            return Err((
-                "index_interval_bytes",
-                "must not exceed segment_bytes".into(),
-            ));
-        }
-        if self.default_partitions == 0
-            || self.default_partitions > hermit_protocol::frame::MAX_PARTITIONS
-        {
-            return Err((
-                "default_partitions",
-                format!(
-                    "must be between 1 and {}",
-                    hermit_protocol::frame::MAX_PARTITIONS
-                ),
-            ));
-        }
-        if self.max_payload == 0 || self.max_payload > (1 << 30) {
-            return Err(("max_payload", "must be between 1 byte and 1 GiB".into()));
-        }
-        if self.max_key > (1 << 20) {
-            return Err(("max_key", "must be at most 1 MiB".into()));
-        }
-        if self.open_files < 16 {
-            return Err(("open_files", "must be at least 16".into()));
-        }
+        self.log_options()
+            .validate()
+            .map_err(|e| (e.option, e.message))?;
         if self.max_connections == 0 {
             return Err(("max_connections", "must be positive".into()));
         }
@@ -891,6 +770,14 @@ impl Config {
 
 /// Loopback, including IPv4-mapped IPv6 (`::ffff:127.0.0.1`).
 /// An address, or `"off"` (also `""`) for none.
+impl LogOptions {
+    /// The storage part of a broker configuration.
+    #[deprecated(note = "use `Config::log_options`")]
+    pub fn from_config(c: &Config) -> LogOptions {
+        c.log_options()
+    }
+}
+
 fn address_or_off<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SocketAddr>, D::Error> {
     let s = String::deserialize(d)?;
     match s.as_str() {
@@ -1330,17 +1217,12 @@ allow = ["consume", "describe"]   # also: create, delete
     }
 
     #[test]
-    fn fsync_policy_parses() {
-        assert_eq!("always".parse(), Ok(FsyncPolicy::Always));
+    fn the_storage_defaults_are_the_logs() {
+        // Compared through `Debug`: the options hold the file system, which
+        // has no equality.
         assert_eq!(
-            "interval:250".parse(),
-            Ok(FsyncPolicy::Interval(Duration::from_millis(250)))
-        );
-        assert!("interval:".parse::<FsyncPolicy>().is_err());
-        assert!("interval:-1".parse::<FsyncPolicy>().is_err());
-        assert_eq!(
-            FsyncPolicy::Interval(Duration::from_millis(7)).to_string(),
-            "interval:7"
+            format!("{:?}", Config::default().log_options()),
+            format!("{:?}", LogOptions::default())
         );
     }
 }

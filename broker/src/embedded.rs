@@ -10,7 +10,7 @@ use tokio::task::JoinHandle;
 
 use crate::config::Config;
 use crate::engine::Engine;
-use crate::log::{Log, LogOptions, StorageError};
+use crate::log::{Log, StorageError};
 use crate::net::{Metrics, Server, ServerError};
 
 /// Why an embedded broker could not start.
@@ -55,11 +55,11 @@ impl EmbeddedBroker {
         mut config: Config,
     ) -> Result<EmbeddedBroker, EmbeddedError> {
         config.data_dir = data_dir.to_path_buf();
-        let opts = LogOptions::from_config(&config);
+        let opts = config.log_options();
         let dir = data_dir.to_path_buf();
         let engine = tokio::task::spawn_blocking(move || Engine::open(&dir, opts))
             .await
-            .map_err(|e| StorageError::Config(format!("log recovery panicked: {e}")))??;
+            .map_err(|e| StorageError::panicked("log recovery", e))??;
         let engine = Arc::new(engine);
         engine.start_background(std::time::Duration::from_millis(config.cleanup_interval_ms));
         let listener = tokio::net::TcpListener::bind(config.listen)
@@ -181,7 +181,7 @@ impl EmbeddedBroker {
         let engine = self.engine.clone();
         let res = tokio::task::spawn_blocking(move || engine.close())
             .await
-            .map_err(|e| StorageError::Config(format!("close panicked: {e}")))?;
+            .map_err(|e| StorageError::panicked("close", e))?;
         drop(self);
         res
     }

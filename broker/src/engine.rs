@@ -152,9 +152,7 @@ impl Engine {
     /// offsets for it. The internal offsets topic cannot be deleted.
     pub fn delete_topic(&self, name: &str) -> Result<()> {
         if name == OFFSETS_TOPIC {
-            return Err(StorageError::Config(format!(
-                "{OFFSETS_TOPIC} cannot be deleted"
-            )));
+            return Err(StorageError::InternalTopic(OFFSETS_TOPIC.to_owned()));
         }
         self.log
             .delete_topic(name, || self.offsets.forget_topic(name))

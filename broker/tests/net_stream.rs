@@ -15,7 +15,6 @@ use std::time::Duration;
 
 use hermit_broker::embedded::EmbeddedBroker;
 use hermit_broker::engine::Engine;
-use hermit_broker::log::LogOptions;
 use hermit_broker::net::{ByteStream, Metrics, Server};
 use hermit_protocol::record::BatchIter;
 use hermit_protocol::{Ack, Request, Status};
@@ -105,7 +104,7 @@ impl Fixture {
         let dir = tempfile::tempdir().unwrap();
         let mut config = EmbeddedBroker::test_config();
         config.data_dir = dir.path().to_path_buf();
-        let engine = Arc::new(Engine::open(dir.path(), LogOptions::from_config(&config)).unwrap());
+        let engine = Arc::new(Engine::open(dir.path(), config.log_options()).unwrap());
         let server = Server::new(engine.clone(), config).unwrap();
         let metrics = server.metrics();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();

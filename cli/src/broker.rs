@@ -9,7 +9,6 @@ use anyhow::Context;
 use hermit_broker::admin::Admin;
 use hermit_broker::config::{Config, LogFormat};
 use hermit_broker::engine::Engine;
-use hermit_broker::log::LogOptions;
 use hermit_broker::net::Server;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -137,7 +136,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     };
     let dir = config.data_dir.clone();
     tracing::info!(data_dir = %dir.display(), fsync = %config.fsync, "opening the log");
-    let opts = LogOptions::from_config(&config);
+    let opts = config.log_options();
     let started = std::time::Instant::now();
     let engine = tokio::task::spawn_blocking(move || {
         let engine = Engine::open(&dir, opts)?;

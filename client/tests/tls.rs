@@ -273,7 +273,7 @@ async fn tls_broker(
     config: Arc<rustls::ServerConfig>,
 ) -> (u16, Arc<hermit_broker::engine::Engine>) {
     let cfg = hermit_broker::embedded::EmbeddedBroker::test_config();
-    let opts = hermit_broker::log::LogOptions::from_config(&cfg);
+    let opts = cfg.log_options();
     let engine = Arc::new(hermit_broker::engine::Engine::open(data, opts).unwrap());
     let server = hermit_broker::net::Server::new(engine.clone(), cfg).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -41,7 +41,7 @@ use hermit_protocol::Cleanup;
 use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
 use super::io::{Io, OpenMode};
-use crate::config::RecoveryMode;
+use super::options::RecoveryMode;
 
 /// The error for a write to a catalog that stopped taking writes.
 fn failed(reason: &str) -> StorageError {

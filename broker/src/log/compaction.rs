@@ -102,8 +102,8 @@ fn armed_step() -> Option<SwapStep> {
 /// Stop here, as a crash right after `step` would, when a test armed it.
 fn failpoint(step: SwapStep) -> Result<()> {
     if armed_step() == Some(step) {
-        return Err(StorageError::Config(format!(
-            "compaction interrupted after {step:?} (fault injection)"
+        return Err(StorageError::InjectedFault(format!(
+            "compaction interrupted after {step:?}"
         )));
     }
     Ok(())

@@ -172,9 +172,39 @@ pub enum StorageError {
     /// The log is shutting down.
     #[error("the log is shutting down")]
     ShuttingDown,
-    /// The configuration is invalid.
-    #[error("invalid configuration: {0}")]
-    Config(String),
+    /// Topic settings out of range (a creation refused).
+    #[error("invalid topic settings: {0}")]
+    InvalidTopicSettings(String),
+    /// An internal topic (such as the consumer-group offsets) was asked to
+    /// be deleted.
+    #[error("{0} is an internal topic and cannot be deleted")]
+    InternalTopic(String),
+    /// The data directory holds a layout this version cannot read.
+    #[error(
+        "{} holds topics in the layout of an older HermitMQ (topics/<topic>/topic.toml); \
+         this version keeps a topic catalog instead and cannot read that layout",
+        path.display()
+    )]
+    OldLayout {
+        /// The data directory.
+        path: PathBuf,
+    },
+    /// A task doing storage work off the async threads panicked (or was
+    /// cancelled) before it returned.
+    #[error("{task} panicked: {message}")]
+    Panicked {
+        /// What the task was doing.
+        task: &'static str,
+        /// What the runtime said of it.
+        message: String,
+    },
+    /// A verification of a rolled segment was run, and the read still found
+    /// the segment unverified.
+    #[error("segment verification did not settle")]
+    VerificationUnsettled,
+    /// A test's fault injection stopped an operation where a crash could.
+    #[error("injected fault: {0}")]
+    InjectedFault(String),
 }
 
 impl StorageError {
@@ -187,6 +217,15 @@ impl StorageError {
         }
     }
 
+    /// A task of storage work run off the async threads (`task`: what it
+    /// was doing) that did not return: it panicked, or its runtime is gone.
+    pub fn panicked(task: &'static str, error: impl std::fmt::Display) -> Self {
+        StorageError::Panicked {
+            task,
+            message: error.to_string(),
+        }
+    }
+
     /// The wire status for this error.
     pub fn status(&self) -> Status {
         match self {
@@ -195,7 +234,12 @@ impl StorageError {
             | StorageError::Corrupt { .. }
             | StorageError::BadMetadata { .. }
             | StorageError::Failed { .. }
-            | StorageError::Config(_) => Status::StorageError,
+            | StorageError::InvalidTopicSettings(_)
+            | StorageError::InternalTopic(_)
+            | StorageError::OldLayout { .. }
+            | StorageError::Panicked { .. }
+            | StorageError::VerificationUnsettled
+            | StorageError::InjectedFault(_) => Status::StorageError,
             StorageError::CorruptRange { .. } => Status::CorruptData,
             StorageError::InvalidBatch(e) => e.status(),
             StorageError::UnknownTopic(_) => Status::UnknownTopic,
@@ -220,5 +264,31 @@ pub(crate) trait IoContext<T> {
 impl<T> IoContext<T> for io::Result<T> {
     fn ctx(self, op: &'static str, path: &std::path::Path) -> Result<T> {
         self.map_err(|e| StorageError::io(op, path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_was_one_configuration_error_keeps_its_status() {
+        // These were all `Config(String)`, answered as a storage error.
+        for e in [
+            StorageError::InvalidTopicSettings("partitions".into()),
+            StorageError::InternalTopic("__consumer_offsets".into()),
+            StorageError::OldLayout {
+                path: PathBuf::from("data"),
+            },
+            StorageError::panicked("close", "boom"),
+            StorageError::VerificationUnsettled,
+            StorageError::InjectedFault("stop".into()),
+        ] {
+            assert_eq!(e.status(), Status::StorageError, "{e}");
+        }
+        assert_eq!(
+            StorageError::panicked("topic creation", "boom").to_string(),
+            "topic creation panicked: boom"
+        );
     }
 }

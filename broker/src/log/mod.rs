@@ -13,6 +13,7 @@
 //! - [`sync`]: the group-commit thread.
 //! - [`clock`]: the broker clock append times and retention are measured with.
 //! - [`lock`]: the data directory lock.
+//! - [`options`]: the storage options ([`LogOptions`]) and their checks.
 //! - [`fsutil`]: durable directory and file replacement helpers.
 //! - [`error`]: the error type, [`StorageError`], with paths in every I/O error.
 //!
@@ -33,6 +34,7 @@ pub mod fsutil;
 pub mod index;
 pub mod io;
 pub mod lock;
+pub mod options;
 pub mod partition;
 pub mod reader;
 pub mod segment;
@@ -51,9 +53,9 @@ use hermit_protocol::frame::TopicSettings;
 use hermit_protocol::{Cleanup, TopicName};
 
 pub use error::{Corruption, Result, StorageError};
+pub use options::{FsyncPolicy, InvalidOption, Limit, LogOptions, RecoveryMode, VerifyRolled};
 pub use partition::{Appended, FileRange, Partition, ReadOutcome, ScanCheck, ScanScope};
 
-use crate::config::{Config, FsyncPolicy, Limit, RecoveryMode, VerifyRolled};
 use crate::metrics::{Histogram, PartitionStats};
 use cache::OpenPartitions;
 pub use catalog::StoredSettings;
@@ -61,80 +63,6 @@ use catalog::{Catalog, Entry};
 use error::IoContext;
 use lock::DirLock;
 use sync::SyncQueue;
-
-/// The storage settings of a broker (a subset of [`Config`]).
-#[derive(Debug, Clone)]
-pub struct LogOptions {
-    /// fsync policy.
-    pub fsync: FsyncPolicy,
-    /// Roll size.
-    pub segment_bytes: u64,
-    /// Roll age in ms.
-    pub segment_ms: u64,
-    /// Bytes between index entries.
-    pub index_interval_bytes: u64,
-    /// Default retention by age.
-    pub retention_ms: Limit,
-    /// Default retention by size.
-    pub retention_bytes: Limit,
-    /// Tombstone grace period for compaction.
-    pub delete_retention_ms: u64,
-    /// Damage handling at start.
-    pub recovery_mode: RecoveryMode,
-    /// When old segments are verified.
-    pub verify_rolled: VerifyRolled,
-    /// Partitions of auto-created topics.
-    pub default_partitions: u32,
-    /// Whether unknown topics are created on use.
-    pub auto_create: bool,
-    /// Largest payload accepted.
-    pub max_payload: u32,
-    /// Largest key accepted.
-    pub max_key: u32,
-    /// Most segment files idle partitions keep open (see [`Config::open_files`]).
-    pub open_files: usize,
-    /// Whether new topics get slots (see [`Config::partition_slots`]).
-    pub partition_slots: bool,
-    /// What every change to the disk goes through (the real file system;
-    /// a test may put a simulation there, see [`io`]).
-    pub io: io::Io,
-    /// No group-commit thread: [`Log::sync_round`] runs each round on the
-    /// caller's thread, and explicit creations and deletions fsync the
-    /// catalog themselves. For a deterministic simulation, which decides
-    /// when rounds run; a broker never sets it.
-    pub manual_sync: bool,
-}
-
-impl LogOptions {
-    /// The storage part of a broker configuration.
-    pub fn from_config(c: &Config) -> LogOptions {
-        LogOptions {
-            fsync: c.fsync,
-            segment_bytes: c.segment_bytes,
-            segment_ms: c.segment_ms,
-            index_interval_bytes: c.index_interval_bytes,
-            retention_ms: c.retention_ms,
-            retention_bytes: c.retention_bytes,
-            delete_retention_ms: c.delete_retention_ms,
-            recovery_mode: c.recovery_mode,
-            verify_rolled: c.verify_rolled,
-            default_partitions: c.default_partitions,
-            auto_create: c.auto_create,
-            max_payload: c.max_payload,
-            max_key: c.max_key,
-            open_files: c.open_files as usize,
-            partition_slots: c.partition_slots,
-            io: io::Io::real(),
-            manual_sync: false,
-        }
-    }
-}
-
-impl Default for LogOptions {
-    fn default() -> Self {
-        LogOptions::from_config(&Config::default())
-    }
-}
 
 /// A topic's effective cleanup and retention policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -360,11 +288,9 @@ impl Log {
             fsutil::fsync_dir(&io, dir)?;
         }
         if dir.join("topics").exists() && !dir.join(catalog::CATALOG_FILE).exists() {
-            return Err(StorageError::Config(format!(
-                "{} holds topics in the layout of an older HermitMQ (topics/<topic>/topic.toml); \
-                 this version keeps a topic catalog instead and cannot read that layout",
-                dir.display()
-            )));
+            return Err(StorageError::OldLayout {
+                path: dir.to_path_buf(),
+            });
         }
         let parts_dir = dir.join(PARTITIONS_DIR);
         if !parts_dir.exists() {
@@ -917,7 +843,7 @@ impl Log {
         })?;
         if settings.partitions == 0 || settings.partitions > hermit_protocol::frame::MAX_PARTITIONS
         {
-            return Err(StorageError::Config(format!(
+            return Err(StorageError::InvalidTopicSettings(format!(
                 "partitions must be between 1 and {}",
                 hermit_protocol::frame::MAX_PARTITIONS
             )));

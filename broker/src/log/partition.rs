@@ -20,6 +20,7 @@ use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
 use super::index::IndexBuilder;
 use super::io::{Io, OpenMode};
+use super::options::{FsyncPolicy, RecoveryMode, VerifyRolled};
 use super::reader::{self, Continuity, ScanOptions, SegmentReader, WholeBatch};
 use super::segment::{
     self, HARD_MAX_BATCH, RolledSegment, SegmentFile, Verification, idx_name, log_name,
@@ -27,7 +28,6 @@ use super::segment::{
 use super::slab::SLOT_BYTES;
 use super::sync::SyncQueue;
 use super::{LogOptions, TopicPolicy};
-use crate::config::{FsyncPolicy, RecoveryMode, VerifyRolled};
 use crate::metrics::PartitionStats;
 
 pub use super::clock::now_ns;

@@ -19,9 +19,9 @@ use tokio::sync::watch;
 
 use super::catalog::Catalog;
 use super::io::Io;
+use super::options::FsyncPolicy;
 use super::partition::{Partition, SyncTarget};
 use super::segment::SegmentFile;
-use crate::config::FsyncPolicy;
 use crate::metrics::Histogram;
 
 #[derive(Default)]

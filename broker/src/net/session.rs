@@ -457,9 +457,5 @@ pub(super) async fn partition_off_thread(
     let (log, name) = (log.clone(), topic.to_owned());
     tokio::task::spawn_blocking(move || log.partition(&name, partition, create))
         .await
-        .unwrap_or_else(|e| {
-            Err(StorageError::Config(format!(
-                "opening a partition panicked: {e}"
-            )))
-        })
+        .unwrap_or_else(|e| Err(StorageError::panicked("opening a partition", e)))
 }

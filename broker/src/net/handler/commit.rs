@@ -5,7 +5,7 @@ use hermit_protocol::Op;
 use hermit_protocol::frame::{Commit, ResponseBody};
 use tokio::time::Instant;
 
-use crate::config::FsyncPolicy;
+use crate::log::FsyncPolicy;
 use crate::net::pending::{AckBody, PendingAck};
 use crate::net::request::{Access, OpHandler};
 use crate::net::session::Session;

@@ -47,11 +47,7 @@ impl OpHandler for Handler {
         let res =
             tokio::task::spawn_blocking(move || log.create_topic(&name, settings).map(|_| ()))
                 .await
-                .unwrap_or_else(|e| {
-                    Err(StorageError::Config(format!(
-                        "topic creation panicked: {e}"
-                    )))
-                });
+                .unwrap_or_else(|e| Err(StorageError::panicked("topic creation", e)));
         match res {
             Ok(()) => {
                 if let Some(permit) = permit {

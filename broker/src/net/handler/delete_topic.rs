@@ -25,11 +25,7 @@ impl OpHandler for Handler {
         let name = t.as_str().to_owned();
         let res = tokio::task::spawn_blocking(move || engine.delete_topic(&name))
             .await
-            .unwrap_or_else(|e| {
-                Err(StorageError::Config(format!(
-                    "topic deletion panicked: {e}"
-                )))
-            });
+            .unwrap_or_else(|e| Err(StorageError::panicked("topic deletion", e)));
         match res {
             Ok(()) => {
                 s.shared.quotas.topic_deleted(t.as_str());

@@ -68,9 +68,7 @@ async fn read(
                 let p = part.clone();
                 tokio::task::spawn_blocking(move || p.verify_segment(&seg))
                     .await
-                    .unwrap_or_else(|e| {
-                        Err(StorageError::Config(format!("verification panicked: {e}")))
-                    })?;
+                    .unwrap_or_else(|e| Err(StorageError::panicked("verification", e)))?;
             }
             other => return Ok(other),
         }
@@ -162,7 +160,7 @@ async fn attempt_fetch(s: &mut Session, mut f: PendingFetch) {
         },
         Ok(ReadOutcome::Unverified(_)) => {
             // State::read verifies until the outcome is something else.
-            let e = StorageError::Config("segment verification did not settle".into());
+            let e = StorageError::VerificationUnsettled;
             s.storage_error(f.correlation_id, Op::Fetch, &e);
         }
         Err(e) => s.storage_error(f.correlation_id, Op::Fetch, &e),

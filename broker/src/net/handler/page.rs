@@ -106,7 +106,7 @@ pub(super) async fn topics_metadata(
             .collect::<Result<Vec<_>, _>>()
     })
     .await
-    .unwrap_or_else(|e| Err(StorageError::Config(format!("metadata panicked: {e}"))))
+    .unwrap_or_else(|e| Err(StorageError::panicked("metadata", e)))
 }
 
 /// Why a topic page could not be built.

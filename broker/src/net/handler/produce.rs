@@ -8,7 +8,7 @@ use hermit_protocol::{Ack, Op};
 use tokio::time::Instant;
 
 use crate::auth::Action;
-use crate::config::FsyncPolicy;
+use crate::log::FsyncPolicy;
 use crate::log::StorageError;
 use crate::net::pending::{AckBody, PendingAck};
 use crate::net::request::{Access, OpHandler};
