@@ -5,15 +5,18 @@
 //! came from; nothing silently falls back to a default.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
 
+use crate::auth::{Acl, AclError};
 use crate::log::LogOptions;
+use crate::net::{AccessOptions, QuotaOptions, ServerOptions, TlsFiles};
 
-// The storage options are the log's: declared and checked there, read here.
+// Each layer declares and checks its own options; the configuration reads
+// them under the same names and assembles them.
+pub use crate::auth::{AclRule, AuthMode};
 pub use crate::log::{FsyncPolicy, Limit, RecoveryMode, VerifyRolled};
 
 /// Log output format.
@@ -25,61 +28,6 @@ pub enum LogFormat {
     Text,
     /// One JSON object per line.
     Json,
-}
-
-/// Whether clients authenticate (protocol version 3; docs/SECURITY.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum AuthMode {
-    /// No authentication: everyone may do everything. Only on loopback
-    /// listeners unless `allow_anonymous = true`. Default.
-    #[default]
-    Off,
-    /// Clients may authenticate; anonymous ones get what
-    /// `principal = "anonymous"` rules allow, others what their rules allow.
-    Optional,
-    /// Only `Ping` and `Authenticate` before authenticating.
-    Required,
-}
-
-impl AuthMode {
-    /// Whether a caller that has not authenticated is refused every
-    /// operation but `Ping` and `Authenticate`.
-    pub const fn requires_principal(self) -> bool {
-        matches!(self, AuthMode::Required)
-    }
-
-    /// Whether clients that cannot authenticate (protocol version 2) may be
-    /// served at all.
-    pub const fn serves_anonymous(self) -> bool {
-        !self.requires_principal()
-    }
-}
-
-impl fmt::Display for AuthMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            AuthMode::Off => "off",
-            AuthMode::Optional => "optional",
-            AuthMode::Required => "required",
-        })
-    }
-}
-
-/// One `[[acl]]` rule as written in the file; compiled by
-/// [`crate::auth::Acl::from_config`] (which checks every field).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AclRule {
-    /// A fingerprint (64 hex digits), `"*"` (any authenticated principal) or `"anonymous"`.
-    pub principal: String,
-    /// Topic glob: `*` any run of characters, `?` one, `{principal}` the caller's fingerprint.
-    pub topics: String,
-    /// Actions granted: `produce`, `consume`, `create`, `delete`, `describe`.
-    pub allow: Vec<String>,
-    /// Consumer groups a `consume` rule may use (glob). Default `{principal}.*`.
-    #[serde(default)]
-    pub groups: Option<String>,
 }
 
 /// The broker's configuration. Each field's doc ends with its default.
@@ -509,6 +457,44 @@ impl Config {
         }
     }
 
+    /// The network part of the configuration, for the server
+    /// ([`Server::new`](crate::net::Server::new)); its keys are the options' names.
+    pub fn server_options(&self) -> ServerOptions {
+        ServerOptions {
+            max_connections: self.max_connections,
+            max_in_flight: self.max_in_flight,
+            handshake_timeout_ms: self.handshake_timeout_ms,
+            idle_timeout_ms: self.idle_timeout_ms,
+            drain_timeout_ms: self.drain_timeout_ms,
+            max_payload: self.max_payload,
+            max_key: self.max_key,
+            max_partitions: self.max_partitions,
+            max_parked_fetches: self.max_parked_fetches,
+            access: AccessOptions {
+                mode: self.auth,
+                admins: self.admins.clone(),
+                rules: self.acl.clone(),
+            },
+            tls: TlsFiles {
+                cert: self.tls_cert.clone(),
+                key: self.tls_key.clone(),
+                client_ca: self.tls_client_ca.clone(),
+            },
+            ws_max_message: self.ws_max_message,
+            allowed_origins: self.allowed_origins.clone(),
+            web_root: self.web_root.clone(),
+            quotas: QuotaOptions {
+                receive_budget_bytes: self.receive_budget_bytes,
+                produce_bytes_per_sec: self.produce_bytes_per_sec,
+                fetch_bytes_per_sec: self.fetch_bytes_per_sec,
+                max_topics_per_principal: self.max_topics_per_principal,
+                max_connections_per_principal: self.max_connections_per_principal,
+                max_connections_per_address: self.max_connections_per_address,
+            },
+            exposed_without_auth: self.exposed_without_auth(),
+        }
+    }
+
     /// The non-loopback listeners served without authentication: non-empty
     /// only with `auth = "off"` and `allow_anonymous = true`. The broker logs
     /// a warning naming them at every start.
@@ -544,56 +530,11 @@ impl Config {
         self.log_options()
             .validate()
             .map_err(|e| (e.option, e.message))?;
-        if self.max_connections == 0 {
-            return Err(("max_connections", "must be positive".into()));
-        }
-        if self.max_in_flight == 0 {
-            return Err(("max_in_flight", "must be positive".into()));
-        }
-        if self.handshake_timeout_ms == 0 {
-            return Err(("handshake_timeout_ms", "must be positive".into()));
-        }
-        if self.idle_timeout_ms == 0 {
-            return Err(("idle_timeout_ms", "must be positive".into()));
-        }
+        self.server_options()
+            .validate()
+            .map_err(|e| (e.key, e.message))?;
         if self.cleanup_interval_ms == 0 {
             return Err(("cleanup_interval_ms", "must be positive".into()));
-        }
-        // A budget smaller than one largest batch would stall that batch forever.
-        let largest = u64::from(self.max_payload) + u64::from(self.max_key);
-        if self.receive_budget_bytes < largest {
-            return Err((
-                "receive_budget_bytes",
-                format!("must be at least max_payload + max_key ({largest} bytes)"),
-            ));
-        }
-        for (key, limit) in [
-            ("produce_bytes_per_sec", self.produce_bytes_per_sec),
-            ("fetch_bytes_per_sec", self.fetch_bytes_per_sec),
-        ] {
-            if limit == Limit::Max(0) {
-                return Err((key, "must be positive or \"unlimited\"".into()));
-            }
-        }
-        for (key, n) in [
-            ("max_topics_per_principal", self.max_topics_per_principal),
-            (
-                "max_connections_per_principal",
-                self.max_connections_per_principal,
-            ),
-            (
-                "max_connections_per_address",
-                self.max_connections_per_address,
-            ),
-            ("max_parked_fetches", self.max_parked_fetches),
-        ] {
-            if n == 0 {
-                return Err((key, "must be positive".into()));
-            }
-        }
-        let max = hermit_protocol::frame::MAX_PARTITIONS;
-        if self.max_partitions == 0 || self.max_partitions > max {
-            return Err(("max_partitions", format!("must be between 1 and {max}")));
         }
         if self.default_partitions > self.max_partitions {
             return Err((
@@ -671,9 +612,6 @@ impl Config {
                 }
             }
         }
-        for origin in &self.allowed_origins {
-            crate::net::Origins::check_entry(origin).map_err(|m| ("allowed_origins", m))?;
-        }
         let exposed: Vec<String> = [self.ws_listen, self.wss_listen]
             .into_iter()
             .flatten()
@@ -690,13 +628,6 @@ impl Config {
                     exposed.join(" and ")
                 ),
             ));
-        }
-        if self
-            .web_root
-            .as_ref()
-            .is_some_and(|p| p.as_os_str().is_empty())
-        {
-            return Err(("web_root", "is an empty path".into()));
         }
         if let Some(addr) = self.admin_listen
             && !is_loopback(&addr)
@@ -717,17 +648,11 @@ impl Config {
         {
             return Err(("admin_token_file", "is an empty path".into()));
         }
-        if !(4096..=1 << 30).contains(&self.ws_max_message) {
-            return Err((
-                "ws_max_message",
-                "must be between 4096 bytes and 1 GiB".into(),
-            ));
-        }
         Ok(())
     }
 
     fn validate_security(&self) -> Result<(), (String, String)> {
-        crate::auth::Acl::from_config(self).map_err(|e| (e.key, e.message))?;
+        Acl::compile(self.auth, &self.admins, &self.acl).map_err(|e| (e.key, e.message))?;
         match self.auth {
             AuthMode::Off => {
                 let exposed: Vec<String> = self
@@ -765,6 +690,29 @@ impl Config {
             }
         }
         Ok(())
+    }
+}
+
+impl From<Config> for ServerOptions {
+    fn from(config: Config) -> ServerOptions {
+        config.server_options()
+    }
+}
+
+impl From<&Config> for ServerOptions {
+    fn from(config: &Config) -> ServerOptions {
+        config.server_options()
+    }
+}
+
+impl Acl {
+    /// Compiles `config.auth`, `config.admins` and `config.acl`.
+    ///
+    /// # Errors
+    /// What [`Acl::compile`] refuses.
+    #[deprecated(note = "use Acl::compile(config.auth, &config.admins, &config.acl)")]
+    pub fn from_config(config: &Config) -> Result<Acl, AclError> {
+        Acl::compile(config.auth, &config.admins, &config.acl)
     }
 }
 
@@ -821,408 +769,4 @@ fn to_value(kind: Kind, raw: &str) -> toml::Value {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
-
-    #[test]
-    fn precedence_file_env_flags() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("hermit.toml");
-        std::fs::write(
-            &file,
-            "fsync = \"never\"\nsegment_bytes = 4096\nmax_key = 10\nretention_bytes = \"unlimited\"\n",
-        )
-        .unwrap();
-        let c = Config::load(
-            Some(&file),
-            env(&[
-                ("HERMIT_SEGMENT_BYTES", "8192"),
-                ("HERMIT_MAX_KEY", "20"),
-                ("PATH", "/bin"),
-            ]),
-            &[("max_key", "30".into())],
-        )
-        .unwrap();
-        assert_eq!(c.fsync, FsyncPolicy::Never);
-        assert_eq!(c.segment_bytes, 8192);
-        assert_eq!(c.max_key, 30);
-        assert_eq!(c.retention_bytes, Limit::Unlimited);
-        assert_eq!(c.max_payload, Config::default().max_payload);
-    }
-
-    #[test]
-    fn errors_name_key_and_origin() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("hermit.toml");
-        std::fs::write(&file, "fsinc = \"always\"\n").unwrap();
-        let e = Config::load(Some(&file), env(&[]), &[])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("fsinc") && e.contains("hermit.toml"), "{e}");
-
-        std::fs::write(&file, "fsync = \"sometimes\"\n").unwrap();
-        let e = Config::load(Some(&file), env(&[]), &[])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("fsync") && e.contains("sometimes"), "{e}");
-
-        let e = Config::load(None, env(&[("HERMIT_SEGMENT_BYTES", "lots")]), &[])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("HERMIT_SEGMENT_BYTES"), "{e}");
-
-        let e = Config::load(None, env(&[("HERMIT_FSINC", "always")]), &[])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("HERMIT_FSINC"), "{e}");
-
-        let e = Config::load(None, env(&[]), &[("segment_bytes", "10".into())])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("--segment-bytes") && e.contains("segment_bytes"),
-            "{e}"
-        );
-
-        let e = Config::load(None, env(&[]), &[("fsync", "interval:0".into())])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("--fsync"), "{e}");
-        // The client's own variables are not broker settings, and not errors.
-        Config::load(None, env(&[("HERMIT_PASSWORD", "x")]), &[]).unwrap();
-    }
-
-    /// The ACL example of docs/SECURITY.md, verbatim.
-    const INBOX_POLICY: &str = r#"
-auth = "required"          # "off" | "optional" | "required"
-admins = ["0000000000000000000000000000000000000000000000000000000000000001"]
-[[acl]]
-principal = "*"            # a fingerprint, "*" (any authenticated) or "anonymous"
-topics = "inbox.*"         # glob; {principal} = the caller's fingerprint, hex
-allow = ["produce"]
-[[acl]]
-principal = "*"
-topics = "inbox.{principal}"
-allow = ["consume", "describe"]   # also: create, delete
-"#;
-
-    fn load_file(text: &str, flags: &[(&str, String)]) -> Result<Config, ConfigError> {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("hermit.toml");
-        std::fs::write(&file, text).unwrap();
-        Config::load(Some(&file), env(&[]), flags)
-    }
-
-    #[test]
-    fn the_admin_listener_is_on_loopback_by_default_and_needs_a_token_elsewhere() {
-        let c = load_file("", &[]).unwrap();
-        assert_eq!(c.admin_listen, Some("127.0.0.1:9644".parse().unwrap()));
-        let off = load_file("admin_listen = \"off\"\n", &[]).unwrap();
-        assert_eq!(off.admin_listen, None);
-        let e = load_file("admin_listen = \"0.0.0.0:9644\"\n", &[])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("admin_token_file") && e.contains("not on loopback"),
-            "{e}"
-        );
-        let ok = load_file(
-            "admin_listen = \"0.0.0.0:9644\"\nadmin_token_file = \"/etc/hermit/token\"\n",
-            &[],
-        );
-        assert!(ok.is_ok(), "{ok:?}");
-        let e = load_file("admin_listen = \"nowhere\"\n", &[])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("admin_listen") || e.contains("nowhere"), "{e}");
-        let e = load_file("listen = \"127.0.0.1:9644\"\n", &[])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("admin_listen"), "the same address twice: {e}");
-    }
-
-    #[test]
-    fn the_inbox_policy_parses_and_compiles() {
-        let c = load_file(&format!("listen = \"0.0.0.0:9092\"\n{INBOX_POLICY}"), &[]).unwrap();
-        assert_eq!(c.auth, AuthMode::Required);
-        assert_eq!(c.admins.len(), 1);
-        assert_eq!(c.acl.len(), 2);
-        assert_eq!(c.acl[1].topics, "inbox.{principal}");
-        assert_eq!(c.acl[1].allow, ["consume", "describe"]);
-        assert_eq!(c.acl[1].groups, None);
-        assert!(c.exposed_without_auth().is_empty());
-        let acl = crate::auth::Acl::from_config(&c).unwrap();
-        let admin = acl.who(crate::auth::Principal::from_hex(&c.admins[0]));
-        assert!(admin.is_admin());
-    }
-
-    #[test]
-    fn the_secure_default() {
-        // Loopback with the defaults (the README's first command).
-        let c = Config::load(None, env(&[]), &[]).unwrap();
-        assert_eq!(c.auth, AuthMode::Off);
-        assert!(c.exposed_without_auth().is_empty());
-        Config::load(None, env(&[]), &[("listen", "[::1]:9092".into())]).unwrap();
-
-        for listen in ["0.0.0.0:9092", "[::]:9092", "192.0.2.7:9092"] {
-            let e = Config::load(None, env(&[]), &[("listen", listen.into())])
-                .unwrap_err()
-                .to_string();
-            assert!(
-                e.contains("`auth`") && e.contains("allow_anonymous") && e.contains(listen),
-                "{e}"
-            );
-        }
-        // The TLS listener counts too.
-        let e = Config::load(
-            None,
-            env(&[("HERMIT_TLS_LISTEN", "0.0.0.0:9093")]),
-            &[("tls_cert", "c.pem".into()), ("tls_key", "k.pem".into())],
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("`auth`") && e.contains("0.0.0.0:9093"), "{e}");
-
-        let c = Config::load(
-            None,
-            env(&[("HERMIT_ALLOW_ANONYMOUS", "true")]),
-            &[("listen", "0.0.0.0:9092".into())],
-        )
-        .unwrap();
-        assert!(c.allow_anonymous);
-        assert_eq!(c.exposed_without_auth(), ["0.0.0.0:9092".parse().unwrap()]);
-
-        // With authentication on, no ACL rules is a closed broker, not an open one.
-        load_file("listen = \"0.0.0.0:9092\"\nauth = \"optional\"\n", &[]).unwrap();
-        let e = load_file(
-            "listen = \"0.0.0.0:9092\"\nauth = \"required\"\nallow_anonymous = true\n",
-            &[],
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            e.contains("`allow_anonymous`") && e.contains("hermit.toml"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn acl_errors_name_the_rule() {
-        let rule = |body: &str| {
-            format!(
-                "auth = \"required\"\n[[acl]]\nprincipal = \"*\"\ntopics = \"a\"\nallow = [\"produce\"]\n[[acl]]\n{body}\n"
-            )
-        };
-        for (body, key) in [
-            (
-                "principal = \"*\"\ntopics = \"a\"\nallow = [\"read\"]",
-                "acl[1].allow",
-            ),
-            (
-                "principal = \"bob\"\ntopics = \"a\"\nallow = [\"produce\"]",
-                "acl[1].principal",
-            ),
-            (
-                "principal = \"*\"\ntopics = \"a/b\"\nallow = [\"produce\"]",
-                "acl[1].topics",
-            ),
-            (
-                "principal = \"*\"\ntopics = \"a\"\nallow = [\"consume\"]\ngroups = \"{me}\"",
-                "acl[1].groups",
-            ),
-            (
-                "principal = \"*\"\ntopic = \"a\"\nallow = [\"produce\"]",
-                "acl[1]",
-            ),
-            ("principal = \"*\"\nallow = [\"produce\"]", "acl[1]"),
-        ] {
-            let e = load_file(&rule(body), &[]).unwrap_err().to_string();
-            assert!(
-                e.contains(&format!("`{key}`")) && e.contains("hermit.toml"),
-                "{key}: {e}"
-            );
-        }
-        let e = load_file("admins = [\"abc\"]\nauth = \"required\"\n", &[])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("`admins[0]`"), "{e}");
-        let e = load_file("acl = 3\n", &[]).unwrap_err().to_string();
-        assert!(e.contains("`acl`"), "{e}");
-        // Rules with auth off would be ignored: refused instead.
-        let e = load_file(
-            &rule("principal = \"*\"\ntopics = \"b\"\nallow = [\"produce\"]")
-                .replace("auth = \"required\"\n", ""),
-            &[],
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("`acl`") && e.contains("off"), "{e}");
-        // Lists are file-only.
-        let e = Config::load(None, env(&[("HERMIT_ADMINS", "x")]), &[])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("HERMIT_ADMINS") && e.contains("config file"),
-            "{e}"
-        );
-        let e = Config::load(None, env(&[]), &[("acl", "x".into())])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("--acl") && e.contains("config file"), "{e}");
-        assert!(Config::keys().all(|k| k != "acl" && k != "admins"));
-    }
-
-    #[test]
-    fn tls_and_quota_keys() {
-        let c = Config::load(None, env(&[]), &[]).unwrap();
-        assert_eq!(c.receive_budget_bytes, 256 << 20);
-        assert_eq!(c.produce_bytes_per_sec, Limit::Unlimited);
-        assert_eq!(c.fetch_bytes_per_sec, Limit::Unlimited);
-        assert_eq!(c.max_topics_per_principal, 1000);
-        assert_eq!(c.max_connections_per_principal, 1000);
-        assert_eq!(c.max_connections_per_address, 1000);
-        assert_eq!(c.max_parked_fetches, 256);
-        assert_eq!(c.max_partitions, 64);
-        assert_eq!(c.tls_listen, None);
-
-        let c = load_file(
-            "tls_listen = \"127.0.0.1:9093\"\ntls_cert = \"/etc/hermit/cert.pem\"\n\
-             tls_key = \"/etc/hermit/key.pem\"\ntls_client_ca = \"/etc/hermit/ca.pem\"\n\
-             produce_bytes_per_sec = 1048576\nfetch_bytes_per_sec = \"unlimited\"\n",
-            &[("max_partitions", "128".into())],
-        )
-        .unwrap();
-        assert_eq!(c.tls_listen, Some("127.0.0.1:9093".parse().unwrap()));
-        assert_eq!(
-            c.tls_client_ca.as_deref(),
-            Some(Path::new("/etc/hermit/ca.pem"))
-        );
-        assert_eq!(c.produce_bytes_per_sec, Limit::Max(1 << 20));
-        assert_eq!(c.max_partitions, 128);
-        assert_eq!(c.listeners().count(), 2);
-
-        for (flags, key) in [
-            (vec![("tls_listen", "127.0.0.1:9093")], "tls_cert"),
-            (
-                vec![("tls_listen", "127.0.0.1:9093"), ("tls_cert", "c")],
-                "tls_key",
-            ),
-            (vec![("tls_key", "k")], "tls_key"),
-            (vec![("tls_client_ca", "ca")], "tls_client_ca"),
-            (
-                vec![
-                    ("tls_listen", "127.0.0.1:9092"),
-                    ("tls_cert", "c"),
-                    ("tls_key", "k"),
-                ],
-                "tls_listen",
-            ),
-            (
-                vec![("receive_budget_bytes", "1000")],
-                "receive_budget_bytes",
-            ),
-            (
-                vec![("produce_bytes_per_sec", "0")],
-                "produce_bytes_per_sec",
-            ),
-            (vec![("max_parked_fetches", "0")], "max_parked_fetches"),
-            (vec![("max_partitions", "5000")], "max_partitions"),
-            (
-                vec![("max_partitions", "2"), ("default_partitions", "3")],
-                "default_partitions",
-            ),
-        ] {
-            let flags: Vec<(&str, String)> =
-                flags.iter().map(|(k, v)| (*k, v.to_string())).collect();
-            let e = Config::load(None, env(&[]), &flags)
-                .unwrap_err()
-                .to_string();
-            assert!(e.contains(&format!("`{key}`")), "{key}: {e}");
-        }
-    }
-
-    #[test]
-    fn websocket_keys_and_their_secure_default() {
-        let c = Config::load(None, env(&[]), &[]).unwrap();
-        assert_eq!(
-            (c.ws_listen, c.wss_listen, c.web_root.clone()),
-            (None, None, None)
-        );
-        assert_eq!(c.ws_max_message, 1 << 20);
-
-        let c = load_file(
-            "ws_listen = \"127.0.0.1:9094\"\nallowed_origins = [\"https://chat.example.com\"]\n\
-             web_root = \"js\"\n",
-            &[("ws_max_message", "65536".into())],
-        )
-        .unwrap();
-        assert_eq!(c.ws_listen, Some("127.0.0.1:9094".parse().unwrap()));
-        assert_eq!(
-            c.allowed_origins,
-            vec!["https://chat.example.com".to_string()]
-        );
-        assert_eq!(c.ws_max_message, 65536);
-        assert_eq!(c.listeners().count(), 2);
-
-        // Not on loopback: the origins must be listed, and auth is still required.
-        let e = load_file("ws_listen = \"0.0.0.0:9094\"\n", &[])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("`allowed_origins`") && e.contains("not on loopback"),
-            "{e}"
-        );
-        let e = load_file(
-            "ws_listen = \"0.0.0.0:9094\"\nallowed_origins = [\"*\"]\n",
-            &[],
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("`auth`") && e.contains("0.0.0.0:9094"), "{e}");
-        let e = load_file(
-            "allowed_origins = [\"chat.example.com\"]\nws_listen = \"127.0.0.1:1\"\n",
-            &[],
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            e.contains("`allowed_origins`") && e.contains("http://"),
-            "{e}"
-        );
-
-        for (flags, key) in [
-            (vec![("wss_listen", "127.0.0.1:9095")], "tls_cert"),
-            (vec![("web_root", "js")], "web_root"),
-            (vec![("ws_listen", "127.0.0.1:9092")], "ws_listen"),
-            (vec![("ws_max_message", "100")], "ws_max_message"),
-        ] {
-            let flags: Vec<(&str, String)> =
-                flags.iter().map(|(k, v)| (*k, v.to_string())).collect();
-            let e = Config::load(None, env(&[]), &flags)
-                .unwrap_err()
-                .to_string();
-            assert!(e.contains(&format!("`{key}`")), "{key}: {e}");
-        }
-        let e = Config::load(None, env(&[("HERMIT_ALLOWED_ORIGINS", "*")]), &[])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("only be set in the config file"), "{e}");
-    }
-
-    #[test]
-    fn the_storage_defaults_are_the_logs() {
-        // Compared through `Debug`: the options hold the file system, which
-        // has no equality.
-        assert_eq!(
-            format!("{:?}", Config::default().log_options()),
-            format!("{:?}", LogOptions::default())
-        );
-    }
-}
+mod tests;

@@ -15,8 +15,8 @@
 
 use std::fmt;
 
-use super::{PRINCIPAL_HEX_LEN, Principal};
-use crate::config::{AclRule, AuthMode, Config};
+use super::options::{AclRule, AuthMode};
+use super::principal::{PRINCIPAL_HEX_LEN, Principal};
 
 /// Something a caller may be allowed to do to a topic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -374,7 +374,8 @@ impl Acl {
         }
     }
 
-    /// Compiles `config.auth`, `config.admins` and `config.acl`.
+    /// Compiles the `auth` mode, the `admins` and the `acl` rules of the
+    /// configuration.
     ///
     /// # Errors
     /// An [`AclError`] naming the first bad entry: a principal that is not
@@ -382,11 +383,7 @@ impl Acl {
     /// `{principal}` in an `anonymous` rule (it could never match); `groups`
     /// on a rule without `consume`; rules or admins with `auth = "off"`
     /// (they would be ignored).
-    pub fn from_config(config: &Config) -> Result<Acl, AclError> {
-        Acl::compile(config.auth, &config.admins, &config.acl)
-    }
-
-    fn compile(mode: AuthMode, admins: &[String], rules: &[AclRule]) -> Result<Acl, AclError> {
+    pub fn compile(mode: AuthMode, admins: &[String], rules: &[AclRule]) -> Result<Acl, AclError> {
         let err = |key: String, message: String| AclError { key, message };
         if mode == AuthMode::Off && !(admins.is_empty() && rules.is_empty()) {
             let key = if rules.is_empty() { "admins" } else { "acl" };

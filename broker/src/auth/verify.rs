@@ -14,7 +14,7 @@ use p256::ecdsa::{Signature, VerifyingKey};
 use p256::pkcs8::SubjectPublicKeyInfoRef;
 use p256::pkcs8::{DecodePublicKey as _, EncodePublicKey as _, ObjectIdentifier};
 
-use super::Principal;
+use super::principal::Principal;
 
 /// Why an `Authenticate` request (or a key) was refused.
 ///

@@ -30,7 +30,7 @@ async fn tls_handshake(
     tcp: TcpStream,
     peer: SocketAddr,
 ) -> Option<(TlsStream<TcpStream>, Option<Principal>)> {
-    let limit = Duration::from_millis(shared.config.handshake_timeout_ms);
+    let limit = Duration::from_millis(shared.options.handshake_timeout_ms);
     let stream = match tokio::time::timeout(limit, acceptor.accept(tcp)).await {
         Ok(Ok(s)) => s,
         Ok(Err(e)) => {
@@ -109,7 +109,7 @@ async fn upgrade<S>(shared: Arc<Shared>, mut stream: S, peer: SocketAddr, mut ar
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let limit = Duration::from_millis(shared.config.handshake_timeout_ms);
+    let limit = Duration::from_millis(shared.options.handshake_timeout_ms);
     let refused = || shared.metrics.ws_refused.fetch_add(1, Ordering::Relaxed);
     let (request, rest) = match http::read_head(&mut stream, limit).await {
         Ok(r) => r,
@@ -128,7 +128,7 @@ where
     };
     if !request.wants_websocket() {
         let answer = async {
-            match &shared.config.web_root {
+            match &shared.options.web_root {
                 Some(root) => {
                     shared.metrics.files_served.fetch_add(1, Ordering::Relaxed);
                     http::serve_file(&mut stream, root, &request).await
@@ -182,7 +182,7 @@ where
         return;
     }
     shared.metrics.ws_upgrades.fetch_add(1, Ordering::Relaxed);
-    let max_message = shared.config.ws_max_message;
+    let max_message = shared.options.ws_max_message;
     // The length prefix is not part of a frame's length.
     arrival.max_frame = Some(shared.limits.max_frame.min(max_message - 4));
     let ws = ws::WsStream::new(
@@ -217,7 +217,7 @@ pub(super) async fn serve<S: ByteStream>(
         tracing::debug!(
             target: "audit",
             %peer,
-            max = shared.config.max_connections_per_address,
+            max = shared.options.quotas.max_connections_per_address,
             "connection refused: max_connections_per_address reached for this address"
         );
         let msg = "this address has reached max_connections_per_address; retry later";
@@ -235,7 +235,7 @@ pub(super) async fn serve<S: ByteStream>(
                 .metrics
                 .connections_refused
                 .fetch_add(1, Ordering::Relaxed);
-            tracing::warn!(%peer, max = shared.config.max_connections, "connection limit reached; refusing");
+            tracing::warn!(%peer, max = shared.options.max_connections, "connection limit reached; refusing");
             let msg = "the broker has reached max_connections; retry later";
             refuse(stream, shared, msg).await
         }
@@ -246,7 +246,7 @@ pub(super) async fn serve<S: ByteStream>(
 /// notice (correlation id 0) saying which, then close.
 async fn refuse<S: ByteStream>(mut stream: S, shared: Arc<Shared>, message: &str) {
     let mut hello = [0u8; HELLO_LEN];
-    let limit = Duration::from_millis(shared.config.handshake_timeout_ms);
+    let limit = Duration::from_millis(shared.options.handshake_timeout_ms);
     let Ok(Ok(_)) = tokio::time::timeout(limit, stream.read_exact(&mut hello)).await else {
         return;
     };

@@ -182,7 +182,7 @@ impl<S: ByteStream> Connection<S> {
 
     async fn handshake(&mut self) -> io::Result<bool> {
         let mut hello = [0u8; HELLO_LEN];
-        let limit = Duration::from_millis(self.st.shared.config.handshake_timeout_ms);
+        let limit = Duration::from_millis(self.st.shared.options.handshake_timeout_ms);
         match tokio::time::timeout(limit, self.stream.read_exact(&mut hello)).await {
             Err(_) => {
                 tracing::debug!(peer = %self.peer, "no hello within the handshake timeout");
@@ -247,8 +247,8 @@ impl<S: ByteStream> Connection<S> {
         if let Some(p) = self.st.arrival.principal {
             self.st.take_principal_permit(0, Op::Ping as u8, p);
         }
-        let idle = Duration::from_millis(self.st.shared.config.idle_timeout_ms);
-        let max_in_flight = self.st.shared.config.max_in_flight as usize;
+        let idle = Duration::from_millis(self.st.shared.options.idle_timeout_ms);
+        let max_in_flight = self.st.shared.options.max_in_flight as usize;
         let metrics = self.st.shared.metrics.clone();
         let mut last_progress = Instant::now();
         loop {

@@ -21,6 +21,8 @@
 //!   gives; `pending`: the acks and long polls waiting.
 //! - `request`: the contract of a request type's handler (`Access` it
 //!   needs, `handle`); `handler`: the dispatcher and one module per op.
+//! - [`ServerOptions`] (`options`): the network part of the configuration,
+//!   declared and checked here.
 //! - `shared`, `metrics`: what every connection shares, and the counters.
 //! - `outbox`: the output queue; fetch bodies go out with `sendfile(2)` on
 //!   plain TCP and through a bounded `pread` + write copy on other streams.
@@ -29,10 +31,12 @@
 //!   per address).
 
 mod accept;
+mod access;
 mod connection;
 mod handler;
 pub(crate) mod http;
 mod metrics;
+mod options;
 mod outbox;
 mod pending;
 mod quota;
@@ -45,5 +49,6 @@ pub(crate) mod ws;
 
 pub use http::Origins;
 pub use metrics::Metrics;
+pub use options::{AccessOptions, OptionError, QuotaOptions, ServerOptions, TlsFiles};
 pub use server::{Server, ServerError};
 pub use stream::ByteStream;

@@ -17,7 +17,7 @@ use std::task::{Context, Poll, Waker};
 
 use bytes::{Buf, BytesMut};
 
-use super::Metrics;
+use super::metrics::Metrics;
 use super::stream::ByteStream;
 use crate::log::segment::SegmentFile;
 

@@ -17,8 +17,9 @@ use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use tokio::time::Instant;
 
+use super::options::QuotaOptions;
 use crate::auth::Principal;
-use crate::config::{Config, Limit};
+use crate::log::Limit;
 
 /// Token buckets are pruned once the map holds this many: keys are free to
 /// make, so the map must not grow with every principal ever seen.
@@ -77,7 +78,7 @@ struct TopicCounts {
 }
 
 impl Quotas {
-    pub(crate) fn new(c: &Config) -> Quotas {
+    pub(crate) fn new(c: &QuotaOptions) -> Quotas {
         let budget_bytes = c.receive_budget_bytes.min(Semaphore::MAX_PERMITS as u64);
         let rate = |l: Limit| match l {
             Limit::Unlimited => None,
@@ -386,10 +387,10 @@ mod tests {
         assert_eq!(lock(&r.buckets).len(), 1);
     }
 
-    fn quotas(tweak: impl FnOnce(&mut Config)) -> Arc<Quotas> {
-        let mut c = Config::default();
+    fn quotas(tweak: impl FnOnce(&mut crate::config::Config)) -> Arc<Quotas> {
+        let mut c = crate::config::Config::default();
         tweak(&mut c);
-        Arc::new(Quotas::new(&c))
+        Arc::new(Quotas::new(&c.server_options().quotas))
     }
 
     #[test]

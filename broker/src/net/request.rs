@@ -1,7 +1,7 @@
 //! What a request type's handler provides — the contract every module in
 //! `net::handler` implements, one per op.
 //!
-//! A handler says what the caller must be allowed ([`Access`], checked by
+//! A handler says what the caller must be allowed (`Access`, checked by
 //! the dispatcher before anything runs, so a refused request does nothing),
 //! then carries the request out on the connection's [`Session`] and answers
 //! it — at once, or later for a durable ack or a long poll.
@@ -10,27 +10,8 @@ use std::future::Future;
 
 use hermit_protocol::Op;
 
+use super::access::Access;
 use super::session::Session;
-use crate::auth::Action;
-
-/// What a request needs from the access rules before it runs.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Access<'a> {
-    /// No rule: anyone on the connection may (Ping, Authenticate), or the
-    /// handler answers only what the caller may see (ListTopics and
-    /// Metadata of every topic filter by `describe` per topic).
-    Anyone,
-    /// `action` on `topic`.
-    Topic(Action, &'a str),
-    /// A consumer group's offset on `topic`: `consume` on the topic, and
-    /// the group must be one the caller may use.
-    Group {
-        /// The group named.
-        group: &'a str,
-        /// The topic named.
-        topic: &'a str,
-    },
-}
 
 /// One op's handler.
 pub(super) trait OpHandler {

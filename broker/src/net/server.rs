@@ -14,11 +14,11 @@ use tokio::task::JoinSet;
 use super::accept;
 use super::http::Origins;
 use super::metrics::Metrics;
+use super::options::ServerOptions;
 use super::quota;
 use super::shared::{Arrival, Shared};
 use super::stream::ByteStream;
 use crate::auth::{Acl, AclError, BrokerId, BrokerIdError};
-use crate::config::Config;
 use crate::engine::Engine;
 use crate::log::Log;
 use crate::tls::{self, TlsAcceptor, TlsError};
@@ -86,26 +86,32 @@ pub struct Server {
 
 impl Server {
     /// A server for `engine` with the network and access settings of
-    /// `config`. Reads (or, in a new data directory, makes) the broker id in
-    /// the engine's data directory.
+    /// `options` (a [`Config`](crate::config::Config) converts into them).
+    /// Reads (or, in a new data directory, makes) the broker id in the
+    /// engine's data directory.
     ///
     /// # Errors
     /// Invalid ACL rules or admins, or a broker id that cannot be read or written.
-    pub fn new(engine: Arc<Engine>, config: Config) -> Result<Server, ServerError> {
+    pub fn new(
+        engine: Arc<Engine>,
+        options: impl Into<ServerOptions>,
+    ) -> Result<Server, ServerError> {
+        let options = options.into();
         let log = engine.log().clone();
-        let limits = Limits::for_payload(config.max_payload, config.max_key);
-        let permits = Arc::new(Semaphore::new(config.max_connections as usize));
-        let acl = Acl::from_config(&config)?;
+        let limits = Limits::for_payload(options.max_payload, options.max_key);
+        let permits = Arc::new(Semaphore::new(options.max_connections as usize));
+        let access = &options.access;
+        let acl = Acl::compile(access.mode, &access.admins, &access.rules)?;
         let broker_id = BrokerId::load_or_create(log.dir())?;
-        let quotas = Arc::new(quota::Quotas::new(&config));
-        let origins = Origins::new(&config.allowed_origins).map_err(ServerError::Origins)?;
-        if config.allowed_origins.iter().any(|o| o == "*") {
+        let quotas = Arc::new(quota::Quotas::new(&options.quotas));
+        let origins = Origins::new(&options.allowed_origins).map_err(ServerError::Origins)?;
+        if options.allowed_origins.iter().any(|o| o == "*") {
             tracing::warn!(
                 target: "audit",
                 "allowed_origins = [\"*\"]: any web page a visitor opens may use their WebSocket connection to this broker"
             );
         }
-        if let Some(root) = &config.web_root {
+        if let Some(root) = &options.web_root {
             match std::fs::metadata(root) {
                 Ok(m) if m.is_dir() => {}
                 Ok(_) => {
@@ -122,7 +128,7 @@ impl Server {
                 }
             }
         }
-        for addr in config.exposed_without_auth() {
+        for addr in &options.exposed_without_auth {
             tracing::warn!(
                 target: "audit",
                 %addr,
@@ -133,7 +139,7 @@ impl Server {
             shared: Arc::new(Shared {
                 engine,
                 log,
-                config,
+                options,
                 limits,
                 metrics: Arc::new(Metrics::default()),
                 stop: watch::Sender::new(false),
@@ -149,11 +155,11 @@ impl Server {
 
     /// The TLS acceptor of `tls_cert`, `tls_key` and `tls_client_ca`.
     fn tls_acceptor(&self) -> Result<TlsAcceptor, ServerError> {
-        let c = &self.shared.config;
-        let (Some(cert), Some(key)) = (&c.tls_cert, &c.tls_key) else {
+        let files = &self.shared.options.tls;
+        let (Some(cert), Some(key)) = (&files.cert, &files.key) else {
             return Err(ServerError::TlsNotConfigured);
         };
-        let config = tls::server_config(cert, key, c.tls_client_ca.as_deref())?;
+        let config = tls::server_config(cert, key, files.client_ca.as_deref())?;
         Ok(TlsAcceptor::from(config))
     }
 
@@ -294,7 +300,7 @@ impl Server {
             "shutting down: no new connections; draining"
         );
         self.shared.stop.send_replace(true);
-        let drain = Duration::from_millis(self.shared.config.drain_timeout_ms);
+        let drain = Duration::from_millis(self.shared.options.drain_timeout_ms);
         let drained = tokio::select! {
             biased;
             _ = &mut hurry => false,

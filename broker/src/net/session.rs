@@ -20,10 +20,10 @@ use hermit_protocol::{Op, Status};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::access::Access;
 use super::outbox::Outbox;
 use super::pending::{AckBody, PendingAck, PendingFetch};
 use super::quota::{self, Permit, TopicPermit};
-use super::request::Access;
 use super::shared::{Arrival, Shared};
 use crate::auth::{Action, AuthMode, Denied, Principal, Who, fresh_nonce};
 use crate::log::{Partition, StorageError};
@@ -329,7 +329,7 @@ impl Session {
                     .metrics
                     .refused_by_principal
                     .fetch_add(1, Ordering::Relaxed);
-                let max = self.shared.config.max_connections_per_principal;
+                let max = self.shared.options.quotas.max_connections_per_principal;
                 tracing::debug!(target: "audit", peer = %self.peer, principal = %p, max, "connection refused: max_connections_per_principal reached");
                 let msg = format!(
                     "principal {p} already has max_connections_per_principal ({max}) connections open"

@@ -7,9 +7,9 @@ use tokio::sync::{Semaphore, watch};
 
 use super::http::Origins;
 use super::metrics::Metrics;
+use super::options::ServerOptions;
 use super::quota;
 use crate::auth::{Acl, BrokerId, Principal};
-use crate::config::Config;
 use crate::engine::Engine;
 use crate::log::Log;
 
@@ -32,7 +32,7 @@ pub(super) struct Shared {
     /// The engine's log: the data path (produce, fetch, topics) goes
     /// straight to storage.
     pub(super) log: Arc<Log>,
-    pub(super) config: Config,
+    pub(super) options: ServerOptions,
     pub(super) limits: Limits,
     pub(super) metrics: Arc<Metrics>,
     /// Set to true when the server shuts down; every connection watches it,

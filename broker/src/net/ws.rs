@@ -36,7 +36,8 @@ use tokio::sync::watch;
 use tokio::time::{Instant, Sleep};
 use tokio_websockets::{CloseCode, Message, WebSocketStream};
 
-use super::ByteStream;
+use super::metrics::Metrics;
+use super::stream::ByteStream;
 
 /// Pings and pongs a client may send at once before the per-second
 /// allowance applies.
@@ -144,7 +145,7 @@ pub(crate) struct WsStream<S> {
     /// The broker is shutting down: close with 1001 rather than 1000.
     stop: watch::Receiver<bool>,
     /// Counts connections this adapter closed for a WebSocket violation.
-    violations: std::sync::Arc<super::Metrics>,
+    violations: std::sync::Arc<Metrics>,
     closed: bool,
 }
 
@@ -156,7 +157,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> WsStream<S> {
         prefix: Bytes,
         max_message: usize,
         stop: watch::Receiver<bool>,
-        metrics: std::sync::Arc<super::Metrics>,
+        metrics: std::sync::Arc<Metrics>,
     ) -> WsStream<S> {
         let ws = tokio_websockets::ServerBuilder::new()
             .limits(tokio_websockets::Limits::default().max_payload_len(Some(max_message)))

@@ -10,7 +10,8 @@ use hermit_protocol::hello::VERSION_3;
 use hermit_protocol::{Op, Status};
 
 use crate::auth::verify_authenticate;
-use crate::net::request::{Access, OpHandler};
+use crate::net::access::Access;
+use crate::net::request::OpHandler;
 use crate::net::session::{Closing, Session};
 
 /// The Authenticate handler.

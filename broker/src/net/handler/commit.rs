@@ -6,8 +6,9 @@ use hermit_protocol::frame::{Commit, ResponseBody};
 use tokio::time::Instant;
 
 use crate::log::FsyncPolicy;
+use crate::net::access::Access;
 use crate::net::pending::{AckBody, PendingAck};
-use crate::net::request::{Access, OpHandler};
+use crate::net::request::OpHandler;
 use crate::net::session::Session;
 
 /// The Commit handler.

@@ -3,7 +3,8 @@
 use hermit_protocol::Op;
 use hermit_protocol::frame::{Committed, ResponseBody};
 
-use crate::net::request::{Access, OpHandler};
+use crate::net::access::Access;
+use crate::net::request::OpHandler;
 use crate::net::session::Session;
 
 /// The Committed handler.

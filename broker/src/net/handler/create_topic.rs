@@ -8,7 +8,8 @@ use hermit_protocol::{Op, Status};
 
 use crate::auth::Action;
 use crate::log::StorageError;
-use crate::net::request::{Access, OpHandler};
+use crate::net::access::Access;
+use crate::net::request::OpHandler;
 use crate::net::session::Session;
 
 /// The CreateTopic handler.
@@ -24,7 +25,7 @@ impl OpHandler for Handler {
 
     async fn handle(s: &mut Session, corr: u32, c: Self::Request<'_>) {
         let op = Op::CreateTopic as u8;
-        let max = s.shared.config.max_partitions;
+        let max = s.shared.options.max_partitions;
         if c.settings.partitions > max {
             s.shared
                 .metrics

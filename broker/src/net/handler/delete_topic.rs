@@ -6,7 +6,8 @@ use hermit_protocol::{Op, TopicName};
 
 use crate::auth::Action;
 use crate::log::StorageError;
-use crate::net::request::{Access, OpHandler};
+use crate::net::access::Access;
+use crate::net::request::OpHandler;
 use crate::net::session::Session;
 
 /// The DeleteTopic handler.

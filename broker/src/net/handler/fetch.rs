@@ -13,9 +13,10 @@ use tokio::time::Instant;
 
 use crate::auth::Action;
 use crate::log::{Partition, ReadOutcome, StorageError};
+use crate::net::access::Access;
 use crate::net::pending::{Parked, PendingFetch};
 use crate::net::quota;
-use crate::net::request::{Access, OpHandler};
+use crate::net::request::OpHandler;
 use crate::net::session::Session;
 
 /// The Fetch handler.
@@ -37,7 +38,7 @@ impl OpHandler for Handler {
         else {
             return;
         };
-        let cap = s.shared.config.idle_timeout_ms;
+        let cap = s.shared.options.idle_timeout_ms;
         let wait = u64::from(f.max_wait_ms).min(cap);
         let deadline = Instant::now() + Duration::from_millis(wait);
         let pending = PendingFetch {
@@ -127,13 +128,13 @@ async fn attempt_fetch(s: &mut Session, mut f: PendingFetch) {
             high_watermark,
             log_start,
         }) => match rx.take() {
-            Some(_) if s.fetches.len() >= s.shared.config.max_parked_fetches as usize => {
+            Some(_) if s.fetches.len() >= s.shared.options.max_parked_fetches as usize => {
                 // Over max_parked_fetches: answered now with what there is.
                 s.shared
                     .metrics
                     .fetches_not_parked
                     .fetch_add(1, Ordering::Relaxed);
-                tracing::debug!(target: "audit", peer = %s.peer, who = %s.who, max = s.shared.config.max_parked_fetches, "long poll not parked: max_parked_fetches reached");
+                tracing::debug!(target: "audit", peer = %s.peer, who = %s.who, max = s.shared.options.max_parked_fetches, "long poll not parked: max_parked_fetches reached");
                 let header =
                     frame::encode_fetch_header(f.correlation_id, high_watermark, log_start, 0);
                 s.out.push_frame(|b| b.extend_from_slice(&header));

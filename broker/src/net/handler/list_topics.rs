@@ -9,7 +9,8 @@ use hermit_protocol::frame::{
 use hermit_protocol::{Op, Status};
 
 use super::page::{LIST_SCAN_FACTOR, PageError, topic_page};
-use crate::net::request::{Access, OpHandler};
+use crate::net::access::Access;
+use crate::net::request::OpHandler;
 use crate::net::session::Session;
 
 /// A ListTopics `next` that would name a topic the caller may not

@@ -7,7 +7,8 @@ use hermit_protocol::{Op, Status, TopicName};
 use super::page::{Cut, LIST_SCAN_FACTOR, PageError, topic_page, topics_metadata};
 use crate::auth::Action;
 use crate::log::StorageError;
-use crate::net::request::{Access, OpHandler};
+use crate::net::access::Access;
+use crate::net::request::OpHandler;
 use crate::net::session::Session;
 
 /// The Metadata handler.

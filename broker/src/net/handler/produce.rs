@@ -10,8 +10,9 @@ use tokio::time::Instant;
 use crate::auth::Action;
 use crate::log::FsyncPolicy;
 use crate::log::StorageError;
+use crate::net::access::Access;
 use crate::net::pending::{AckBody, PendingAck};
-use crate::net::request::{Access, OpHandler};
+use crate::net::request::OpHandler;
 use crate::net::session::Session;
 
 /// The Produce handler.
