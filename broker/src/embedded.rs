@@ -11,101 +11,39 @@ use tokio::task::JoinHandle;
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::log::{Log, StorageError};
-use crate::net::{Metrics, Server, ServerError};
+use crate::net::Metrics;
+use crate::start::{self, Addresses, Broker, StartError};
 
-/// Why an embedded broker could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum EmbeddedError {
-    /// The log could not be opened.
-    #[error("cannot open the log: {0}")]
-    Log(#[from] StorageError),
-    /// The server could not be set up (access rules, broker id, TLS files).
-    #[error("cannot set up the server: {0}")]
-    Server(#[from] ServerError),
-    /// The listener could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        /// Requested address.
-        addr: SocketAddr,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-}
+/// Why an embedded broker could not start: what [`Broker::start`] refuses.
+pub type EmbeddedError = StartError;
 
 /// A running in-process broker.
 pub struct EmbeddedBroker {
-    addr: SocketAddr,
-    tls_addr: Option<SocketAddr>,
-    ws_addr: Option<SocketAddr>,
-    wss_addr: Option<SocketAddr>,
+    addresses: Addresses,
     engine: Arc<Engine>,
     metrics: Arc<Metrics>,
     stop: Option<oneshot::Sender<()>>,
     hurry: Option<oneshot::Sender<()>>,
-    task: JoinHandle<std::io::Result<()>>,
+    task: JoinHandle<std::io::Result<Arc<Engine>>>,
 }
 
 impl EmbeddedBroker {
     /// Start a broker on `config.listen` (use port 0 for any free port) over
-    /// `data_dir` (which overrides `config.data_dir`). Opening the log blocks
-    /// the calling thread (recovery); call from an async context.
+    /// `data_dir` (which overrides `config.data_dir`), the way `hermit
+    /// broker` starts ([`Broker::start`]). Opening the log blocks a blocking
+    /// thread (recovery); call from an async context.
     pub async fn start(
         data_dir: &Path,
         mut config: Config,
     ) -> Result<EmbeddedBroker, EmbeddedError> {
         config.data_dir = data_dir.to_path_buf();
-        let opts = config.log_options();
-        let dir = data_dir.to_path_buf();
-        let engine = tokio::task::spawn_blocking(move || Engine::open(&dir, opts))
-            .await
-            .map_err(|e| StorageError::panicked("log recovery", e))??;
-        let engine = Arc::new(engine);
-        engine.start_background(std::time::Duration::from_millis(config.cleanup_interval_ms));
-        let listener = tokio::net::TcpListener::bind(config.listen)
-            .await
-            .map_err(|source| EmbeddedError::Bind {
-                addr: config.listen,
-                source,
-            })?;
-        let addr = listener
-            .local_addr()
-            .map_err(|source| EmbeddedError::Bind {
-                addr: config.listen,
-                source,
-            })?;
-        let (tls_listen, ws_listen, wss_listen) =
-            (config.tls_listen, config.ws_listen, config.wss_listen);
-        let mut server = Server::new(engine.clone(), config)?;
-        let bind = async |at: SocketAddr| {
-            let bind_err = |source| EmbeddedError::Bind { addr: at, source };
-            let l = tokio::net::TcpListener::bind(at).await.map_err(bind_err)?;
-            let addr = l.local_addr().map_err(bind_err)?;
-            Ok::<_, EmbeddedError>((l, addr))
-        };
-        let mut tls_addr = None;
-        if let Some(at) = tls_listen {
-            let (l, addr) = bind(at).await?;
-            tls_addr = Some(addr);
-            server = server.with_tls(l)?;
-        }
-        let mut ws_addr = None;
-        if let Some(at) = ws_listen {
-            let (l, addr) = bind(at).await?;
-            ws_addr = Some(addr);
-            server = server.with_websocket(l, false)?;
-        }
-        let mut wss_addr = None;
-        if let Some(at) = wss_listen {
-            let (l, addr) = bind(at).await?;
-            wss_addr = Some(addr);
-            server = server.with_websocket(l, true)?;
-        }
-        let metrics = server.metrics();
+        let broker = Broker::start(config).await?;
+        let addresses = *broker.addresses();
+        let engine = broker.engine().clone();
+        let metrics = broker.metrics();
         let (stop, stopped) = oneshot::channel::<()>();
         let (hurry, hurried) = oneshot::channel::<()>();
-        let task = tokio::spawn(server.run(
-            listener,
+        let task = tokio::spawn(broker.serve(
             async {
                 let _ = stopped.await;
             },
@@ -117,10 +55,7 @@ impl EmbeddedBroker {
             },
         ));
         Ok(EmbeddedBroker {
-            addr,
-            tls_addr,
-            ws_addr,
-            wss_addr,
+            addresses,
             engine,
             metrics,
             stop: Some(stop),
@@ -130,31 +65,38 @@ impl EmbeddedBroker {
     }
 
     /// A configuration for tests: port 0 on loopback, everything else default.
+    /// No admin listener (several brokers run side by side in one test).
     pub fn test_config() -> Config {
         Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            admin_listen: None,
             ..Config::default()
         }
     }
 
     /// The address it listens on.
     pub fn addr(&self) -> SocketAddr {
-        self.addr
+        self.addresses.listen
     }
 
     /// The address of its TLS listener, when `tls_listen` was set.
     pub fn tls_addr(&self) -> Option<SocketAddr> {
-        self.tls_addr
+        self.addresses.tls
     }
 
     /// The address of its WebSocket listener, when `ws_listen` was set.
     pub fn ws_addr(&self) -> Option<SocketAddr> {
-        self.ws_addr
+        self.addresses.ws
     }
 
     /// The address of its WebSocket-over-TLS listener, when `wss_listen` was set.
     pub fn wss_addr(&self) -> Option<SocketAddr> {
-        self.wss_addr
+        self.addresses.wss
+    }
+
+    /// The address of its admin listener, when `admin_listen` was set.
+    pub fn admin_addr(&self) -> Option<SocketAddr> {
+        self.addresses.admin
     }
 
     /// Its log.
@@ -179,11 +121,8 @@ impl EmbeddedBroker {
         }
         let _ = (&mut self.task).await;
         let engine = self.engine.clone();
-        let res = tokio::task::spawn_blocking(move || engine.close())
-            .await
-            .map_err(|e| StorageError::panicked("close", e))?;
         drop(self);
-        res
+        start::close(engine).await
     }
 
     /// Stop abruptly, as a crash would: connections are dropped mid-flight

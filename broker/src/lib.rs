@@ -5,24 +5,28 @@
 //! payload.
 //!
 //! # Layout
-//! - [`config`]: configuration from file, environment and flags.
-//! - [`admin`]: the admin HTTP listener: `/metrics`, `/healthz`, `/readyz`.
-//! - [`metrics`]: the counters and histograms the broker keeps where things happen.
-//! - [`auth`]: principals, `Authenticate` verification, ACLs, the broker id.
-//! - [`log`]: the storage engine (segments, index, recovery, group commit,
-//!   retention, compaction).
+//! From the bottom up; each layer uses only those below it, declares its
+//! own options and checks them:
+//! - [`metrics`]: histograms the broker keeps where things happen.
+//! - [`log`]: the log (segments, index, recovery, group commit, retention,
+//!   compaction) and its options.
 //! - [`offsets`]: consumer-group offsets over the internal compacted topic.
 //! - [`engine`]: the log and the offsets composed — what the server uses.
-//! - [`embedded`]: a broker in this process on a real socket (tests, demo, bench).
-//! - [`net`]: the server: hello, pipelined frames, group-commit acks,
-//!   long-poll fetch, limits, graceful shutdown — over TCP or any byte
-//!   stream ([`net::ByteStream`]); fetch bodies by `sendfile` on plain TCP,
-//!   by a bounded copy elsewhere.
-//! - `fuzzing` (hidden): entry points for the fuzz targets in `fuzz/`.
+//! - [`auth`]: principals, `Authenticate` verification, ACLs, the broker id.
 //! - [`tls`]: TLS listener configuration from PEM files, and the key of a
 //!   client that presented a certificate (transport security only).
-//!
-//! Layers run one way: `offsets` → `log`, `engine` → both, `net` → `engine`.
+//! - [`net`]: the server: hello, pipelined frames dispatched to one handler
+//!   per op, group-commit acks, long-poll fetch, limits, graceful shutdown —
+//!   over TCP or any byte stream ([`net::ByteStream`]); fetch bodies by
+//!   `sendfile` on plain TCP, by a bounded copy elsewhere.
+//! - [`admin`]: the admin HTTP listener: `/metrics`, `/healthz`, `/readyz`.
+//! - [`config`]: the configuration from file, environment and flags; it
+//!   assembles each layer's options and calls into no layer's logic.
+//! - [`start`]: the one way a broker starts from a configuration
+//!   ([`start::Broker::start`], [`run`]), for `hermit broker`, the embedded
+//!   broker and the demo.
+//! - [`embedded`]: a broker in this process on a real socket (tests, demo, bench).
+//! - `fuzzing` (hidden): entry points for the fuzz targets in `fuzz/`.
 
 pub mod admin;
 pub mod auth;
@@ -35,4 +39,7 @@ pub mod log;
 pub mod metrics;
 pub mod net;
 pub mod offsets;
+pub mod start;
 pub mod tls;
+
+pub use start::run;

@@ -1,15 +1,12 @@
-//! `hermit broker`: load the configuration, open (and recover) the data
-//! directory, serve until SIGINT/SIGTERM, drain, fsync, release the lock.
+//! `hermit broker`: load the configuration, start the broker the one way
+//! brokers start ([`Broker::start`]: admin listener, log recovery,
+//! listeners), serve until SIGINT/SIGTERM, drain, fsync, release the lock.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Context;
-use hermit_broker::admin::Admin;
 use hermit_broker::config::{Config, LogFormat};
-use hermit_broker::engine::Engine;
-use hermit_broker::net::Server;
+use hermit_broker::start::Broker;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::exit::{ExitClass, USAGE};
@@ -116,55 +113,20 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         signal(SignalKind::interrupt()).context("cannot install the SIGINT handler")?;
     let mut sigterm =
         signal(SignalKind::terminate()).context("cannot install the SIGTERM handler")?;
-    // The admin listener comes first: /readyz answers 503 while the log
-    // is recovered, and /healthz says the process is alive meanwhile.
-    let admin = match Admin::bind(&config)
-        .await
-        .context("cannot start the admin listener")?
-    {
-        Some((admin, listener)) => {
-            let addr = listener.local_addr().context("admin listener address")?;
-            if config.admin_token_file.is_none() {
-                tracing::info!(%addr, "admin listening (/metrics, /healthz, /readyz)");
-            } else {
-                tracing::info!(%addr, "admin listening (/metrics with a bearer token, /healthz, /readyz)");
-            }
-            tokio::spawn(admin.clone().serve(listener));
-            Some(admin)
-        }
-        None => None,
+    let broker = match Broker::start(config).await {
+        Ok(broker) => broker,
+        Err(e) if e.is_configuration() => return Err(e).class(USAGE),
+        Err(e) => return Err(e.into()),
     };
-    let dir = config.data_dir.clone();
-    tracing::info!(data_dir = %dir.display(), fsync = %config.fsync, "opening the log");
-    let opts = config.log_options();
-    let started = std::time::Instant::now();
-    let engine = tokio::task::spawn_blocking(move || {
-        let engine = Engine::open(&dir, opts)?;
-        // After a crash, recover every partition directory before serving.
-        let recovered = engine.log().recover_partition_dirs()?;
-        Ok::<_, hermit_broker::log::StorageError>((engine, recovered))
-    })
-    .await
-    .context("log recovery panicked")?;
-    let (engine, recovered) = engine
-        .with_context(|| format!("cannot open data directory {}", config.data_dir.display()))?;
-    let engine = Arc::new(engine);
-    tracing::info!(
-        elapsed_ms = started.elapsed().as_millis() as u64,
-        topics = engine.log().topic_count(),
-        partitions_recovered = recovered,
-        "log open"
-    );
-    engine.start_background(Duration::from_millis(config.cleanup_interval_ms));
-    let listener = tokio::net::TcpListener::bind(config.listen)
-        .await
-        .with_context(|| format!("cannot listen on {}", config.listen))?;
+    // Recovery is done, the lock held and every listener bound (connections
+    // queue in their backlogs until `serve` accepts them).
+    notify::send("READY=1");
     let (first_tx, first_rx) = tokio::sync::oneshot::channel::<()>();
     let (second_tx, second_rx) = tokio::sync::oneshot::channel::<()>();
-    // Signals: the first starts a graceful shutdown; the second cuts the
-    // drain short. Neither interrupts the final fsync: once handlers are
-    // installed, signals no longer terminate the process.
-    let stopping = admin.clone();
+    // Signals: the first starts a graceful shutdown (and `/readyz` says
+    // 503); the second cuts the drain short. Neither interrupts the final
+    // fsync: once handlers are installed, signals no longer terminate the
+    // process.
     tokio::spawn(async move {
         let mut txs = [Some(first_tx), Some(second_tx)].into_iter();
         loop {
@@ -175,9 +137,6 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             match txs.next() {
                 Some(Some(tx)) => {
                     tracing::info!(signal = name, "signal received");
-                    if let Some(a) = &stopping {
-                        a.set_stopping();
-                    }
                     notify::send("STOPPING=1");
                     let _ = tx.send(());
                 }
@@ -188,43 +147,8 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             }
         }
     });
-    let (tls_listen, ws_listen, wss_listen) =
-        (config.tls_listen, config.ws_listen, config.wss_listen);
-    let mut server = Server::new(engine.clone(), config)
-        .context("invalid access or TLS settings")
-        .class(USAGE)?;
-    if let Some(at) = tls_listen {
-        let l = tokio::net::TcpListener::bind(at)
-            .await
-            .with_context(|| format!("cannot listen on {at} (tls_listen)"))?;
-        server = server
-            .with_tls(l)
-            .context("cannot set up TLS")
-            .class(USAGE)?;
-    }
-    for (at, tls, key) in [
-        (ws_listen, false, "ws_listen"),
-        (wss_listen, true, "wss_listen"),
-    ] {
-        let Some(at) = at else { continue };
-        let l = tokio::net::TcpListener::bind(at)
-            .await
-            .with_context(|| format!("cannot listen on {at} ({key})"))?;
-        server = server
-            .with_websocket(l, tls)
-            .context("cannot set up the WebSocket listener")
-            .class(USAGE)?;
-    }
-    if let Some(a) = &admin {
-        a.attach(&server);
-        a.set_ready();
-    }
-    // Recovery is done, the lock held and every listener bound (connections
-    // queue in their backlogs until `run` accepts them).
-    notify::send("READY=1");
-    server
-        .run(
-            listener,
+    let engine = broker
+        .serve(
             async {
                 let _ = first_rx.await;
             },
@@ -234,12 +158,9 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         )
         .await
         .context("server failed")?;
-    let closing = engine.clone();
-    tokio::task::spawn_blocking(move || closing.close())
+    hermit_broker::start::close(engine)
         .await
-        .context("close panicked")?
         .context("final fsync failed: data written since the last fsync may be lost")?;
-    drop(engine);
     tracing::info!("shut down cleanly");
     Ok(())
 }
