@@ -1,5 +1,6 @@
 //! `hermit`: run the HermitMQ broker, manage keys, produce and consume sealed
-//! messages, inspect data directories and measure.
+//! messages, inspect data directories and (with the default cargo feature
+//! `bench`) measure.
 //!
 //! # Layout
 //! - `broker`: `hermit broker` — configuration, logging, signals, the server.
@@ -86,6 +87,7 @@ enum Command {
         shell: clap_complete::Shell,
     },
     /// Measure: stress, catchup, rtt, recovery, topics, soak (see docs/BENCHMARKS.md).
+    #[cfg(feature = "bench")]
     #[command(subcommand)]
     Bench(hermit_benches::BenchCommand),
 }
@@ -122,6 +124,7 @@ fn main() -> std::process::ExitCode {
             clap_complete::generate(shell, &mut Cli::command(), "hermit", &mut script);
             out::write(&script)
         }
+        #[cfg(feature = "bench")]
         Command::Bench(cmd) => hermit_benches::run(cmd),
     };
     match result {

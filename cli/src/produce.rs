@@ -109,24 +109,21 @@ struct Outcome {
     failed: Option<(u64, anyhow::Error)>,
 }
 
+/// How far the input got.
+#[derive(Default)]
+struct Counts {
+    /// Messages handed to the sealed producer.
+    sent: u64,
+    /// Input bytes read.
+    read: u64,
+}
+
 async fn produce(
     args: ProduceArgs,
     identity: hermit_client::crypto::Identity,
     recipients: Vec<PublicKey>,
 ) -> anyhow::Result<()> {
-    let input: Box<dyn AsyncRead + Unpin + Send> = match &args.input {
-        Some(p) if p.as_os_str() != "-" => Box::new(
-            tokio::fs::File::open(p)
-                .await
-                .with_context(|| format!("cannot open {}", p.display()))
-                .class(USAGE)?,
-        ),
-        _ => Box::new(tokio::io::stdin()),
-    };
-    let size = match &args.input {
-        Some(p) if p.as_os_str() != "-" => std::fs::metadata(p).ok().map(|m| m.len()),
-        _ => None,
-    };
+    let (input, size) = open_input(args.input.as_deref()).await?;
     let client = args.broker.connect(Some(&identity)).await?;
     let producer = Producer::new(
         &client,
@@ -152,125 +149,178 @@ async fn produce(
         },
     )
     .map_err(sealed_error)?;
-
-    // Progress only for a human watching a file being sent: never on a pipe,
-    // never while someone types messages.
-    let progress = (std::io::stderr().is_terminal()
-        && !(args.input.is_none() && std::io::stdin().is_terminal()))
-    .then(|| {
-        let bar = match size {
-            Some(n) => indicatif::ProgressBar::new(n),
-            None => indicatif::ProgressBar::new_spinner(),
-        };
-        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        bar
-    });
-
-    // Deliveries are awaited in input order by one task, which prints offsets.
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<SealedDelivery>();
-    let print = args.print_offsets;
-    let waiter = tokio::spawn(async move {
-        use std::io::Write;
-        let mut out = Outcome {
-            acked: 0,
-            failed: None,
-        };
-        let mut index = 0u64;
-        while let Some(d) = rx.recv().await {
-            index += 1;
-            let seq = d.seq();
-            match d.await {
-                Ok(at) => {
-                    out.acked += 1;
-                    if print {
-                        // A closed stdout only loses the printout, not the sends.
-                        let mut stdout = std::io::stdout().lock();
-                        let _ = writeln!(stdout, "{}\t{}\t{}", at.partition, at.offset, seq)
-                            .and_then(|()| stdout.flush());
-                    }
-                }
-                Err(e) => {
-                    if out.failed.is_none() {
-                        out.failed = Some((index, client_error(e)));
-                    }
-                }
-            }
-        }
-        out
-    });
-
-    let topic = args.topic.as_str();
-    let key = args.key.as_deref().map(str::as_bytes);
-    let mut reader = BufReader::with_capacity(256 * 1024, input);
-    let mut sent = 0u64;
-    let mut read = 0u64;
-    let send = |msg: Vec<u8>| {
-        let sealed = sealed.clone();
-        let recipients = &recipients;
-        let tx = tx.clone();
-        async move {
-            let d = sealed
-                .send(topic, key, &msg, recipients)
-                .await
-                .map_err(sealed_error)?;
-            // The waiter lives until tx is dropped.
-            let _ = tx.send(d);
-            anyhow::Ok(())
-        }
+    let progress = progress_bar(args.input.is_none(), size);
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<SealedDelivery>();
+    let waiter = tokio::spawn(await_deliveries(rx, args.print_offsets));
+    let sender = Sender {
+        sealed: &sealed,
+        recipients: &recipients,
+        topic: &args.topic,
+        key: args.key.as_deref().map(str::as_bytes),
+        tx,
     };
-    // Read and send until the input ends or something fails. A failure
-    // stops the reading only: what was queued before it is still flushed
-    // and counted below, and the error returned after that.
-    let stopped: anyhow::Result<()> = async {
-        let mut buf = Vec::new();
-        if args.file {
-            (&mut reader)
-                .take(MAX_MESSAGE + 1)
-                .read_to_end(&mut buf)
-                .await
-                .context("cannot read the input")?;
-            read = buf.len() as u64;
-            if read > MAX_MESSAGE {
-                return Err(too_long("the input (--file)"));
-            }
-            send(buf).await?;
-            sent = 1;
-            return Ok(());
-        }
-        loop {
-            buf.clear();
-            // At most one byte more than the largest message: a message
-            // of MAX_MESSAGE bytes and its delimiter.
-            let n = (&mut reader)
-                .take(MAX_MESSAGE + 1)
-                .read_until(args.delimiter, &mut buf)
-                .await
-                .context("cannot read the input")?;
-            if n == 0 {
-                return Ok(());
-            }
-            read += n as u64;
-            if buf.last() == Some(&args.delimiter) {
-                buf.pop();
-            } else if n as u64 > MAX_MESSAGE {
-                return Err(too_long(&format!("message {}", sent + 1)));
-            }
-            send(buf.clone()).await?;
-            sent += 1;
-            if let Some(bar) = &progress {
-                bar.set_position(read);
-                bar.set_message(format!("{sent} messages"));
-            }
-        }
-    }
-    .await;
-    drop(tx);
+    let mut counts = Counts::default();
+    // A failure stops the reading only: what was queued before it is still
+    // flushed and counted below, and the error returned after that.
+    let stopped = read_and_send(&args, input, &sender, progress.as_ref(), &mut counts).await;
+    drop(sender); // the waiter ends once every delivery is in
     sealed.flush().await;
     let outcome = waiter.await.context("the delivery task panicked")?;
     producer.close().await;
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
+    report(stopped, outcome, &counts, &args.topic)
+}
+
+/// The input (a file, or stdin for none or `-`) and its size when known.
+async fn open_input(
+    path: Option<&std::path::Path>,
+) -> anyhow::Result<(Box<dyn AsyncRead + Unpin + Send>, Option<u64>)> {
+    match path {
+        Some(p) if p.as_os_str() != "-" => {
+            let file = tokio::fs::File::open(p)
+                .await
+                .with_context(|| format!("cannot open {}", p.display()))
+                .class(USAGE)?;
+            let size = std::fs::metadata(p).ok().map(|m| m.len());
+            Ok((Box::new(file), size))
+        }
+        _ => Ok((Box::new(tokio::io::stdin()), None)),
+    }
+}
+
+/// Progress only for a human watching a file being sent: never on a pipe,
+/// never while someone types messages.
+fn progress_bar(from_stdin: bool, size: Option<u64>) -> Option<indicatif::ProgressBar> {
+    (std::io::stderr().is_terminal() && !(from_stdin && std::io::stdin().is_terminal())).then(
+        || {
+            let bar = match size {
+                Some(n) => indicatif::ProgressBar::new(n),
+                None => indicatif::ProgressBar::new_spinner(),
+            };
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            bar
+        },
+    )
+}
+
+/// Await deliveries in input order (one task), printing offsets if asked.
+async fn await_deliveries(
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<SealedDelivery>,
+    print: bool,
+) -> Outcome {
+    use std::io::Write;
+    let mut out = Outcome {
+        acked: 0,
+        failed: None,
+    };
+    let mut index = 0u64;
+    while let Some(d) = rx.recv().await {
+        index += 1;
+        let seq = d.seq();
+        match d.await {
+            Ok(at) => {
+                out.acked += 1;
+                if print {
+                    // A closed stdout only loses the printout, not the sends.
+                    let mut stdout = std::io::stdout().lock();
+                    let _ = writeln!(stdout, "{}\t{}\t{}", at.partition, at.offset, seq)
+                        .and_then(|()| stdout.flush());
+                }
+            }
+            Err(e) => {
+                if out.failed.is_none() {
+                    out.failed = Some((index, client_error(e)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Seals each message and queues its delivery for the waiter.
+struct Sender<'a> {
+    sealed: &'a SealedProducer,
+    recipients: &'a [PublicKey],
+    topic: &'a str,
+    key: Option<&'a [u8]>,
+    tx: tokio::sync::mpsc::UnboundedSender<SealedDelivery>,
+}
+
+impl Sender<'_> {
+    async fn send(&self, msg: &[u8]) -> anyhow::Result<()> {
+        let d = self
+            .sealed
+            .send(self.topic, self.key, msg, self.recipients)
+            .await
+            .map_err(sealed_error)?;
+        // The waiter lives until tx is dropped.
+        let _ = self.tx.send(d);
+        Ok(())
+    }
+}
+
+/// Read and send until the input ends or something fails.
+async fn read_and_send(
+    args: &ProduceArgs,
+    input: Box<dyn AsyncRead + Unpin + Send>,
+    sender: &Sender<'_>,
+    progress: Option<&indicatif::ProgressBar>,
+    counts: &mut Counts,
+) -> anyhow::Result<()> {
+    let mut reader = BufReader::with_capacity(256 * 1024, input);
+    let mut buf = Vec::new();
+    if args.file {
+        (&mut reader)
+            .take(MAX_MESSAGE + 1)
+            .read_to_end(&mut buf)
+            .await
+            .context("cannot read the input")?;
+        counts.read = buf.len() as u64;
+        if counts.read > MAX_MESSAGE {
+            return Err(too_long("the input (--file)"));
+        }
+        sender.send(&buf).await?;
+        counts.sent = 1;
+        return Ok(());
+    }
+    loop {
+        buf.clear();
+        // At most one byte more than the largest message: a message
+        // of MAX_MESSAGE bytes and its delimiter.
+        let n = (&mut reader)
+            .take(MAX_MESSAGE + 1)
+            .read_until(args.delimiter, &mut buf)
+            .await
+            .context("cannot read the input")?;
+        if n == 0 {
+            return Ok(());
+        }
+        counts.read += n as u64;
+        if buf.last() == Some(&args.delimiter) {
+            buf.pop();
+        } else if n as u64 > MAX_MESSAGE {
+            return Err(too_long(&format!("message {}", counts.sent + 1)));
+        }
+        sender.send(&buf).await?;
+        counts.sent += 1;
+        if let Some(bar) = progress {
+            bar.set_position(counts.read);
+            bar.set_message(format!("{} messages", counts.sent));
+        }
+    }
+}
+
+/// The end of a send: the error that stopped it, the first delivery that
+/// failed, or on a terminal a summary.
+fn report(
+    stopped: anyhow::Result<()>,
+    outcome: Outcome,
+    counts: &Counts,
+    topic: &str,
+) -> anyhow::Result<()> {
+    let sent = counts.sent;
     if let Err(e) = stopped {
         if let Some((index, failed)) = outcome.failed {
             eprintln!("error: message {index} was not acknowledged: {failed:#}");
@@ -287,7 +337,7 @@ async fn produce(
         )));
     }
     if std::io::stderr().is_terminal() {
-        eprintln!("sent {sent} messages ({read} bytes) to {topic}");
+        eprintln!("sent {sent} messages ({} bytes) to {topic}", counts.read);
     }
     Ok(())
 }

@@ -168,40 +168,7 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
                 ..
             } => {
                 let client = broker.connect(identity).await?;
-                let json = output == "json";
-                // The table's width comes from the first page with topics
-                // (its header waits for it): one page in memory at a time.
-                let mut width: Option<usize> = None;
-                let mut after: Option<String> = None;
-                loop {
-                    let page = client
-                        .list_topics(after.as_deref(), page_size)
-                        .await
-                        .map_err(client_error)?;
-                    let last = page.next.is_none();
-                    if json {
-                        for t in &page.topics {
-                            outln!("{}", to_json(t))?;
-                        }
-                    } else if width.is_some() || !page.topics.is_empty() || last {
-                        let width = match width {
-                            Some(w) => w,
-                            None => {
-                                let w = page.topics.iter().map(|t| t.name.len()).max();
-                                let w = w.unwrap_or(5).max(5);
-                                print_header(w)?;
-                                *width.insert(w)
-                            }
-                        };
-                        for t in &page.topics {
-                            print_row(t, width)?;
-                        }
-                    }
-                    match page.next {
-                        Some(next) => after = Some(next),
-                        None => return Ok(()),
-                    }
-                }
+                list(&client, output == "json", page_size).await
             }
             TopicsCommand::Create {
                 topic,
@@ -238,34 +205,7 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
             } => {
                 let client = broker.connect(identity).await?;
                 let topics = client.metadata(Some(&topic)).await.map_err(client_error)?;
-                for t in &topics {
-                    if output == "json" {
-                        outln!("{}", to_json(t))?;
-                        continue;
-                    }
-                    outln!(
-                        "topic {}  cleanup {}  retention_ms {}  retention_bytes {}",
-                        t.name,
-                        cleanup(t.cleanup),
-                        limit(t.retention_ms),
-                        limit(t.retention_bytes)
-                    )?;
-                    outln!(
-                        "{:>9}  {:>12}  {:>14}",
-                        "PARTITION",
-                        "LOG_START",
-                        "HIGH_WATERMARK"
-                    )?;
-                    for p in &t.partitions {
-                        outln!(
-                            "{:>9}  {:>12}  {:>14}",
-                            p.partition,
-                            p.log_start,
-                            p.high_watermark
-                        )?;
-                    }
-                }
-                Ok(())
+                describe(&topics, output == "json")
             }
             TopicsCommand::Delete {
                 topic, broker, yes, ..
@@ -283,4 +223,73 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
             }
         }
     })
+}
+
+/// `hermit topics list`: page by page, as a table or one JSON object per line.
+async fn list(client: &hermit_client::Client, json: bool, page_size: u32) -> anyhow::Result<()> {
+    // The table's width comes from the first page with topics
+    // (its header waits for it): one page in memory at a time.
+    let mut width: Option<usize> = None;
+    let mut after: Option<String> = None;
+    loop {
+        let page = client
+            .list_topics(after.as_deref(), page_size)
+            .await
+            .map_err(client_error)?;
+        let last = page.next.is_none();
+        if json {
+            for t in &page.topics {
+                outln!("{}", to_json(t))?;
+            }
+        } else if width.is_some() || !page.topics.is_empty() || last {
+            let width = match width {
+                Some(w) => w,
+                None => {
+                    let w = page.topics.iter().map(|t| t.name.len()).max();
+                    let w = w.unwrap_or(5).max(5);
+                    print_header(w)?;
+                    *width.insert(w)
+                }
+            };
+            for t in &page.topics {
+                print_row(t, width)?;
+            }
+        }
+        match page.next {
+            Some(next) => after = Some(next),
+            None => return Ok(()),
+        }
+    }
+}
+
+/// `hermit topics describe`: each topic's settings and partitions.
+fn describe(topics: &[TopicMetadata], json: bool) -> anyhow::Result<()> {
+    for t in topics {
+        if json {
+            outln!("{}", to_json(t))?;
+            continue;
+        }
+        outln!(
+            "topic {}  cleanup {}  retention_ms {}  retention_bytes {}",
+            t.name,
+            cleanup(t.cleanup),
+            limit(t.retention_ms),
+            limit(t.retention_bytes)
+        )?;
+        outln!(
+            "{:>9}  {:>12}  {:>14}",
+            "PARTITION",
+            "LOG_START",
+            "HIGH_WATERMARK"
+        )?;
+        for p in &t.partitions {
+            outln!(
+                "{:>9}  {:>12}  {:>14}",
+                p.partition,
+                p.log_start,
+                p.high_watermark
+            )?;
+        }
+    }
+    Ok(())
 }
