@@ -65,10 +65,11 @@ use crate::error::ClientError;
 use crate::fxhash::FxMap;
 // No code path panics while holding these locks except a caller's record
 // writer, and a rollback guard restores the batch then.
-use crate::lock;
+use crate::lock::lock;
 use crate::partitioner::{next_round_robin, partition_for_key};
+use crate::transport::any::{Link, PartitionHandle};
+use crate::transport::contract::{BatchId, BatchLink, SubmitError, Transport};
 use crate::transport::reply::{Completion, Reply, ReplyTo, Token};
-use crate::transport::{BatchId, BatchLink, Link, PartitionHandle, SubmitError, Transport};
 
 /// Producer settings. Each field's doc ends with its default.
 #[derive(Debug, Clone, PartialEq, Eq)]

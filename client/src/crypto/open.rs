@@ -31,16 +31,20 @@ use zeroize::{Zeroize as _, Zeroizing};
 use super::aead::Aes256Gcm;
 use super::compat::{self, CompatError, CompatMessage};
 use super::envelope::{
-    self, Body, COMMIT_LABEL, DIRECT_PREFIX_LEN, MULTI_PREFIX_LEN, Mode, RecordView, SIG_LABEL,
-    TAG_LEN, WRAP_LABEL,
+    self, Body, CK_LEN, COMMIT_LABEL, DIGEST_LEN, DIRECT_AAD_CTX_AT, DIRECT_AAD_LEN,
+    DIRECT_PREFIX_LEN, FormatError, MULTI_AAD_LAST_AT, MULTI_AAD_LEN, MULTI_AAD_RCPT_AT,
+    MULTI_PREFIX_LEN, Mode, RecordBuf, RecordView, SIG_LABEL, TAG_LEN, WRAP_LABEL,
 };
 use super::identity::{Fingerprint, Identity, Kid, PublicKey};
 use super::pairwise::PairKey;
 use super::replay::{Fresh, Gap, ReplayWindow, Stale};
-use super::seal::RecordBuf;
 use super::signing::SigningPublicKey;
 
 /// Why a record was not opened. Each failure has its own variant.
+///
+/// The first seven, up to `TooManyRecipients`, are the envelope's
+/// [`FormatError`]s (the bytes are not a sealed record), with the same names
+/// and messages.
 ///
 /// The AEAD failures (`DirectAuthFailed`, `WrapAuthFailed`, `PayloadAuthFailed`)
 /// cannot say *what* was changed — a flipped bit, another topic, another `seq`
@@ -175,6 +179,21 @@ pub enum OpenError {
     LegacyAuthFailed,
 }
 
+impl From<FormatError> for OpenError {
+    #[inline]
+    fn from(e: FormatError) -> Self {
+        match e {
+            FormatError::Truncated { need, have } => OpenError::Truncated { need, have },
+            FormatError::UnsupportedVersion { found } => OpenError::UnsupportedVersion { found },
+            FormatError::UnknownMode { found } => OpenError::UnknownMode { found },
+            FormatError::ReservedFlags { flags } => OpenError::ReservedFlags { flags },
+            FormatError::ReservedByte { found } => OpenError::ReservedByte { found },
+            FormatError::NoRecipients => OpenError::NoRecipients,
+            FormatError::TooManyRecipients { n } => OpenError::TooManyRecipients { n },
+        }
+    }
+}
+
 /// Why a key could not be trusted.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
 pub enum TrustError {
@@ -256,8 +275,8 @@ struct Stream {
     /// Whose stream this is (the memo of the last stream checks them).
     topic: Box<str>,
     sender: Fingerprint,
-    direct_ctx: [u8; 32],
-    multi_ctx: [u8; 32],
+    direct_ctx: [u8; DIGEST_LEN],
+    multi_ctx: [u8; DIGEST_LEN],
     window: ReplayWindow,
     /// Restored from a persisted mark and no record accepted since.
     restored: bool,
@@ -335,7 +354,7 @@ fn stream_ctx(
     topic: &str,
     sender: &Fingerprint,
     own: &Fingerprint,
-) -> Result<([u8; 32], [u8; 32]), OpenError> {
+) -> Result<([u8; DIGEST_LEN], [u8; DIGEST_LEN]), OpenError> {
     let too_long = OpenError::TopicTooLong { len: topic.len() };
     let direct =
         envelope::ctx_digest(Mode::Direct, topic, sender, Some(own)).ok_or(too_long.clone())?;
@@ -654,9 +673,9 @@ impl Opener {
                 tag,
                 ..
             } => {
-                let mut aad = [0u8; DIRECT_PREFIX_LEN + 32];
+                let mut aad = [0u8; DIRECT_AAD_LEN];
                 aad[..DIRECT_PREFIX_LEN].copy_from_slice(prefix);
-                aad[DIRECT_PREFIX_LEN..].copy_from_slice(&direct_ctx);
+                aad[DIRECT_AAD_CTX_AT..].copy_from_slice(&direct_ctx);
                 out.resize_zeroed(start + ciphertext.len());
                 peer.pair
                     .cipher()
@@ -677,19 +696,19 @@ impl Opener {
                     rcpt.update(e.kid.as_bytes());
                 }
                 // bytes[0..70) || rcpt_digest || SHA-256(payload), then || ctx_digest.
-                let mut aad = [0u8; MULTI_PREFIX_LEN + 64];
+                let mut aad = [0u8; MULTI_AAD_LEN];
                 aad[..MULTI_PREFIX_LEN].copy_from_slice(prefix);
-                aad[70..102].copy_from_slice(&rcpt.finalize());
-                aad[102..].copy_from_slice(&Sha256::digest(payload));
+                aad[MULTI_AAD_RCPT_AT..MULTI_AAD_LAST_AT].copy_from_slice(&rcpt.finalize());
+                aad[MULTI_AAD_LAST_AT..].copy_from_slice(&Sha256::digest(payload));
 
-                let mut kw = Zeroizing::new([0u8; 32]);
+                let mut kw = Zeroizing::new([0u8; CK_LEN]);
                 Hkdf::<Sha256>::new(Some(msg_salt), peer.pair.key())
                     .expand_multi_info(&[WRAP_LABEL, &multi_ctx, own_kid.as_bytes()], &mut kw[..])
                     .expect("32 bytes is a valid HKDF-SHA256 output length");
                 let kw_cipher = Aes256Gcm::new(&kw);
                 let zero_iv = [0u8; envelope::IV_LEN];
-                let (wrapped_ck, wrap_tag) = wrapped.split_at(32);
-                let mut ck = Zeroizing::new([0u8; 32]);
+                let (wrapped_ck, wrap_tag) = wrapped.split_at(CK_LEN);
+                let mut ck = Zeroizing::new([0u8; CK_LEN]);
                 let wrap_tag: &[u8; TAG_LEN] = wrap_tag
                     .try_into()
                     .expect("an entry ends with a 16-byte tag");
@@ -704,7 +723,7 @@ impl Opener {
                     .verify_slice(ck_commit)
                     .map_err(|_| OpenError::CkCommitMismatch)?;
 
-                aad[102..].copy_from_slice(&multi_ctx);
+                aad[MULTI_AAD_LAST_AT..].copy_from_slice(&multi_ctx);
                 let (ct, tag) = payload.split_at(payload.len() - TAG_LEN);
                 let tag: &[u8; TAG_LEN] =
                     tag.try_into().expect("the payload ends with a 16-byte tag");

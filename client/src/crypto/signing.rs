@@ -18,8 +18,10 @@ use p256::elliptic_curve::Generate as _;
 use p256::pkcs8::{DecodePrivateKey as _, DecodePublicKey as _, EncodePrivateKey as _};
 use zeroize::Zeroizing;
 
-use super::envelope::SIGNATURE_LEN;
 use super::identity::{Fingerprint, KeyError, PublicKey, pkcs8_der_from_base64};
+
+/// Length of a signature: raw `r || s` of ECDSA P-256 (Web Crypto's form).
+pub const SIGNATURE_LEN: usize = 64;
 
 /// A private ECDSA P-256 signing key (zeroized on drop, redacted `Debug`).
 #[derive(Clone)]

@@ -16,8 +16,9 @@ use crate::crypto::{Fingerprint, Identity, Kid, Opener, PublicKey, SigningPublic
 use crate::error::ClientError;
 use crate::records::Record;
 
+use super::error::SealedError;
+use super::record::{OpenedRecord, Plaintext, RecordErrorKind, Release, SealedRecordError};
 use super::state::{ConsumerState, StateStore, consumer_key};
-use super::{OpenedRecord, Plaintext, RecordErrorKind, Release, SealedError, SealedRecordError};
 
 /// How a [`SealedConsumer`] reads, commits and remembers. Each field's doc
 /// ends with its default; `From<ConsumerOptions>` takes the defaults for the rest.
@@ -275,7 +276,7 @@ impl SealedConsumer {
             _ => (None, StateOrigin::NotPersisted),
         };
         let auto_commit = options.auto_commit;
-        let from_commit = matches!(options.start, crate::StartFrom::Committed { .. });
+        let from_commit = matches!(options.start, crate::consumer::StartFrom::Committed { .. });
         let mut inner = Consumer::new(
             client,
             topic,

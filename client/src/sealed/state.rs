@@ -35,7 +35,7 @@ use crate::crypto::replay::{ReplayWindow, WORDS};
 use crate::crypto::{ConversationKey, Fingerprint, Identity, PublicKey, open_state, seal_state};
 use crate::error::ClientError;
 
-use super::SealedError;
+use super::error::SealedError;
 
 /// Senders a consumer state remembers one by one; past that, the lowest
 /// marks are folded into the floor.

@@ -39,7 +39,7 @@ use crate::crypto::{Fingerprint, Identity};
 use crate::error::ClientError;
 // Nothing panics while holding these locks; if something did, the data
 // is still consistent (every update is a single insert/remove).
-use crate::lock;
+use crate::lock::lock;
 use crate::records::FetchResponse;
 use crate::transport::reply::{Reply, ReplyTo};
 

@@ -19,11 +19,12 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tokio::time::Instant;
 
 use self::connection::Conn;
-use crate::client::{ClientOptions, group_name, topic_name};
 use crate::error::ClientError;
+use crate::options::{ClientOptions, group_name, topic_name};
 use crate::records::FetchResponse;
+use crate::transport::contract::{BatchId, BatchLimits, BatchLink, SubmitError, Transport};
+use crate::transport::endpoint::{TransportKind, tls_server_name};
 use crate::transport::reply::{Reply, ReplyTo};
-use crate::transport::{BatchId, BatchLimits, BatchLink, SubmitError, Transport, TransportKind};
 
 /// A connection that lived this long before dying resets the reconnect backoff.
 const STABLE_AFTER: Duration = Duration::from_secs(1);
@@ -99,7 +100,7 @@ impl Hermit {
             .map_err(|e| ClientError::Tls(Arc::new(e)))?;
             Some(connection::TlsTarget {
                 config,
-                server_name: crate::transport::tls_server_name(&addr).to_owned(),
+                server_name: tls_server_name(&addr).to_owned(),
             })
         } else {
             None

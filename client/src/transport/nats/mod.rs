@@ -44,17 +44,15 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use self::cursor::{Cursor, Pool};
 use self::names::*;
-use crate::client::{ClientOptions, group_name, topic_name};
 use crate::error::ClientError;
+use crate::options::{ClientOptions, group_name, topic_name};
 // Nothing panics under these locks (map inserts and removes only).
-use crate::lock;
+use crate::lock::lock;
 use crate::records::FetchResponse;
+use crate::transport::contract::{BatchId, BatchLimits, BatchLink, SubmitError, Transport};
+use crate::transport::endpoint::{NatsCredentials, NatsOptions, TransportKind};
 use crate::transport::nats_offset::{MAX_RECORDS_PER_BATCH, MAX_SEQUENCE, NatsOffset};
 use crate::transport::reply::{Reply, ReplyTo};
-use crate::transport::{
-    BatchId, BatchLimits, BatchLink, NatsCredentials, NatsOptions, SubmitError, Transport,
-    TransportKind,
-};
 
 /// How long JetStream remembers a batch's id to drop a resent duplicate.
 /// It covers the producer's retries (a resend happens within the request
@@ -68,9 +66,6 @@ const CLUSTER_REPLICAS: usize = 3;
 
 /// Room kept in a message for the headers, the subject and the protocol line.
 const MESSAGE_OVERHEAD: usize = 1024;
-
-/// A topic's partition.
-pub(super) type PartKey = (Arc<str>, u32);
 
 /// What is known of one partition's stream.
 #[derive(Debug)]
@@ -739,6 +734,41 @@ impl Nats {
             .copied()
     }
 
+    /// Open a cursor at `start` on `stream`: a pull consumer the server
+    /// creates, checked against the configuration asked for.
+    async fn open_cursor(
+        &self,
+        stream: &str,
+        start: u64,
+        bounds: (u64, u64),
+    ) -> Result<Cursor, ClientError> {
+        let config = Cursor::config(start);
+        #[derive(serde::Serialize)]
+        struct Create<'a> {
+            stream_name: &'a str,
+            config: &'a async_nats::jetstream::consumer::Config,
+        }
+        let info: async_nats::jetstream::consumer::Info = self
+            .api(
+                &format!("CONSUMER.CREATE.{stream}"),
+                &Create {
+                    stream_name: stream,
+                    config: &config,
+                },
+            )
+            .await?;
+        Cursor::open(
+            &self.client,
+            &self.url,
+            stream,
+            start,
+            bounds,
+            &config,
+            info,
+        )
+        .await
+    }
+
     fn unknown_after_delete(&self, topic: &str) -> ClientError {
         self.forget_topic(topic);
         ClientError::Broker {
@@ -856,7 +886,8 @@ impl Transport for Arc<Nats> {
                     });
                 }
                 let start = want.sequence.max(if compacted_away { first } else { 0 });
-                Cursor::open(self, &part.stream, start, (log_start, high_watermark)).await?
+                self.open_cursor(&part.stream, start, (log_start, high_watermark))
+                    .await?
             }
         };
         let got = cursor.read(max_bytes, max_wait).await?;

@@ -19,6 +19,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 
+/// A topic's partition.
+pub(crate) type PartKey = (std::sync::Arc<str>, u32);
+
 /// Longest stream name: JetStream stores a stream in a directory of that
 /// name, and file names are at most 255 bytes. With the `HERMIT_` prefix and
 /// a partition suffix, this leaves topic names of up to 246 bytes (partition
