@@ -2,18 +2,27 @@
 //! connection to a HermitMQ broker, reopened with backoff when it dies, or a
 //! NATS JetStream server or cluster (see [`crate::transport`]) — with one
 //! async method per protocol operation.
+//!
+//! Produce and fetch have their own paths through the transport (the
+//! batch goes out and the records come back without a copy); every other
+//! operation is one [`Request`] sent with `Client::call`, whose answer the
+//! method reads. Adding a request type is adding its method here (and, to
+//! carry it over NATS, its mapping in the NATS transport's `call`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use hermit_protocol::Ack;
-use hermit_protocol::WireError;
-use hermit_protocol::frame::{MAX_LIST_LIMIT, TopicMetadata, TopicPage, TopicSettings};
+use hermit_protocol::frame::{
+    Commit, Committed, CreateTopic, ListTopics, MAX_LIST_LIMIT, TopicMetadata, TopicPage,
+    TopicSettings, decode_response,
+};
 use hermit_protocol::topic::TopicName;
+use hermit_protocol::{Ack, Op, Request, ResponseBody, WireError};
 use tokio::time::Instant;
 
 use crate::error::ClientError;
+use crate::options::{group_name, topic_name};
 use crate::records::FetchResponse;
 use crate::transport::any::AnyTransport;
 use crate::transport::contract::Transport;
@@ -96,6 +105,25 @@ impl Client {
         &self.transport
     }
 
+    /// Send `request` (any op but produce and fetch) and read its answer's
+    /// body with `read`, which takes the variant the request is answered
+    /// with (`None` for any other: the broker broke the protocol).
+    async fn call<T>(
+        &self,
+        request: Request<'_>,
+        read: impl FnOnce(ResponseBody<'_>) -> Option<T>,
+    ) -> Result<T, ClientError> {
+        let frame = self.transport.call(&request).await?;
+        let answer = decode_response(&frame)?;
+        match answer.body {
+            Ok(body) => {
+                let answered = body.op();
+                read(body).ok_or_else(|| unexpected(request.op(), answered))
+            }
+            Err(refusal) => Err(ClientError::refused(&refusal)),
+        }
+    }
+
     /// Append one record batch (as built by
     /// [`hermit_protocol::BatchBuilder::finish`]) to a partition; returns the
     /// offset the broker gave its first record. Over HermitMQ the batch is
@@ -135,7 +163,14 @@ impl Client {
         partition: u32,
         offset: u64,
     ) -> Result<(), ClientError> {
-        self.transport.commit(group, topic, partition, offset).await
+        let request = Request::Commit(Commit {
+            group: group_name(group)?,
+            topic: topic_name(topic)?,
+            partition,
+            offset,
+        });
+        self.call(request, |b| matches!(b, ResponseBody::Commit).then_some(()))
+            .await
     }
 
     /// The next offset `group` will read, or `None` if it never committed.
@@ -145,7 +180,16 @@ impl Client {
         topic: &str,
         partition: u32,
     ) -> Result<Option<u64>, ClientError> {
-        self.transport.committed(group, topic, partition).await
+        let request = Request::Committed(Committed {
+            group: group_name(group)?,
+            topic: topic_name(topic)?,
+            partition,
+        });
+        self.call(request, |b| match b {
+            ResponseBody::Committed { offset } => Some(offset),
+            _ => None,
+        })
+        .await
     }
 
     /// Describe every topic the caller may describe (`None`) or one
@@ -157,7 +201,12 @@ impl Client {
     /// `PayloadTooLarge`: use [`Client::list_topics`] or
     /// [`Client::all_topics`] there.
     pub async fn metadata(&self, topic: Option<&str>) -> Result<Vec<TopicMetadata>, ClientError> {
-        self.transport.metadata(topic).await
+        let request = Request::Metadata(topic.map(topic_name).transpose()?);
+        self.call(request, |b| match b {
+            ResponseBody::Metadata(topics) => Some(topics),
+            _ => None,
+        })
+        .await
     }
 
     /// One page of the topics the caller may describe, in name order
@@ -184,10 +233,19 @@ impl Client {
         }
         // A cursor is a place among names; the broker may hand out an
         // internal one (`__…`), so only the charset rules apply.
-        if let Some(a) = after {
-            TopicName::new_any(a).map_err(|e| ClientError::topic_name(a, e))?;
-        }
-        let page = self.transport.list_topics(after, limit).await?;
+        let cursor = after
+            .map(|a| TopicName::new_any(a).map_err(|e| ClientError::topic_name(a, e)))
+            .transpose()?;
+        let request = Request::ListTopics(ListTopics {
+            after: cursor,
+            limit,
+        });
+        let page = self
+            .call(request, |b| match b {
+                ResponseBody::ListTopics(page) => Some(page),
+                _ => None,
+            })
+            .await?;
         // An opaque cursor (`__cursor.<n>`, standing for a name the caller
         // may not see) cannot be compared; it only must not repeat.
         let opaque = |c: &str| c.starts_with("__cursor.");
@@ -226,18 +284,42 @@ impl Client {
         topic: &str,
         settings: TopicSettings,
     ) -> Result<(), ClientError> {
-        self.transport.create_topic(topic, settings).await
+        let request = Request::CreateTopic(CreateTopic {
+            topic: topic_name(topic)?,
+            settings,
+        });
+        self.call(request, |b| {
+            matches!(b, ResponseBody::CreateTopic).then_some(())
+        })
+        .await
     }
 
     /// Delete a topic and its data.
     pub async fn delete_topic(&self, topic: &str) -> Result<(), ClientError> {
-        self.transport.delete_topic(topic).await
+        let request = Request::DeleteTopic(topic_name(topic)?);
+        self.call(request, |b| {
+            matches!(b, ResponseBody::DeleteTopic).then_some(())
+        })
+        .await
     }
 
     /// Round trip to the broker; returns how long it took.
     pub async fn ping(&self) -> Result<Duration, ClientError> {
         let start = Instant::now();
-        self.transport.ping().await?;
+        self.call(Request::Ping, |b| {
+            matches!(b, ResponseBody::Ping).then_some(())
+        })
+        .await?;
         Ok(start.elapsed())
     }
+}
+
+/// An answer of another op than the request's: the broker broke the
+/// protocol.
+fn unexpected(asked: Op, answered: Op) -> ClientError {
+    tracing::warn!(?asked, ?answered, "answer of the wrong kind");
+    ClientError::Protocol(WireError::InvalidField {
+        field: "response op",
+        value: 0,
+    })
 }

@@ -6,8 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use hermit_protocol::Ack;
-use hermit_protocol::frame::{TopicMetadata, TopicPage, TopicSettings};
+use hermit_protocol::{Ack, Request};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::error::ClientError;
@@ -125,43 +124,8 @@ impl Transport for AnyTransport {
         delegate!(self, t => Transport::fetch(t, topic, partition, offset, max_bytes, max_wait).await)
     }
 
-    async fn commit(
-        &self,
-        group: &str,
-        topic: &str,
-        partition: u32,
-        offset: u64,
-    ) -> Result<(), ClientError> {
-        delegate!(self, t => Transport::commit(t, group, topic, partition, offset).await)
-    }
-
-    async fn committed(
-        &self,
-        group: &str,
-        topic: &str,
-        partition: u32,
-    ) -> Result<Option<u64>, ClientError> {
-        delegate!(self, t => Transport::committed(t, group, topic, partition).await)
-    }
-
-    async fn metadata(&self, topic: Option<&str>) -> Result<Vec<TopicMetadata>, ClientError> {
-        delegate!(self, t => Transport::metadata(t, topic).await)
-    }
-
-    async fn list_topics(&self, after: Option<&str>, limit: u32) -> Result<TopicPage, ClientError> {
-        delegate!(self, t => Transport::list_topics(t, after, limit).await)
-    }
-
-    async fn create_topic(&self, topic: &str, settings: TopicSettings) -> Result<(), ClientError> {
-        delegate!(self, t => Transport::create_topic(t, topic, settings).await)
-    }
-
-    async fn delete_topic(&self, topic: &str) -> Result<(), ClientError> {
-        delegate!(self, t => Transport::delete_topic(t, topic).await)
-    }
-
-    async fn ping(&self) -> Result<(), ClientError> {
-        delegate!(self, t => Transport::ping(t).await)
+    async fn call(&self, request: &Request<'_>) -> Result<Bytes, ClientError> {
+        delegate!(self, t => Transport::call(t, request).await)
     }
 
     fn partition_handle(

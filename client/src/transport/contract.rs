@@ -6,8 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use hermit_protocol::Ack;
-use hermit_protocol::frame::{TopicMetadata, TopicPage, TopicSettings};
+use hermit_protocol::{Ack, Request};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::error::ClientError;
@@ -23,7 +22,9 @@ use crate::transport::reply::ReplyTo;
 /// `Client` holds, so links and the tasks a transport spawns can keep it alive.
 ///
 /// # Operations
-/// `produce` … `ping` mean what the HermitMQ protocol says
+/// Produce and fetch are methods of their own (the batch goes out and the
+/// records come back without a copy); every other op goes through
+/// [`Transport::call`] as a [`Request`]. They mean what the HermitMQ protocol says
 /// (`docs/PROTOCOL.md`); a transport maps them onto what it talks to
 /// (`docs/SCALE-OUT.md` for NATS) and answers with the same typed errors:
 /// a name the protocol refuses is [`ClientError::InvalidName`] before
@@ -101,41 +102,16 @@ pub(crate) trait Transport: Send + Sync + 'static {
         max_wait: Duration,
     ) -> Result<FetchResponse, ClientError>;
 
-    /// Store `offset` as the next offset `group` reads (`OffsetAheadOfLog`
-    /// past the high watermark).
-    async fn commit(
-        &self,
-        group: &str,
-        topic: &str,
-        partition: u32,
-        offset: u64,
-    ) -> Result<(), ClientError>;
-
-    /// The next offset `group` reads, `None` before its first commit.
-    async fn committed(
-        &self,
-        group: &str,
-        topic: &str,
-        partition: u32,
-    ) -> Result<Option<u64>, ClientError>;
-
-    /// Every topic (`None`) or one (`UnknownTopic` if it does not exist).
-    async fn metadata(&self, topic: Option<&str>) -> Result<Vec<TopicMetadata>, ClientError>;
-
-    /// One page of topics in name order whose names sort after `after`
-    /// (a cursor: any valid name, internal ones included, already checked),
-    /// at most `limit` of them (1..=`MAX_LIST_LIMIT`, already checked);
-    /// `next` is where the following page starts, `None` at the end.
-    async fn list_topics(&self, after: Option<&str>, limit: u32) -> Result<TopicPage, ClientError>;
-
-    /// Create a topic (`TopicExists` if it does).
-    async fn create_topic(&self, topic: &str, settings: TopicSettings) -> Result<(), ClientError>;
-
-    /// Delete a topic, its data and its committed offsets.
-    async fn delete_topic(&self, topic: &str) -> Result<(), ClientError>;
-
-    /// One round trip to the server.
-    async fn ping(&self) -> Result<(), ClientError>;
+    /// Every other operation (`Commit` … `Ping`, and any op added later):
+    /// send `request` — its names were checked when it was built — and
+    /// return the answer's whole response frame (a success: the op's body,
+    /// for the caller to decode with
+    /// [`decode_response`](hermit_protocol::frame::decode_response)). A
+    /// refusal is the typed error, as for every operation. A transport that
+    /// cannot carry an op answers [`ClientError::Broker`] with
+    /// [`Status::UnknownOp`](hermit_protocol::Status::UnknownOp), as a
+    /// broker that does not know it would.
+    async fn call(&self, request: &Request<'_>) -> Result<Bytes, ClientError>;
 
     /// The handle the producer keeps for a partition it sends to, with the
     /// acknowledgement it asks for. `topic` has been validated.

@@ -583,6 +583,10 @@ fn closes_connection(op: u8, status: Status) -> bool {
 /// Decode a response frame into a [`Reply`] or the broker's error. `frame`,
 /// when given, is the shared buffer that fetch records are sliced from.
 /// The outer `Err` is a protocol violation; the inner one the broker's refusal.
+///
+/// Every frame is decoded whole here, so a malformed answer ends the
+/// connection whatever its op; a control request's answer then goes to its
+/// caller as the frame, which the `Client` method reads.
 #[allow(clippy::type_complexity)]
 fn decode(bytes: &[u8], frame: Option<&Bytes>) -> Result<Result<Reply, ClientError>, ClientError> {
     let f = decode_response(bytes)?;
@@ -603,13 +607,6 @@ fn decode(bytes: &[u8], frame: Option<&Bytes>) -> Result<Result<Reply, ClientErr
                     None => Bytes::copy_from_slice(records),
                 },
             }),
-            ResponseBody::Commit => Reply::Commit,
-            ResponseBody::Committed { offset } => Reply::Committed(offset),
-            ResponseBody::Metadata(t) => Reply::Metadata(t),
-            ResponseBody::ListTopics(p) => Reply::ListTopics(p),
-            ResponseBody::CreateTopic => Reply::CreateTopic,
-            ResponseBody::DeleteTopic => Reply::DeleteTopic,
-            ResponseBody::Ping => Reply::Ping,
             // Only the handshake authenticates, and it reads its own answer.
             ResponseBody::Authenticate { .. } => {
                 return Err(ClientError::Protocol(
@@ -619,20 +616,13 @@ fn decode(bytes: &[u8], frame: Option<&Bytes>) -> Result<Result<Reply, ClientErr
                     },
                 ));
             }
+            // Any other op is a control request's.
+            _ => Reply::Control(match frame {
+                Some(frame) => frame.clone(),
+                None => Bytes::copy_from_slice(bytes),
+            }),
         }),
-        Err(e) => Err(match (e.status, e.bounds) {
-            (Status::OffsetOutOfRange, Some((log_start, high_watermark))) => {
-                ClientError::OffsetOutOfRange {
-                    log_start,
-                    high_watermark,
-                    message: e.message.to_owned(),
-                }
-            }
-            (status, _) => ClientError::Broker {
-                status,
-                message: e.message.to_owned(),
-            },
-        }),
+        Err(e) => Err(ClientError::refused(&e)),
     })
 }
 

@@ -21,6 +21,7 @@
 mod cursor;
 mod message;
 pub(crate) mod names;
+mod ops;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -35,17 +36,15 @@ use async_nats::jetstream::stream::{self, DiscardPolicy, RetentionPolicy, Storag
 use async_nats::jetstream::{self, ErrorCode};
 use async_nats::{HeaderMap, ServerAddr};
 use bytes::Bytes;
-use hermit_protocol::frame::{
-    MAX_PARTITIONS, PartitionMetadata, TopicMetadata, TopicPage, TopicSettings,
-};
-use hermit_protocol::{Ack, Cleanup, Status};
+use hermit_protocol::frame::TopicSettings;
+use hermit_protocol::{Ack, Cleanup, Request, Status};
 use serde::Deserialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use self::cursor::{Cursor, Pool};
 use self::names::*;
 use crate::error::ClientError;
-use crate::options::{ClientOptions, group_name, topic_name};
+use crate::options::{ClientOptions, topic_name};
 // Nothing panics under these locks (map inserts and removes only).
 use crate::lock::lock;
 use crate::records::FetchResponse;
@@ -896,235 +895,8 @@ impl Transport for Arc<Nats> {
         Ok(resp)
     }
 
-    async fn commit(
-        &self,
-        group: &str,
-        topic: &str,
-        partition: u32,
-        offset: u64,
-    ) -> Result<(), ClientError> {
-        group_name(group)?;
-        topic_name(topic)?;
-        let topic_arc: Arc<str> = Arc::from(topic);
-        let part = self.partition(&topic_arc, partition).await?;
-        let info = self
-            .stream_info(&part.stream)
-            .await?
-            .ok_or_else(|| self.unknown_after_delete(topic))?;
-        let (_, high_watermark) = bounds(&info.state);
-        if offset > high_watermark {
-            return Err(ClientError::Broker {
-                status: Status::OffsetAheadOfLog,
-                message: format!(
-                    "offset {offset} is beyond the end of {topic}/{partition} ({high_watermark})"
-                ),
-            });
-        }
-        self.ensure_offsets_stream().await?;
-        let ack = self
-            .js
-            .publish(
-                offsets_subject(group, topic, partition),
-                message::encode_offset(offset),
-            )
-            .await
-            .map_err(|e| self.publish_error(&e))?
-            .await
-            .map_err(|e| self.publish_error(&e))?;
-        if ack.stream != OFFSETS_STREAM {
-            return Err(ClientError::Broker {
-                status: Status::InvalidRequest,
-                message: format!("nats: offsets are stored by stream {}", ack.stream),
-            });
-        }
-        Ok(())
-    }
-
-    async fn committed(
-        &self,
-        group: &str,
-        topic: &str,
-        partition: u32,
-    ) -> Result<Option<u64>, ClientError> {
-        group_name(group)?;
-        topic_name(topic)?;
-        #[derive(serde::Serialize)]
-        struct Req {
-            last_by_subj: String,
-        }
-        let req = Req {
-            last_by_subj: offsets_subject(group, topic, partition),
-        };
-        let subject = format!("STREAM.MSG.GET.{OFFSETS_STREAM}");
-        match self.api_raw::<RawGet>(&subject, &req).await? {
-            Ok(got) => {
-                let bytes = base64::Engine::decode(
-                    &base64::engine::general_purpose::STANDARD,
-                    got.message.data.as_bytes(),
-                )
-                .ok();
-                bytes
-                    .as_deref()
-                    .and_then(message::decode_offset)
-                    .map(Some)
-                    .ok_or_else(|| ClientError::Broker {
-                        status: Status::CorruptData,
-                        message: format!(
-                            "nats: the committed offset on {} is not 8 bytes",
-                            req.last_by_subj
-                        ),
-                    })
-            }
-            Err(e)
-                if e.error_code() == ErrorCode::NO_MESSAGE_FOUND
-                    || e.error_code() == ErrorCode::STREAM_NOT_FOUND =>
-            {
-                Ok(None) // No commit yet, or no offsets stream yet.
-            }
-            Err(e) => Err(js_error(&subject, &e)),
-        }
-    }
-
-    async fn metadata(&self, topic: Option<&str>) -> Result<Vec<TopicMetadata>, ClientError> {
-        let infos = match topic {
-            Some(t) => {
-                topic_name(t)?;
-                self.list_streams(&topic_filter(t)).await?
-            }
-            None => self.list_streams(&format!("{SUBJECT_ROOT}.>")).await?,
-        };
-        let mut topics: BTreeMap<String, Vec<(u32, stream::Info)>> = BTreeMap::new();
-        for info in infos {
-            if let Some((t, p)) = parse_stream_name(&info.config.name)
-                && topic.is_none_or(|want| want == t)
-            {
-                topics.entry(t).or_default().push((p, info));
-            }
-        }
-        if let Some(t) = topic
-            && topics.is_empty()
-        {
-            return Err(ClientError::Broker {
-                status: Status::UnknownTopic,
-                message: format!("unknown topic {t}"),
-            });
-        }
-        Ok(topics
-            .into_iter()
-            .map(|(name, mut parts)| {
-                parts.sort_by_key(|(p, _)| *p);
-                let c = &parts[0].1.config;
-                TopicMetadata {
-                    name,
-                    cleanup: if c.max_messages_per_subject == 1 {
-                        Cleanup::Compact
-                    } else {
-                        Cleanup::Delete
-                    },
-                    retention_ms: if c.max_age.is_zero() {
-                        u64::MAX
-                    } else {
-                        u64::try_from(c.max_age.as_millis()).unwrap_or(u64::MAX)
-                    },
-                    retention_bytes: u64::try_from(c.max_bytes).unwrap_or(u64::MAX),
-                    partitions: parts
-                        .iter()
-                        .map(|(p, info)| {
-                            let (log_start, high_watermark) = bounds(&info.state);
-                            PartitionMetadata {
-                                partition: *p,
-                                log_start,
-                                high_watermark,
-                            }
-                        })
-                        .collect(),
-                }
-            })
-            .collect())
-    }
-
-    async fn list_topics(&self, after: Option<&str>, limit: u32) -> Result<TopicPage, ClientError> {
-        // JetStream lists streams by position, not from a name: each page
-        // asks for every stream (in pages of the server's) and keeps one
-        // page of topics, in the same name order as the broker's.
-        let all = Transport::metadata(self, None).await?;
-        let mut rest = all
-            .into_iter()
-            .filter(|t| after.is_none_or(|a| t.name.as_str() > a));
-        let topics: Vec<TopicMetadata> = rest.by_ref().take(limit as usize).collect();
-        let next = match rest.next() {
-            Some(_) => topics.last().map(|t| t.name.clone()),
-            None => None,
-        };
-        Ok(TopicPage { topics, next })
-    }
-
-    async fn create_topic(&self, topic: &str, settings: TopicSettings) -> Result<(), ClientError> {
-        topic_name(topic)?;
-        if !(1..=MAX_PARTITIONS).contains(&settings.partitions) {
-            return Err(ClientError::Broker {
-                status: Status::InvalidRequest,
-                message: format!("partitions must be 1..={MAX_PARTITIONS}"),
-            });
-        }
-        let _creating = self.creating.lock().await;
-        if !self.topic_streams(topic).await?.is_empty() {
-            return Err(ClientError::Broker {
-                status: Status::TopicExists,
-                message: format!("topic {topic} exists"),
-            });
-        }
-        self.create_streams(topic, &settings).await
-    }
-
-    async fn delete_topic(&self, topic: &str) -> Result<(), ClientError> {
-        topic_name(topic)?;
-        let _creating = self.creating.lock().await;
-        let streams = self.topic_streams(topic).await?;
-        if streams.is_empty() {
-            return Err(ClientError::Broker {
-                status: Status::UnknownTopic,
-                message: format!("unknown topic {topic}"),
-            });
-        }
-        self.forget_topic(topic);
-        for info in streams.values() {
-            let name = &info.config.name;
-            let r: Success = self
-                .api(&format!("STREAM.DELETE.{name}"), &Empty {})
-                .await?;
-            if !r.success {
-                return Err(self.lost(format!("stream {name} was not deleted")));
-            }
-        }
-        // As the broker does: a deleted topic's committed offsets are forgotten.
-        #[derive(serde::Serialize)]
-        struct Purge {
-            filter: String,
-        }
-        match self
-            .api::<Success>(
-                &format!("STREAM.PURGE.{OFFSETS_STREAM}"),
-                &Purge {
-                    filter: offsets_topic_filter(topic),
-                },
-            )
-            .await
-        {
-            Ok(_)
-            | Err(ClientError::Broker {
-                status: Status::UnknownTopic,
-                ..
-            }) => Ok(()),
-            Err(e) => Err(e),
-        }
-    }
-
-    async fn ping(&self) -> Result<(), ClientError> {
-        self.client
-            .flush()
-            .await
-            .map_err(|e| self.lost(format!("ping: {e}")))
+    async fn call(&self, request: &Request<'_>) -> Result<Bytes, ClientError> {
+        self.call_op(request).await
     }
 
     fn partition_handle(
