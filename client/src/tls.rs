@@ -22,6 +22,7 @@ pub const ALPN: &[u8] = b"hermitmq";
 /// Why a TLS client configuration could not be built. Each variant names the
 /// file at fault.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TlsError {
     /// The file could not be read.
     #[error("cannot read {}: {source}", path.display())]

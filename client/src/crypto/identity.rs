@@ -35,6 +35,7 @@ pub const AUTH_SIGNATURE_LEN: usize = P256_SIGNATURE_LEN;
 
 /// Why a key could not be imported or generated.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum KeyError {
     /// The text is not standard padded base64.
     #[error("{what} is not standard padded base64")]

@@ -50,6 +50,7 @@ use super::signing::SigningPublicKey;
 /// cannot say *what* was changed — a flipped bit, another topic, another `seq`
 /// all look the same to a tag check — only *which* check refused the record.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum OpenError {
     /// The record ends before a field it declares.
     #[error("record truncated: need {need} more bytes, have {have}")]
@@ -196,6 +197,7 @@ impl From<FormatError> for OpenError {
 
 /// Why a key could not be trusted.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TrustError {
     /// One's own key cannot be a sender (its records are reflections).
     #[error("cannot trust our own key as a sender")]

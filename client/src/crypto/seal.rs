@@ -59,6 +59,7 @@ pub const MAX_PLAINTEXT_LEN: usize = 1 << 32;
 /// Why a record could not be sealed. Nothing is appended to the output buffer
 /// when sealing fails.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SealError {
     /// The topic name is longer than the 65535 bytes `ctx_digest` can encode.
     #[error("topic name is {len} bytes; at most 65535 can be sealed to")]
