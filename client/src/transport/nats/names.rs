@@ -128,6 +128,27 @@ pub(crate) fn decode_b64(s: &str) -> Option<Vec<u8>> {
     URL_SAFE_NO_PAD.decode(s).ok()
 }
 
+/// What is known of one partition's stream.
+#[derive(Debug)]
+pub(crate) struct PartInfo {
+    pub stream: String,
+    /// `hermit.<topic>.<partition>`.
+    pub subject: String,
+    /// Compacted: one subject per key below `subject`.
+    pub compacted: bool,
+}
+
+impl PartInfo {
+    /// The subject a batch with `key` goes to.
+    pub(super) fn subject_for(&self, topic: &str, partition: u32, key: &[u8]) -> String {
+        if self.compacted {
+            key_subject(topic, partition, key)
+        } else {
+            self.subject.clone()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,11 +19,13 @@ use hermit_protocol::frame::{
 };
 use hermit_protocol::{Cleanup, Request, ResponseBody, Status};
 
+use super::jetstream::{Empty, RawGet, Success, bounds, js_error};
+use super::message;
 use super::names::{
     OFFSETS_STREAM, SUBJECT_ROOT, offsets_subject, offsets_topic_filter, parse_stream_name,
     topic_filter,
 };
-use super::{Empty, Nats, RawGet, Success, bounds, js_error, message};
+use super::transport::Nats;
 use crate::error::ClientError;
 
 impl Nats {
