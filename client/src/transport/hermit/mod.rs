@@ -6,6 +6,7 @@
 //! produce head plus the batch itself.
 
 pub(crate) mod connection;
+mod handshake;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -46,7 +47,7 @@ pub(crate) struct Hermit {
     addr: String,
     opts: ClientOptions,
     /// What every (re)connect needs: timeouts, TLS, the identity.
-    open: connection::OpenOptions,
+    open: handshake::OpenOptions,
     /// The connection in use; a std mutex, held only to clone or replace the Arc.
     current: Mutex<Option<Arc<Conn>>>,
     /// Serializes (re)connects.
@@ -97,14 +98,14 @@ impl Hermit {
                 Some(c) => crate::tls::client_config_with_cert(ca, &c.cert, &c.key),
             }
             .map_err(|e| ClientError::Tls(Arc::new(e)))?;
-            Some(connection::TlsTarget {
+            Some(handshake::TlsTarget {
                 config,
                 server_name: tls_server_name(&addr).to_owned(),
             })
         } else {
             None
         };
-        let open = connection::OpenOptions {
+        let open = handshake::OpenOptions {
             connect_timeout: options.connect_timeout,
             request_timeout: options.request_timeout,
             max_response: options.max_response_bytes,
@@ -180,7 +181,7 @@ impl Hermit {
         self.attempts.store(backoff.attempts, Ordering::Release);
         let id = self.opened.load(Ordering::Relaxed) + 1;
         let o = &self.opts;
-        match connection::open(&self.addr, id, &self.open).await {
+        match handshake::connect(&self.addr, id, &self.open).await {
             Ok(conn) => {
                 self.opened.store(id, Ordering::Relaxed);
                 // The delay is reset once this connection proves stable (above).
