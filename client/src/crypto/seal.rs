@@ -249,6 +249,92 @@ fn append_plaintext<B: RecordBuf + ?Sized>(
     start
 }
 
+/// The checks of a MULTI record's recipients the sealer makes itself: not
+/// one's own key, no key id twice (`scratch` is reused for the sort).
+fn check_recipients(
+    recipients: &[PublicKey],
+    own: &Fingerprint,
+    scratch: &mut Vec<Kid>,
+) -> Result<(), SealError> {
+    if recipients.iter().any(|r| r.fingerprint() == own) {
+        return Err(SealError::SelfRecipient);
+    }
+    scratch.clear();
+    scratch.extend(recipients.iter().map(PublicKey::kid));
+    scratch.sort_unstable();
+    if let Some(w) = scratch.windows(2).find(|w| w[0] == w[1]) {
+        return Err(SealError::DuplicateRecipient { kid: w[0] });
+    }
+    Ok(())
+}
+
+/// The MULTI AAD: `bytes[0..70) || rcpt_digest || ctx_digest` (the last
+/// digest becomes `SHA-256(payload)` for the key wraps).
+fn multi_aad(
+    header: &Header,
+    msg_salt: &[u8; MSG_SALT_LEN],
+    commit: &[u8; DIGEST_LEN],
+    recipients: &[PublicKey],
+    ctx: &[u8; DIGEST_LEN],
+) -> [u8; MULTI_AAD_LEN] {
+    let mut aad = [0u8; MULTI_AAD_LEN];
+    aad[..HEADER_LEN].copy_from_slice(&header.encode());
+    aad[MULTI_SALT_AT..MULTI_COMMIT_AT].copy_from_slice(msg_salt);
+    aad[MULTI_COMMIT_AT..MULTI_COUNT_AT].copy_from_slice(commit);
+    let n16 = u16::try_from(recipients.len()).expect("n <= 4096 was checked");
+    aad[MULTI_COUNT_AT..MULTI_PREFIX_LEN].copy_from_slice(&n16.to_be_bytes());
+    let mut rcpt = Sha256::new();
+    for r in recipients {
+        rcpt.update(r.kid().as_bytes());
+    }
+    aad[MULTI_AAD_RCPT_AT..MULTI_AAD_LAST_AT].copy_from_slice(&rcpt.finalize());
+    aad[MULTI_AAD_LAST_AT..].copy_from_slice(ctx);
+    aad
+}
+
+/// What wrapping a MULTI record's content key for each recipient needs.
+struct WrapKeys<'a> {
+    pairs: &'a FxMap<Fingerprint, Arc<PairState>>,
+    msg_salt: &'a [u8; MSG_SALT_LEN],
+    ctx: &'a [u8; DIGEST_LEN],
+    ck: &'a [u8; CK_LEN],
+    /// The AAD with `SHA-256(payload)` last.
+    aad: &'a [u8; MULTI_AAD_LEN],
+}
+
+impl WrapKeys<'_> {
+    /// Write one entry per recipient into `entries`: its kid and
+    /// `AES-GCM(KW_i, 0^12, CK)`.
+    fn wrap(&self, recipients: &[PublicKey], entries: &mut [u8]) {
+        let zero_iv = [0u8; IV_LEN];
+        // HKDF-Extract is HMAC keyed by msg_salt: key it once per record, not
+        // once per recipient.
+        let salted = HkdfExtract::<Sha256>::new(Some(self.msg_salt));
+        for (r, entry) in recipients
+            .iter()
+            .zip(entries.chunks_exact_mut(MULTI_ENTRY_LEN))
+        {
+            let pair = self
+                .pairs
+                .get(r.fingerprint())
+                .expect("every recipient's pair key was derived above");
+            let mut kw = Zeroizing::new([0u8; CK_LEN]);
+            let mut extract = salted.clone();
+            extract.input_ikm(pair.key.key());
+            let (_, hkdf) = extract.finalize();
+            hkdf.expand_multi_info(&[WRAP_LABEL, self.ctx, r.kid().as_bytes()], &mut kw[..])
+                .expect("32 bytes is a valid HKDF-SHA256 output length");
+            let kw_cipher = Aes256Gcm::new(&kw);
+            let (kid, wrap) = entry.split_at_mut(KID_LEN);
+            kid.copy_from_slice(r.kid().as_bytes());
+            let (wrapped, tag_slot) = wrap.split_at_mut(CK_LEN);
+            wrapped.copy_from_slice(&self.ck[..]);
+            let tag = kw_cipher.seal_in_place(&zero_iv, self.aad, wrapped);
+            tag_slot.copy_from_slice(&tag);
+        }
+    }
+}
+
 /// Plaintext length once padded (if `pad`), or an error if it is too large.
 #[inline]
 fn body_len(plaintext: &[u8], pad: bool) -> Result<usize, SealError> {
@@ -508,15 +594,7 @@ impl Sealer {
             scratch_kids,
         } = self;
         let own = identity.fingerprint();
-        if recipients.iter().any(|r| r.fingerprint() == own) {
-            return Err(SealError::SelfRecipient);
-        }
-        scratch_kids.clear();
-        scratch_kids.extend(recipients.iter().map(PublicKey::kid));
-        scratch_kids.sort_unstable();
-        if let Some(w) = scratch_kids.windows(2).find(|w| w[0] == w[1]) {
-            return Err(SealError::DuplicateRecipient { kid: w[0] });
-        }
+        check_recipients(recipients, own, scratch_kids)?;
         let ts = topics.get_or_create(topic, own)?;
         let ctx = ts.multi_ctx;
         for r in recipients {
@@ -538,19 +616,7 @@ impl Sealer {
             sender: own.kid(),
             seq,
         };
-        // bytes[0..70) || rcpt_digest || (ctx_digest | SHA-256(payload)).
-        let mut aad = [0u8; MULTI_AAD_LEN];
-        aad[..HEADER_LEN].copy_from_slice(&header.encode());
-        aad[MULTI_SALT_AT..MULTI_COMMIT_AT].copy_from_slice(&msg_salt);
-        aad[MULTI_COMMIT_AT..MULTI_COUNT_AT].copy_from_slice(&commit);
-        let n16 = u16::try_from(n).expect("n <= 4096 was checked");
-        aad[MULTI_COUNT_AT..MULTI_PREFIX_LEN].copy_from_slice(&n16.to_be_bytes());
-        let mut rcpt = Sha256::new();
-        for r in recipients {
-            rcpt.update(r.kid().as_bytes());
-        }
-        aad[MULTI_AAD_RCPT_AT..MULTI_AAD_LAST_AT].copy_from_slice(&rcpt.finalize());
-        aad[MULTI_AAD_LAST_AT..].copy_from_slice(&ctx);
+        let mut aad = multi_aad(&header, &msg_salt, &commit.into(), recipients, &ctx);
 
         let start = out.len();
         let sig_len = if signer.is_some() { SIGNATURE_LEN } else { 0 };
@@ -566,31 +632,14 @@ impl Sealer {
         out.extend_from_slice(&tag);
         aad[MULTI_AAD_LAST_AT..].copy_from_slice(&Sha256::digest(&out.as_bytes()[pt_start..]));
 
-        // HKDF-Extract is HMAC keyed by msg_salt: key it once per record, not
-        // once per recipient.
-        let salted = HkdfExtract::<Sha256>::new(Some(&msg_salt));
-        let entries = &mut out.as_bytes_mut()[entries_start..pt_start];
-        for (r, entry) in recipients
-            .iter()
-            .zip(entries.chunks_exact_mut(MULTI_ENTRY_LEN))
-        {
-            let pair = pairs
-                .get(r.fingerprint())
-                .expect("every recipient's pair key was derived above");
-            let mut kw = Zeroizing::new([0u8; CK_LEN]);
-            let mut extract = salted.clone();
-            extract.input_ikm(pair.key.key());
-            let (_, hkdf) = extract.finalize();
-            hkdf.expand_multi_info(&[WRAP_LABEL, &ctx, r.kid().as_bytes()], &mut kw[..])
-                .expect("32 bytes is a valid HKDF-SHA256 output length");
-            let kw_cipher = Aes256Gcm::new(&kw);
-            let (kid, wrap) = entry.split_at_mut(KID_LEN);
-            kid.copy_from_slice(r.kid().as_bytes());
-            let (wrapped, tag_slot) = wrap.split_at_mut(CK_LEN);
-            wrapped.copy_from_slice(&ck[..]);
-            let tag = kw_cipher.seal_in_place(&zero_iv, &aad, wrapped);
-            tag_slot.copy_from_slice(&tag);
-        }
+        let keys = WrapKeys {
+            pairs,
+            msg_salt: &msg_salt,
+            ctx: &ctx,
+            ck: &ck,
+            aad: &aad,
+        };
+        keys.wrap(recipients, &mut out.as_bytes_mut()[entries_start..pt_start]);
         if let Some(s) = signer {
             let sig = s.sign_parts(&[SIG_LABEL, &ctx, &out.as_bytes()[start..]]);
             out.extend_from_slice(&sig);
