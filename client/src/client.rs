@@ -2,128 +2,33 @@
 //! connection to a HermitMQ broker, reopened with backoff when it dies, or a
 //! NATS JetStream server or cluster (see [`crate::transport`]) — with one
 //! async method per protocol operation.
+//!
+//! Produce and fetch have their own paths through the transport (the
+//! batch goes out and the records come back without a copy); every other
+//! operation is one [`Request`] sent with `Client::call`, whose answer the
+//! method reads. Adding a request type is adding its method here (and, to
+//! carry it over NATS, its mapping in the NATS transport's `call`).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use hermit_protocol::Ack;
-use hermit_protocol::WireError;
-use hermit_protocol::frame::{MAX_LIST_LIMIT, TopicMetadata, TopicPage, TopicSettings};
-use hermit_protocol::topic::{TopicName, validate_group};
+use hermit_protocol::frame::{
+    Commit, Committed, CreateTopic, ListTopics, MAX_LIST_LIMIT, TopicMetadata, TopicPage,
+    TopicSettings, decode_response,
+};
+use hermit_protocol::topic::TopicName;
+use hermit_protocol::{Ack, Op, Request, ResponseBody, WireError};
 use tokio::time::Instant;
 
-use crate::crypto::Identity;
 use crate::error::ClientError;
+use crate::options::{group_name, topic_name};
 use crate::records::FetchResponse;
-use crate::transport::{AnyTransport, NatsCredentials, Transport, TransportKind};
+use crate::transport::any::AnyTransport;
+use crate::transport::contract::Transport;
+use crate::transport::endpoint::TransportKind;
 
-/// Connection settings. Each field's doc ends with its default.
-///
-/// Over NATS (`nats://…`, see `docs/SCALE-OUT.md`): `connect_timeout` bounds
-/// the first connection and the wait for JetStream to answer,
-/// `request_timeout` every JetStream request and publish ack, `max_in_flight`
-/// the produces and batches in flight, the backoffs the NATS client's
-/// reconnects; `max_response_bytes` does not apply (the server's
-/// `max_payload` does). Transport settings of NATS (replicas, partitions of
-/// auto-created topics, auto-create) are options of the URL:
-/// [`NatsOptions`](crate::NatsOptions).
-///
-/// `Debug` shows the identity's fingerprint only, never its key.
-#[derive(Clone, PartialEq, Eq)]
-pub struct ClientOptions {
-    /// Limit on opening a connection (TCP connect plus the hello). Default 5 s.
-    pub connect_timeout: Duration,
-    /// Limit on waiting for any answer (a fetch gets its `max_wait` on top).
-    /// When it passes, the request fails with [`ClientError::Timeout`] and
-    /// the connection is closed, failing the rest of its requests with
-    /// [`ClientError::ConnectionLost`] (retriable). Default 30 s.
-    pub request_timeout: Duration,
-    /// Most requests in flight on the connection; further requests wait for
-    /// a slot. Keep it at or below the broker's `max_in_flight` (1024), or the
-    /// broker stops reading and requests queue in the socket. Default 512.
-    pub max_in_flight: usize,
-    /// First wait before reconnecting after a failed connect; doubles on each
-    /// failure up to `reconnect_backoff_max`. Default 50 ms.
-    pub reconnect_backoff: Duration,
-    /// Longest wait between reconnect attempts. Default 2 s.
-    pub reconnect_backoff_max: Duration,
-    /// Largest response frame accepted (a fetch returns at least one whole
-    /// batch even above its `max_bytes`). Default 128 MiB.
-    pub max_response_bytes: u32,
-    /// The key this client authenticates with (protocol version 3): when a
-    /// broker offers or requires authentication, every connection signs its
-    /// hello's nonce with it before any request is sent, and every request
-    /// on it runs as the principal `fp(SPKI)` — the same fingerprint the
-    /// identity's sealed records are addressed with. Without one the client
-    /// stays anonymous, and a broker that requires authentication is refused
-    /// with [`ClientError::AuthRequired`]. Not used over NATS. Default `None`.
-    pub identity: Option<Arc<Identity>>,
-    /// For `hermits://`: the PEM file of the CA certificates that may sign
-    /// the broker's certificate (a development CA from `hermit tls
-    /// self-signed`, a company CA). `None` trusts the system's roots.
-    /// Default `None`.
-    pub tls_ca: Option<PathBuf>,
-    /// For `hermits://` with mutual TLS: the client certificate chain and
-    /// its private key (PEM files), presented when the broker asks. Default
-    /// `None`.
-    pub tls_client_cert: Option<ClientCert>,
-    /// For `nats://`: how to authenticate to the NATS server (user and
-    /// password, token, nkey seed or `.creds` file). `None` connects
-    /// without credentials, which a server with an `authorization` block
-    /// refuses with [`ClientError::AuthFailed`]. Not used over HermitMQ
-    /// (its principals are [`ClientOptions::identity`] keys). Default `None`.
-    pub nats_credentials: Option<NatsCredentials>,
-}
-
-/// A client certificate for mutual TLS: two PEM files.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClientCert {
-    /// The certificate chain, leaf first.
-    pub cert: PathBuf,
-    /// Its private key (PKCS#8, SEC1 or PKCS#1), read when connecting.
-    pub key: PathBuf,
-}
-
-impl std::fmt::Debug for ClientOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientOptions")
-            .field("connect_timeout", &self.connect_timeout)
-            .field("request_timeout", &self.request_timeout)
-            .field("max_in_flight", &self.max_in_flight)
-            .field("reconnect_backoff", &self.reconnect_backoff)
-            .field("reconnect_backoff_max", &self.reconnect_backoff_max)
-            .field("max_response_bytes", &self.max_response_bytes)
-            // The fingerprint names the principal; the key stays out of logs.
-            .field(
-                "identity",
-                &self.identity.as_ref().map(|i| i.fingerprint().to_hex()),
-            )
-            .field("tls_ca", &self.tls_ca)
-            .field("tls_client_cert", &self.tls_client_cert)
-            // Its own Debug shows the kind and the user, never the secret.
-            .field("nats_credentials", &self.nats_credentials)
-            .finish()
-    }
-}
-
-impl Default for ClientOptions {
-    fn default() -> Self {
-        ClientOptions {
-            connect_timeout: Duration::from_secs(5),
-            request_timeout: Duration::from_secs(30),
-            max_in_flight: 512,
-            reconnect_backoff: Duration::from_millis(50),
-            reconnect_backoff_max: Duration::from_secs(2),
-            max_response_bytes: 128 << 20,
-            identity: None,
-            tls_ca: None,
-            tls_client_cert: None,
-            nats_credentials: None,
-        }
-    }
-}
+pub use crate::options::{ClientCert, ClientOptions};
 
 /// A handle on a broker: one TCP connection carrying many requests at once,
 /// answers matched by correlation id, reopened with backoff after it dies —
@@ -149,19 +54,6 @@ impl std::fmt::Debug for Client {
             .field("transport", &self.transport_kind())
             .finish_non_exhaustive()
     }
-}
-
-pub(crate) fn topic_name(topic: &str) -> Result<TopicName<&str>, ClientError> {
-    TopicName::new(topic).map_err(|e| ClientError::topic_name(topic, e))
-}
-
-pub(crate) fn group_name(group: &str) -> Result<&str, ClientError> {
-    validate_group(group).map_err(|source| ClientError::InvalidName {
-        what: "group",
-        name: group.to_owned(),
-        source,
-    })?;
-    Ok(group)
 }
 
 impl Client {
@@ -213,6 +105,25 @@ impl Client {
         &self.transport
     }
 
+    /// Send `request` (any op but produce and fetch) and read its answer's
+    /// body with `read`, which takes the variant the request is answered
+    /// with (`None` for any other: the broker broke the protocol).
+    async fn call<T>(
+        &self,
+        request: Request<'_>,
+        read: impl FnOnce(ResponseBody<'_>) -> Option<T>,
+    ) -> Result<T, ClientError> {
+        let frame = self.transport.call(&request).await?;
+        let answer = decode_response(&frame)?;
+        match answer.body {
+            Ok(body) => {
+                let answered = body.op();
+                read(body).ok_or_else(|| unexpected(request.op(), answered))
+            }
+            Err(refusal) => Err(ClientError::refused(&refusal)),
+        }
+    }
+
     /// Append one record batch (as built by
     /// [`hermit_protocol::BatchBuilder::finish`]) to a partition; returns the
     /// offset the broker gave its first record. Over HermitMQ the batch is
@@ -252,7 +163,14 @@ impl Client {
         partition: u32,
         offset: u64,
     ) -> Result<(), ClientError> {
-        self.transport.commit(group, topic, partition, offset).await
+        let request = Request::Commit(Commit {
+            group: group_name(group)?,
+            topic: topic_name(topic)?,
+            partition,
+            offset,
+        });
+        self.call(request, |b| matches!(b, ResponseBody::Commit).then_some(()))
+            .await
     }
 
     /// The next offset `group` will read, or `None` if it never committed.
@@ -262,7 +180,16 @@ impl Client {
         topic: &str,
         partition: u32,
     ) -> Result<Option<u64>, ClientError> {
-        self.transport.committed(group, topic, partition).await
+        let request = Request::Committed(Committed {
+            group: group_name(group)?,
+            topic: topic_name(topic)?,
+            partition,
+        });
+        self.call(request, |b| match b {
+            ResponseBody::Committed { offset } => Some(offset),
+            _ => None,
+        })
+        .await
     }
 
     /// Describe every topic the caller may describe (`None`) or one
@@ -274,7 +201,12 @@ impl Client {
     /// `PayloadTooLarge`: use [`Client::list_topics`] or
     /// [`Client::all_topics`] there.
     pub async fn metadata(&self, topic: Option<&str>) -> Result<Vec<TopicMetadata>, ClientError> {
-        self.transport.metadata(topic).await
+        let request = Request::Metadata(topic.map(topic_name).transpose()?);
+        self.call(request, |b| match b {
+            ResponseBody::Metadata(topics) => Some(topics),
+            _ => None,
+        })
+        .await
     }
 
     /// One page of the topics the caller may describe, in name order
@@ -301,10 +233,19 @@ impl Client {
         }
         // A cursor is a place among names; the broker may hand out an
         // internal one (`__…`), so only the charset rules apply.
-        if let Some(a) = after {
-            TopicName::new_any(a).map_err(|e| ClientError::topic_name(a, e))?;
-        }
-        let page = self.transport.list_topics(after, limit).await?;
+        let cursor = after
+            .map(|a| TopicName::new_any(a).map_err(|e| ClientError::topic_name(a, e)))
+            .transpose()?;
+        let request = Request::ListTopics(ListTopics {
+            after: cursor,
+            limit,
+        });
+        let page = self
+            .call(request, |b| match b {
+                ResponseBody::ListTopics(page) => Some(page),
+                _ => None,
+            })
+            .await?;
         // An opaque cursor (`__cursor.<n>`, standing for a name the caller
         // may not see) cannot be compared; it only must not repeat.
         let opaque = |c: &str| c.starts_with("__cursor.");
@@ -343,18 +284,42 @@ impl Client {
         topic: &str,
         settings: TopicSettings,
     ) -> Result<(), ClientError> {
-        self.transport.create_topic(topic, settings).await
+        let request = Request::CreateTopic(CreateTopic {
+            topic: topic_name(topic)?,
+            settings,
+        });
+        self.call(request, |b| {
+            matches!(b, ResponseBody::CreateTopic).then_some(())
+        })
+        .await
     }
 
     /// Delete a topic and its data.
     pub async fn delete_topic(&self, topic: &str) -> Result<(), ClientError> {
-        self.transport.delete_topic(topic).await
+        let request = Request::DeleteTopic(topic_name(topic)?);
+        self.call(request, |b| {
+            matches!(b, ResponseBody::DeleteTopic).then_some(())
+        })
+        .await
     }
 
     /// Round trip to the broker; returns how long it took.
     pub async fn ping(&self) -> Result<Duration, ClientError> {
         let start = Instant::now();
-        self.transport.ping().await?;
+        self.call(Request::Ping, |b| {
+            matches!(b, ResponseBody::Ping).then_some(())
+        })
+        .await?;
         Ok(start.elapsed())
     }
+}
+
+/// An answer of another op than the request's: the broker broke the
+/// protocol.
+fn unexpected(asked: Op, answered: Op) -> ClientError {
+    tracing::warn!(?asked, ?answered, "answer of the wrong kind");
+    ClientError::Protocol(WireError::InvalidField {
+        field: "response op",
+        value: 0,
+    })
 }

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use hermit_protocol::frame::ErrorBody;
 use hermit_protocol::topic::NameError;
 use hermit_protocol::{Status, WireError};
 
@@ -194,6 +195,24 @@ impl ClientError {
                     ..
                 }
         )
+    }
+
+    /// The broker's refusal as a typed error: [`ClientError::OffsetOutOfRange`]
+    /// with the partition's bounds, or [`ClientError::Broker`].
+    pub(crate) fn refused(e: &ErrorBody<'_>) -> Self {
+        match (e.status, e.bounds) {
+            (Status::OffsetOutOfRange, Some((log_start, high_watermark))) => {
+                ClientError::OffsetOutOfRange {
+                    log_start,
+                    high_watermark,
+                    message: e.message.to_owned(),
+                }
+            }
+            (status, _) => ClientError::Broker {
+                status,
+                message: e.message.to_owned(),
+            },
+        }
     }
 
     pub(crate) fn topic_name(name: &str, source: NameError) -> Self {

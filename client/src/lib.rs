@@ -4,6 +4,8 @@
 //! The data path, from the application to the socket and back:
 //! - [`client`]: [`Client`], a cloneable handle on one multiplexed connection
 //!   (reconnects with backoff) with one async method per protocol operation.
+//! - [`options`]: [`ClientOptions`] (timeouts, TLS, the identity, NATS
+//!   credentials) and the topic and group name checks run before sending.
 //! - [`transport`]: what is behind a [`Client`], chosen by the URL given to
 //!   [`Client::connect`]: a HermitMQ broker (`hermit://host:port` or
 //!   `host:port`, the default) or NATS JetStream (`nats://…`, cargo feature
@@ -26,6 +28,8 @@
 //! - [`tls`]: TLS client configuration (a CA file or the system roots, an
 //!   optional client certificate) and the handshake, for `hermits://`.
 //! - [`error`]: [`ClientError`], with [`ClientError::is_retriable`].
+//! - `lock` and `fxhash` (internal): poison-tolerant locking, a fast hasher
+//!   for the producer's and the sealer's maps.
 //! - [`crypto`]: end-to-end sealing (sans-I/O): Web Crypto-compatible identities,
 //!   password-wrapped key files, the article's compatibility API and sealed records.
 //! - [`sealed`]: [`SealedProducer`] and [`SealedConsumer`] — sealing in place through the
@@ -41,6 +45,8 @@ pub mod consumer;
 pub mod crypto;
 pub mod error;
 mod fxhash;
+mod lock;
+pub mod options;
 pub mod partitioner;
 pub mod producer;
 pub mod records;
@@ -48,13 +54,14 @@ pub mod sealed;
 pub mod tls;
 pub mod transport;
 
-pub use client::{Client, ClientCert, ClientOptions};
+pub use client::Client;
 pub use consumer::{Consumer, ConsumerOptions, Fallback, ResetPolicy, StartFrom};
 pub use error::ClientError;
 pub use hermit_protocol::frame::{
     MAX_LIST_LIMIT, PartitionMetadata, TopicMetadata, TopicPage, TopicSettings,
 };
 pub use hermit_protocol::{Ack, Cleanup, Status};
+pub use options::{ClientCert, ClientOptions};
 pub use producer::{Delivered, Delivery, Producer, ProducerOptions};
 pub use records::{FetchResponse, Record, Records};
 pub use sealed::{
@@ -63,10 +70,3 @@ pub use sealed::{
     SealedProducerOptions, SealedRecordError, StateOrigin,
 };
 pub use transport::{Endpoint, NatsCredentials, NatsOptions, TransportKind};
-
-/// Locks `m`, taking over a lock poisoned by a panic: the SDK only holds its
-/// locks across updates that leave the data consistent (each use says why),
-/// so a panic elsewhere must not turn every later call into a panic.
-pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}

@@ -9,7 +9,7 @@
 //! - [`SealedConsumer::next`] yields, per record, either an [`OpenedRecord`]
 //!   or a [`SealedRecordError`] naming the record's topic, partition and offset
 //!   — nothing is skipped silently. Transport errors are the outer
-//!   [`ClientError`].
+//!   [`ClientError`](crate::ClientError).
 //!
 //! # Record keys are blinded
 //! The broker compacts and partitions by the batch key, which it sees. A
@@ -67,7 +67,7 @@
 //! replayed after a restart — fetched before and appended again by whoever
 //! can write the topic — is then refused as `Replayed`; a sender the state
 //! does not know starts its window with its first record, which says so
-//! ([`OpenedRecord::window`] is [`WindowStart::New`]). A restarted consumer
+//! ([`OpenedRecord::window`] is [`WindowStart::New`](crate::crypto::WindowStart::New)). A restarted consumer
 //! resumes at the committed offset (or the state's, if a crash fell between
 //! saving it and committing). Without a group nothing is saved: the windows
 //! start empty and records read again open again.
@@ -86,258 +86,31 @@
 //! sender's records more than 1024 apart, reported as `TooOld`. Conversations
 //! that need every record checked belong on single-partition topics or behind
 //! one key (one key, one partition).
+//!
+//! # Layout
+//! - `producer`: [`SealedProducer`], [`SealedGroup`], [`SealedDelivery`].
+//! - `consumer`: [`SealedConsumer`], its commit bookkeeping and held records.
+//! - `record`: what the consumer returns per record ([`OpenedRecord`],
+//!   [`Plaintext`], [`SealedRecordError`]).
+//! - `error`: [`SealedError`].
+//! - [`state`]: the state topic (replay windows, DIRECT reservations).
 
 mod consumer;
+mod error;
 mod producer;
+mod record;
 pub mod state;
 
-use std::fmt;
-use std::ops::Deref;
-use std::sync::Arc;
-
-use zeroize::Zeroizing;
-
 pub use consumer::{Received, SealedConsumer, SealedConsumerOptions, StateOrigin};
+pub use error::SealedError;
 pub use producer::{
     BUDGET_RESERVE, SealedDelivery, SealedGroup, SealedProducer, SealedProducerOptions,
 };
-
-use crate::crypto::{
-    Fingerprint, Gap, Kid, Mode, OpenError, OpenedMode, SealError, TrustError, WindowStart,
-};
-use crate::error::ClientError;
-
-/// Why a sealed producer or consumer call failed as a whole (a record that
-/// fails to open is a [`SealedRecordError`] instead).
-#[derive(Debug, Clone, thiserror::Error)]
-#[non_exhaustive]
-pub enum SealedError {
-    /// The producer, consumer or connection failed.
-    #[error(transparent)]
-    Client(#[from] ClientError),
-    /// The record could not be sealed (bad recipients, topic or size); nothing
-    /// was queued.
-    #[error("cannot seal the record")]
-    Seal(#[source] SealError),
-    /// A sender key could not be trusted.
-    #[error("cannot trust the sender key")]
-    Trust(#[source] TrustError),
-    /// A replay high-water mark could not be restored.
-    #[error("cannot restore the replay state")]
-    Open(#[source] OpenError),
-    /// The persisted state (replay windows, DIRECT budgets) could not be
-    /// read, opened or saved; nothing was committed or sent past it.
-    #[error("sealed state in topic {topic}: {reason}")]
-    State {
-        /// The identity's state topic.
-        topic: String,
-        /// What failed, and what to do about it.
-        reason: String,
-        /// The broker's refusal, when it refused (`Unauthorized`: the ACL
-        /// has no rule for the state topic).
-        status: Option<hermit_protocol::Status>,
-    },
-}
-
-/// A decrypted plaintext, wiped from memory when dropped. Its `Debug` shows
-/// only the length; it has no `Display`.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Plaintext(Zeroizing<Vec<u8>>);
-
-impl Plaintext {
-    /// The bytes, exactly as sealed (a BOM or invalid UTF-8 is kept).
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.0
-    }
-
-    /// The bytes as UTF-8 text, refusing invalid UTF-8 rather than replacing
-    /// it; a leading BOM is kept.
-    ///
-    /// # Errors
-    /// [`std::str::Utf8Error`] if the bytes are not UTF-8.
-    pub fn to_str(&self) -> Result<&str, std::str::Utf8Error> {
-        std::str::from_utf8(&self.0)
-    }
-
-    /// The owned buffer, still wiped on drop.
-    pub fn into_zeroizing(self) -> Zeroizing<Vec<u8>> {
-        self.0
-    }
-}
-
-impl Deref for Plaintext {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
-        &self.0
-    }
-}
-
-impl AsRef<[u8]> for Plaintext {
-    fn as_ref(&self) -> &[u8] {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Plaintext {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Plaintext(<{} bytes redacted>)", self.0.len())
-    }
-}
-
-/// A record that was opened: where it was stored, who sealed it, and its
-/// plaintext.
-#[derive(Debug, Clone)]
-pub struct OpenedRecord {
-    /// Topic.
-    pub topic: Arc<str>,
-    /// Partition.
-    pub partition: u32,
-    /// Offset.
-    pub offset: u64,
-    /// The batch timestamp (ns since the Unix epoch), as the broker stored it.
-    /// Not authenticated: the broker can change it.
-    pub timestamp_ns: u64,
-    /// The blinded batch key as stored (empty for none): compare with
-    /// [`ConversationKey::blind`](crate::crypto::ConversationKey::blind) of a
-    /// logical key, never reversible to it.
-    pub key: bytes::Bytes,
-    /// The authenticated sender.
-    pub sender: Fingerprint,
-    /// The sender's sequence number on this topic (`None` for legacy records).
-    pub seq: Option<u64>,
-    /// DIRECT, MULTI or legacy.
-    pub mode: OpenedMode,
-    /// Sequence numbers of this sender skipped since its previous record on
-    /// this topic: withheld, lost, on another partition, or addressed to
-    /// others (those were reported as [`RecordErrorKind::NotForMe`]).
-    pub gap: Option<Gap>,
-    /// The record arrived late, inside the window (it fills part of an earlier gap).
-    pub late: bool,
-    /// How this sender's replay window stood before this record: `New` on
-    /// the first record from a sender no persisted state knew (accepted on
-    /// its own `seq`).
-    pub window: WindowStart,
-    /// A signature was verified.
-    pub signed: bool,
-    /// Padding was stripped.
-    pub padded: bool,
-    /// The plaintext.
-    pub plaintext: Plaintext,
-}
-
-/// A record that was not opened, with where it is stored. Returned per
-/// record by [`SealedConsumer::next`]; the consumer goes on to the next
-/// record.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("record {topic}/{partition} at offset {offset}: {kind}")]
-pub struct SealedRecordError {
-    /// Topic.
-    pub topic: Arc<str>,
-    /// Partition.
-    pub partition: u32,
-    /// Offset.
-    pub offset: u64,
-    /// The batch timestamp (ns since the Unix epoch), unauthenticated.
-    pub timestamp_ns: u64,
-    /// What was wrong.
-    pub kind: RecordErrorKind,
-}
-
-impl SealedRecordError {
-    /// Whether the record is addressed to others (ignore it quietly: it does
-    /// not hold commits back).
-    pub fn is_not_for_me(&self) -> bool {
-        matches!(self.kind, RecordErrorKind::NotForMe { .. })
-    }
-
-    /// The opening error, unless the record is simply addressed to others
-    /// or was released.
-    pub fn open_error(&self) -> Option<&OpenError> {
-        match &self.kind {
-            RecordErrorKind::Open(e) => Some(e),
-            RecordErrorKind::NotForMe { .. } | RecordErrorKind::Released { .. } => None,
-        }
-    }
-
-    /// Whether this record holds its partition's committed offset back until
-    /// [`SealedConsumer::ack`] (every failure to open; not records for
-    /// others, nor a [`RecordErrorKind::Released`] notice).
-    pub fn holds_commit(&self) -> bool {
-        matches!(self.kind, RecordErrorKind::Open(_))
-    }
-}
-
-/// Why a record was not opened.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum RecordErrorKind {
-    /// A well-formed sealed record with nothing for this reader: a DIRECT
-    /// record for another key, or a MULTI record without an entry for us —
-    /// what other conversations on a shared topic look like, and one's own
-    /// records (`own`). Checked before the sender is looked up, so records
-    /// between strangers land here too. Counts as handled for commits.
-    ///
-    /// Whoever can rewrite records (the broker) can make one of ours look
-    /// like this by changing its recipient kid, which is no more than
-    /// withholding it: the sender's next record then reports the
-    /// [`Gap`].
-    #[error("addressed to others (sender {sender}, {mode:?})")]
-    NotForMe {
-        /// The sender kid in the header (not authenticated).
-        sender: Kid,
-        /// The sender kid is this reader's own: an echo of a record we sent.
-        own: bool,
-        /// DIRECT or MULTI.
-        mode: Mode,
-    },
-    /// The record failed a check: structure, sender, replay, authentication,
-    /// signature, padding, legacy. Holds the commit back until acknowledged,
-    /// or until the bound on held records releases it.
-    #[error(transparent)]
-    Open(OpenError),
-    /// A record reported earlier as [`RecordErrorKind::Open`] stopped
-    /// holding commits back without being acknowledged: more than
-    /// `max_held` were held, or it was held longer than `max_held_age`
-    /// ([`SealedConsumerOptions`]). The commit may now pass it: it is
-    /// skipped, and this notice is the record of that.
-    #[error("skipped: released from holding the commit ({why})")]
-    Released {
-        /// Which bound released it.
-        why: Release,
-    },
-}
-
-/// Which bound on held records released one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Release {
-    /// More than this many records of one partition were held.
-    Count(usize),
-    /// It was held longer than this.
-    Age(std::time::Duration),
-}
-
-impl fmt::Display for Release {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Release::Count(n) => write!(f, "more than {n} records held"),
-            Release::Age(d) => write!(f, "held longer than {} s", d.as_secs()),
-        }
-    }
-}
+pub use record::{OpenedRecord, Plaintext, RecordErrorKind, Release, SealedRecordError};
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn plaintext_debug_shows_only_the_length() {
-        let p = Plaintext(Zeroizing::new(b"attack at dawn".to_vec()));
-        let d = format!("{p:?}");
-        assert_eq!(d, "Plaintext(<14 bytes redacted>)");
-        assert_eq!(&*p, b"attack at dawn");
-        assert_eq!(p.to_str(), Ok("attack at dawn"));
-    }
 
     #[test]
     fn sealed_types_are_send() {

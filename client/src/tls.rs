@@ -22,6 +22,7 @@ pub const ALPN: &[u8] = b"hermitmq";
 /// Why a TLS client configuration could not be built. Each variant names the
 /// file at fault.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TlsError {
     /// The file could not be read.
     #[error("cannot read {}: {source}", path.display())]
@@ -192,15 +193,14 @@ fn system_roots() -> Result<RootCertStore, TlsError> {
     Ok(roots)
 }
 
+// PEM files are read and parsed by rustls (`PemObject`); what is ours is
+// only which error names which file.
+
 /// Every certificate in a PEM file, in order; at least one.
 fn load_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
-    let bytes = read(path)?;
-    let certs = CertificateDer::pem_slice_iter(&bytes)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|source| TlsError::Pem {
-            path: path.to_owned(),
-            source,
-        })?;
+    let certs = CertificateDer::pem_file_iter(path)
+        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| TlsError::pem(path, e))?;
     if certs.is_empty() {
         return Err(TlsError::NoCertificate {
             path: path.to_owned(),
@@ -211,22 +211,27 @@ fn load_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
 
 /// The first private key in a PEM file.
 fn load_key(path: &Path) -> Result<PrivateKeyDer<'static>, TlsError> {
-    // The file's bytes are the key: wiped once parsed (rustls keeps its own copy).
-    let bytes = zeroize::Zeroizing::new(read(path)?);
+    // The file's bytes are the key: read here to be wiped once parsed
+    // (rustls keeps its own copy), not through rustls' buffered reader.
+    let bytes = std::fs::read(path)
+        .map(zeroize::Zeroizing::new)
+        .map_err(|e| TlsError::pem(path, pem::Error::Io(e)))?;
     PrivateKeyDer::from_pem_slice(&bytes).map_err(|e| match e {
         pem::Error::NoItemsFound => TlsError::NoKey {
             path: path.to_owned(),
         },
-        source => TlsError::Pem {
-            path: path.to_owned(),
-            source,
-        },
+        e => TlsError::pem(path, e),
     })
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, TlsError> {
-    std::fs::read(path).map_err(|source| TlsError::Read {
-        path: path.to_owned(),
-        source,
-    })
+impl TlsError {
+    /// What rustls' PEM reader said about `path`: it could not read the
+    /// file ([`TlsError::Read`]), or the file is not PEM ([`TlsError::Pem`]).
+    fn pem(path: &Path, e: pem::Error) -> TlsError {
+        let path = path.to_owned();
+        match e {
+            pem::Error::Io(source) => TlsError::Read { path, source },
+            source => TlsError::Pem { path, source },
+        }
+    }
 }

@@ -3,8 +3,8 @@
 
 use std::sync::OnceLock;
 
-use hermit_client::crypto::envelope::{self, Body, Flags, Header, Mode, RecordView};
-use hermit_client::crypto::{Identity, Kid, OpenError, Opener, PublicKey, Sealer};
+use hermit_client::crypto::envelope::{self, Body, Flags, FormatError, Header, Mode, RecordView};
+use hermit_client::crypto::{Identity, Kid, Opener, PublicKey, Sealer};
 use proptest::prelude::*;
 
 fn mode() -> impl Strategy<Value = Mode> {
@@ -63,13 +63,13 @@ proptest! {
             Ok(h) => prop_assert_eq!(h.encode(), bytes),
             Err(e) => {
                 let expected = if bytes[0] != 1 {
-                    OpenError::UnsupportedVersion { found: bytes[0] }
+                    FormatError::UnsupportedVersion { found: bytes[0] }
                 } else if !(1..=2).contains(&bytes[1]) {
-                    OpenError::UnknownMode { found: bytes[1] }
+                    FormatError::UnknownMode { found: bytes[1] }
                 } else if bytes[2] & !3 != 0 {
-                    OpenError::ReservedFlags { flags: bytes[2] }
+                    FormatError::ReservedFlags { flags: bytes[2] }
                 } else {
-                    OpenError::ReservedByte { found: bytes[3] }
+                    FormatError::ReservedByte { found: bytes[3] }
                 };
                 prop_assert_eq!(e, expected);
             }
@@ -80,7 +80,7 @@ proptest! {
     #[test]
     fn short_headers_are_truncated(h in header(), len in 0usize..20) {
         let bytes = h.encode();
-        let truncated = matches!(Header::parse(&bytes[..len]), Err(OpenError::Truncated { .. }));
+        let truncated = matches!(Header::parse(&bytes[..len]), Err(FormatError::Truncated { .. }));
         prop_assert!(truncated, "{} bytes", len);
     }
 

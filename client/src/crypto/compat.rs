@@ -28,6 +28,7 @@ pub const TAG_LEN: usize = super::aead::TAG_LEN;
 
 /// Why a compatibility message could not be decrypted (or the API set up).
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CompatError {
     /// `iv` is not standard padded base64.
     #[error("iv is not standard padded base64")]

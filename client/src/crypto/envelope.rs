@@ -11,11 +11,15 @@
 //! [`RecordView::parse`] checks a whole record's structure (lengths, `n`, the
 //! signature trailer) and hands out borrowed slices of its fields. Neither
 //! authenticates anything: that is the [`Opener`](super::Opener)'s job.
+//!
+//! This module owns the byte layout: the fields' offsets and the AADs built
+//! from them (the sealer and the opener write and read records through these
+//! constants), what is wrong with bytes that do not parse ([`FormatError`]),
+//! and the buffers records are written to ([`RecordBuf`]).
 
 use sha2::{Digest as _, Sha256};
 
-use super::identity::{Fingerprint, Kid};
-use super::open::OpenError;
+use super::identity::{Fingerprint, KID_LEN, Kid};
 
 /// The only record version this code reads or writes.
 pub const VERSION: u8 = 0x01;
@@ -26,24 +30,111 @@ pub const IV_LEN: usize = super::aead::IV_LEN;
 /// AES-GCM tag length everywhere.
 pub const TAG_LEN: usize = super::aead::TAG_LEN;
 /// Bytes before the ciphertext in a DIRECT record: header, recipient kid, IV.
-pub const DIRECT_PREFIX_LEN: usize = HEADER_LEN + 8 + IV_LEN;
+pub const DIRECT_PREFIX_LEN: usize = DIRECT_IV_AT + IV_LEN;
 /// Total DIRECT overhead over the plaintext (unpadded, unsigned): 56 bytes.
 pub const DIRECT_OVERHEAD: usize = DIRECT_PREFIX_LEN + TAG_LEN;
 /// Bytes before the first MULTI entry: header, msg_salt, ck_commit, n.
-pub const MULTI_PREFIX_LEN: usize = HEADER_LEN + MSG_SALT_LEN + 32 + 2;
+pub const MULTI_PREFIX_LEN: usize = MULTI_COUNT_AT + 2;
 /// Length of a MULTI msg_salt.
 pub const MSG_SALT_LEN: usize = 16;
 /// Length of one MULTI entry: kid, wrapped 32-byte CK, tag.
-pub const MULTI_ENTRY_LEN: usize = 8 + 32 + TAG_LEN;
+pub const MULTI_ENTRY_LEN: usize = KID_LEN + CK_LEN + TAG_LEN;
 /// Largest recipient count a MULTI record may carry.
 pub const MAX_RECIPIENTS: usize = 4096;
 /// Length of the optional ECDSA P-256 signature trailer (raw `r || s`).
-pub const SIGNATURE_LEN: usize = 64;
+pub const SIGNATURE_LEN: usize = super::signing::SIGNATURE_LEN;
+/// Length of every digest in a record and its AADs: `ck_commit`,
+/// `ctx_digest`, `rcpt_digest`, `SHA-256(payload)`.
+pub const DIGEST_LEN: usize = 32;
+/// Length of a MULTI content key `CK` (as wrapped in each entry) and of
+/// each wrap key `KW_i`.
+pub const CK_LEN: usize = 32;
+
+/// Offsets of the version, mode, flags and reserved bytes.
+const VERSION_AT: usize = 0;
+const MODE_AT: usize = 1;
+const FLAGS_AT: usize = 2;
+const RESERVED_AT: usize = 3;
+/// Offset of the sender's key id in the common header.
+pub const SENDER_AT: usize = 4;
+/// Offset of the sequence number (u64) in the common header.
+pub const SEQ_AT: usize = SENDER_AT + KID_LEN;
+/// DIRECT: offset of the recipient's key id (right after the common header).
+pub const DIRECT_RECIPIENT_AT: usize = HEADER_LEN;
+/// DIRECT: offset of the IV.
+pub const DIRECT_IV_AT: usize = DIRECT_RECIPIENT_AT + KID_LEN;
+/// MULTI: offset of `msg_salt`.
+pub const MULTI_SALT_AT: usize = HEADER_LEN;
+/// MULTI: offset of `ck_commit`.
+pub const MULTI_COMMIT_AT: usize = MULTI_SALT_AT + MSG_SALT_LEN;
+/// MULTI: offset of `n`, the recipient count (u16).
+pub const MULTI_COUNT_AT: usize = MULTI_COMMIT_AT + DIGEST_LEN;
+
+/// The DIRECT AAD: `bytes[0..40) ‖ ctx_digest`.
+pub(crate) const DIRECT_AAD_LEN: usize = DIRECT_PREFIX_LEN + DIGEST_LEN;
+/// Where `ctx_digest` sits in the DIRECT AAD.
+pub(crate) const DIRECT_AAD_CTX_AT: usize = DIRECT_PREFIX_LEN;
+/// The MULTI AAD: `bytes[0..70) ‖ rcpt_digest ‖ last`, where `last` is
+/// `SHA-256(payload)` for the key wraps and `ctx_digest` for the payload.
+pub(crate) const MULTI_AAD_LEN: usize = MULTI_PREFIX_LEN + 2 * DIGEST_LEN;
+/// Where `rcpt_digest` sits in the MULTI AAD.
+pub(crate) const MULTI_AAD_RCPT_AT: usize = MULTI_PREFIX_LEN;
+/// Where the last digest sits in the MULTI AAD.
+pub(crate) const MULTI_AAD_LAST_AT: usize = MULTI_AAD_RCPT_AT + DIGEST_LEN;
 
 pub(crate) const CTX_LABEL: &[u8] = b"sealed-record/v1";
 pub(crate) const WRAP_LABEL: &[u8] = b"sealed-record/v1 wrap";
 pub(crate) const COMMIT_LABEL: &[u8] = b"sealed-record/v1 ck-commit";
 pub(crate) const SIG_LABEL: &[u8] = b"sealed-record/v1 sig";
+
+/// Why bytes are not a sealed record: the structure checks of
+/// [`Header::parse`] and [`RecordView::parse`]. The opener reports each as
+/// the [`OpenError`](super::OpenError) variant of the same name.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// The record ends before a field it declares.
+    #[error("record truncated: need {need} more bytes, have {have}")]
+    Truncated {
+        /// Bytes needed for the next field.
+        need: usize,
+        /// Bytes left.
+        have: usize,
+    },
+    /// A version byte other than 0x01.
+    #[error("unsupported record version {found:#04x}")]
+    UnsupportedVersion {
+        /// The version byte.
+        found: u8,
+    },
+    /// A mode byte other than 0x01 (DIRECT) or 0x02 (MULTI).
+    #[error("unknown record mode {found:#04x}")]
+    UnknownMode {
+        /// The mode byte.
+        found: u8,
+    },
+    /// Flag bits other than SIGNED and PADDED are set.
+    #[error("reserved flag bits set in {flags:#010b}")]
+    ReservedFlags {
+        /// The flags byte.
+        flags: u8,
+    },
+    /// The reserved header byte is not zero.
+    #[error("reserved header byte is {found:#04x}, not 0")]
+    ReservedByte {
+        /// The reserved byte.
+        found: u8,
+    },
+    /// A MULTI record with `n = 0`.
+    #[error("MULTI record with no recipients")]
+    NoRecipients,
+    /// A MULTI record with `n > 4096`.
+    #[error("MULTI record claims {n} recipients; at most 4096 are allowed")]
+    TooManyRecipients {
+        /// The `n` field.
+        n: usize,
+    },
+}
 
 /// How a record is keyed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -132,11 +223,11 @@ pub struct Header {
 /// from the fields before it, so parsing is a handful of bounds checks (no
 /// cursor, nothing out of line).
 #[inline]
-fn field<const N: usize>(record: &[u8], at: usize) -> Result<&[u8; N], OpenError> {
+fn field<const N: usize>(record: &[u8], at: usize) -> Result<&[u8; N], FormatError> {
     record
         .get(at..)
         .and_then(<[u8]>::first_chunk::<N>)
-        .ok_or(OpenError::Truncated {
+        .ok_or(FormatError::Truncated {
             need: N,
             have: record.len().saturating_sub(at),
         })
@@ -146,27 +237,27 @@ impl Header {
     /// Parses and checks the common header at the start of `record`.
     ///
     /// # Errors
-    /// [`OpenError::Truncated`], [`OpenError::UnsupportedVersion`],
-    /// [`OpenError::UnknownMode`], [`OpenError::ReservedFlags`] or
-    /// [`OpenError::ReservedByte`].
+    /// [`FormatError::Truncated`], [`FormatError::UnsupportedVersion`],
+    /// [`FormatError::UnknownMode`], [`FormatError::ReservedFlags`] or
+    /// [`FormatError::ReservedByte`].
     #[inline]
-    pub fn parse(record: &[u8]) -> Result<Self, OpenError> {
-        let [version] = *field(record, 0)?;
+    pub fn parse(record: &[u8]) -> Result<Self, FormatError> {
+        let [version] = *field(record, VERSION_AT)?;
         if version != VERSION {
-            return Err(OpenError::UnsupportedVersion { found: version });
+            return Err(FormatError::UnsupportedVersion { found: version });
         }
-        let [mode] = *field(record, 1)?;
-        let mode = Mode::from_byte(mode).ok_or(OpenError::UnknownMode { found: mode })?;
-        let [flags] = *field(record, 2)?;
+        let [mode] = *field(record, MODE_AT)?;
+        let mode = Mode::from_byte(mode).ok_or(FormatError::UnknownMode { found: mode })?;
+        let [flags] = *field(record, FLAGS_AT)?;
         if flags & !Flags::KNOWN != 0 {
-            return Err(OpenError::ReservedFlags { flags });
+            return Err(FormatError::ReservedFlags { flags });
         }
-        let [reserved] = *field(record, 3)?;
+        let [reserved] = *field(record, RESERVED_AT)?;
         if reserved != 0 {
-            return Err(OpenError::ReservedByte { found: reserved });
+            return Err(FormatError::ReservedByte { found: reserved });
         }
-        let sender = Kid::from_bytes(*field(record, 4)?);
-        let seq = u64::from_be_bytes(*field(record, 12)?);
+        let sender = Kid::from_bytes(*field(record, SENDER_AT)?);
+        let seq = u64::from_be_bytes(*field(record, SEQ_AT)?);
         Ok(Self {
             mode,
             flags: Flags(flags),
@@ -179,12 +270,12 @@ impl Header {
     #[inline]
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut out = [0u8; HEADER_LEN];
-        out[0] = VERSION;
-        out[1] = self.mode.byte();
-        out[2] = self.flags.bits();
-        out[3] = 0;
-        out[4..12].copy_from_slice(self.sender.as_bytes());
-        out[12..20].copy_from_slice(&self.seq.to_be_bytes());
+        out[VERSION_AT] = VERSION;
+        out[MODE_AT] = self.mode.byte();
+        out[FLAGS_AT] = self.flags.bits();
+        out[RESERVED_AT] = 0;
+        out[SENDER_AT..SEQ_AT].copy_from_slice(self.sender.as_bytes());
+        out[SEQ_AT..HEADER_LEN].copy_from_slice(&self.seq.to_be_bytes());
         out
     }
 }
@@ -226,7 +317,7 @@ pub enum Body<'a> {
         /// Salt of every wrap key's HKDF.
         msg_salt: &'a [u8; MSG_SALT_LEN],
         /// `HMAC-SHA256(CK, "sealed-record/v1 ck-commit")`.
-        ck_commit: &'a [u8; 32],
+        ck_commit: &'a [u8; DIGEST_LEN],
         /// `n × 56` bytes of entries; see [`Body::entries`].
         entries: &'a [u8],
         /// Payload ciphertext and tag (what each wrap's AAD hashes).
@@ -240,7 +331,7 @@ pub struct Entry<'a> {
     /// The recipient's key id.
     pub kid: Kid,
     /// `AES-GCM(KW_i, 0^12, CK)`: 32 bytes of ciphertext then the 16-byte tag.
-    pub wrapped: &'a [u8; MULTI_ENTRY_LEN - 8],
+    pub wrapped: &'a [u8; MULTI_ENTRY_LEN - KID_LEN],
 }
 
 impl<'a> Body<'a> {
@@ -251,7 +342,7 @@ impl<'a> Body<'a> {
             Self::Multi { entries, .. } => entries,
         };
         entries.chunks_exact(MULTI_ENTRY_LEN).map(|e| {
-            let (kid, wrapped) = e.split_at(8);
+            let (kid, wrapped) = e.split_at(KID_LEN);
             Entry {
                 kid: Kid::from_bytes(kid.try_into().expect("an entry starts with an 8-byte kid")),
                 wrapped: wrapped
@@ -266,14 +357,14 @@ impl<'a> RecordView<'a> {
     /// Checks a record's structure and splits it into fields.
     ///
     /// # Errors
-    /// Any header error, [`OpenError::Truncated`], [`OpenError::NoRecipients`] or
-    /// [`OpenError::TooManyRecipients`].
+    /// Any header error, [`FormatError::Truncated`], [`FormatError::NoRecipients`] or
+    /// [`FormatError::TooManyRecipients`].
     #[inline]
-    pub fn parse(record: &'a [u8]) -> Result<Self, OpenError> {
+    pub fn parse(record: &'a [u8]) -> Result<Self, FormatError> {
         let header = Header::parse(record)?;
         let (signed_part, signature) = if header.flags.signed() {
             let Some(body_len) = record.len().checked_sub(SIGNATURE_LEN) else {
-                return Err(OpenError::Truncated {
+                return Err(FormatError::Truncated {
                     need: SIGNATURE_LEN,
                     have: record.len(),
                 });
@@ -290,11 +381,11 @@ impl<'a> RecordView<'a> {
         field::<HEADER_LEN>(s, 0)?;
         let body = match header.mode {
             Mode::Direct => {
-                let recipient = Kid::from_bytes(*field(s, HEADER_LEN)?);
-                let iv = field::<IV_LEN>(s, HEADER_LEN + 8)?;
+                let recipient = Kid::from_bytes(*field(s, DIRECT_RECIPIENT_AT)?);
+                let iv = field::<IV_LEN>(s, DIRECT_IV_AT)?;
                 let rest = &s[DIRECT_PREFIX_LEN..];
                 let Some((ciphertext, tag)) = rest.split_last_chunk::<TAG_LEN>() else {
-                    return Err(OpenError::Truncated {
+                    return Err(FormatError::Truncated {
                         need: TAG_LEN,
                         have: rest.len(),
                     });
@@ -308,28 +399,25 @@ impl<'a> RecordView<'a> {
                 }
             }
             Mode::Multi => {
-                let msg_salt = field::<MSG_SALT_LEN>(s, HEADER_LEN)?;
-                let ck_commit = field::<32>(s, HEADER_LEN + MSG_SALT_LEN)?;
-                let n = usize::from(u16::from_be_bytes(*field(
-                    s,
-                    HEADER_LEN + MSG_SALT_LEN + 32,
-                )?));
+                let msg_salt = field::<MSG_SALT_LEN>(s, MULTI_SALT_AT)?;
+                let ck_commit = field::<DIGEST_LEN>(s, MULTI_COMMIT_AT)?;
+                let n = usize::from(u16::from_be_bytes(*field(s, MULTI_COUNT_AT)?));
                 if n == 0 {
-                    return Err(OpenError::NoRecipients);
+                    return Err(FormatError::NoRecipients);
                 }
                 if n > MAX_RECIPIENTS {
-                    return Err(OpenError::TooManyRecipients { n });
+                    return Err(FormatError::TooManyRecipients { n });
                 }
                 let rest = &s[MULTI_PREFIX_LEN..];
                 let entries_len = n * MULTI_ENTRY_LEN;
                 let Some((entries, payload)) = rest.split_at_checked(entries_len) else {
-                    return Err(OpenError::Truncated {
+                    return Err(FormatError::Truncated {
                         need: entries_len,
                         have: rest.len(),
                     });
                 };
                 if payload.len() < TAG_LEN {
-                    return Err(OpenError::Truncated {
+                    return Err(FormatError::Truncated {
                         need: TAG_LEN,
                         have: payload.len(),
                     });
@@ -352,6 +440,90 @@ impl<'a> RecordView<'a> {
     }
 }
 
+/// An output buffer records are appended to: `Vec<u8>` or `bytes::BytesMut`.
+pub trait RecordBuf {
+    /// Bytes currently in the buffer.
+    fn len(&self) -> usize;
+    /// Whether the buffer is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Reserves room for `additional` more bytes.
+    fn reserve(&mut self, additional: usize);
+    /// Appends bytes.
+    fn extend_from_slice(&mut self, bytes: &[u8]);
+    /// Grows the buffer to `new_len` with zero bytes (`new_len >= len()`).
+    fn resize_zeroed(&mut self, new_len: usize);
+    /// Shortens the buffer to `len` bytes.
+    fn truncate(&mut self, len: usize);
+    /// The buffer's bytes.
+    fn as_bytes(&self) -> &[u8];
+    /// The buffer's bytes, mutably.
+    fn as_bytes_mut(&mut self) -> &mut [u8];
+}
+
+impl RecordBuf for Vec<u8> {
+    #[inline]
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    #[inline]
+    fn reserve(&mut self, additional: usize) {
+        Vec::reserve(self, additional);
+    }
+    #[inline]
+    fn extend_from_slice(&mut self, bytes: &[u8]) {
+        Vec::extend_from_slice(self, bytes);
+    }
+    #[inline]
+    fn resize_zeroed(&mut self, new_len: usize) {
+        self.resize(new_len, 0);
+    }
+    #[inline]
+    fn truncate(&mut self, len: usize) {
+        Vec::truncate(self, len);
+    }
+    #[inline]
+    fn as_bytes(&self) -> &[u8] {
+        self
+    }
+    #[inline]
+    fn as_bytes_mut(&mut self) -> &mut [u8] {
+        self
+    }
+}
+
+impl RecordBuf for bytes::BytesMut {
+    #[inline]
+    fn len(&self) -> usize {
+        bytes::BytesMut::len(self)
+    }
+    #[inline]
+    fn reserve(&mut self, additional: usize) {
+        bytes::BytesMut::reserve(self, additional);
+    }
+    #[inline]
+    fn extend_from_slice(&mut self, bytes: &[u8]) {
+        bytes::BytesMut::extend_from_slice(self, bytes);
+    }
+    #[inline]
+    fn resize_zeroed(&mut self, new_len: usize) {
+        self.resize(new_len, 0);
+    }
+    #[inline]
+    fn truncate(&mut self, len: usize) {
+        bytes::BytesMut::truncate(self, len);
+    }
+    #[inline]
+    fn as_bytes(&self) -> &[u8] {
+        self
+    }
+    #[inline]
+    fn as_bytes_mut(&mut self) -> &mut [u8] {
+        self
+    }
+}
+
 /// `ctx_digest = SHA-256("sealed-record/v1" || mode || u16(len topic) || topic ||
 /// fp(sender) [|| fp(recipient) in DIRECT])`; never sent, computed by both ends.
 ///
@@ -361,7 +533,7 @@ pub(crate) fn ctx_digest(
     topic: &str,
     sender: &Fingerprint,
     recipient: Option<&Fingerprint>,
-) -> Option<[u8; 32]> {
+) -> Option<[u8; DIGEST_LEN]> {
     let len = u16::try_from(topic.len()).ok()?;
     let mut h = Sha256::new();
     h.update(CTX_LABEL);

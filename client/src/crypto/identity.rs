@@ -35,6 +35,7 @@ pub const AUTH_SIGNATURE_LEN: usize = P256_SIGNATURE_LEN;
 
 /// Why a key could not be imported or generated.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum KeyError {
     /// The text is not standard padded base64.
     #[error("{what} is not standard padded base64")]
@@ -313,9 +314,7 @@ impl Identity {
     /// # Errors
     /// [`KeyError::InvalidPkcs8`].
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, KeyError> {
-        p256::SecretKey::from_pkcs8_der(der)
-            .map(Self::from_secret)
-            .map_err(|_| KeyError::InvalidPkcs8 { len: der.len() })
+        secret_from_pkcs8_der(der).map(Self::from_secret)
     }
 
     /// Imports standard padded base64 of PKCS#8 DER (Web Crypto's
@@ -329,11 +328,7 @@ impl Identity {
 
     /// Exports PKCS#8 DER, 138 bytes with the public key inside.
     pub fn to_pkcs8_der(&self) -> Zeroizing<Vec<u8>> {
-        let doc = self
-            .secret
-            .to_pkcs8_der()
-            .expect("a valid P-256 secret key always encodes as PKCS#8");
-        Zeroizing::new(doc.as_bytes().to_vec())
+        secret_to_pkcs8_der(&self.secret)
     }
 
     /// Exports standard padded base64 of the PKCS#8 DER.
@@ -405,6 +400,23 @@ impl fmt::Debug for Identity {
             .field("secret", &"<redacted>")
             .finish()
     }
+}
+
+/// Imports PKCS#8 DER of a P-256 private key — an [`Identity`]'s or a
+/// [`SigningIdentity`](super::SigningIdentity)'s: the same document for
+/// both. If it carries its public key (Web Crypto's always do), it must
+/// match the private scalar.
+pub(crate) fn secret_from_pkcs8_der(der: &[u8]) -> Result<p256::SecretKey, KeyError> {
+    p256::SecretKey::from_pkcs8_der(der).map_err(|_| KeyError::InvalidPkcs8 { len: der.len() })
+}
+
+/// Exports a P-256 private key as PKCS#8 DER, 138 bytes with the public key
+/// inside (what Web Crypto's `exportKey('pkcs8')` gives).
+pub(crate) fn secret_to_pkcs8_der(secret: &p256::SecretKey) -> Zeroizing<Vec<u8>> {
+    let doc = secret
+        .to_pkcs8_der()
+        .expect("a valid P-256 secret key always encodes as PKCS#8");
+    Zeroizing::new(doc.as_bytes().to_vec())
 }
 
 /// Decodes standard padded base64 of a PKCS#8 document (surrounding white

@@ -71,6 +71,7 @@ const ARMOR_END: &str = "-----END SEALKEY ENCRYPTED PRIVATE KEY-----";
 
 /// Why a key file could not be written, read or unlocked.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum KeyFileError {
     /// The armored text is longer than any key file.
     #[error("key file text is {len} bytes, more than the {max} a key file can be")]

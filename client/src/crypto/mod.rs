@@ -16,13 +16,19 @@
 //! - [`compat`]: the browser article's `ChatCrypto` (`encrypt` / `decrypt` with the
 //!   pairwise key and no context) for talking to existing Web Crypto code.
 //! - [`envelope`]: the sealed record v1 wire format: header, zero-copy record view,
-//!   Padmé padding, context digests.
+//!   the fields' offsets and the AADs' layout, [`FormatError`], the output
+//!   buffers ([`RecordBuf`]), Padmé padding, context digests.
 //! - [`seal`]: [`Sealer`], which writes DIRECT and MULTI records into a caller buffer
 //!   with cached per-peer keys and a per-topic sequence generator ([`seq`]).
 //! - [`open`]: [`Opener`], which checks, authenticates, de-duplicates ([`replay`])
 //!   and decrypts records from trusted senders.
-//! - [`signing`]: optional ECDSA P-256 signatures over records, with their own key.
+//! - [`signing`]: optional ECDSA P-256 signatures over records, with their own key
+//!   (and their length).
 //! - [`blind`]: blinded record keys the broker can compact by without learning them.
+//!
+//! The modules depend on each other one way: `aead`, `rng`, [`identity`]
+//! at the bottom; [`signing`], [`envelope`] above them; [`seal`] and [`open`]
+//! on top of the envelope (never the reverse).
 //!
 //! Every failure is a typed error; no input, however hostile, makes this module
 //! panic. Secrets live in zeroize-on-drop types whose `Debug` is redacted.
@@ -45,12 +51,12 @@ mod rng;
 
 pub use blind::{BlindedKey, ConversationKey};
 pub use compat::{ChatCrypto, CompatError, CompatMessage};
-pub use envelope::{Flags, Header, Mode, RecordView};
+pub use envelope::{Flags, FormatError, Header, Mode, RecordBuf, RecordView};
 pub use identity::{Fingerprint, Identity, KeyError, Kid, PublicKey};
 pub use keyfile::{KdfParams, KeyFile, KeyFileError};
 pub use open::{OpenError, Opened, OpenedMode, Opener, TrustError, WindowStart};
 pub use replay::Gap;
-pub use seal::{RecordBuf, SealError, Sealed, Sealer};
+pub use seal::{SealError, Sealed, Sealer};
 pub use seq::SeqGen;
 pub use signing::{SigningIdentity, SigningPublicKey};
 pub use state::{StateError, open_state, seal_state};

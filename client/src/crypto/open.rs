@@ -31,21 +31,26 @@ use zeroize::{Zeroize as _, Zeroizing};
 use super::aead::Aes256Gcm;
 use super::compat::{self, CompatError, CompatMessage};
 use super::envelope::{
-    self, Body, COMMIT_LABEL, DIRECT_PREFIX_LEN, MULTI_PREFIX_LEN, Mode, RecordView, SIG_LABEL,
-    TAG_LEN, WRAP_LABEL,
+    self, Body, CK_LEN, COMMIT_LABEL, DIGEST_LEN, DIRECT_AAD_CTX_AT, DIRECT_AAD_LEN,
+    DIRECT_PREFIX_LEN, FormatError, IV_LEN, MULTI_AAD_LAST_AT, MULTI_AAD_LEN, MULTI_AAD_RCPT_AT,
+    MULTI_ENTRY_LEN, MULTI_PREFIX_LEN, Mode, RecordBuf, RecordView, SIG_LABEL, TAG_LEN, WRAP_LABEL,
 };
-use super::identity::{Fingerprint, Identity, Kid, PublicKey};
+use super::identity::{Fingerprint, Identity, KID_LEN, Kid, PublicKey};
 use super::pairwise::PairKey;
 use super::replay::{Fresh, Gap, ReplayWindow, Stale};
-use super::seal::RecordBuf;
 use super::signing::SigningPublicKey;
 
 /// Why a record was not opened. Each failure has its own variant.
+///
+/// The first seven, up to `TooManyRecipients`, are the envelope's
+/// [`FormatError`]s (the bytes are not a sealed record), with the same names
+/// and messages.
 ///
 /// The AEAD failures (`DirectAuthFailed`, `WrapAuthFailed`, `PayloadAuthFailed`)
 /// cannot say *what* was changed — a flipped bit, another topic, another `seq`
 /// all look the same to a tag check — only *which* check refused the record.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum OpenError {
     /// The record ends before a field it declares.
     #[error("record truncated: need {need} more bytes, have {have}")]
@@ -175,8 +180,24 @@ pub enum OpenError {
     LegacyAuthFailed,
 }
 
+impl From<FormatError> for OpenError {
+    #[inline]
+    fn from(e: FormatError) -> Self {
+        match e {
+            FormatError::Truncated { need, have } => OpenError::Truncated { need, have },
+            FormatError::UnsupportedVersion { found } => OpenError::UnsupportedVersion { found },
+            FormatError::UnknownMode { found } => OpenError::UnknownMode { found },
+            FormatError::ReservedFlags { flags } => OpenError::ReservedFlags { flags },
+            FormatError::ReservedByte { found } => OpenError::ReservedByte { found },
+            FormatError::NoRecipients => OpenError::NoRecipients,
+            FormatError::TooManyRecipients { n } => OpenError::TooManyRecipients { n },
+        }
+    }
+}
+
 /// Why a key could not be trusted.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TrustError {
     /// One's own key cannot be a sender (its records are reflections).
     #[error("cannot trust our own key as a sender")]
@@ -256,8 +277,8 @@ struct Stream {
     /// Whose stream this is (the memo of the last stream checks them).
     topic: Box<str>,
     sender: Fingerprint,
-    direct_ctx: [u8; 32],
-    multi_ctx: [u8; 32],
+    direct_ctx: [u8; DIGEST_LEN],
+    multi_ctx: [u8; DIGEST_LEN],
     window: ReplayWindow,
     /// Restored from a persisted mark and no record accepted since.
     restored: bool,
@@ -335,7 +356,7 @@ fn stream_ctx(
     topic: &str,
     sender: &Fingerprint,
     own: &Fingerprint,
-) -> Result<([u8; 32], [u8; 32]), OpenError> {
+) -> Result<([u8; DIGEST_LEN], [u8; DIGEST_LEN]), OpenError> {
     let too_long = OpenError::TopicTooLong { len: topic.len() };
     let direct =
         envelope::ctx_digest(Mode::Direct, topic, sender, Some(own)).ok_or(too_long.clone())?;
@@ -615,36 +636,11 @@ impl Opener {
         };
         // Addressing before replay: a record for someone else is `NotForMe` /
         // `NotARecipient` whatever its seq, so a consumer can tell it apart.
-        let own_entry = match view.body {
-            Body::Direct { recipient, .. } if recipient != own_kid => {
-                return Err(OpenError::NotForMe { recipient });
-            }
-            Body::Direct { .. } => None,
-            Body::Multi { .. } => {
-                let mut own_entry = None;
-                for e in view.body.entries() {
-                    if e.kid == own_kid && own_entry.replace(e.wrapped).is_some() {
-                        return Err(OpenError::DuplicateEntry { kid: own_kid });
-                    }
-                }
-                Some(own_entry.ok_or(OpenError::NotARecipient)?)
-            }
-        };
-        let fresh = match &stream {
-            Some(s) => s
-                .window
-                .check(header.seq)
-                .map_err(|e| stale(header.seq, e))?,
-            None => match floors.get(topic) {
-                Some(&floor) if header.seq <= floor => {
-                    return Err(OpenError::TooOld {
-                        seq: header.seq,
-                        highest: floor,
-                    });
-                }
-                _ => Fresh::Ahead { gap: None },
-            },
-        };
+        let own_entry = own_entry(&view, own_kid)?;
+        let window = stream.as_ref().map(|s| &s.window);
+        // The floor is looked up only for a sender without a window.
+        let floor = window.is_none().then(|| floors.get(topic).copied());
+        let fresh = precheck(window, floor.flatten(), header.seq)?;
 
         let ctx = match view.body {
             Body::Direct {
@@ -654,78 +650,22 @@ impl Opener {
                 tag,
                 ..
             } => {
-                let mut aad = [0u8; DIRECT_PREFIX_LEN + 32];
-                aad[..DIRECT_PREFIX_LEN].copy_from_slice(prefix);
-                aad[DIRECT_PREFIX_LEN..].copy_from_slice(&direct_ctx);
-                out.resize_zeroed(start + ciphertext.len());
-                peer.pair
-                    .cipher()
-                    .open_to(iv, &aad, ciphertext, tag, &mut out.as_bytes_mut()[start..])
-                    .map_err(|_| OpenError::DirectAuthFailed)?;
+                let sealed = DirectParts {
+                    prefix,
+                    iv,
+                    ciphertext,
+                    tag,
+                };
+                open_direct(&peer.pair, &sealed, &direct_ctx, out, start)?;
                 direct_ctx
             }
-            Body::Multi {
-                prefix,
-                msg_salt,
-                ck_commit,
-                payload,
-                ..
-            } => {
+            Body::Multi { .. } => {
                 let wrapped = own_entry.expect("a MULTI body's own entry was found above");
-                let mut rcpt = Sha256::new();
-                for e in view.body.entries() {
-                    rcpt.update(e.kid.as_bytes());
-                }
-                // bytes[0..70) || rcpt_digest || SHA-256(payload), then || ctx_digest.
-                let mut aad = [0u8; MULTI_PREFIX_LEN + 64];
-                aad[..MULTI_PREFIX_LEN].copy_from_slice(prefix);
-                aad[70..102].copy_from_slice(&rcpt.finalize());
-                aad[102..].copy_from_slice(&Sha256::digest(payload));
-
-                let mut kw = Zeroizing::new([0u8; 32]);
-                Hkdf::<Sha256>::new(Some(msg_salt), peer.pair.key())
-                    .expand_multi_info(&[WRAP_LABEL, &multi_ctx, own_kid.as_bytes()], &mut kw[..])
-                    .expect("32 bytes is a valid HKDF-SHA256 output length");
-                let kw_cipher = Aes256Gcm::new(&kw);
-                let zero_iv = [0u8; envelope::IV_LEN];
-                let (wrapped_ck, wrap_tag) = wrapped.split_at(32);
-                let mut ck = Zeroizing::new([0u8; 32]);
-                let wrap_tag: &[u8; TAG_LEN] = wrap_tag
-                    .try_into()
-                    .expect("an entry ends with a 16-byte tag");
-                kw_cipher
-                    .open_to(&zero_iv, &aad, wrapped_ck, wrap_tag, &mut ck[..])
-                    .map_err(|_| OpenError::WrapAuthFailed)?;
-
-                let mut commit =
-                    <Hmac<Sha256>>::new_from_slice(&ck[..]).expect("HMAC takes any key");
-                commit.update(COMMIT_LABEL);
-                commit
-                    .verify_slice(ck_commit)
-                    .map_err(|_| OpenError::CkCommitMismatch)?;
-
-                aad[102..].copy_from_slice(&multi_ctx);
-                let (ct, tag) = payload.split_at(payload.len() - TAG_LEN);
-                let tag: &[u8; TAG_LEN] =
-                    tag.try_into().expect("the payload ends with a 16-byte tag");
-                out.resize_zeroed(start + ct.len());
-                Aes256Gcm::new(&ck)
-                    .open_to(&zero_iv, &aad, ct, tag, &mut out.as_bytes_mut()[start..])
-                    .map_err(|_| OpenError::PayloadAuthFailed)?;
+                open_multi(&peer.pair, &view, wrapped, &multi_ctx, own_kid, out, start)?;
                 multi_ctx
             }
         };
-
-        match (view.signature, &peer.signing) {
-            (Some(_), None) => return Err(OpenError::UnknownSigner { kid: header.sender }),
-            (Some(sig), Some(key)) => {
-                if !key.verify_parts(&[SIG_LABEL, &ctx, view.signed_part], sig) {
-                    return Err(OpenError::SignatureInvalid);
-                }
-            }
-            (None, _) if *require_signatures => return Err(OpenError::Unsigned),
-            (None, _) => {}
-        }
+        check_signature(&view, peer, &ctx, *require_signatures)?;
 
         if header.flags.padded() {
             let len =
@@ -764,23 +704,199 @@ impl Opener {
         if slot.is_some() {
             *last = slot;
         }
-        let (gap, late) = match fresh {
-            Fresh::Ahead { gap } => (gap, false),
-            Fresh::Late => (None, true),
-        };
-        Ok(Opened {
-            sender: sender_fp,
-            mode: match header.mode {
-                Mode::Direct => OpenedMode::Direct,
-                Mode::Multi => OpenedMode::Multi,
-            },
-            seq: Some(header.seq),
-            signed: view.signature.is_some(),
-            padded: header.flags.padded(),
-            gap,
-            late,
-            window,
-            len: out.len() - start,
-        })
+        Ok(opened(&view, sender_fp, fresh, window, out.len() - start))
+    }
+}
+
+/// The replay pre-check, before decrypting: a `seq` the sender's window
+/// has seen or left behind is refused — or, for a sender without a window,
+/// one at or below the topic's restored floor.
+#[inline]
+fn precheck(
+    window: Option<&ReplayWindow>,
+    floor: Option<u64>,
+    seq: u64,
+) -> Result<Fresh, OpenError> {
+    match (window, floor) {
+        (Some(w), _) => w.check(seq).map_err(|e| stale(seq, e)),
+        (None, Some(floor)) if seq <= floor => Err(OpenError::TooOld {
+            seq,
+            highest: floor,
+        }),
+        (None, _) => Ok(Fresh::Ahead { gap: None }),
+    }
+}
+
+/// What was learned opening the record `view` from `sender`.
+#[inline]
+fn opened(
+    view: &RecordView<'_>,
+    sender: Fingerprint,
+    fresh: Fresh,
+    window: WindowStart,
+    len: usize,
+) -> Opened {
+    let header = view.header;
+    let (gap, late) = match fresh {
+        Fresh::Ahead { gap } => (gap, false),
+        Fresh::Late => (None, true),
+    };
+    Opened {
+        sender,
+        mode: match header.mode {
+            Mode::Direct => OpenedMode::Direct,
+            Mode::Multi => OpenedMode::Multi,
+        },
+        seq: Some(header.seq),
+        signed: view.signature.is_some(),
+        padded: header.flags.padded(),
+        gap,
+        late,
+        window,
+        len,
+    }
+}
+
+/// Our entry of a MULTI record (exactly one), or `None` for a DIRECT
+/// record addressed to us; a record for someone else is refused.
+#[inline]
+fn own_entry<'a>(
+    view: &RecordView<'a>,
+    own_kid: Kid,
+) -> Result<Option<&'a [u8; MULTI_ENTRY_LEN - KID_LEN]>, OpenError> {
+    match view.body {
+        Body::Direct { recipient, .. } if recipient != own_kid => {
+            Err(OpenError::NotForMe { recipient })
+        }
+        Body::Direct { .. } => Ok(None),
+        Body::Multi { .. } => {
+            let mut own_entry = None;
+            for e in view.body.entries() {
+                if e.kid == own_kid && own_entry.replace(e.wrapped).is_some() {
+                    return Err(OpenError::DuplicateEntry { kid: own_kid });
+                }
+            }
+            Ok(Some(own_entry.ok_or(OpenError::NotARecipient)?))
+        }
+    }
+}
+
+/// The fields of a DIRECT record its decryption needs.
+struct DirectParts<'a> {
+    prefix: &'a [u8; DIRECT_PREFIX_LEN],
+    iv: &'a [u8; IV_LEN],
+    ciphertext: &'a [u8],
+    tag: &'a [u8; TAG_LEN],
+}
+
+/// Authenticate and decrypt a DIRECT record under `K_pair` into
+/// `out[start..]`.
+#[inline]
+fn open_direct<B: RecordBuf + ?Sized>(
+    pair: &PairKey,
+    sealed: &DirectParts<'_>,
+    direct_ctx: &[u8; DIGEST_LEN],
+    out: &mut B,
+    start: usize,
+) -> Result<(), OpenError> {
+    let mut aad = [0u8; DIRECT_AAD_LEN];
+    aad[..DIRECT_PREFIX_LEN].copy_from_slice(sealed.prefix);
+    aad[DIRECT_AAD_CTX_AT..].copy_from_slice(direct_ctx);
+    out.resize_zeroed(start + sealed.ciphertext.len());
+    pair.cipher()
+        .open_to(
+            sealed.iv,
+            &aad,
+            sealed.ciphertext,
+            sealed.tag,
+            &mut out.as_bytes_mut()[start..],
+        )
+        .map_err(|_| OpenError::DirectAuthFailed)
+}
+
+/// Unwrap our content key from `wrapped` (our entry), check it against
+/// `ck_commit`, and authenticate and decrypt the MULTI payload into
+/// `out[start..]`.
+fn open_multi<B: RecordBuf + ?Sized>(
+    pair: &PairKey,
+    view: &RecordView<'_>,
+    wrapped: &[u8; MULTI_ENTRY_LEN - KID_LEN],
+    multi_ctx: &[u8; DIGEST_LEN],
+    own_kid: Kid,
+    out: &mut B,
+    start: usize,
+) -> Result<(), OpenError> {
+    let Body::Multi {
+        prefix,
+        msg_salt,
+        ck_commit,
+        payload,
+        ..
+    } = view.body
+    else {
+        unreachable!("open_multi is called for MULTI records");
+    };
+    let mut rcpt = Sha256::new();
+    for e in view.body.entries() {
+        rcpt.update(e.kid.as_bytes());
+    }
+    // bytes[0..70) || rcpt_digest || SHA-256(payload), then || ctx_digest.
+    let mut aad = [0u8; MULTI_AAD_LEN];
+    aad[..MULTI_PREFIX_LEN].copy_from_slice(prefix);
+    aad[MULTI_AAD_RCPT_AT..MULTI_AAD_LAST_AT].copy_from_slice(&rcpt.finalize());
+    aad[MULTI_AAD_LAST_AT..].copy_from_slice(&Sha256::digest(payload));
+
+    let mut kw = Zeroizing::new([0u8; CK_LEN]);
+    Hkdf::<Sha256>::new(Some(msg_salt), pair.key())
+        .expand_multi_info(&[WRAP_LABEL, multi_ctx, own_kid.as_bytes()], &mut kw[..])
+        .expect("32 bytes is a valid HKDF-SHA256 output length");
+    let kw_cipher = Aes256Gcm::new(&kw);
+    let zero_iv = [0u8; IV_LEN];
+    let (wrapped_ck, wrap_tag) = wrapped.split_at(CK_LEN);
+    let mut ck = Zeroizing::new([0u8; CK_LEN]);
+    let wrap_tag: &[u8; TAG_LEN] = wrap_tag
+        .try_into()
+        .expect("an entry ends with a 16-byte tag");
+    kw_cipher
+        .open_to(&zero_iv, &aad, wrapped_ck, wrap_tag, &mut ck[..])
+        .map_err(|_| OpenError::WrapAuthFailed)?;
+
+    let mut commit = <Hmac<Sha256>>::new_from_slice(&ck[..]).expect("HMAC takes any key");
+    commit.update(COMMIT_LABEL);
+    commit
+        .verify_slice(ck_commit)
+        .map_err(|_| OpenError::CkCommitMismatch)?;
+
+    aad[MULTI_AAD_LAST_AT..].copy_from_slice(multi_ctx);
+    let (ct, tag) = payload.split_at(payload.len() - TAG_LEN);
+    let tag: &[u8; TAG_LEN] = tag.try_into().expect("the payload ends with a 16-byte tag");
+    out.resize_zeroed(start + ct.len());
+    Aes256Gcm::new(&ck)
+        .open_to(&zero_iv, &aad, ct, tag, &mut out.as_bytes_mut()[start..])
+        .map_err(|_| OpenError::PayloadAuthFailed)
+}
+
+/// The signature trailer against the sender's signing key (or its absence,
+/// when signatures are required).
+#[inline]
+fn check_signature(
+    view: &RecordView<'_>,
+    peer: &Peer,
+    ctx: &[u8; DIGEST_LEN],
+    require_signatures: bool,
+) -> Result<(), OpenError> {
+    match (view.signature, &peer.signing) {
+        (Some(_), None) => Err(OpenError::UnknownSigner {
+            kid: view.header.sender,
+        }),
+        (Some(sig), Some(key)) => {
+            if key.verify_parts(&[SIG_LABEL, ctx, view.signed_part], sig) {
+                Ok(())
+            } else {
+                Err(OpenError::SignatureInvalid)
+            }
+        }
+        (None, _) if require_signatures => Err(OpenError::Unsigned),
+        (None, _) => Ok(()),
     }
 }

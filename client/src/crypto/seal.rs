@@ -29,14 +29,22 @@ use zeroize::Zeroizing;
 
 use super::aead::Aes256Gcm;
 use super::envelope::{
-    self, COMMIT_LABEL, DIRECT_PREFIX_LEN, Flags, Header, MAX_RECIPIENTS, MSG_SALT_LEN,
-    MULTI_ENTRY_LEN, MULTI_PREFIX_LEN, Mode, SIG_LABEL, TAG_LEN, WRAP_LABEL,
+    self, CK_LEN, COMMIT_LABEL, DIGEST_LEN, DIRECT_AAD_CTX_AT, DIRECT_AAD_LEN, DIRECT_IV_AT,
+    DIRECT_PREFIX_LEN, DIRECT_RECIPIENT_AT, Flags, HEADER_LEN, Header, IV_LEN, MAX_RECIPIENTS,
+    MSG_SALT_LEN, MULTI_AAD_LAST_AT, MULTI_AAD_LEN, MULTI_AAD_RCPT_AT, MULTI_COMMIT_AT,
+    MULTI_COUNT_AT, MULTI_ENTRY_LEN, MULTI_PREFIX_LEN, MULTI_SALT_AT, Mode, SIG_LABEL,
+    SIGNATURE_LEN, TAG_LEN, WRAP_LABEL,
 };
+use super::identity::KID_LEN;
 use super::identity::{Fingerprint, Identity, Kid, PublicKey};
 use super::pairwise::PairKey;
 use super::rng;
 use super::seq::{SeqExhausted, SeqGen};
 use super::signing::SigningIdentity;
+
+/// Records are written to a [`RecordBuf`]; it is the envelope's, and named
+/// here too for callers that know it from this module.
+pub use super::envelope::RecordBuf;
 
 /// DIRECT records sealed under one `K_pair` before the sealer switches to MULTI.
 ///
@@ -51,6 +59,7 @@ pub const MAX_PLAINTEXT_LEN: usize = 1 << 32;
 /// Why a record could not be sealed. Nothing is appended to the output buffer
 /// when sealing fails.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SealError {
     /// The topic name is longer than the 65535 bytes `ctx_digest` can encode.
     #[error("topic name is {len} bytes; at most 65535 can be sealed to")]
@@ -104,90 +113,6 @@ pub struct Sealed {
     pub len: usize,
 }
 
-/// An output buffer records are appended to: `Vec<u8>` or `bytes::BytesMut`.
-pub trait RecordBuf {
-    /// Bytes currently in the buffer.
-    fn len(&self) -> usize;
-    /// Whether the buffer is empty.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// Reserves room for `additional` more bytes.
-    fn reserve(&mut self, additional: usize);
-    /// Appends bytes.
-    fn extend_from_slice(&mut self, bytes: &[u8]);
-    /// Grows the buffer to `new_len` with zero bytes (`new_len >= len()`).
-    fn resize_zeroed(&mut self, new_len: usize);
-    /// Shortens the buffer to `len` bytes.
-    fn truncate(&mut self, len: usize);
-    /// The buffer's bytes.
-    fn as_bytes(&self) -> &[u8];
-    /// The buffer's bytes, mutably.
-    fn as_bytes_mut(&mut self) -> &mut [u8];
-}
-
-impl RecordBuf for Vec<u8> {
-    #[inline]
-    fn len(&self) -> usize {
-        Vec::len(self)
-    }
-    #[inline]
-    fn reserve(&mut self, additional: usize) {
-        Vec::reserve(self, additional);
-    }
-    #[inline]
-    fn extend_from_slice(&mut self, bytes: &[u8]) {
-        Vec::extend_from_slice(self, bytes);
-    }
-    #[inline]
-    fn resize_zeroed(&mut self, new_len: usize) {
-        self.resize(new_len, 0);
-    }
-    #[inline]
-    fn truncate(&mut self, len: usize) {
-        Vec::truncate(self, len);
-    }
-    #[inline]
-    fn as_bytes(&self) -> &[u8] {
-        self
-    }
-    #[inline]
-    fn as_bytes_mut(&mut self) -> &mut [u8] {
-        self
-    }
-}
-
-impl RecordBuf for bytes::BytesMut {
-    #[inline]
-    fn len(&self) -> usize {
-        bytes::BytesMut::len(self)
-    }
-    #[inline]
-    fn reserve(&mut self, additional: usize) {
-        bytes::BytesMut::reserve(self, additional);
-    }
-    #[inline]
-    fn extend_from_slice(&mut self, bytes: &[u8]) {
-        bytes::BytesMut::extend_from_slice(self, bytes);
-    }
-    #[inline]
-    fn resize_zeroed(&mut self, new_len: usize) {
-        self.resize(new_len, 0);
-    }
-    #[inline]
-    fn truncate(&mut self, len: usize) {
-        bytes::BytesMut::truncate(self, len);
-    }
-    #[inline]
-    fn as_bytes(&self) -> &[u8] {
-        self
-    }
-    #[inline]
-    fn as_bytes_mut(&mut self) -> &mut [u8] {
-        self
-    }
-}
-
 /// A peer's cached pairwise key and how many DIRECT records it has sealed,
 /// shared by that peer's DIRECT slots on every topic.
 struct PairState {
@@ -200,7 +125,7 @@ struct PairState {
 struct DirectSlot {
     recipient: Fingerprint,
     /// The DIRECT `ctx_digest` (it includes the recipient's fingerprint).
-    ctx: [u8; 32],
+    ctx: [u8; DIGEST_LEN],
     pair: Arc<PairState>,
 }
 
@@ -208,7 +133,7 @@ struct DirectSlot {
 struct TopicState {
     name: Box<str>,
     seq: SeqGen,
-    multi_ctx: [u8; 32],
+    multi_ctx: [u8; DIGEST_LEN],
     /// Recipient → index in `direct`.
     direct_index: FxMap<Fingerprint, usize>,
     direct: Vec<DirectSlot>,
@@ -322,6 +247,92 @@ fn append_plaintext<B: RecordBuf + ?Sized>(
         out.resize_zeroed(start + body_len);
     }
     start
+}
+
+/// The checks of a MULTI record's recipients the sealer makes itself: not
+/// one's own key, no key id twice (`scratch` is reused for the sort).
+fn check_recipients(
+    recipients: &[PublicKey],
+    own: &Fingerprint,
+    scratch: &mut Vec<Kid>,
+) -> Result<(), SealError> {
+    if recipients.iter().any(|r| r.fingerprint() == own) {
+        return Err(SealError::SelfRecipient);
+    }
+    scratch.clear();
+    scratch.extend(recipients.iter().map(PublicKey::kid));
+    scratch.sort_unstable();
+    if let Some(w) = scratch.windows(2).find(|w| w[0] == w[1]) {
+        return Err(SealError::DuplicateRecipient { kid: w[0] });
+    }
+    Ok(())
+}
+
+/// The MULTI AAD: `bytes[0..70) || rcpt_digest || ctx_digest` (the last
+/// digest becomes `SHA-256(payload)` for the key wraps).
+fn multi_aad(
+    header: &Header,
+    msg_salt: &[u8; MSG_SALT_LEN],
+    commit: &[u8; DIGEST_LEN],
+    recipients: &[PublicKey],
+    ctx: &[u8; DIGEST_LEN],
+) -> [u8; MULTI_AAD_LEN] {
+    let mut aad = [0u8; MULTI_AAD_LEN];
+    aad[..HEADER_LEN].copy_from_slice(&header.encode());
+    aad[MULTI_SALT_AT..MULTI_COMMIT_AT].copy_from_slice(msg_salt);
+    aad[MULTI_COMMIT_AT..MULTI_COUNT_AT].copy_from_slice(commit);
+    let n16 = u16::try_from(recipients.len()).expect("n <= 4096 was checked");
+    aad[MULTI_COUNT_AT..MULTI_PREFIX_LEN].copy_from_slice(&n16.to_be_bytes());
+    let mut rcpt = Sha256::new();
+    for r in recipients {
+        rcpt.update(r.kid().as_bytes());
+    }
+    aad[MULTI_AAD_RCPT_AT..MULTI_AAD_LAST_AT].copy_from_slice(&rcpt.finalize());
+    aad[MULTI_AAD_LAST_AT..].copy_from_slice(ctx);
+    aad
+}
+
+/// What wrapping a MULTI record's content key for each recipient needs.
+struct WrapKeys<'a> {
+    pairs: &'a FxMap<Fingerprint, Arc<PairState>>,
+    msg_salt: &'a [u8; MSG_SALT_LEN],
+    ctx: &'a [u8; DIGEST_LEN],
+    ck: &'a [u8; CK_LEN],
+    /// The AAD with `SHA-256(payload)` last.
+    aad: &'a [u8; MULTI_AAD_LEN],
+}
+
+impl WrapKeys<'_> {
+    /// Write one entry per recipient into `entries`: its kid and
+    /// `AES-GCM(KW_i, 0^12, CK)`.
+    fn wrap(&self, recipients: &[PublicKey], entries: &mut [u8]) {
+        let zero_iv = [0u8; IV_LEN];
+        // HKDF-Extract is HMAC keyed by msg_salt: key it once per record, not
+        // once per recipient.
+        let salted = HkdfExtract::<Sha256>::new(Some(self.msg_salt));
+        for (r, entry) in recipients
+            .iter()
+            .zip(entries.chunks_exact_mut(MULTI_ENTRY_LEN))
+        {
+            let pair = self
+                .pairs
+                .get(r.fingerprint())
+                .expect("every recipient's pair key was derived above");
+            let mut kw = Zeroizing::new([0u8; CK_LEN]);
+            let mut extract = salted.clone();
+            extract.input_ikm(pair.key.key());
+            let (_, hkdf) = extract.finalize();
+            hkdf.expand_multi_info(&[WRAP_LABEL, self.ctx, r.kid().as_bytes()], &mut kw[..])
+                .expect("32 bytes is a valid HKDF-SHA256 output length");
+            let kw_cipher = Aes256Gcm::new(&kw);
+            let (kid, wrap) = entry.split_at_mut(KID_LEN);
+            kid.copy_from_slice(r.kid().as_bytes());
+            let (wrapped, tag_slot) = wrap.split_at_mut(CK_LEN);
+            wrapped.copy_from_slice(&self.ck[..]);
+            let tag = kw_cipher.seal_in_place(&zero_iv, self.aad, wrapped);
+            tag_slot.copy_from_slice(&tag);
+        }
+    }
 }
 
 /// Plaintext length once padded (if `pad`), or an error if it is too large.
@@ -509,21 +520,17 @@ impl Sealer {
         };
         // bytes[0..40) || ctx_digest, assembled on the stack; the IV is
         // drawn straight into its place.
-        let mut aad = [0u8; DIRECT_PREFIX_LEN + 32];
-        aad[..20].copy_from_slice(&header.encode());
-        aad[20..28].copy_from_slice(recipient.kid().as_bytes());
-        rng.fill_bytes(&mut aad[28..DIRECT_PREFIX_LEN]);
-        aad[40..].copy_from_slice(&ctx);
-        let iv: [u8; envelope::IV_LEN] = aad[28..DIRECT_PREFIX_LEN]
+        let mut aad = [0u8; DIRECT_AAD_LEN];
+        aad[..HEADER_LEN].copy_from_slice(&header.encode());
+        aad[DIRECT_RECIPIENT_AT..DIRECT_IV_AT].copy_from_slice(recipient.kid().as_bytes());
+        rng.fill_bytes(&mut aad[DIRECT_IV_AT..DIRECT_PREFIX_LEN]);
+        aad[DIRECT_AAD_CTX_AT..].copy_from_slice(&ctx);
+        let iv: [u8; IV_LEN] = aad[DIRECT_IV_AT..DIRECT_PREFIX_LEN]
             .try_into()
             .expect("the IV is 12 bytes");
 
         let start = out.len();
-        let sig_len = if signer.is_some() {
-            envelope::SIGNATURE_LEN
-        } else {
-            0
-        };
+        let sig_len = if signer.is_some() { SIGNATURE_LEN } else { 0 };
         out.reserve(DIRECT_PREFIX_LEN + body_len + TAG_LEN + sig_len);
         // Grown once (zeroed: the padding's zeros and the tag's place), then
         // filled in place.
@@ -587,15 +594,7 @@ impl Sealer {
             scratch_kids,
         } = self;
         let own = identity.fingerprint();
-        if recipients.iter().any(|r| r.fingerprint() == own) {
-            return Err(SealError::SelfRecipient);
-        }
-        scratch_kids.clear();
-        scratch_kids.extend(recipients.iter().map(PublicKey::kid));
-        scratch_kids.sort_unstable();
-        if let Some(w) = scratch_kids.windows(2).find(|w| w[0] == w[1]) {
-            return Err(SealError::DuplicateRecipient { kid: w[0] });
-        }
+        check_recipients(recipients, own, scratch_kids)?;
         let ts = topics.get_or_create(topic, own)?;
         let ctx = ts.multi_ctx;
         for r in recipients {
@@ -603,7 +602,7 @@ impl Sealer {
         }
         let seq = ts.seq.next_seq()?;
 
-        let mut ck = Zeroizing::new([0u8; 32]);
+        let mut ck = Zeroizing::new([0u8; CK_LEN]);
         rng.fill_bytes(&mut ck[..]);
         let mut msg_salt = [0u8; MSG_SALT_LEN];
         rng.fill_bytes(&mut msg_salt);
@@ -617,63 +616,30 @@ impl Sealer {
             sender: own.kid(),
             seq,
         };
-        // bytes[0..70) || rcpt_digest || (ctx_digest | SHA-256(payload)).
-        let mut aad = [0u8; MULTI_PREFIX_LEN + 64];
-        aad[..20].copy_from_slice(&header.encode());
-        aad[20..36].copy_from_slice(&msg_salt);
-        aad[36..68].copy_from_slice(&commit);
-        let n16 = u16::try_from(n).expect("n <= 4096 was checked");
-        aad[68..70].copy_from_slice(&n16.to_be_bytes());
-        let mut rcpt = Sha256::new();
-        for r in recipients {
-            rcpt.update(r.kid().as_bytes());
-        }
-        aad[70..102].copy_from_slice(&rcpt.finalize());
-        aad[102..].copy_from_slice(&ctx);
+        let mut aad = multi_aad(&header, &msg_salt, &commit.into(), recipients, &ctx);
 
         let start = out.len();
-        let sig_len = if signer.is_some() {
-            envelope::SIGNATURE_LEN
-        } else {
-            0
-        };
+        let sig_len = if signer.is_some() { SIGNATURE_LEN } else { 0 };
         out.reserve(MULTI_PREFIX_LEN + n * MULTI_ENTRY_LEN + body_len + TAG_LEN + sig_len);
         out.extend_from_slice(&aad[..MULTI_PREFIX_LEN]);
         let entries_start = out.len();
         out.resize_zeroed(entries_start + n * MULTI_ENTRY_LEN);
 
         let ck_cipher = Aes256Gcm::new(&ck);
-        let zero_iv = [0u8; envelope::IV_LEN];
+        let zero_iv = [0u8; IV_LEN];
         let pt_start = append_plaintext(out, plaintext, body_len);
         let tag = ck_cipher.seal_in_place(&zero_iv, &aad, &mut out.as_bytes_mut()[pt_start..]);
         out.extend_from_slice(&tag);
-        aad[102..].copy_from_slice(&Sha256::digest(&out.as_bytes()[pt_start..]));
+        aad[MULTI_AAD_LAST_AT..].copy_from_slice(&Sha256::digest(&out.as_bytes()[pt_start..]));
 
-        // HKDF-Extract is HMAC keyed by msg_salt: key it once per record, not
-        // once per recipient.
-        let salted = HkdfExtract::<Sha256>::new(Some(&msg_salt));
-        let entries = &mut out.as_bytes_mut()[entries_start..pt_start];
-        for (r, entry) in recipients
-            .iter()
-            .zip(entries.chunks_exact_mut(MULTI_ENTRY_LEN))
-        {
-            let pair = pairs
-                .get(r.fingerprint())
-                .expect("every recipient's pair key was derived above");
-            let mut kw = Zeroizing::new([0u8; 32]);
-            let mut extract = salted.clone();
-            extract.input_ikm(pair.key.key());
-            let (_, hkdf) = extract.finalize();
-            hkdf.expand_multi_info(&[WRAP_LABEL, &ctx, r.kid().as_bytes()], &mut kw[..])
-                .expect("32 bytes is a valid HKDF-SHA256 output length");
-            let kw_cipher = Aes256Gcm::new(&kw);
-            let (kid, wrap) = entry.split_at_mut(8);
-            kid.copy_from_slice(r.kid().as_bytes());
-            let (wrapped, tag_slot) = wrap.split_at_mut(32);
-            wrapped.copy_from_slice(&ck[..]);
-            let tag = kw_cipher.seal_in_place(&zero_iv, &aad, wrapped);
-            tag_slot.copy_from_slice(&tag);
-        }
+        let keys = WrapKeys {
+            pairs,
+            msg_salt: &msg_salt,
+            ctx: &ctx,
+            ck: &ck,
+            aad: &aad,
+        };
+        keys.wrap(recipients, &mut out.as_bytes_mut()[entries_start..pt_start]);
         if let Some(s) = signer {
             let sig = s.sign_parts(&[SIG_LABEL, &ctx, &out.as_bytes()[start..]]);
             out.extend_from_slice(&sig);

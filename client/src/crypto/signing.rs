@@ -15,11 +15,16 @@ use base64::engine::general_purpose::STANDARD as B64;
 use p256::ecdsa::signature::{MultipartSigner as _, MultipartVerifier as _};
 use p256::ecdsa::{Signature, SigningKey, VerifyingKey};
 use p256::elliptic_curve::Generate as _;
-use p256::pkcs8::{DecodePrivateKey as _, DecodePublicKey as _, EncodePrivateKey as _};
+use p256::pkcs8::DecodePublicKey as _;
 use zeroize::Zeroizing;
 
-use super::envelope::SIGNATURE_LEN;
-use super::identity::{Fingerprint, KeyError, PublicKey, pkcs8_der_from_base64};
+use super::identity::{
+    Fingerprint, KeyError, PublicKey, pkcs8_der_from_base64, secret_from_pkcs8_der,
+    secret_to_pkcs8_der,
+};
+
+/// Length of a signature: raw `r || s` of ECDSA P-256 (Web Crypto's form).
+pub const SIGNATURE_LEN: usize = 64;
 
 /// A private ECDSA P-256 signing key (zeroized on drop, redacted `Debug`).
 #[derive(Clone)]
@@ -49,9 +54,7 @@ impl SigningIdentity {
     /// # Errors
     /// [`KeyError::InvalidPkcs8`].
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, KeyError> {
-        SigningKey::from_pkcs8_der(der)
-            .map(Self::from_key)
-            .map_err(|_| KeyError::InvalidPkcs8 { len: der.len() })
+        secret_from_pkcs8_der(der).map(|secret| Self::from_key(SigningKey::from(&secret)))
     }
 
     /// Imports standard padded base64 of PKCS#8 DER.
@@ -64,11 +67,8 @@ impl SigningIdentity {
 
     /// Exports PKCS#8 DER (138 bytes, public key inside).
     pub fn to_pkcs8_der(&self) -> Zeroizing<Vec<u8>> {
-        let doc = self
-            .key
-            .to_pkcs8_der()
-            .expect("a valid P-256 signing key always encodes as PKCS#8");
-        Zeroizing::new(doc.as_bytes().to_vec())
+        // A SecretKey wipes its scalar on drop, like the SigningKey it copies.
+        secret_to_pkcs8_der(&p256::SecretKey::from(&self.key))
     }
 
     /// Exports standard padded base64 of the PKCS#8 DER.

@@ -16,8 +16,9 @@ use crate::crypto::{Fingerprint, Identity, Kid, Opener, PublicKey, SigningPublic
 use crate::error::ClientError;
 use crate::records::Record;
 
+use super::error::SealedError;
+use super::record::{OpenedRecord, Plaintext, RecordErrorKind, Release, SealedRecordError};
 use super::state::{ConsumerState, StateStore, consumer_key};
-use super::{OpenedRecord, Plaintext, RecordErrorKind, Release, SealedError, SealedRecordError};
 
 /// How a [`SealedConsumer`] reads, commits and remembers. Each field's doc
 /// ends with its default; `From<ConsumerOptions>` takes the defaults for the rest.
@@ -146,6 +147,54 @@ struct Persist {
     state: ConsumerState,
 }
 
+impl Persist {
+    /// The state saved for `group` on `topic` in `identity`'s state topic,
+    /// restored into `opener` (its windows and floor), and where it came from.
+    async fn restore(
+        client: &Client,
+        identity: &Identity,
+        group: &str,
+        topic: &str,
+        opener: &mut Opener,
+    ) -> Result<(Persist, StateOrigin), SealedError> {
+        let store = StateStore::open(client, identity).await?;
+        let logical = consumer_key(group, topic);
+        let saved = match store.load(&logical).await? {
+            None => None,
+            Some(bytes) => Some(ConsumerState::decode(&bytes).ok_or_else(|| {
+                SealedError::State {
+                    topic: super::state::state_topic(identity),
+                    reason: "the latest state record is not a consumer state this \
+                             version reads"
+                        .into(),
+                    status: None,
+                }
+            })?),
+        };
+        let origin = match &saved {
+            None => StateOrigin::Fresh,
+            Some(st) => StateOrigin::Restored {
+                senders: st.senders.len(),
+                floor: st.floor,
+            },
+        };
+        if let Some(st) = &saved {
+            for (fp, w) in &st.senders {
+                opener
+                    .restore_window(topic, fp, w.clone())
+                    .map_err(SealedError::Open)?;
+            }
+            opener.restore_floor(topic, st.floor);
+        }
+        let persist = Persist {
+            store,
+            logical,
+            state: saved.unwrap_or_default(),
+        };
+        Ok((persist, origin))
+    }
+}
+
 /// Reads a topic and opens every record for one identity. See the
 /// [module docs](super) for commits and replay state.
 pub struct SealedConsumer {
@@ -236,46 +285,14 @@ impl SealedConsumer {
         let group = options.group.clone();
         let (persist, origin) = match (&group, persist_state) {
             (Some(g), true) => {
-                let store = StateStore::open(client, &identity).await?;
-                let logical = consumer_key(g, topic);
-                let saved = match store.load(&logical).await? {
-                    None => None,
-                    Some(bytes) => Some(ConsumerState::decode(&bytes).ok_or_else(|| {
-                        SealedError::State {
-                            topic: super::state::state_topic(&identity),
-                            reason: "the latest state record is not a consumer state this \
-                                     version reads"
-                                .into(),
-                            status: None,
-                        }
-                    })?),
-                };
-                let origin = match &saved {
-                    None => StateOrigin::Fresh,
-                    Some(st) => StateOrigin::Restored {
-                        senders: st.senders.len(),
-                        floor: st.floor,
-                    },
-                };
-                if let Some(st) = &saved {
-                    for (fp, w) in &st.senders {
-                        opener
-                            .restore_window(topic, fp, w.clone())
-                            .map_err(SealedError::Open)?;
-                    }
-                    opener.restore_floor(topic, st.floor);
-                }
-                let persist = Persist {
-                    store,
-                    logical,
-                    state: saved.unwrap_or_default(),
-                };
+                let (persist, origin) =
+                    Persist::restore(client, &identity, g, topic, &mut opener).await?;
                 (Some(persist), origin)
             }
             _ => (None, StateOrigin::NotPersisted),
         };
         let auto_commit = options.auto_commit;
-        let from_commit = matches!(options.start, crate::StartFrom::Committed { .. });
+        let from_commit = matches!(options.start, crate::consumer::StartFrom::Committed { .. });
         let mut inner = Consumer::new(
             client,
             topic,

@@ -16,11 +16,11 @@ use crate::crypto::{
 use crate::error::ClientError;
 use crate::producer::{Delivered, Delivery, Producer};
 
-use super::SealedError;
+use super::error::SealedError;
 use super::state::{BUDGET_KEY, BudgetState, StateStore};
 // A panic under these locks leaves the maps consistent (inserts are
 // atomic), and the sealer appends nothing when it fails.
-use crate::lock;
+use crate::lock::lock;
 
 /// Sealing options. Each field's doc ends with its default.
 #[derive(Clone)]

@@ -24,6 +24,7 @@
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
+use hermit_protocol::codec::Reader;
 use hermit_protocol::frame::TopicSettings;
 use hermit_protocol::record::BatchBuilder;
 use hermit_protocol::{Ack, Cleanup, Status};
@@ -35,7 +36,7 @@ use crate::crypto::replay::{ReplayWindow, WORDS};
 use crate::crypto::{ConversationKey, Fingerprint, Identity, PublicKey, open_state, seal_state};
 use crate::error::ClientError;
 
-use super::SealedError;
+use super::error::SealedError;
 
 /// Senders a consumer state remembers one by one; past that, the lowest
 /// marks are folded into the floor.
@@ -78,30 +79,6 @@ pub(crate) struct ConsumerState {
     /// were seen — exactly those, so a record of another partition not yet
     /// committed (a lower `seq`, not seen) is still accepted after a restart.
     pub(crate) senders: BTreeMap<Fingerprint, ReplayWindow>,
-}
-
-struct Cursor<'a>(&'a [u8]);
-
-impl Cursor<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (a, b) = self.0.split_at(n);
-        self.0 = b;
-        Some(a)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        self.take(1).map(|b| b[0])
-    }
-    fn u32(&mut self) -> Option<u32> {
-        self.take(4)
-            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    }
-    fn u64(&mut self) -> Option<u64> {
-        self.take(8)
-            .map(|b| u64::from_be_bytes(b.try_into().expect("8 bytes")))
-    }
 }
 
 /// Bytes of one sender in a consumer state: fingerprint, highest, bitmap.
@@ -162,30 +139,30 @@ impl ConsumerState {
     /// The inverse of [`encode`](ConsumerState::encode); counts are checked
     /// against the bytes present before anything is allocated.
     pub(crate) fn decode(bytes: &[u8]) -> Option<ConsumerState> {
-        let mut c = Cursor(bytes);
-        if c.u8()? != CONSUMER_VERSION {
+        let mut r = Reader::new(bytes);
+        if r.u8().ok()? != CONSUMER_VERSION {
             return None;
         }
-        let n = c.u32()? as usize;
-        if n > MAX_STATE_PARTITIONS || c.0.len() < n * 12 {
+        let n = r.u32().ok()? as usize;
+        if n > MAX_STATE_PARTITIONS || r.remaining() < n * 12 {
             return None;
         }
         let mut committed = BTreeMap::new();
         for _ in 0..n {
-            committed.insert(c.u32()?, c.u64()?);
+            committed.insert(r.u32().ok()?, r.u64().ok()?);
         }
-        let floor = c.u64()?;
-        let m = c.u32()? as usize;
-        if m > MAX_STATE_SENDERS || c.0.len() != m * SENDER_LEN {
+        let floor = r.u64().ok()?;
+        let m = r.u32().ok()? as usize;
+        if m > MAX_STATE_SENDERS || r.remaining() != m * SENDER_LEN {
             return None;
         }
         let mut senders = BTreeMap::new();
         for _ in 0..m {
-            let fp: [u8; FINGERPRINT_LEN] = c.take(FINGERPRINT_LEN)?.try_into().ok()?;
-            let highest = c.u64()?;
+            let fp: [u8; FINGERPRINT_LEN] = r.array().ok()?;
+            let highest = r.u64().ok()?;
             let mut seen = [0u64; WORDS];
             for w in &mut seen {
-                *w = c.u64()?;
+                *w = r.u64().ok()?;
             }
             senders.insert(
                 Fingerprint::from_bytes(fp),
@@ -220,18 +197,18 @@ impl BudgetState {
     }
 
     pub(crate) fn decode(bytes: &[u8]) -> Option<BudgetState> {
-        let mut c = Cursor(bytes);
-        if c.u8()? != BUDGET_VERSION {
+        let mut r = Reader::new(bytes);
+        if r.u8().ok()? != BUDGET_VERSION {
             return None;
         }
-        let n = c.u32()? as usize;
-        if n > MAX_BUDGET_PEERS || c.0.len() != n * (SPKI_LEN + 8) {
+        let n = r.u32().ok()? as usize;
+        if n > MAX_BUDGET_PEERS || r.remaining() != n * (SPKI_LEN + 8) {
             return None;
         }
         let mut peers = BTreeMap::new();
         for _ in 0..n {
-            let key = PublicKey::from_spki_der(c.take(SPKI_LEN)?).ok()?;
-            let reserved = c.u64()?;
+            let key = PublicKey::from_spki_der(r.bytes(SPKI_LEN).ok()?).ok()?;
+            let reserved = r.u64().ok()?;
             peers.insert(*key.fingerprint(), (key, reserved));
         }
         Some(BudgetState { peers })

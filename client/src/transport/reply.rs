@@ -3,28 +3,24 @@
 //! channel (the producer's sender task) that gets a [`Completion`] tagged
 //! with the [`Token`] it chose when submitting.
 
+use bytes::Bytes;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::ClientError;
 use crate::records::FetchResponse;
-use hermit_protocol::frame::{TopicMetadata, TopicPage};
 
-/// A decoded successful answer, owned (fetch records stay a slice of the
-/// buffer they arrived in).
+/// A successful answer, owned: the data path's decoded (fetch records stay
+/// a slice of the buffer they arrived in), any other op's as its frame.
 #[derive(Debug)]
 pub(crate) enum Reply {
     /// A batch was appended; its first record got `base_offset`.
-    Produce {
-        base_offset: u64,
-    },
+    Produce { base_offset: u64 },
+    /// Batches read.
     Fetch(FetchResponse),
-    Commit,
-    Committed(Option<u64>),
-    Metadata(Vec<TopicMetadata>),
-    ListTopics(TopicPage),
-    CreateTopic,
-    DeleteTopic,
-    Ping,
+    /// The answer to a control request (any op but produce and fetch): the
+    /// whole response frame, for the [`Client`](crate::Client) method that
+    /// sent it to decode.
+    Control(Bytes),
 }
 
 /// Identifies a request to a [`ReplyTo::Channel`] receiver; its meaning is

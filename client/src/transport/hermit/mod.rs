@@ -1,29 +1,30 @@
 //! The HermitMQ transport: one multiplexed connection to a broker (see
 //! [`connection`]), reopened with backoff when it dies; its
-//! [`Transport`] operations are one request frame each, and a batch is
-//! submitted as the partition's cached produce head plus the batch itself.
+//! [`Transport`] operations are one request frame each (any request but
+//! produce and fetch is encoded by [`Request::encode`] and its answer handed
+//! back as its frame), and a batch is submitted as the partition's cached
+//! produce head plus the batch itself.
 
 pub(crate) mod connection;
+mod handshake;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
-use hermit_protocol::frame::{
-    Commit, Committed, CreateTopic, Fetch, ListTopics, TopicMetadata, TopicPage, TopicSettings,
-};
-use hermit_protocol::topic::TopicName;
+use hermit_protocol::frame::Fetch;
 use hermit_protocol::{Ack, Request, WireError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tokio::time::Instant;
 
 use self::connection::Conn;
-use crate::client::{ClientOptions, group_name, topic_name};
 use crate::error::ClientError;
+use crate::options::{ClientOptions, topic_name};
 use crate::records::FetchResponse;
+use crate::transport::contract::{BatchId, BatchLimits, BatchLink, SubmitError, Transport};
+use crate::transport::endpoint::{TransportKind, tls_server_name};
 use crate::transport::reply::{Reply, ReplyTo};
-use crate::transport::{BatchId, BatchLimits, BatchLink, SubmitError, Transport, TransportKind};
 
 /// A connection that lived this long before dying resets the reconnect backoff.
 const STABLE_AFTER: Duration = Duration::from_secs(1);
@@ -46,7 +47,7 @@ pub(crate) struct Hermit {
     addr: String,
     opts: ClientOptions,
     /// What every (re)connect needs: timeouts, TLS, the identity.
-    open: connection::OpenOptions,
+    open: handshake::OpenOptions,
     /// The connection in use; a std mutex, held only to clone or replace the Arc.
     current: Mutex<Option<Arc<Conn>>>,
     /// Serializes (re)connects.
@@ -97,14 +98,14 @@ impl Hermit {
                 Some(c) => crate::tls::client_config_with_cert(ca, &c.cert, &c.key),
             }
             .map_err(|e| ClientError::Tls(Arc::new(e)))?;
-            Some(connection::TlsTarget {
+            Some(handshake::TlsTarget {
                 config,
-                server_name: crate::transport::tls_server_name(&addr).to_owned(),
+                server_name: tls_server_name(&addr).to_owned(),
             })
         } else {
             None
         };
-        let open = connection::OpenOptions {
+        let open = handshake::OpenOptions {
             connect_timeout: options.connect_timeout,
             request_timeout: options.request_timeout,
             max_response: options.max_response_bytes,
@@ -180,7 +181,7 @@ impl Hermit {
         self.attempts.store(backoff.attempts, Ordering::Release);
         let id = self.opened.load(Ordering::Relaxed) + 1;
         let o = &self.opts;
-        match connection::open(&self.addr, id, &self.open).await {
+        match handshake::connect(&self.addr, id, &self.open).await {
             Ok(conn) => {
                 self.opened.store(id, Ordering::Relaxed);
                 // The delay is reset once this connection proves stable (above).
@@ -213,7 +214,9 @@ impl Hermit {
             .map_err(|_| ClientError::Closed)
     }
 
-    async fn call(
+    /// Send one request frame (`head`, then `body` if any) and wait for its
+    /// answer (`extra_wait` on top of the request timeout).
+    async fn round_trip(
         &self,
         head: Bytes,
         body: Option<Bytes>,
@@ -268,7 +271,7 @@ impl Transport for Arc<Hermit> {
     ) -> Result<u64, ClientError> {
         topic_name(topic)?;
         let head = connection::produce_head(topic, partition, ack)?;
-        match self.call(head, Some(batch), Duration::ZERO).await? {
+        match self.round_trip(head, Some(batch), Duration::ZERO).await? {
             Reply::Produce { base_offset } => Ok(base_offset),
             other => Err(unexpected(&other)),
         }
@@ -290,7 +293,7 @@ impl Transport for Arc<Hermit> {
             max_bytes,
             max_wait_ms,
         }))?;
-        match self.call(head, None, max_wait).await? {
+        match self.round_trip(head, None, max_wait).await? {
             Reply::Fetch(mut f) => {
                 f.topic = Arc::from(topic);
                 f.partition = partition;
@@ -300,85 +303,10 @@ impl Transport for Arc<Hermit> {
         }
     }
 
-    async fn commit(
-        &self,
-        group: &str,
-        topic: &str,
-        partition: u32,
-        offset: u64,
-    ) -> Result<(), ClientError> {
-        let head = connection::encode_control(&Request::Commit(Commit {
-            group: group_name(group)?,
-            topic: topic_name(topic)?,
-            partition,
-            offset,
-        }))?;
-        match self.call(head, None, Duration::ZERO).await? {
-            Reply::Commit => Ok(()),
-            other => Err(unexpected(&other)),
-        }
-    }
-
-    async fn committed(
-        &self,
-        group: &str,
-        topic: &str,
-        partition: u32,
-    ) -> Result<Option<u64>, ClientError> {
-        let head = connection::encode_control(&Request::Committed(Committed {
-            group: group_name(group)?,
-            topic: topic_name(topic)?,
-            partition,
-        }))?;
-        match self.call(head, None, Duration::ZERO).await? {
-            Reply::Committed(o) => Ok(o),
-            other => Err(unexpected(&other)),
-        }
-    }
-
-    async fn metadata(&self, topic: Option<&str>) -> Result<Vec<TopicMetadata>, ClientError> {
-        let topic = topic.map(topic_name).transpose()?;
-        let head = connection::encode_control(&Request::Metadata(topic))?;
-        match self.call(head, None, Duration::ZERO).await? {
-            Reply::Metadata(t) => Ok(t),
-            other => Err(unexpected(&other)),
-        }
-    }
-
-    async fn list_topics(&self, after: Option<&str>, limit: u32) -> Result<TopicPage, ClientError> {
-        let after = after
-            .map(|a| TopicName::new_any(a).map_err(|e| ClientError::topic_name(a, e)))
-            .transpose()?;
-        let head = connection::encode_control(&Request::ListTopics(ListTopics { after, limit }))?;
-        match self.call(head, None, Duration::ZERO).await? {
-            Reply::ListTopics(p) => Ok(p),
-            other => Err(unexpected(&other)),
-        }
-    }
-
-    async fn create_topic(&self, topic: &str, settings: TopicSettings) -> Result<(), ClientError> {
-        let head = connection::encode_control(&Request::CreateTopic(CreateTopic {
-            topic: topic_name(topic)?,
-            settings,
-        }))?;
-        match self.call(head, None, Duration::ZERO).await? {
-            Reply::CreateTopic => Ok(()),
-            other => Err(unexpected(&other)),
-        }
-    }
-
-    async fn delete_topic(&self, topic: &str) -> Result<(), ClientError> {
-        let head = connection::encode_control(&Request::DeleteTopic(topic_name(topic)?))?;
-        match self.call(head, None, Duration::ZERO).await? {
-            Reply::DeleteTopic => Ok(()),
-            other => Err(unexpected(&other)),
-        }
-    }
-
-    async fn ping(&self) -> Result<(), ClientError> {
-        let head = connection::encode_control(&Request::Ping)?;
-        match self.call(head, None, Duration::ZERO).await? {
-            Reply::Ping => Ok(()),
+    async fn call(&self, request: &Request<'_>) -> Result<Bytes, ClientError> {
+        let head = connection::encode_control(request)?;
+        match self.round_trip(head, None, Duration::ZERO).await? {
+            Reply::Control(frame) => Ok(frame),
             other => Err(unexpected(&other)),
         }
     }

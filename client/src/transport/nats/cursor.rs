@@ -28,11 +28,10 @@ use futures_util::{FutureExt as _, StreamExt as _};
 use hermit_protocol::Status;
 use tokio::time::Instant;
 
-use super::Nats;
-use super::PartKey;
 use super::message::{Meta, append_batch, meta};
+use super::names::PartKey;
 use crate::error::ClientError;
-use crate::lock;
+use crate::lock::lock;
 use crate::records::FetchResponse;
 use crate::transport::nats_offset::NatsOffset;
 
@@ -180,15 +179,9 @@ impl Drop for Cursor {
 }
 
 impl Cursor {
-    /// Open a cursor at `start` on `stream`, checking the consumer the
-    /// server created is the one asked for.
-    pub(crate) async fn open(
-        nats: &Nats,
-        stream: &str,
-        start: u64,
-        bounds: (u64, u64),
-    ) -> Result<Cursor, ClientError> {
-        let config = consumer::Config {
+    /// The consumer configuration of a cursor starting at `start`.
+    pub(crate) fn config(start: u64) -> consumer::Config {
+        consumer::Config {
             description: Some("HermitMQ reader".to_owned()),
             deliver_policy: DeliverPolicy::ByStartSequence {
                 start_sequence: start,
@@ -198,32 +191,30 @@ impl Cursor {
             inactive_threshold: INACTIVE_THRESHOLD,
             memory_storage: true,
             ..consumer::Config::default()
-        };
-        #[derive(serde::Serialize)]
-        struct Create<'a> {
-            stream_name: &'a str,
-            config: &'a consumer::Config,
         }
-        let info: consumer::Info = nats
-            .api(
-                &format!("CONSUMER.CREATE.{stream}"),
-                &Create {
-                    stream_name: stream,
-                    config: &config,
-                },
-            )
-            .await?;
-        check_consumer(&config, &info)?;
-        let lost = |e: &dyn std::fmt::Display| ClientError::lost(&nats.url, e.to_string());
-        let inbox = nats.client.new_inbox();
-        let sub = nats
-            .client
+    }
+
+    /// Open a cursor at `start` on `stream` over the consumer the server
+    /// created (`info`), checking it is the one asked for (`config`).
+    pub(crate) async fn open(
+        client: &async_nats::Client,
+        url: &str,
+        stream: &str,
+        start: u64,
+        bounds: (u64, u64),
+        config: &consumer::Config,
+        info: consumer::Info,
+    ) -> Result<Cursor, ClientError> {
+        check_consumer(config, &info)?;
+        let lost = |e: &dyn std::fmt::Display| ClientError::lost(url, e.to_string());
+        let inbox = client.new_inbox();
+        let sub = client
             .subscribe(format!("{inbox}.*"))
             .await
             .map_err(|e| lost(&e))?;
         Ok(Cursor {
-            client: nats.client.clone(),
-            url: Arc::from(nats.url.as_str()),
+            client: client.clone(),
+            url: Arc::from(url),
             next_subject: format!("$JS.API.CONSUMER.MSG.NEXT.{stream}.{}", info.name),
             stream: stream.to_owned(),
             consumer: info.name,

@@ -19,6 +19,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 
+/// A topic's partition.
+pub(crate) type PartKey = (std::sync::Arc<str>, u32);
+
 /// Longest stream name: JetStream stores a stream in a directory of that
 /// name, and file names are at most 255 bytes. With the `HERMIT_` prefix and
 /// a partition suffix, this leaves topic names of up to 246 bytes (partition
@@ -123,6 +126,27 @@ pub(crate) fn encode_b64(bytes: &[u8]) -> String {
 /// Inverse of [`encode_b64`].
 pub(crate) fn decode_b64(s: &str) -> Option<Vec<u8>> {
     URL_SAFE_NO_PAD.decode(s).ok()
+}
+
+/// What is known of one partition's stream.
+#[derive(Debug)]
+pub(crate) struct PartInfo {
+    pub stream: String,
+    /// `hermit.<topic>.<partition>`.
+    pub subject: String,
+    /// Compacted: one subject per key below `subject`.
+    pub compacted: bool,
+}
+
+impl PartInfo {
+    /// The subject a batch with `key` goes to.
+    pub(super) fn subject_for(&self, topic: &str, partition: u32, key: &[u8]) -> String {
+        if self.compacted {
+            key_subject(topic, partition, key)
+        } else {
+            self.subject.clone()
+        }
+    }
 }
 
 #[cfg(test)]

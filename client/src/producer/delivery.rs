@@ -1,0 +1,132 @@
+//! [`Delivery`]: where one record was stored, once its batch is answered.
+//! Every record of a batch shares one completion slot; a delivery is an
+//! `Arc` of it plus the record's index (no allocation, task or channel per
+//! record).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Context, Poll, Waker};
+
+use crate::error::ClientError;
+use crate::lock::lock;
+
+/// Where an acknowledged record was stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Delivered {
+    /// Partition.
+    pub partition: u32,
+    /// Offset.
+    pub offset: u64,
+}
+
+/// The completion slot shared by every record of one batch.
+pub(super) struct Slot {
+    partition: u32,
+    /// The batch's base offset, or why it failed. Set once.
+    result: OnceLock<Result<u64, ClientError>>,
+    /// Tasks awaiting a [`Delivery`] of this batch; a std mutex, never held across an await.
+    wakers: Mutex<Vec<Waker>>,
+}
+
+impl Slot {
+    pub(super) fn new(partition: u32) -> Self {
+        Slot {
+            partition,
+            result: OnceLock::new(),
+            wakers: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Resolve every [`Delivery`] of the batch: its base offset, or why it failed.
+    pub(super) fn complete(&self, r: Result<u64, ClientError>) {
+        let _ = self.result.set(r);
+        let wakers = std::mem::take(&mut *lock(&self.wakers));
+        for w in wakers {
+            w.wake();
+        }
+    }
+}
+
+/// Resolves to where one record was stored once its batch is acknowledged,
+/// or to the error that made the producer give up on it.
+///
+/// Dropping it does not cancel anything: the record is sent either way.
+pub struct Delivery {
+    slot: Arc<Slot>,
+    index: u32,
+    /// Where this future's waker sits in the slot's list, once registered.
+    waker_at: Option<usize>,
+}
+
+impl std::fmt::Debug for Delivery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Delivery")
+            .field("partition", &self.slot.partition)
+            .field("index", &self.index)
+            .field("result", &self.try_result())
+            .finish()
+    }
+}
+
+impl Delivery {
+    /// The delivery of the record at `index` of the batch `slot` completes.
+    #[inline]
+    pub(super) fn new(slot: Arc<Slot>, index: u32) -> Self {
+        Delivery {
+            slot,
+            index,
+            waker_at: None,
+        }
+    }
+
+    /// The partition the record was assigned to.
+    pub fn partition(&self) -> u32 {
+        self.slot.partition
+    }
+
+    /// The outcome, if known yet.
+    pub fn try_result(&self) -> Option<Result<Delivered, ClientError>> {
+        self.slot.result.get().map(|r| self.resolve(r))
+    }
+
+    fn resolve(&self, r: &Result<u64, ClientError>) -> Result<Delivered, ClientError> {
+        match r {
+            Ok(base) => Ok(Delivered {
+                partition: self.slot.partition,
+                offset: base + u64::from(self.index),
+            }),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+
+impl Future for Delivery {
+    type Output = Result<Delivered, ClientError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        if let Some(r) = this.slot.result.get() {
+            return Poll::Ready(this.resolve(r));
+        }
+        let mut wakers = lock(&this.slot.wakers);
+        // Checked again under the lock: complete() sets the result before
+        // taking the list, so either we see it or it sees our waker.
+        if let Some(r) = this.slot.result.get() {
+            drop(wakers);
+            return Poll::Ready(this.resolve(r));
+        }
+        match this.waker_at {
+            Some(i) if i < wakers.len() => {
+                if !wakers[i].will_wake(cx.waker()) {
+                    wakers[i] = cx.waker().clone();
+                }
+            }
+            _ => {
+                this.waker_at = Some(wakers.len());
+                wakers.push(cx.waker().clone());
+            }
+        }
+        Poll::Pending
+    }
+}

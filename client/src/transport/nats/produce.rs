@@ -1,0 +1,149 @@
+//! Produce over NATS: one batch is one message, published with its batch
+//! header as message headers; the publish ack gives its base offset.
+
+use std::sync::Arc;
+
+use async_nats::HeaderMap;
+use async_nats::jetstream;
+use async_nats::jetstream::context::{Publish, PublishError, PublishErrorKind};
+use bytes::Bytes;
+use hermit_protocol::Status;
+use tokio::sync::OwnedSemaphorePermit;
+
+use super::message;
+use super::names::PartInfo;
+use super::transport::{Nats, NatsLink, NatsPartition};
+use crate::error::ClientError;
+use crate::options::topic_name;
+use crate::transport::contract::BatchId;
+use crate::transport::nats_offset::{MAX_SEQUENCE, NatsOffset};
+use crate::transport::reply::{Reply, ReplyTo};
+
+impl NatsLink {
+    /// Publish one batch; its answer goes to `reply` (from a small task
+    /// awaiting the JetStream ack). `id` lets JetStream drop a resend of a
+    /// batch it already stored.
+    pub(super) async fn publish_batch(
+        &self,
+        partition: &NatsPartition,
+        batch: &Bytes,
+        id: BatchId,
+        reply: ReplyTo,
+        permit: OwnedSemaphorePermit,
+    ) -> Result<(), ClientError> {
+        let n = &self.nats;
+        let part = n.partition(&partition.topic, partition.partition).await?;
+        let out = message::outgoing(batch)?;
+        let count = out.count;
+        let subject = part.subject_for(&partition.topic, partition.partition, &out.key);
+        let mut headers = HeaderMap::new();
+        for (k, v) in out.headers {
+            headers.insert(k, v);
+        }
+        headers.insert("Nats-Msg-Id", format!("{:016x}-{}", id.producer, id.seq));
+        n.check_size(&subject, &headers, out.payload.len())?;
+        let ack =
+            n.js.send_publish(
+                subject,
+                Publish::build().payload(out.payload).headers(headers),
+            )
+            .await
+            .map_err(|e| n.publish_error(&e))?;
+        let nats = n.clone();
+        let epoch = self.epoch;
+        let mut epoch_changed = n.epoch_changed.clone();
+        tokio::spawn(async move {
+            // The ack of a publish written to a connection that dropped may
+            // never come: fail it at once rather than after the request
+            // timeout. The producer resends it under the same id, and
+            // JetStream drops the copy if the first one was stored.
+            let dropped = async {
+                while *epoch_changed.borrow_and_update() == epoch {
+                    if epoch_changed.changed().await.is_err() {
+                        std::future::pending::<()>().await;
+                    }
+                }
+            };
+            let result = tokio::select! {
+                r = ack.into_future() => nats.publish_result(&part, count, r),
+                () = dropped => Err(nats.lost("the connection dropped before the ack")),
+            };
+            drop(permit);
+            reply.deliver(result);
+        });
+        Ok(())
+    }
+}
+
+impl Nats {
+    /// Append one batch to a partition and wait for its ack (`Client::produce`).
+    pub(super) async fn produce_batch(
+        &self,
+        topic: &str,
+        partition: u32,
+        batch: Bytes,
+    ) -> Result<u64, ClientError> {
+        topic_name(topic)?;
+        let topic: Arc<str> = Arc::from(topic);
+        let part = self.partition(&topic, partition).await?;
+        let out = message::outgoing(&batch)?;
+        let count = out.count;
+        let subject = part.subject_for(&topic, partition, &out.key);
+        let mut headers = HeaderMap::new();
+        for (k, v) in out.headers {
+            headers.insert(k, v);
+        }
+        self.check_size(&subject, &headers, out.payload.len())?;
+        let _permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(|_| ClientError::Closed)?;
+        let ack = self
+            .js
+            .send_publish(
+                subject,
+                Publish::build().payload(out.payload).headers(headers),
+            )
+            .await
+            .map_err(|e| self.publish_error(&e))?;
+        match self.publish_result(&part, count, ack.await)? {
+            Reply::Produce { base_offset } => Ok(base_offset),
+            _ => unreachable!("publish_result answers Produce"),
+        }
+    }
+
+    /// A publish ack as the producer's answer: the batch's base offset.
+    pub(super) fn publish_result(
+        &self,
+        part: &PartInfo,
+        count: u32,
+        result: Result<jetstream::publish::PublishAck, PublishError>,
+    ) -> Result<Reply, ClientError> {
+        match result {
+            Ok(ack) if ack.stream != part.stream => Err(ClientError::Broker {
+                status: Status::InvalidRequest,
+                message: format!(
+                    "nats: the subject {} is stored by stream {}, not {}",
+                    part.subject, ack.stream, part.stream
+                ),
+            }),
+            Ok(ack) if ack.sequence > MAX_SEQUENCE || ack.sequence == 0 => Err(
+                ClientError::Protocol(hermit_protocol::WireError::InvalidField {
+                    field: "stream sequence",
+                    value: ack.sequence,
+                }),
+            ),
+            Ok(ack) => Ok(Reply::Produce {
+                base_offset: NatsOffset::batch_base(ack.sequence, count),
+            }),
+            Err(e) => {
+                if e.kind() == PublishErrorKind::StreamNotFound {
+                    // Check the stream again before the next batch.
+                    self.forget_stream(&part.stream);
+                }
+                Err(self.publish_error(&e))
+            }
+        }
+    }
+}
