@@ -192,8 +192,8 @@ fn load(
         let mut cell = cell.borrow_mut();
         let path = cell.get_or_insert_with(|| {
             // Threads of one process (the replay test's) each get their own.
-            crate::scratch_path("hermit-fuzz-config")
-                .with_extension(format!("{}.toml", crate::thread_tag()))
+            crate::scratch::scratch_path("hermit-fuzz-config")
+                .with_extension(format!("{}.toml", crate::scratch::thread_tag()))
         });
         std::fs::File::create(&*path)
             .and_then(|mut f| f.write_all(text.as_bytes()))

@@ -17,7 +17,7 @@ const TOPIC: &str = "fuzz";
 /// Data directories prepared once per process: one cleanly closed data
 /// directory per cleanup policy, holding the topic's partition in a
 /// directory of its own, and a scratch place for each run's copy. Never
-/// dropped (a static): the next process removes them ([`crate::scratch_path`]).
+/// dropped (a static): the next process removes them ([`crate::scratch::scratch_path`]).
 struct Templates {
     root: PathBuf,
     /// `[delete, compact]`: the template directory and the partition
@@ -43,7 +43,7 @@ fn opts(mode: RecoveryMode) -> LogOptions {
 fn templates() -> &'static Templates {
     static T: OnceLock<Templates> = OnceLock::new();
     T.get_or_init(|| {
-        let root = crate::scratch_path("hermit-fuzz-recovery");
+        let root = crate::scratch::scratch_path("hermit-fuzz-recovery");
         let _ = std::fs::remove_dir_all(&root);
         let make = |name: &str, cleanup: Cleanup| {
             let dir = root.join(name);
@@ -237,7 +237,7 @@ pub fn recovery(data: &[u8]) {
     let compact = mode & 1 == 1;
     let strict_mode = mode & 2 == 2;
     let (template, rel) = &t.dirs[usize::from(compact)];
-    let run = t.root.join(format!("run-{}", crate::thread_tag()));
+    let run = t.root.join(format!("run-{}", crate::scratch::thread_tag()));
     if run.exists() {
         std::fs::remove_dir_all(&run).expect("clear the previous run");
     }

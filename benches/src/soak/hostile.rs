@@ -24,7 +24,7 @@ use tokio::net::tcp::OwnedReadHalf;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use super::Rng;
+use super::rng::Rng;
 
 /// A way of misbehaving.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
