@@ -88,24 +88,30 @@
 //! one key (one key, one partition).
 //!
 //! # Layout
-//! - `producer`: [`SealedProducer`], [`SealedGroup`], [`SealedDelivery`].
-//! - `consumer`: [`SealedConsumer`], its commit bookkeeping and held records.
+//! - `producer`: [`SealedProducer`]; `group`: [`SealedGroup`]; `delivery`:
+//!   [`SealedDelivery`].
+//! - `consumer`: [`SealedConsumer`]; `commits`: its commit bookkeeping, held
+//!   records and the replay state saved with each commit.
 //! - `record`: what the consumer returns per record ([`OpenedRecord`],
 //!   [`Plaintext`], [`SealedRecordError`]).
 //! - `error`: [`SealedError`].
 //! - [`state`]: the state topic (replay windows, DIRECT reservations).
 
+mod commits;
 mod consumer;
+mod delivery;
 mod error;
+mod group;
 mod producer;
 mod record;
 pub mod state;
 
-pub use consumer::{Received, SealedConsumer, SealedConsumerOptions, StateOrigin};
+pub use commits::StateOrigin;
+pub use consumer::{Received, SealedConsumer, SealedConsumerOptions};
+pub use delivery::SealedDelivery;
 pub use error::SealedError;
-pub use producer::{
-    BUDGET_RESERVE, SealedDelivery, SealedGroup, SealedProducer, SealedProducerOptions,
-};
+pub use group::SealedGroup;
+pub use producer::{BUDGET_RESERVE, SealedProducer, SealedProducerOptions};
 pub use record::{OpenedRecord, Plaintext, RecordErrorKind, Release, SealedRecordError};
 
 #[cfg(test)]

@@ -2,21 +2,20 @@
 
 use crate::fxhash::FxMap;
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
-use crate::crypto::envelope::{self, MAX_RECIPIENTS, Mode};
+use crate::crypto::envelope::{self, MAX_RECIPIENTS};
 use crate::crypto::seal::MAX_PLAINTEXT_LEN;
 use crate::crypto::{
-    BlindedKey, ConversationKey, Fingerprint, Identity, KeyError, Kid, PublicKey, SealError,
-    Sealer, SigningIdentity,
+    BlindedKey, ConversationKey, Fingerprint, Identity, Kid, PublicKey, SealError, Sealer,
+    SigningIdentity,
 };
 use crate::error::ClientError;
-use crate::producer::{Delivered, Delivery, Producer};
+use crate::producer::Producer;
 
+use super::delivery::SealedDelivery;
 use super::error::SealedError;
+use super::group::SealedGroup;
 use super::state::{BUDGET_KEY, BudgetState, StateStore};
 // A panic under these locks leaves the maps consistent (inserts are
 // atomic), and the sealer appends nothing when it fails.
@@ -71,125 +70,6 @@ impl fmt::Debug for SealedProducerOptions {
                     .map(|s| s.public_key().fingerprint().to_hex()),
             )
             .finish()
-    }
-}
-
-/// A group whose members share a key secret for blinding record keys, so
-/// that equal logical keys compact together whoever sent them. Records to
-/// the group are MULTI records to every member but the sender.
-#[derive(Clone)]
-pub struct SealedGroup {
-    members: Vec<PublicKey>,
-    key: ConversationKey,
-    /// The members but the sender, for the last sender that sent: worked
-    /// out once, not per record (a group may have thousands of members).
-    others: Arc<Mutex<Option<Others>>>,
-}
-
-/// A sender's fingerprint and the group's other members.
-type Others = (Fingerprint, Arc<[PublicKey]>);
-
-impl SealedGroup {
-    /// A group of `members` (the sender may be among them; it is left out of
-    /// each record's recipients) with a shared secret received from a member.
-    pub fn new(members: Vec<PublicKey>, key: ConversationKey) -> Self {
-        Self {
-            members,
-            key,
-            others: Arc::default(),
-        }
-    }
-
-    /// Every member but `own`.
-    fn others(&self, own: &Fingerprint) -> Arc<[PublicKey]> {
-        let mut cached = lock(&self.others);
-        match &*cached {
-            Some((fp, others)) if fp == own => others.clone(),
-            _ => {
-                let others: Arc<[PublicKey]> = self
-                    .members
-                    .iter()
-                    .filter(|m| m.fingerprint() != own)
-                    .cloned()
-                    .collect();
-                *cached = Some((*own, others.clone()));
-                others
-            }
-        }
-    }
-
-    /// A group of `members` with a fresh random secret, which its creator
-    /// sends to the other members inside a sealed record
-    /// ([`ConversationKey::group_secret_bytes`]).
-    ///
-    /// # Errors
-    /// [`KeyError::Rng`] if the OS random source fails.
-    pub fn generate(members: Vec<PublicKey>) -> Result<Self, KeyError> {
-        Ok(Self::new(members, ConversationKey::generate_group()?))
-    }
-
-    /// The members.
-    pub fn members(&self) -> &[PublicKey] {
-        &self.members
-    }
-
-    /// The shared key secret.
-    pub fn key(&self) -> &ConversationKey {
-        &self.key
-    }
-
-    /// The batch key the broker sees for `logical_key` in this group.
-    pub fn blind(&self, logical_key: &[u8]) -> BlindedKey {
-        self.key.blind(logical_key)
-    }
-}
-
-impl fmt::Debug for SealedGroup {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SealedGroup")
-            .field("members", &self.members)
-            .field("key", &self.key)
-            .finish()
-    }
-}
-
-/// A sealed record queued in the producer: its sequence number and mode are
-/// known at once; await it for where the broker stored it.
-#[derive(Debug)]
-pub struct SealedDelivery {
-    delivery: Delivery,
-    seq: u64,
-    mode: Mode,
-}
-
-impl SealedDelivery {
-    /// The record's sequence number (per sender and topic).
-    pub fn seq(&self) -> u64 {
-        self.seq
-    }
-
-    /// The mode it was sealed in (DIRECT switches to MULTI past the per-pair
-    /// limit, see [`crate::crypto::seal::DIRECT_LIMIT`]).
-    pub fn mode(&self) -> Mode {
-        self.mode
-    }
-
-    /// The partition the record was assigned to.
-    pub fn partition(&self) -> u32 {
-        self.delivery.partition()
-    }
-
-    /// The plain [`Delivery`].
-    pub fn into_delivery(self) -> Delivery {
-        self.delivery
-    }
-}
-
-impl Future for SealedDelivery {
-    type Output = Result<Delivered, ClientError>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Pin::new(&mut self.get_mut().delivery).poll(cx)
     }
 }
 
@@ -623,11 +503,7 @@ impl SealedProducer {
                 .await;
             match (sent, step) {
                 (Ok(delivery), Some(Step::Sealed(Ok(s)))) => {
-                    return Ok(SealedDelivery {
-                        delivery,
-                        seq: s.seq,
-                        mode: s.mode,
-                    });
+                    return Ok(SealedDelivery::new(delivery, s.seq, s.mode));
                 }
                 (_, Some(Step::Sealed(Err(e)))) => return Err(SealedError::Seal(e)),
                 // Nothing was queued: get what is missing, then try again.
