@@ -51,7 +51,9 @@ mod opened;
 mod pairwise;
 mod rng;
 
-pub use blind::{BlindedKey, ConversationKey};
+#[allow(deprecated)]
+pub use blind::ConversationKey;
+pub use blind::{BlindedKey, BlindingKey};
 pub use compat::{ChatCrypto, CompatError, CompatMessage};
 pub use envelope::{Flags, FormatError, Header, Mode, RecordBuf, RecordView};
 pub use identity::{Fingerprint, Identity, KeyError, Kid, PublicKey};

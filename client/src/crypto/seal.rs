@@ -49,7 +49,7 @@ pub use super::envelope::RecordBuf;
 /// DIRECT records sealed under one `K_pair` before the sealer switches to MULTI.
 ///
 /// A random 96-bit IV is good for 2^32 encryptions under one key. `K_pair`
-/// is shared by both directions of a conversation and by the legacy
+/// is shared by both directions of a pair and by the legacy
 /// [`ChatCrypto`](super::ChatCrypto) path, which counts up to its own
 /// [`COMPAT_LIMIT`](super::compat::COMPAT_LIMIT): 2^30 + 2^30 per side, 2^32 for both.
 pub const DIRECT_LIMIT: u64 = 1 << 30;

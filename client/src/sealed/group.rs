@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use crate::crypto::{BlindedKey, ConversationKey, Fingerprint, KeyError, PublicKey};
+use crate::crypto::{BlindedKey, BlindingKey, Fingerprint, KeyError, PublicKey};
 // A panic under this lock leaves the cache consistent (one assignment).
 use crate::lock::lock;
 
@@ -13,7 +13,7 @@ use crate::lock::lock;
 #[derive(Clone)]
 pub struct SealedGroup {
     members: Vec<PublicKey>,
-    key: ConversationKey,
+    key: BlindingKey,
     /// The members but the sender, for the last sender that sent: worked
     /// out once, not per record (a group may have thousands of members).
     others: Arc<Mutex<Option<Others>>>,
@@ -25,7 +25,7 @@ type Others = (Fingerprint, Arc<[PublicKey]>);
 impl SealedGroup {
     /// A group of `members` (the sender may be among them; it is left out of
     /// each record's recipients) with a shared secret received from a member.
-    pub fn new(members: Vec<PublicKey>, key: ConversationKey) -> Self {
+    pub fn new(members: Vec<PublicKey>, key: BlindingKey) -> Self {
         Self {
             members,
             key,
@@ -53,12 +53,12 @@ impl SealedGroup {
 
     /// A group of `members` with a fresh random secret, which its creator
     /// sends to the other members inside a sealed record
-    /// ([`ConversationKey::group_secret_bytes`]).
+    /// ([`BlindingKey::group_secret_bytes`]).
     ///
     /// # Errors
     /// [`KeyError::Rng`] if the OS random source fails.
     pub fn generate(members: Vec<PublicKey>) -> Result<Self, KeyError> {
-        Ok(Self::new(members, ConversationKey::generate_group()?))
+        Ok(Self::new(members, BlindingKey::generate_group()?))
     }
 
     /// The members.
@@ -67,7 +67,7 @@ impl SealedGroup {
     }
 
     /// The shared key secret.
-    pub fn key(&self) -> &ConversationKey {
+    pub fn key(&self) -> &BlindingKey {
         &self.key
     }
 

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use crate::crypto::envelope::{self, MAX_RECIPIENTS};
 use crate::crypto::seal::MAX_PLAINTEXT_LEN;
 use crate::crypto::{
-    BlindedKey, ConversationKey, Fingerprint, Identity, Kid, PublicKey, SealError, Sealer,
+    BlindedKey, BlindingKey, Fingerprint, Identity, Kid, PublicKey, SealError, Sealer,
     SigningIdentity,
 };
 use crate::error::ClientError;
@@ -73,12 +73,12 @@ impl fmt::Debug for SealedProducerOptions {
     }
 }
 
-/// Conversation keys for blinding, cached: each costs an ECDH.
-struct ConvKeys {
+/// Blinding keys, cached: each costs an ECDH.
+struct BlindingKeys {
     /// `K_pair(own, peer)` by peer.
-    pairwise: FxMap<Fingerprint, ConversationKey>,
+    pairwise: FxMap<Fingerprint, BlindingKey>,
     /// `K_pair(own, own)`: the sender's own blinding key for ad hoc recipient sets.
-    own: ConversationKey,
+    own: BlindingKey,
 }
 
 /// The sealer and the DIRECT reservations, under one lock: the writer takes
@@ -156,7 +156,7 @@ struct Inner {
     /// producer, then sealer; nothing takes them the other way round), and
     /// by the short accessors below. Never held across an `.await`.
     sealing: Mutex<Sealing>,
-    conv: Mutex<ConvKeys>,
+    blinding: Mutex<BlindingKeys>,
     padding: bool,
     signing: bool,
     /// With `persist_budgets`: the state topic, opened on first use, and
@@ -214,7 +214,7 @@ impl SealedProducer {
         sealer
             .set_signing_identity(options.signing)
             .map_err(SealedError::Seal)?;
-        let own = ConversationKey::pairwise(&identity, identity.public_key());
+        let own = BlindingKey::pairwise(&identity, identity.public_key());
         Ok(Self {
             inner: Arc::new(Inner {
                 producer: producer.clone(),
@@ -223,7 +223,7 @@ impl SealedProducer {
                     sealer,
                     reserved: options.persist_budgets.then(FxMap::default),
                 }),
-                conv: Mutex::new(ConvKeys {
+                blinding: Mutex::new(BlindingKeys {
                     pairwise: FxMap::default(),
                     own,
                 }),
@@ -362,10 +362,11 @@ impl SealedProducer {
     }
 
     fn pairwise_blind(&self, peer: &PublicKey, key: &[u8]) -> BlindedKey {
-        let mut conv = lock(&self.inner.conv);
-        conv.pairwise
+        let mut blinding = lock(&self.inner.blinding);
+        blinding
+            .pairwise
             .entry(*peer.fingerprint())
-            .or_insert_with(|| ConversationKey::pairwise(&self.inner.identity, peer))
+            .or_insert_with(|| BlindingKey::pairwise(&self.inner.identity, peer))
             .blind(key)
     }
 
@@ -382,7 +383,7 @@ impl SealedProducer {
             input.extend_from_slice(fp.as_bytes());
         }
         input.extend_from_slice(key);
-        lock(&self.inner.conv).own.blind(&input)
+        lock(&self.inner.blinding).own.blind(&input)
     }
 
     /// The sealer's argument checks, run before keys are derived or the

@@ -33,7 +33,7 @@ use zeroize::Zeroizing;
 use crate::client::Client;
 use crate::crypto::identity::FINGERPRINT_LEN;
 use crate::crypto::replay::{ReplayWindow, WORDS};
-use crate::crypto::{ConversationKey, Fingerprint, Identity, PublicKey, open_state, seal_state};
+use crate::crypto::{BlindingKey, Fingerprint, Identity, PublicKey, open_state, seal_state};
 use crate::error::ClientError;
 
 use super::error::SealedError;
@@ -247,7 +247,7 @@ pub(crate) struct StateStore {
     client: Client,
     identity: Identity,
     topic: String,
-    own: ConversationKey,
+    own: BlindingKey,
 }
 
 fn state_error(topic: &str, what: &str, e: ClientError) -> SealedError {
@@ -297,7 +297,7 @@ impl StateStore {
         Ok(StateStore {
             client: client.clone(),
             identity: identity.clone(),
-            own: ConversationKey::pairwise(identity, identity.public_key()),
+            own: BlindingKey::pairwise(identity, identity.public_key()),
             topic,
         })
     }
