@@ -65,12 +65,12 @@ struct Stream {
 pub struct Opener {
     identity: Identity,
     peers: FxMap<Kid, Peer>,
-    /// topic → sender fingerprint → index in `slots`; nested so look-ups
+    /// topic → sender fingerprint → index in `streams`; nested so look-ups
     /// borrow the topic.
-    streams: FxMap<String, FxMap<Fingerprint, usize>>,
+    index: FxMap<String, FxMap<Fingerprint, usize>>,
     /// Every (topic, sender) stream; never removed.
-    slots: Vec<Stream>,
-    /// The slot of the last record opened: a run of records from one sender
+    streams: Vec<Stream>,
+    /// The stream of the last record opened: a run of records from one sender
     /// on one topic finds its stream with two comparisons, no hashing.
     last: Option<usize>,
     /// topic → the highest `seq` a sender without a window may not reach.
@@ -103,27 +103,27 @@ fn is_legacy(record: &[u8]) -> bool {
     record.first() == Some(&b'{')
 }
 
-/// Stores `stream` in `slots` (replacing the one of its topic and sender)
-/// and indexes it; returns its slot.
+/// Stores `stream` in `streams` (replacing the one of its topic and sender)
+/// and indexes it; returns where it is in `streams`.
 fn put_stream(
-    streams: &mut FxMap<String, FxMap<Fingerprint, usize>>,
-    slots: &mut Vec<Stream>,
+    index: &mut FxMap<String, FxMap<Fingerprint, usize>>,
+    streams: &mut Vec<Stream>,
     stream: Stream,
 ) -> usize {
-    let by_sender = match streams.get_mut(&*stream.topic) {
+    let by_sender = match index.get_mut(&*stream.topic) {
         Some(m) => m,
-        None => streams.entry(stream.topic.to_string()).or_default(),
+        None => index.entry(stream.topic.to_string()).or_default(),
     };
     match by_sender.entry(stream.sender) {
         std::collections::hash_map::Entry::Occupied(o) => {
             let i = *o.get();
-            slots[i] = stream;
+            streams[i] = stream;
             i
         }
         std::collections::hash_map::Entry::Vacant(v) => {
-            v.insert(slots.len());
-            slots.push(stream);
-            slots.len() - 1
+            v.insert(streams.len());
+            streams.push(stream);
+            streams.len() - 1
         }
     }
 }
@@ -148,8 +148,8 @@ impl Opener {
         Self {
             identity,
             peers: FxMap::default(),
-            streams: FxMap::default(),
-            slots: Vec::new(),
+            index: FxMap::default(),
+            streams: Vec::new(),
             last: None,
             floors: FxMap::default(),
             allow_legacy: false,
@@ -245,10 +245,10 @@ impl Opener {
 
     /// Highest `seq` accepted from `sender` on `topic`, to persist across restarts.
     pub fn high_water(&self, topic: &str, sender: &Fingerprint) -> Option<u64> {
-        self.streams
+        self.index
             .get(topic)
             .and_then(|m| m.get(sender))
-            .map(|&i| self.slots[i].window.highest())
+            .map(|&i| self.streams[i].window.highest())
     }
 
     /// Restores a persisted high-water mark: every `seq` at or below it from
@@ -278,8 +278,8 @@ impl Opener {
     ) -> Result<(), OpenError> {
         let (direct_ctx, multi_ctx) = stream_ctx(topic, sender, self.identity.fingerprint())?;
         put_stream(
+            &mut self.index,
             &mut self.streams,
-            &mut self.slots,
             Stream {
                 topic: topic.into(),
                 sender: *sender,
@@ -389,8 +389,8 @@ impl Opener {
         let Self {
             identity,
             peers,
+            index,
             streams,
-            slots,
             last,
             floors,
             require_signatures,
@@ -402,11 +402,11 @@ impl Opener {
         let sender_fp = peer.key.fingerprint();
         // One look-up now (none for a run from one stream); the window moves
         // through the same borrow at the end.
-        let slot = match *last {
-            Some(i) if slots[i].sender == *sender_fp && &*slots[i].topic == topic => Some(i),
-            _ => streams.get(topic).and_then(|m| m.get(sender_fp)).copied(),
+        let at = match *last {
+            Some(i) if streams[i].sender == *sender_fp && &*streams[i].topic == topic => Some(i),
+            _ => index.get(topic).and_then(|m| m.get(sender_fp)).copied(),
         };
-        let stream = slot.map(|i| &mut slots[i]);
+        let stream = at.map(|i| &mut streams[i]);
         let (direct_ctx, multi_ctx) = match &stream {
             Some(s) => (s.direct_ctx, s.multi_ctx),
             None => stream_ctx(topic, sender_fp, identity.fingerprint())?,
@@ -463,8 +463,8 @@ impl Opener {
             }
             None => {
                 let i = put_stream(
+                    index,
                     streams,
-                    slots,
                     Stream {
                         topic: topic.into(),
                         sender: sender_fp,
@@ -478,8 +478,8 @@ impl Opener {
                 WindowStart::New
             }
         };
-        if slot.is_some() {
-            *last = slot;
+        if at.is_some() {
+            *last = at;
         }
         Ok(opened(&view, sender_fp, fresh, window, out.len() - start))
     }

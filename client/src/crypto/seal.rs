@@ -114,7 +114,7 @@ pub struct Sealed {
 }
 
 /// A peer's cached pairwise key and how many DIRECT records it has sealed,
-/// shared by that peer's DIRECT slots on every topic.
+/// shared by what every topic keeps for DIRECT records to that peer.
 struct PairState {
     key: PairKey,
     /// Atomic only so the `Arc` is `Send`; the sealer itself is `&mut`.
@@ -122,7 +122,7 @@ struct PairState {
 }
 
 /// Everything a DIRECT record to one peer on one topic needs.
-struct DirectSlot {
+struct DirectPeer {
     recipient: Fingerprint,
     /// The DIRECT `ctx_digest` (it includes the recipient's fingerprint).
     ctx: [u8; DIGEST_LEN],
@@ -136,8 +136,8 @@ struct TopicState {
     multi_ctx: [u8; DIGEST_LEN],
     /// Recipient → index in `direct`.
     direct_index: FxMap<Fingerprint, usize>,
-    direct: Vec<DirectSlot>,
-    /// The slot of the last recipient on this topic: a run of records to
+    direct: Vec<DirectPeer>,
+    /// The entry of the last recipient on this topic: a run of records to
     /// one peer finds it with one comparison, no hashing.
     last_direct: Option<usize>,
 }
@@ -327,10 +327,10 @@ impl WrapKeys<'_> {
             let kw_cipher = Aes256Gcm::new(&kw);
             let (kid, wrap) = entry.split_at_mut(KID_LEN);
             kid.copy_from_slice(r.kid().as_bytes());
-            let (wrapped, tag_slot) = wrap.split_at_mut(CK_LEN);
+            let (wrapped, tag_out) = wrap.split_at_mut(CK_LEN);
             wrapped.copy_from_slice(&self.ck[..]);
             let tag = kw_cipher.seal_in_place(&zero_iv, self.aad, wrapped);
-            tag_slot.copy_from_slice(&tag);
+            tag_out.copy_from_slice(&tag);
         }
     }
 }
@@ -494,7 +494,7 @@ impl Sealer {
             _ => match ts.direct_index.entry(*fp) {
                 Entry::Occupied(o) => *o.get(),
                 Entry::Vacant(v) => {
-                    ts.direct.push(DirectSlot {
+                    ts.direct.push(DirectPeer {
                         recipient: *fp,
                         ctx: envelope::ctx_digest(Mode::Direct, topic, own, Some(fp))
                             .ok_or(SealError::TopicTooLong { len: topic.len() })?,
@@ -505,11 +505,11 @@ impl Sealer {
             },
         };
         ts.last_direct = Some(i);
-        let slot = &ts.direct[i];
-        if slot.pair.direct_seals.load(Ordering::Relaxed) >= DIRECT_LIMIT {
+        let peer = &ts.direct[i];
+        if peer.pair.direct_seals.load(Ordering::Relaxed) >= DIRECT_LIMIT {
             return self.seal_multi_into(topic, std::slice::from_ref(recipient), plaintext, out);
         }
-        let ctx = slot.ctx;
+        let ctx = peer.ctx;
         let seq = ts.seq.next_seq()?;
 
         let header = Header {
@@ -537,22 +537,22 @@ impl Sealer {
         out.resize_zeroed(start + DIRECT_PREFIX_LEN + body_len + TAG_LEN);
         let record = &mut out.as_bytes_mut()[start..];
         let (prefix, rest) = record.split_at_mut(DIRECT_PREFIX_LEN);
-        let (body, tag_slot) = rest.split_at_mut(body_len);
+        let (body, tag_out) = rest.split_at_mut(body_len);
         prefix.copy_from_slice(&aad[..DIRECT_PREFIX_LEN]);
         body[..plaintext.len()].copy_from_slice(plaintext);
         if body_len > plaintext.len() {
             body[plaintext.len()] = 0x80;
         }
-        let tag = slot.pair.key.cipher().seal_in_place(&iv, &aad, body);
-        tag_slot.copy_from_slice(&tag);
+        let tag = peer.pair.key.cipher().seal_in_place(&iv, &aad, body);
+        tag_out.copy_from_slice(&tag);
         if let Some(s) = signer {
             let sig = s.sign_parts(&[SIG_LABEL, &ctx, &out.as_bytes()[start..]]);
             out.extend_from_slice(&sig);
         }
         // `&mut self` is the only writer: a plain load and store, no locked
         // read-modify-write.
-        let sealed = slot.pair.direct_seals.load(Ordering::Relaxed);
-        slot.pair.direct_seals.store(sealed + 1, Ordering::Relaxed);
+        let sealed = peer.pair.direct_seals.load(Ordering::Relaxed);
+        peer.pair.direct_seals.store(sealed + 1, Ordering::Relaxed);
         Ok(Sealed {
             mode: Mode::Direct,
             seq,

@@ -237,7 +237,7 @@ impl Cursor {
         match self.last {
             None => want.sequence == self.start,
             // The position after a batch is the start of the next sequence
-            // (any slot of it: a batch there, if any, is right-aligned).
+            // (any offset of it: a batch there, if any, is right-aligned).
             Some((seq, _)) => want.sequence == seq + 1,
         }
     }
