@@ -111,7 +111,9 @@ pub use consumer::{Received, SealedConsumer, SealedConsumerOptions};
 pub use delivery::SealedDelivery;
 pub use error::SealedError;
 pub use group::SealedGroup;
-pub use producer::{BUDGET_RESERVE, SealedProducer, SealedProducerOptions};
+#[allow(deprecated)]
+pub use producer::BUDGET_RESERVE;
+pub use producer::{RESERVATION_SIZE, SealedProducer, SealedProducerOptions};
 pub use record::{OpenedRecord, Plaintext, RecordErrorKind, Release, SealedRecordError};
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use crate::producer::Producer;
 use super::delivery::SealedDelivery;
 use super::error::SealedError;
 use super::group::SealedGroup;
-use super::state::{BUDGET_KEY, BudgetState, StateStore};
+use super::state::{MAX_RESERVATION_PEERS, RESERVATION_KEY, ReservationState, StateStore};
 // A panic under these locks leaves the maps consistent (inserts are
 // atomic), and the sealer appends nothing when it fails.
 use crate::lock::lock;
@@ -36,15 +36,18 @@ pub struct SealedProducerOptions {
     /// Default `None`.
     pub signing: Option<SigningIdentity>,
     /// Keep the DIRECT count per peer in the identity's state topic, reserved
-    /// ahead of use ([`BUDGET_RESERVE`] at a time), so the switch to MULTI
-    /// before a pairwise key's random-IV budget is spent holds across
+    /// ahead of use ([`RESERVATION_SIZE`] at a time: a reservation), so the
+    /// switch to MULTI before a pairwise key's random IVs run out holds across
     /// restarts ([`state`](super::state)). The first DIRECT record to each
     /// peer in a run waits for one durable write. Default on.
     pub persist_budgets: bool,
 }
 
-/// DIRECT records reserved per write of the budget state.
-pub const BUDGET_RESERVE: u64 = 1 << 16;
+/// DIRECT records reserved per write of the reservation state.
+pub const RESERVATION_SIZE: u64 = 1 << 16;
+/// The former name of [`RESERVATION_SIZE`].
+#[deprecated(note = "renamed RESERVATION_SIZE")]
+pub const BUDGET_RESERVE: u64 = RESERVATION_SIZE;
 
 impl Default for SealedProducerOptions {
     fn default() -> Self {
@@ -162,13 +165,13 @@ struct Inner {
     /// With `persist_budgets`: the state topic, opened on first use, and
     /// what was saved; the lock serializes loading and saving (held across
     /// the state topic's round trips).
-    budgets: Option<tokio::sync::Mutex<BudgetIo>>,
+    reservations: Option<tokio::sync::Mutex<ReservationIo>>,
 }
 
 #[derive(Default)]
-struct BudgetIo {
+struct ReservationIo {
     store: Option<StateStore>,
-    state: BudgetState,
+    state: ReservationState,
 }
 
 /// Seals records end to end and sends them through a [`Producer`]. Cheap to
@@ -229,9 +232,9 @@ impl SealedProducer {
                 }),
                 padding: options.padding,
                 signing,
-                budgets: options
+                reservations: options
                     .persist_budgets
-                    .then(|| tokio::sync::Mutex::new(BudgetIo::default())),
+                    .then(|| tokio::sync::Mutex::new(ReservationIo::default())),
             }),
         })
     }
@@ -240,7 +243,7 @@ impl SealedProducer {
     /// reservation covering it (loading the saved state on first use, which
     /// also restores the counts it holds).
     async fn reserve(&self, peer: &PublicKey) -> Result<(), SealedError> {
-        let Some(b) = &self.inner.budgets else {
+        let Some(b) = &self.inner.reservations else {
             return Ok(());
         };
         let fp = peer.fingerprint();
@@ -255,10 +258,10 @@ impl SealedProducer {
         if io.store.is_none() {
             let client = self.inner.producer.client();
             let store = StateStore::open(client, &self.inner.identity).await?;
-            if let Some(bytes) = store.load(BUDGET_KEY).await? {
-                let state = BudgetState::decode(&bytes).ok_or_else(|| SealedError::State {
+            if let Some(bytes) = store.load(RESERVATION_KEY).await? {
+                let state = ReservationState::decode(&bytes).ok_or_else(|| SealedError::State {
                     topic: super::state::state_topic(&self.inner.identity),
-                    reason: "the latest budget record is not one this version reads".into(),
+                    reason: "the latest reservation record is not one this version reads".into(),
                     status: None,
                 })?;
                 let mut sealing = lock(&self.inner.sealing);
@@ -276,21 +279,21 @@ impl SealedProducer {
             return Ok(());
         }
         let used = lock(&self.inner.sealing).sealer.direct_seals(fp);
-        let ceiling = used.saturating_add(BUDGET_RESERVE);
+        let ceiling = used.saturating_add(RESERVATION_SIZE);
         let mut next = io.state.clone();
         next.peers.insert(*fp, (peer.clone(), ceiling));
-        if next.peers.len() > super::state::MAX_BUDGET_PEERS {
+        if next.peers.len() > MAX_RESERVATION_PEERS {
             return Err(SealedError::State {
                 topic: super::state::state_topic(&self.inner.identity),
                 reason: format!(
-                    "DIRECT budgets for more than {} peers: send to new peers as MULTI, or use another identity",
-                    super::state::MAX_BUDGET_PEERS
+                    "DIRECT reservations for more than {} peers: send to new peers as MULTI, or use another identity",
+                    MAX_RESERVATION_PEERS
                 ),
                 status: None,
             });
         }
         let store = io.store.as_ref().expect("opened above");
-        store.save(BUDGET_KEY, &next.encode()).await?;
+        store.save(RESERVATION_KEY, &next.encode()).await?;
         io.state = next;
         lock(&self.inner.sealing)
             .reserved
