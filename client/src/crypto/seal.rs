@@ -115,7 +115,7 @@ pub struct Sealed {
 
 /// A peer's cached pairwise key and how many DIRECT records it has sealed,
 /// shared by what every topic keeps for DIRECT records to that peer.
-struct PairState {
+struct CachedPair {
     key: PairKey,
     /// Atomic only so the `Arc` is `Send`; the sealer itself is `&mut`.
     direct_seals: AtomicU64,
@@ -126,11 +126,12 @@ struct DirectPeer {
     recipient: Fingerprint,
     /// The DIRECT `ctx_digest` (it includes the recipient's fingerprint).
     ctx: [u8; DIGEST_LEN],
-    pair: Arc<PairState>,
+    pair: Arc<CachedPair>,
 }
 
-/// Per-topic state: the sequence generator and cached context digests.
-struct TopicState {
+/// What the sealer keeps per topic: the sequence generator and cached
+/// context digests.
+struct SealTopic {
     name: Box<str>,
     seq: SeqGen,
     multi_ctx: [u8; DIGEST_LEN],
@@ -142,7 +143,7 @@ struct TopicState {
     last_direct: Option<usize>,
 }
 
-impl TopicState {
+impl SealTopic {
     fn new(topic: &str, own: &Fingerprint) -> Result<Self, SealError> {
         Ok(Self {
             name: topic.into(),
@@ -156,42 +157,42 @@ impl TopicState {
     }
 }
 
-/// Per-topic states, found by name, with the last one used remembered.
+/// The per-topic entries, found by name, with the last one used remembered.
 #[derive(Default)]
 struct Topics {
-    /// Name → index in `states`.
+    /// Name → index in `entries`.
     index: FxMap<String, usize>,
-    states: Vec<TopicState>,
+    entries: Vec<SealTopic>,
     /// The topic of the last record sealed: a run of records to one topic
-    /// finds its state with one comparison, no hashing.
+    /// finds its entry with one comparison, no hashing.
     last: Option<usize>,
 }
 
 impl Topics {
-    /// The state of `topic`, created (one allocation) the first time.
+    /// The entry of `topic`, created (one allocation) the first time.
     fn get_or_create(
         &mut self,
         topic: &str,
         own: &Fingerprint,
-    ) -> Result<&mut TopicState, SealError> {
+    ) -> Result<&mut SealTopic, SealError> {
         let i = match self.last {
-            Some(i) if &*self.states[i].name == topic => i,
+            Some(i) if &*self.entries[i].name == topic => i,
             _ => match self.index.get(topic) {
                 Some(&i) => i,
                 None => {
-                    let state = TopicState::new(topic, own)?;
-                    self.index.insert(topic.to_owned(), self.states.len());
-                    self.states.push(state);
-                    self.states.len() - 1
+                    let entry = SealTopic::new(topic, own)?;
+                    self.index.insert(topic.to_owned(), self.entries.len());
+                    self.entries.push(entry);
+                    self.entries.len() - 1
                 }
             },
         };
         self.last = Some(i);
-        Ok(&mut self.states[i])
+        Ok(&mut self.entries[i])
     }
 
-    fn get(&self, topic: &str) -> Option<&TopicState> {
-        self.index.get(topic).map(|&i| &self.states[i])
+    fn get(&self, topic: &str) -> Option<&SealTopic> {
+        self.index.get(topic).map(|&i| &self.entries[i])
     }
 }
 
@@ -201,7 +202,7 @@ pub struct Sealer {
     rng: StdRng,
     signer: Option<SigningIdentity>,
     pad: bool,
-    pairs: FxMap<Fingerprint, Arc<PairState>>,
+    pairs: FxMap<Fingerprint, Arc<CachedPair>>,
     topics: Topics,
     /// Reused across MULTI records to check recipient kids are distinct.
     scratch_kids: Vec<Kid>,
@@ -214,19 +215,19 @@ impl fmt::Debug for Sealer {
             .field("signed", &self.signer.is_some())
             .field("padded", &self.pad)
             .field("peers", &self.pairs.len())
-            .field("topics", &self.topics.states.len())
+            .field("topics", &self.topics.entries.len())
             .finish_non_exhaustive()
     }
 }
 
-/// The cached pairwise state for `peer`, running ECDH the first time.
+/// The cached pairwise key for `peer`, running ECDH the first time.
 fn pair_entry<'a>(
-    pairs: &'a mut FxMap<Fingerprint, Arc<PairState>>,
+    pairs: &'a mut FxMap<Fingerprint, Arc<CachedPair>>,
     identity: &Identity,
     peer: &PublicKey,
-) -> &'a Arc<PairState> {
+) -> &'a Arc<CachedPair> {
     pairs.entry(*peer.fingerprint()).or_insert_with(|| {
-        Arc::new(PairState {
+        Arc::new(CachedPair {
             key: PairKey::derive(identity, peer),
             direct_seals: AtomicU64::new(0),
         })
@@ -294,7 +295,7 @@ fn multi_aad(
 
 /// What wrapping a MULTI record's content key for each recipient needs.
 struct WrapKeys<'a> {
-    pairs: &'a FxMap<Fingerprint, Arc<PairState>>,
+    pairs: &'a FxMap<Fingerprint, Arc<CachedPair>>,
     msg_salt: &'a [u8; MSG_SALT_LEN],
     ctx: &'a [u8; DIGEST_LEN],
     ck: &'a [u8; CK_LEN],
@@ -445,7 +446,7 @@ impl Sealer {
     /// its DIRECT count restarts unless restored).
     pub fn forget_peer(&mut self, peer: &Fingerprint) {
         self.pairs.remove(peer);
-        for t in &mut self.topics.states {
+        for t in &mut self.topics.entries {
             if t.direct_index.remove(peer).is_some() {
                 // Rare: rebuild the index rather than keep holes.
                 t.direct.retain(|s| s.recipient != *peer);
