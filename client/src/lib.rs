@@ -10,15 +10,16 @@
 //!   [`Client::connect`]: a HermitMQ broker (`hermit://host:port` or
 //!   `host:port`, the default) or NATS JetStream (`nats://…`, cargo feature
 //!   `nats`; see `docs/SCALE-OUT.md`). Its crate-internal traits `Transport`
-//!   and `BatchLink` are the contract every transport implements (the
-//!   operations, per-partition handles, batch submission: order,
-//!   completions, errors, cancellation); answers travel back as
-//!   `transport::reply` values, the same for every transport.
-//!   - `transport::hermit` (internal), with `connection`: one TCP connection
-//!     to a HermitMQ broker — hello, a writer task (one vectored write per
-//!     wake-up), a reader task matching answers by correlation id.
-//!   - `transport::nats` (internal): JetStream streams, pull-consumer
-//!     cursors, the offsets stream.
+//!   and `BatchLink` are the contract every transport implements (produce
+//!   and fetch, one `call` for every other request, per-partition handles,
+//!   batch submission: order, completions, errors, cancellation); answers
+//!   travel back as `transport::reply` values, the same for every transport.
+//!   - `transport::hermit` (internal): `handshake` opens a connection to a
+//!     HermitMQ broker (TCP, TLS, hellos, authentication), `connection`
+//!     runs it — a writer task (one vectored write per wake-up), a reader
+//!     task matching answers by correlation id.
+//!   - `transport::nats` (internal): JetStream streams, pullers (pull
+//!     consumers) for fetches, the offsets stream, the call mapping.
 //! - [`producer`]: [`Producer`] — linger/batch accumulators written in place,
 //!   many batches in flight, retries without reordering, bounded memory.
 //! - [`partitioner`]: key hash → partition, keyless records round robin.

@@ -34,7 +34,7 @@ pub struct ClientOptions {
     /// [`ClientError::ConnectionLost`] (retriable). Default 30 s.
     pub request_timeout: Duration,
     /// Most requests in flight on the connection; further requests wait for
-    /// a slot. Keep it at or below the broker's `max_in_flight` (1024), or the
+    /// a permit. Keep it at or below the broker's `max_in_flight` (1024), or the
     /// broker stops reading and requests queue in the socket. Default 512.
     pub max_in_flight: usize,
     /// First wait before reconnecting after a failed connect; doubles on each

@@ -18,7 +18,7 @@
 //! (`crate::transport`: `Transport`, `BatchLink`): a per-partition handle
 //! made once, a link to submit on, completions on its channel.
 //! A record's bytes are written once, into the buffer that goes to the
-//! socket (over HermitMQ one `writev` per wake-up sends many batches). A [`Delivery`] is an `Arc` of its batch's completion slot plus
+//! socket (over HermitMQ one `writev` per wake-up sends many batches). A [`Delivery`] is an `Arc` of its batch's outcome plus
 //! the record's index: no allocation, no task and no channel per record.
 //!
 //! # Guarantees
@@ -50,7 +50,7 @@
 //! - `accumulator`: open batches per topic, partition and key, and the
 //!   bookkeeping shared with the sender task (bytes held, closed batches,
 //!   linger deadlines).
-//! - `delivery`: [`Delivery`], [`Delivered`] and the completion every record
+//! - `delivery`: [`Delivery`], [`Delivered`] and the outcome every record
 //!   of a batch shares.
 //! - `sender`: the sender task — header and CRC, per-partition queues,
 //!   submission on the transport's link.

@@ -15,9 +15,9 @@
 //! The broker compacts and partitions by the batch key, which it sees. A
 //! logical key never leaves the client: the batch key is
 //! `HMAC-SHA256(K_conv, "sealed-record/v1 key" ‖ k)[0..16]`
-//! ([`ConversationKey::blind`](crate::crypto::ConversationKey::blind)), where `K_conv` is
+//! ([`BlindingKey::blind`](crate::crypto::BlindingKey::blind)), where `K_conv` is
 //! - one recipient ([`SealedProducer::send`]): `K_pair(sender, recipient)`,
-//!   the same in both directions, so a conversation's records compact together
+//!   the same in both directions, so a pair's records compact together
 //!   whoever wrote them (also after the sealer switched the pair to MULTI);
 //! - several recipients ([`SealedProducer::send`]): no secret is shared by all
 //!   of them, so the key is the sender's own: `K_self = K_pair(s, S)` (ECDH of
@@ -31,7 +31,7 @@
 //!   would let the broker test guesses of logical keys): one member draws it
 //!   ([`SealedGroup::generate`]) and sends it to the others inside a sealed
 //!   record; they rebuild the group with
-//!   [`ConversationKey::from_group_secret`](crate::crypto::ConversationKey::from_group_secret).
+//!   [`BlindingKey::from_group_secret`](crate::crypto::BlindingKey::from_group_secret).
 //!
 //! Records without a logical key go out keyless (round robin over partitions).
 //!
@@ -83,29 +83,37 @@
 //! A sender's `seq` is per topic, and the window tolerates 1024 records of
 //! reordering. Across partitions only per-partition order exists: a reader
 //! catching up on a backlog spread over several partitions can see one
-//! sender's records more than 1024 apart, reported as `TooOld`. Conversations
-//! that need every record checked belong on single-partition topics or behind
-//! one key (one key, one partition).
+//! sender's records more than 1024 apart, reported as `TooOld`. Pairs and
+//! groups that need every record checked belong on single-partition topics
+//! or behind one key (one key, one partition).
 //!
 //! # Layout
-//! - `producer`: [`SealedProducer`], [`SealedGroup`], [`SealedDelivery`].
-//! - `consumer`: [`SealedConsumer`], its commit bookkeeping and held records.
+//! - `producer`: [`SealedProducer`]; `group`: [`SealedGroup`]; `delivery`:
+//!   [`SealedDelivery`].
+//! - `consumer`: [`SealedConsumer`]; `commits`: its commit bookkeeping, held
+//!   records and the replay state saved with each commit.
 //! - `record`: what the consumer returns per record ([`OpenedRecord`],
 //!   [`Plaintext`], [`SealedRecordError`]).
 //! - `error`: [`SealedError`].
 //! - [`state`]: the state topic (replay windows, DIRECT reservations).
 
+mod commits;
 mod consumer;
+mod delivery;
 mod error;
+mod group;
 mod producer;
 mod record;
 pub mod state;
 
-pub use consumer::{Received, SealedConsumer, SealedConsumerOptions, StateOrigin};
+pub use commits::StateOrigin;
+pub use consumer::{Received, SealedConsumer, SealedConsumerOptions};
+pub use delivery::SealedDelivery;
 pub use error::SealedError;
-pub use producer::{
-    BUDGET_RESERVE, SealedDelivery, SealedGroup, SealedProducer, SealedProducerOptions,
-};
+pub use group::SealedGroup;
+#[allow(deprecated)]
+pub use producer::BUDGET_RESERVE;
+pub use producer::{RESERVATION_SIZE, SealedProducer, SealedProducerOptions};
 pub use record::{OpenedRecord, Plaintext, RecordErrorKind, Release, SealedRecordError};
 
 #[cfg(test)]

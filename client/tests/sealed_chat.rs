@@ -6,7 +6,7 @@ mod sealed_support;
 
 use hermit_client::crypto::seal::DIRECT_LIMIT;
 use hermit_client::crypto::{
-    ConversationKey, Mode, OpenError, OpenedMode, PublicKey, SealError, SigningIdentity,
+    BlindingKey, Mode, OpenError, OpenedMode, PublicKey, SealError, SigningIdentity,
 };
 use hermit_client::{RecordErrorKind, SealedError, SealedGroup, SealedProducerOptions};
 use sealed_support::*;
@@ -37,7 +37,7 @@ async fn alice_to_bob_direct_arrives_exactly() {
     }
 
     let mut c = env.reader(&bob, &[&alice], topic).await;
-    let blinded = ConversationKey::pairwise(&bob.id, &alice.public()).blind(b"alice+bob");
+    let blinded = BlindingKey::pairwise(&bob.id, &alice.public()).blind(b"alice+bob");
     let mut last_seq = 0;
     for (t, (seq, at)) in texts.iter().zip(&sent) {
         let r = opened(&mut c).await;
@@ -119,7 +119,7 @@ async fn several_recipients_get_one_multi_record_blinded_with_the_senders_key() 
         input.extend_from_slice(fp.as_bytes());
     }
     input.extend_from_slice(b"plans");
-    let expected = ConversationKey::pairwise(&alice.id, &alice.public()).blind(&input);
+    let expected = BlindingKey::pairwise(&alice.id, &alice.public()).blind(&input);
 
     for who in [&bob, &carol] {
         let mut c = env.reader(who, &[&alice], topic).await;
@@ -131,7 +131,7 @@ async fn several_recipients_get_one_multi_record_blinded_with_the_senders_key() 
         // Not the pairwise key of either conversation.
         assert_ne!(
             &r.key[..],
-            &ConversationKey::pairwise(&who.id, &alice.public())
+            &BlindingKey::pairwise(&who.id, &alice.public())
                 .blind(b"plans")
                 .0[..]
         );
@@ -230,7 +230,7 @@ async fn three_member_group_reads_each_other_and_outsiders_see_not_for_me() {
         let secret: [u8; 32] = r.plaintext.as_bytes().try_into().expect("32-byte secret");
         groups.push(SealedGroup::new(
             members.clone(),
-            ConversationKey::from_group_secret(secret),
+            BlindingKey::from_group_secret(secret),
         ));
     }
 
@@ -342,7 +342,7 @@ async fn padded_signed_records_and_the_direct_limit() {
     c.trust_signer(&alice.public(), signing.public_key())
         .expect("trust");
     c.require_signatures(true);
-    let key = ConversationKey::pairwise(&bob.id, &alice.public()).blind(b"k");
+    let key = BlindingKey::pairwise(&bob.id, &alice.public()).blind(b"k");
     for mode in [OpenedMode::Direct, OpenedMode::Multi] {
         let r = opened(&mut c).await;
         assert!(r.signed && r.padded);

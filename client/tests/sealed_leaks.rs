@@ -7,7 +7,7 @@ mod sealed_support;
 use std::collections::HashSet;
 use std::path::Path;
 
-use hermit_client::crypto::{ConversationKey, Identity, SigningIdentity};
+use hermit_client::crypto::{BlindingKey, Identity, SigningIdentity};
 use hermit_client::{SealedGroup, SealedProducerOptions};
 use sealed_support::*;
 
@@ -152,7 +152,7 @@ async fn the_broker_never_stores_a_plaintext_a_key_name_or_a_secret() {
         group.key().group_secret_bytes().to_vec(),
         scalar(&alice.id),
         scalar(&bob.id),
-        ConversationKey::pairwise(&alice.id, &bob.public())
+        BlindingKey::pairwise(&alice.id, &bob.public())
             .group_secret_bytes()
             .to_vec(),
     ];
@@ -219,7 +219,7 @@ async fn debug_output_shows_no_secret() {
         format!("{e:#}"),
         queued,
     ];
-    let pair = ConversationKey::pairwise(&alice.id, &bob.public());
+    let pair = BlindingKey::pairwise(&alice.id, &bob.public());
     let mut forbidden: Vec<String> = vec![
         text.into(),
         "secret-key-name".into(),

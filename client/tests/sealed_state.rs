@@ -10,7 +10,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use hermit_client::crypto::seal::DIRECT_LIMIT;
 use hermit_client::crypto::{Mode, WindowStart, envelope};
-use hermit_client::sealed::BUDGET_RESERVE;
+use hermit_client::sealed::RESERVATION_SIZE;
 use hermit_client::sealed::state::state_topic;
 use hermit_client::{
     ConsumerOptions, RecordErrorKind, Release, SealedConsumerOptions, SealedProducer,
@@ -383,7 +383,7 @@ async fn a_used_up_reservation_is_saved_again_before_the_next_record() {
         .await;
     // As if 100,000 records had gone out since: past that first block.
     let used = 100_000;
-    assert!(used > BUDGET_RESERVE);
+    assert!(used > RESERVATION_SIZE);
     alice.sp.restore_direct_seals(&bob.public(), used);
     assert_eq!(
         send_direct(&alice.sp, topic, b"past the first reservation", &bob).await,

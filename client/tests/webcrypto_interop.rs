@@ -18,8 +18,8 @@ use std::process::{Command, Stdio};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use hermit_client::crypto::{
-    ChatCrypto, ConversationKey, Gap, Header, Identity, KdfParams, KeyFile, KeyFileError,
-    OpenError, OpenedMode, Opener, PublicKey, Sealer, SigningIdentity, SigningPublicKey,
+    BlindingKey, ChatCrypto, Gap, Header, Identity, KdfParams, KeyFile, KeyFileError, OpenError,
+    OpenedMode, Opener, PublicKey, Sealer, SigningIdentity, SigningPublicKey,
 };
 use serde_json::{Value, json};
 
@@ -504,7 +504,7 @@ fn blinded_keys_are_byte_identical() {
     let a = Identity::generate().expect("rng");
     let b = Identity::generate().expect("rng");
     let keys: Vec<Vec<u8>> = vec![Vec::new(), b"order-17".to_vec(), vec![0xff; 300]];
-    let rust = ConversationKey::pairwise(&a, b.public_key());
+    let rust = BlindingKey::pairwise(&a, b.public_key());
     let js = node(&json!({
         "op": "blind",
         "me_pkcs8": *b.to_pkcs8_base64(),
@@ -514,7 +514,7 @@ fn blinded_keys_are_byte_identical() {
     let want: Vec<Value> = keys.iter().map(|k| json!(b64(&rust.blind(k).0))).collect();
     assert_eq!(js, Value::Array(want), "pairwise blinded keys");
 
-    let group = ConversationKey::from_group_secret([7u8; 32]);
+    let group = BlindingKey::from_group_secret([7u8; 32]);
     let js = node(&json!({
         "op": "blind",
         "me_pkcs8": *b.to_pkcs8_base64(),

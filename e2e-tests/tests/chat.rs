@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hermit_client::crypto::{ConversationKey, Identity, PublicKey};
+use hermit_client::crypto::{BlindingKey, Identity, PublicKey};
 use hermit_client::sealed::{OpenedRecord, SealedConsumer, SealedGroup, SealedProducer};
 use hermit_client::{
     Cleanup, Client, ClientOptions, ConsumerOptions, Producer, ProducerOptions, StartFrom,
@@ -368,7 +368,7 @@ async fn a_three_member_group_through_the_sdk() {
         let bytes: [u8; 32] = secret.plaintext.as_bytes().try_into().unwrap();
         groups.push(SealedGroup::new(
             members.clone(),
-            ConversationKey::from_group_secret(bytes),
+            BlindingKey::from_group_secret(bytes),
         ));
         readers.push(c);
     }

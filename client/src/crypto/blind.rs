@@ -2,10 +2,10 @@
 //!
 //! The broker compacts a topic by record key, so the key travels in clear. The SDK
 //! sends `HMAC-SHA256(K_conv, "sealed-record/v1 key" || logical_key)[0..16]`
-//! instead: equal logical keys in one conversation still compact together, and
-//! the broker learns neither the names nor whether two conversations use the
-//! same one. `K_conv` is the pairwise key for a 1:1 conversation or a group
-//! secret shared by the members.
+//! instead: equal logical keys of one pair or group still compact together, and
+//! the broker learns neither the names nor whether two pairs or groups use the
+//! same one. `K_conv`, the [`BlindingKey`], is the pairwise key of two parties
+//! or a group secret shared by the members.
 
 use std::fmt;
 
@@ -26,12 +26,18 @@ pub const BLINDED_KEY_LEN: usize = 16;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BlindedKey(pub [u8; BLINDED_KEY_LEN]);
 
-/// A conversation key `K_conv` (zeroized on drop, redacted `Debug`).
+/// A blinding key `K_conv` of a pair or a group, used only to blind record
+/// keys (zeroized on drop, redacted `Debug`).
 #[derive(Clone)]
-pub struct ConversationKey(Zeroizing<[u8; 32]>);
+pub struct BlindingKey(Zeroizing<[u8; 32]>);
 
-impl ConversationKey {
-    /// The 1:1 conversation key: `K_pair(own, peer)` (the same on both sides).
+/// The former name of [`BlindingKey`] ("conversation" is kept for the MLS
+/// conversations to come).
+#[deprecated(note = "renamed BlindingKey")]
+pub type ConversationKey = BlindingKey;
+
+impl BlindingKey {
+    /// The blinding key of two parties: `K_pair(own, peer)` (the same on both sides).
     pub fn pairwise(own: &Identity, peer: &PublicKey) -> Self {
         Self(own.pair_key(peer))
     }
@@ -70,9 +76,9 @@ impl ConversationKey {
     }
 }
 
-impl fmt::Debug for ConversationKey {
+impl fmt::Debug for BlindingKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ConversationKey(<redacted>)")
+        f.write_str("BlindingKey(<redacted>)")
     }
 }
 
@@ -81,19 +87,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn both_sides_blind_alike_and_conversations_differ() {
+    fn both_sides_blind_alike_and_pairs_differ() {
         let a = Identity::generate().expect("os rng");
         let b = Identity::generate().expect("os rng");
         let c = Identity::generate().expect("os rng");
-        let ab = ConversationKey::pairwise(&a, b.public_key());
-        let ba = ConversationKey::pairwise(&b, a.public_key());
-        let ac = ConversationKey::pairwise(&a, c.public_key());
+        let ab = BlindingKey::pairwise(&a, b.public_key());
+        let ba = BlindingKey::pairwise(&b, a.public_key());
+        let ac = BlindingKey::pairwise(&a, c.public_key());
         assert_eq!(ab.blind(b"order-17"), ba.blind(b"order-17"));
         assert_ne!(ab.blind(b"order-17"), ab.blind(b"order-18"));
         assert_ne!(ab.blind(b"order-17"), ac.blind(b"order-17"));
-        let g = ConversationKey::generate_group().expect("os rng");
-        let g2 = ConversationKey::from_group_secret(*g.group_secret_bytes());
+        let g = BlindingKey::generate_group().expect("os rng");
+        let g2 = BlindingKey::from_group_secret(*g.group_secret_bytes());
         assert_eq!(g.blind(b"k"), g2.blind(b"k"));
-        assert_eq!(format!("{g:?}"), "ConversationKey(<redacted>)");
+        assert_eq!(format!("{g:?}"), "BlindingKey(<redacted>)");
     }
 }

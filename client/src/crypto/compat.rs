@@ -165,7 +165,7 @@ impl JsonCursor<'_> {
             let name = self.string()?;
             self.expect(b':', "expected ':'")?;
             let value = self.string()?;
-            let slot = match name.as_str() {
+            let member = match name.as_str() {
                 "iv" => &mut iv,
                 "data" => &mut data,
                 _ => {
@@ -174,7 +174,7 @@ impl JsonCursor<'_> {
                     });
                 }
             };
-            if slot.replace(value).is_some() {
+            if member.replace(value).is_some() {
                 return Err(CompatError::Json {
                     reason: "duplicate member",
                 });

@@ -21,7 +21,8 @@
 //! - [`seal`]: [`Sealer`], which writes DIRECT and MULTI records into a caller buffer
 //!   with cached per-peer keys and a per-topic sequence generator ([`seq`]).
 //! - [`open`]: [`Opener`], which checks, authenticates, de-duplicates ([`replay`])
-//!   and decrypts records from trusted senders.
+//!   and decrypts records from trusted senders; what it returns ([`Opened`],
+//!   [`OpenError`]) is defined in `opened`.
 //! - [`signing`]: optional ECDSA P-256 signatures over records, with their own key
 //!   (and their length).
 //! - [`blind`]: blinded record keys the broker can compact by without learning them.
@@ -46,10 +47,13 @@ pub mod signing;
 pub mod state;
 
 mod aead;
+mod opened;
 mod pairwise;
 mod rng;
 
-pub use blind::{BlindedKey, ConversationKey};
+#[allow(deprecated)]
+pub use blind::ConversationKey;
+pub use blind::{BlindedKey, BlindingKey};
 pub use compat::{ChatCrypto, CompatError, CompatMessage};
 pub use envelope::{Flags, FormatError, Header, Mode, RecordBuf, RecordView};
 pub use identity::{Fingerprint, Identity, KeyError, Kid, PublicKey};

@@ -49,7 +49,7 @@ pub use super::envelope::RecordBuf;
 /// DIRECT records sealed under one `K_pair` before the sealer switches to MULTI.
 ///
 /// A random 96-bit IV is good for 2^32 encryptions under one key. `K_pair`
-/// is shared by both directions of a conversation and by the legacy
+/// is shared by both directions of a pair and by the legacy
 /// [`ChatCrypto`](super::ChatCrypto) path, which counts up to its own
 /// [`COMPAT_LIMIT`](super::compat::COMPAT_LIMIT): 2^30 + 2^30 per side, 2^32 for both.
 pub const DIRECT_LIMIT: u64 = 1 << 30;
@@ -114,35 +114,36 @@ pub struct Sealed {
 }
 
 /// A peer's cached pairwise key and how many DIRECT records it has sealed,
-/// shared by that peer's DIRECT slots on every topic.
-struct PairState {
+/// shared by what every topic keeps for DIRECT records to that peer.
+struct CachedPair {
     key: PairKey,
     /// Atomic only so the `Arc` is `Send`; the sealer itself is `&mut`.
     direct_seals: AtomicU64,
 }
 
 /// Everything a DIRECT record to one peer on one topic needs.
-struct DirectSlot {
+struct DirectPeer {
     recipient: Fingerprint,
     /// The DIRECT `ctx_digest` (it includes the recipient's fingerprint).
     ctx: [u8; DIGEST_LEN],
-    pair: Arc<PairState>,
+    pair: Arc<CachedPair>,
 }
 
-/// Per-topic state: the sequence generator and cached context digests.
-struct TopicState {
+/// What the sealer keeps per topic: the sequence generator and cached
+/// context digests.
+struct SealTopic {
     name: Box<str>,
     seq: SeqGen,
     multi_ctx: [u8; DIGEST_LEN],
     /// Recipient → index in `direct`.
     direct_index: FxMap<Fingerprint, usize>,
-    direct: Vec<DirectSlot>,
-    /// The slot of the last recipient on this topic: a run of records to
+    direct: Vec<DirectPeer>,
+    /// The entry of the last recipient on this topic: a run of records to
     /// one peer finds it with one comparison, no hashing.
     last_direct: Option<usize>,
 }
 
-impl TopicState {
+impl SealTopic {
     fn new(topic: &str, own: &Fingerprint) -> Result<Self, SealError> {
         Ok(Self {
             name: topic.into(),
@@ -156,42 +157,42 @@ impl TopicState {
     }
 }
 
-/// Per-topic states, found by name, with the last one used remembered.
+/// The per-topic entries, found by name, with the last one used remembered.
 #[derive(Default)]
 struct Topics {
-    /// Name → index in `states`.
+    /// Name → index in `entries`.
     index: FxMap<String, usize>,
-    states: Vec<TopicState>,
+    entries: Vec<SealTopic>,
     /// The topic of the last record sealed: a run of records to one topic
-    /// finds its state with one comparison, no hashing.
+    /// finds its entry with one comparison, no hashing.
     last: Option<usize>,
 }
 
 impl Topics {
-    /// The state of `topic`, created (one allocation) the first time.
+    /// The entry of `topic`, created (one allocation) the first time.
     fn get_or_create(
         &mut self,
         topic: &str,
         own: &Fingerprint,
-    ) -> Result<&mut TopicState, SealError> {
+    ) -> Result<&mut SealTopic, SealError> {
         let i = match self.last {
-            Some(i) if &*self.states[i].name == topic => i,
+            Some(i) if &*self.entries[i].name == topic => i,
             _ => match self.index.get(topic) {
                 Some(&i) => i,
                 None => {
-                    let state = TopicState::new(topic, own)?;
-                    self.index.insert(topic.to_owned(), self.states.len());
-                    self.states.push(state);
-                    self.states.len() - 1
+                    let entry = SealTopic::new(topic, own)?;
+                    self.index.insert(topic.to_owned(), self.entries.len());
+                    self.entries.push(entry);
+                    self.entries.len() - 1
                 }
             },
         };
         self.last = Some(i);
-        Ok(&mut self.states[i])
+        Ok(&mut self.entries[i])
     }
 
-    fn get(&self, topic: &str) -> Option<&TopicState> {
-        self.index.get(topic).map(|&i| &self.states[i])
+    fn get(&self, topic: &str) -> Option<&SealTopic> {
+        self.index.get(topic).map(|&i| &self.entries[i])
     }
 }
 
@@ -201,7 +202,7 @@ pub struct Sealer {
     rng: StdRng,
     signer: Option<SigningIdentity>,
     pad: bool,
-    pairs: FxMap<Fingerprint, Arc<PairState>>,
+    pairs: FxMap<Fingerprint, Arc<CachedPair>>,
     topics: Topics,
     /// Reused across MULTI records to check recipient kids are distinct.
     scratch_kids: Vec<Kid>,
@@ -214,19 +215,19 @@ impl fmt::Debug for Sealer {
             .field("signed", &self.signer.is_some())
             .field("padded", &self.pad)
             .field("peers", &self.pairs.len())
-            .field("topics", &self.topics.states.len())
+            .field("topics", &self.topics.entries.len())
             .finish_non_exhaustive()
     }
 }
 
-/// The cached pairwise state for `peer`, running ECDH the first time.
+/// The cached pairwise key for `peer`, running ECDH the first time.
 fn pair_entry<'a>(
-    pairs: &'a mut FxMap<Fingerprint, Arc<PairState>>,
+    pairs: &'a mut FxMap<Fingerprint, Arc<CachedPair>>,
     identity: &Identity,
     peer: &PublicKey,
-) -> &'a Arc<PairState> {
+) -> &'a Arc<CachedPair> {
     pairs.entry(*peer.fingerprint()).or_insert_with(|| {
-        Arc::new(PairState {
+        Arc::new(CachedPair {
             key: PairKey::derive(identity, peer),
             direct_seals: AtomicU64::new(0),
         })
@@ -294,7 +295,7 @@ fn multi_aad(
 
 /// What wrapping a MULTI record's content key for each recipient needs.
 struct WrapKeys<'a> {
-    pairs: &'a FxMap<Fingerprint, Arc<PairState>>,
+    pairs: &'a FxMap<Fingerprint, Arc<CachedPair>>,
     msg_salt: &'a [u8; MSG_SALT_LEN],
     ctx: &'a [u8; DIGEST_LEN],
     ck: &'a [u8; CK_LEN],
@@ -327,10 +328,10 @@ impl WrapKeys<'_> {
             let kw_cipher = Aes256Gcm::new(&kw);
             let (kid, wrap) = entry.split_at_mut(KID_LEN);
             kid.copy_from_slice(r.kid().as_bytes());
-            let (wrapped, tag_slot) = wrap.split_at_mut(CK_LEN);
+            let (wrapped, tag_out) = wrap.split_at_mut(CK_LEN);
             wrapped.copy_from_slice(&self.ck[..]);
             let tag = kw_cipher.seal_in_place(&zero_iv, self.aad, wrapped);
-            tag_slot.copy_from_slice(&tag);
+            tag_out.copy_from_slice(&tag);
         }
     }
 }
@@ -445,7 +446,7 @@ impl Sealer {
     /// its DIRECT count restarts unless restored).
     pub fn forget_peer(&mut self, peer: &Fingerprint) {
         self.pairs.remove(peer);
-        for t in &mut self.topics.states {
+        for t in &mut self.topics.entries {
             if t.direct_index.remove(peer).is_some() {
                 // Rare: rebuild the index rather than keep holes.
                 t.direct.retain(|s| s.recipient != *peer);
@@ -494,7 +495,7 @@ impl Sealer {
             _ => match ts.direct_index.entry(*fp) {
                 Entry::Occupied(o) => *o.get(),
                 Entry::Vacant(v) => {
-                    ts.direct.push(DirectSlot {
+                    ts.direct.push(DirectPeer {
                         recipient: *fp,
                         ctx: envelope::ctx_digest(Mode::Direct, topic, own, Some(fp))
                             .ok_or(SealError::TopicTooLong { len: topic.len() })?,
@@ -505,11 +506,11 @@ impl Sealer {
             },
         };
         ts.last_direct = Some(i);
-        let slot = &ts.direct[i];
-        if slot.pair.direct_seals.load(Ordering::Relaxed) >= DIRECT_LIMIT {
+        let peer = &ts.direct[i];
+        if peer.pair.direct_seals.load(Ordering::Relaxed) >= DIRECT_LIMIT {
             return self.seal_multi_into(topic, std::slice::from_ref(recipient), plaintext, out);
         }
-        let ctx = slot.ctx;
+        let ctx = peer.ctx;
         let seq = ts.seq.next_seq()?;
 
         let header = Header {
@@ -537,22 +538,22 @@ impl Sealer {
         out.resize_zeroed(start + DIRECT_PREFIX_LEN + body_len + TAG_LEN);
         let record = &mut out.as_bytes_mut()[start..];
         let (prefix, rest) = record.split_at_mut(DIRECT_PREFIX_LEN);
-        let (body, tag_slot) = rest.split_at_mut(body_len);
+        let (body, tag_out) = rest.split_at_mut(body_len);
         prefix.copy_from_slice(&aad[..DIRECT_PREFIX_LEN]);
         body[..plaintext.len()].copy_from_slice(plaintext);
         if body_len > plaintext.len() {
             body[plaintext.len()] = 0x80;
         }
-        let tag = slot.pair.key.cipher().seal_in_place(&iv, &aad, body);
-        tag_slot.copy_from_slice(&tag);
+        let tag = peer.pair.key.cipher().seal_in_place(&iv, &aad, body);
+        tag_out.copy_from_slice(&tag);
         if let Some(s) = signer {
             let sig = s.sign_parts(&[SIG_LABEL, &ctx, &out.as_bytes()[start..]]);
             out.extend_from_slice(&sig);
         }
         // `&mut self` is the only writer: a plain load and store, no locked
         // read-modify-write.
-        let sealed = slot.pair.direct_seals.load(Ordering::Relaxed);
-        slot.pair.direct_seals.store(sealed + 1, Ordering::Relaxed);
+        let sealed = peer.pair.direct_seals.load(Ordering::Relaxed);
+        peer.pair.direct_seals.store(sealed + 1, Ordering::Relaxed);
         Ok(Sealed {
             mode: Mode::Direct,
             seq,

@@ -1,5 +1,5 @@
 //! Sealed state records: what an identity keeps on the broker for itself
-//! (a consumer's replay state, a producer's DIRECT budgets), readable by
+//! (a consumer's replay state, a producer's DIRECT reservations), readable by
 //! that identity only (`docs/ENVELOPE.md` §13).
 //!
 //! ```text

@@ -10,30 +10,31 @@ use std::time::Duration;
 use hermit_protocol::record::{HEADER_LEN, RECORD_LEN_PREFIX};
 use tokio::time::Instant;
 
-use super::delivery::{Delivery, Slot};
+use super::delivery::{BatchOutcome, Delivery};
 use super::options::ProducerOptions;
 use crate::error::ClientError;
 use crate::fxhash::FxMap;
 use crate::partitioner::{next_round_robin, partition_for_key};
 
 /// A batch being filled.
-pub(super) struct Open {
+pub(super) struct OpenBatch {
     /// Header gap, key, then `len | record` for each record.
     pub(super) buf: Vec<u8>,
     pub(super) key_len: usize,
     pub(super) count: u32,
     pub(super) partition: u32,
-    pub(super) slot: Arc<Slot>,
+    /// Resolves every record's [`Delivery`] once the batch is answered.
+    pub(super) outcome: Arc<BatchOutcome>,
     pub(super) created: Instant,
     /// Bytes counted against the buffer for this batch.
-    pub(super) reserved: usize,
+    pub(super) counted: usize,
     pub(super) seq: u64,
 }
 
 /// A batch closed to new records, handed to the sender task.
-pub(super) struct Closed {
+pub(super) struct ClosedBatch {
     pub(super) topic: Arc<str>,
-    pub(super) open: Open,
+    pub(super) open: OpenBatch,
 }
 
 /// What is known of a topic's partitions.
@@ -55,9 +56,9 @@ pub(super) struct TopicAcc {
     pub(super) refreshing: bool,
     /// Partition of the next keyless batch.
     pub(super) sticky: u32,
-    pub(super) unkeyed: Vec<Option<Open>>,
+    pub(super) unkeyed: Vec<Option<OpenBatch>>,
     /// Open batches of keyed records; `None` once closed (removed at the next linger scan).
-    pub(super) keyed: FxMap<Box<[u8]>, Option<Open>>,
+    pub(super) keyed: FxMap<Box<[u8]>, Option<OpenBatch>>,
 }
 
 impl TopicAcc {
@@ -83,18 +84,18 @@ impl TopicAcc {
 }
 
 /// The producer's buffers: every topic's open batches, and the bookkeeping.
-pub(super) struct State {
+pub(super) struct Accumulator {
     pub(super) topics: FxMap<Arc<str>, TopicAcc>,
     pub(super) book: Book,
 }
 
-/// Everything in [`State`] but the topics, so a topic's accumulator and the
+/// Everything in [`Accumulator`] but the topics, so a topic's accumulator and the
 /// bookkeeping can be borrowed at once.
 pub(super) struct Book {
     /// Bytes counted against `buffer_bytes`.
     pub(super) buffered: usize,
     /// Closed batches (no more records go in) for the sender task.
-    pub(super) closed: Vec<Closed>,
+    pub(super) closed: Vec<ClosedBatch>,
     pub(super) next_seq: u64,
     /// Batches created and not yet finished (acknowledged or failed).
     pub(super) outstanding: BTreeSet<u64>,
@@ -111,23 +112,23 @@ pub(super) struct Book {
 /// Close a batch: hand it to the sender task (or drop it if every record written
 /// into it was rolled back). Returns whether it was dropped: then `flush`
 /// and senders waiting for space must be woken, as no ack ever will be.
-pub(super) fn close_into(book: &mut Book, topic: &Arc<str>, open: Open) -> bool {
+pub(super) fn close_into(book: &mut Book, topic: &Arc<str>, open: OpenBatch) -> bool {
     if open.count == 0 {
-        book.buffered -= open.reserved;
+        book.buffered -= open.counted;
         book.outstanding.remove(&open.seq);
         return true;
     }
-    book.closed.push(Closed {
+    book.closed.push(ClosedBatch {
         topic: topic.clone(),
         open,
     });
     false
 }
 
-impl State {
+impl Accumulator {
     /// Empty buffers.
     pub(super) fn new() -> Self {
-        State {
+        Accumulator {
             topics: FxMap::default(),
             book: Book {
                 buffered: 0,
@@ -146,7 +147,7 @@ impl State {
     /// whether an empty batch (every record rolled back) was dropped.
     pub(super) fn close_due(&mut self, now: Instant, linger: Duration, all: bool) -> bool {
         let mut earliest: Option<Instant> = None;
-        let mut due: Vec<(Arc<str>, Open)> = Vec::new();
+        let mut due: Vec<(Arc<str>, OpenBatch)> = Vec::new();
         for acc in self.topics.values_mut() {
             let n = acc.partitions();
             for p in 0..acc.unkeyed.len() {
@@ -245,7 +246,7 @@ where
     }
 }
 
-impl Open {
+impl OpenBatch {
     /// A new open batch for `partition` with room for the records of one
     /// batch of `need`-byte records, counted in `book`.
     #[inline]
@@ -256,7 +257,7 @@ impl Open {
         partition: u32,
         need: usize,
         wake: &mut Wake,
-    ) -> Open {
+    ) -> OpenBatch {
         let overhead = HEADER_LEN + key.len();
         let per_batch = (opts.batch_records as usize).saturating_mul(need);
         let cap = overhead + per_batch.min(opts.batch_bytes).max(need);
@@ -272,14 +273,14 @@ impl Open {
             book.earliest_linger = Some(created + opts.linger);
             wake.sender = true;
         }
-        Open {
+        OpenBatch {
             buf,
             key_len: key.len(),
             count: 0,
             partition,
-            slot: Arc::new(Slot::new(partition)),
+            outcome: Arc::new(BatchOutcome::new(partition)),
             created,
-            reserved: overhead,
+            counted: overhead,
             seq,
         }
     }
@@ -309,7 +310,7 @@ impl TopicAcc {
         } else {
             self.sticky
         };
-        let slot: &mut Option<Open> = if keyed {
+        let batch: &mut Option<OpenBatch> = if keyed {
             if !self.keyed.contains_key(key) {
                 self.keyed.insert(Box::from(key), None); // once per key (per linger scan)
             }
@@ -327,24 +328,24 @@ impl TopicAcc {
         let was_empty = book.closed.is_empty();
         // A full batch goes; so does a keyed batch opened before the topic's
         // partition count changed (its records belong elsewhere now).
-        if slot.as_ref().is_some_and(|o| {
+        if batch.as_ref().is_some_and(|o| {
             o.partition != partition || (o.count > 0 && o.buf.len() + need > opts.batch_bytes)
         }) {
-            let o = slot.take().expect("invariant: checked Some");
+            let o = batch.take().expect("invariant: checked Some");
             // An empty batch dropped: no ack will release its place.
             wake.waiters |= close_into(book, &self.name, o);
         }
-        let open =
-            slot.get_or_insert_with(|| Open::new(book, opts, key, partition, need, &mut wake));
+        let open = batch
+            .get_or_insert_with(|| OpenBatch::new(book, opts, key, partition, need, &mut wake));
         let outcome = write_record(&mut open.buf, write).map(|len| {
             let actual = RECORD_LEN_PREFIX + len;
             open.count += 1;
-            open.reserved += actual;
+            open.counted += actual;
             book.buffered += actual;
-            Delivery::new(open.slot.clone(), open.count - 1)
+            Delivery::new(open.outcome.clone(), open.count - 1)
         });
         if open.count >= opts.batch_records || open.buf.len() >= opts.batch_bytes {
-            let o = slot.take().expect("invariant: just written");
+            let o = batch.take().expect("invariant: just written");
             // Never empty here (it holds at least one record).
             let _ = close_into(book, &self.name, o);
             if !keyed && partition == self.sticky {

@@ -1,5 +1,5 @@
 //! [`Delivery`]: where one record was stored, once its batch is answered.
-//! Every record of a batch shares one completion slot; a delivery is an
+//! Every record of a batch shares one outcome; a delivery is an
 //! `Arc` of it plus the record's index (no allocation, task or channel per
 //! record).
 
@@ -20,8 +20,9 @@ pub struct Delivered {
     pub offset: u64,
 }
 
-/// The completion slot shared by every record of one batch.
-pub(super) struct Slot {
+/// The outcome shared by every record of one batch: its base offset or
+/// why it failed, once answered.
+pub(super) struct BatchOutcome {
     partition: u32,
     /// The batch's base offset, or why it failed. Set once.
     result: OnceLock<Result<u64, ClientError>>,
@@ -29,9 +30,9 @@ pub(super) struct Slot {
     wakers: Mutex<Vec<Waker>>,
 }
 
-impl Slot {
+impl BatchOutcome {
     pub(super) fn new(partition: u32) -> Self {
-        Slot {
+        BatchOutcome {
             partition,
             result: OnceLock::new(),
             wakers: Mutex::new(Vec::new()),
@@ -53,16 +54,16 @@ impl Slot {
 ///
 /// Dropping it does not cancel anything: the record is sent either way.
 pub struct Delivery {
-    slot: Arc<Slot>,
+    outcome: Arc<BatchOutcome>,
     index: u32,
-    /// Where this future's waker sits in the slot's list, once registered.
+    /// Where this future's waker sits in the outcome's list, once registered.
     waker_at: Option<usize>,
 }
 
 impl std::fmt::Debug for Delivery {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Delivery")
-            .field("partition", &self.slot.partition)
+            .field("partition", &self.outcome.partition)
             .field("index", &self.index)
             .field("result", &self.try_result())
             .finish()
@@ -70,11 +71,11 @@ impl std::fmt::Debug for Delivery {
 }
 
 impl Delivery {
-    /// The delivery of the record at `index` of the batch `slot` completes.
+    /// The delivery of the record at `index` of the batch `outcome` completes.
     #[inline]
-    pub(super) fn new(slot: Arc<Slot>, index: u32) -> Self {
+    pub(super) fn new(outcome: Arc<BatchOutcome>, index: u32) -> Self {
         Delivery {
-            slot,
+            outcome,
             index,
             waker_at: None,
         }
@@ -82,18 +83,18 @@ impl Delivery {
 
     /// The partition the record was assigned to.
     pub fn partition(&self) -> u32 {
-        self.slot.partition
+        self.outcome.partition
     }
 
     /// The outcome, if known yet.
     pub fn try_result(&self) -> Option<Result<Delivered, ClientError>> {
-        self.slot.result.get().map(|r| self.resolve(r))
+        self.outcome.result.get().map(|r| self.resolve(r))
     }
 
     fn resolve(&self, r: &Result<u64, ClientError>) -> Result<Delivered, ClientError> {
         match r {
             Ok(base) => Ok(Delivered {
-                partition: self.slot.partition,
+                partition: self.outcome.partition,
                 offset: base + u64::from(self.index),
             }),
             Err(e) => Err(e.clone()),
@@ -106,13 +107,13 @@ impl Future for Delivery {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        if let Some(r) = this.slot.result.get() {
+        if let Some(r) = this.outcome.result.get() {
             return Poll::Ready(this.resolve(r));
         }
-        let mut wakers = lock(&this.slot.wakers);
+        let mut wakers = lock(&this.outcome.wakers);
         // Checked again under the lock: complete() sets the result before
         // taking the list, so either we see it or it sees our waker.
-        if let Some(r) = this.slot.result.get() {
+        if let Some(r) = this.outcome.result.get() {
             drop(wakers);
             return Poll::Ready(this.resolve(r));
         }

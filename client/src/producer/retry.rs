@@ -112,7 +112,7 @@ impl Sender {
         }
     }
 
-    /// Resolve finished batches' slots and give their bytes back.
+    /// Resolve finished batches' outcomes and give their bytes back.
     pub(super) fn report(&mut self) {
         if self.finished.is_empty() {
             return;
@@ -123,13 +123,13 @@ impl Sender {
         // that every delivery sent before it is resolved by then.
         let mut done = Vec::with_capacity(finished.len());
         for (r, res) in finished {
-            r.slot.complete(res);
-            done.push((r.seq, r.reserved));
+            r.outcome.complete(res);
+            done.push((r.seq, r.counted));
         }
         {
             let mut st = self.shared.lock();
-            for (seq, reserved) in done {
-                st.book.buffered -= reserved;
+            for (seq, counted) in done {
+                st.book.buffered -= counted;
                 st.book.outstanding.remove(&seq);
             }
             // A first ack to a topic that did not exist: the broker created

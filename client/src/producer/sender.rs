@@ -13,8 +13,8 @@ use hermit_protocol::record::{
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio::time::Instant;
 
-use super::accumulator::Open;
-use super::delivery::Slot;
+use super::accumulator::OpenBatch;
+use super::delivery::BatchOutcome;
 use super::shared::Shared;
 use crate::error::ClientError;
 use crate::transport::any::{Link, PartitionHandle};
@@ -24,9 +24,9 @@ use crate::transport::reply::{Completion, ReplyTo, Token};
 /// A batch ready to go: header and CRC written.
 pub(super) struct Ready {
     pub(super) seq: u64,
-    pub(super) slot: Arc<Slot>,
+    pub(super) outcome: Arc<BatchOutcome>,
     pub(super) body: Bytes,
-    pub(super) reserved: usize,
+    pub(super) counted: usize,
     pub(super) created: Instant,
 }
 
@@ -140,7 +140,7 @@ impl Sender {
     }
 
     /// Write the header and CRC into a closed batch; the buffer becomes the frame body.
-    fn finalize(open: Open, timestamp_ns: u64) -> Ready {
+    fn finalize(open: OpenBatch, timestamp_ns: u64) -> Ready {
         let mut buf = open.buf;
         let payload_len = buf.len() - HEADER_LEN - open.key_len;
         let header = RecordHeader {
@@ -158,9 +158,9 @@ impl Sender {
         buf[CRC_AT..TIMESTAMP_AT].copy_from_slice(&crc.to_be_bytes());
         Ready {
             seq: open.seq,
-            slot: open.slot,
+            outcome: open.outcome,
             body: Bytes::from(buf),
-            reserved: open.reserved,
+            counted: open.counted,
             created: open.created,
         }
     }

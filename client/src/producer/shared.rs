@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::Notify;
 
-use super::accumulator::{State, Wake};
+use super::accumulator::{Accumulator, Wake};
 use super::options::ProducerOptions;
 use crate::client::Client;
 // No code path panics while holding these locks except a caller's record
@@ -21,7 +21,7 @@ pub(super) struct Shared {
     /// [`BatchId`](crate::transport::contract::BatchId)): NATS JetStream
     /// drops a resent batch it already stored.
     pub(super) producer_id: u64,
-    state: Mutex<State>,
+    buffers: Mutex<Accumulator>,
     /// Wakes the sender task: a closed batch, a new linger deadline, flush, close.
     pub(super) wake: Notify,
     /// Wakes senders waiting for buffer space.
@@ -39,7 +39,7 @@ impl Shared {
             client,
             producer_id: rand::random(),
             opts,
-            state: Mutex::new(State::new()),
+            buffers: Mutex::new(Accumulator::new()),
             wake: Notify::new(),
             space: Notify::new(),
             progress: Notify::new(),
@@ -49,8 +49,8 @@ impl Shared {
 
     /// The buffers, locked.
     #[inline]
-    pub(super) fn lock(&self) -> MutexGuard<'_, State> {
-        lock(&self.state)
+    pub(super) fn lock(&self) -> MutexGuard<'_, Accumulator> {
+        lock(&self.buffers)
     }
 
     /// Wake whom an append asks for (called with the lock held).

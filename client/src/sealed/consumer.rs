@@ -16,9 +16,9 @@ use crate::crypto::{Fingerprint, Identity, Kid, Opener, PublicKey, SigningPublic
 use crate::error::ClientError;
 use crate::records::Record;
 
+use super::commits::{Held, Persist, StateOrigin, Track, released_notice};
 use super::error::SealedError;
 use super::record::{OpenedRecord, Plaintext, RecordErrorKind, Release, SealedRecordError};
-use super::state::{ConsumerState, StateStore, consumer_key};
 
 /// How a [`SealedConsumer`] reads, commits and remembers. Each field's doc
 /// ends with its default; `From<ConsumerOptions>` takes the defaults for the rest.
@@ -59,141 +59,8 @@ impl Default for SealedConsumerOptions {
     }
 }
 
-/// Where a [`SealedConsumer`]'s replay windows came from at start.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StateOrigin {
-    /// No group, or `persist_state` off: windows start empty (a record
-    /// replayed after a restart opens again).
-    NotPersisted,
-    /// Persisted, but nothing was saved yet for this group and topic (a new
-    /// group, or a device that never read it): each sender's first record
-    /// starts its window.
-    Fresh,
-    /// Restored: marks for this many senders, and a floor for the others.
-    Restored {
-        /// Senders with a mark.
-        senders: usize,
-        /// Records from other senders at or below this `seq` are refused.
-        floor: u64,
-    },
-}
-
-/// A held record: when it started holding, and its stored timestamp.
-#[derive(Debug, Clone, Copy)]
-struct Held {
-    since: Instant,
-    timestamp_ns: u64,
-}
-
 /// One record's outcome: opened, or why not (with where it is stored).
 pub type Received = Result<OpenedRecord, SealedRecordError>;
-
-/// Commit bookkeeping of one partition.
-#[derive(Debug, Default)]
-struct Track {
-    /// After the last record returned by `next()`.
-    returned: Option<u64>,
-    /// Records that failed to open and were not acknowledged: the oldest is
-    /// as far as any commit goes.
-    held: BTreeMap<u64, Held>,
-    /// What the broker last acknowledged as committed (or what was read at start).
-    committed: Option<u64>,
-    /// With `persist_state`: records opened after the oldest held one,
-    /// (offset, sender, seq), noted in the state once a commit target
-    /// passes them.
-    pending: VecDeque<(u64, Fingerprint, u64)>,
-}
-
-impl Track {
-    /// Where a commit covering records up to `upto` may go: not past the
-    /// oldest held record.
-    fn commit_target(&self, upto: Option<u64>) -> Option<u64> {
-        let upto = upto?;
-        Some(
-            self.held
-                .first_key_value()
-                .map_or(upto, |(&h, _)| h.min(upto)),
-        )
-    }
-
-    /// Note an opened record in `state` — at once if nothing is held (every
-    /// commit from now on covers it), else once a commit passes it.
-    fn opened(&mut self, state: &mut ConsumerState, offset: u64, sender: Fingerprint, seq: u64) {
-        if self.held.is_empty() {
-            state.note(sender, seq);
-        } else {
-            self.pending.push_back((offset, sender, seq));
-        }
-    }
-
-    /// Note the pending records below `target` (a commit is about to cover them).
-    fn fold_below(&mut self, state: &mut ConsumerState, target: u64) {
-        while let Some(&(offset, sender, seq)) = self.pending.front() {
-            if offset >= target {
-                break;
-            }
-            self.pending.pop_front();
-            state.note(sender, seq);
-        }
-    }
-}
-
-/// What a consumer with `persist_state` keeps for saving.
-struct Persist {
-    store: StateStore,
-    logical: Vec<u8>,
-    /// The state as of the next commit: the one restored or last saved,
-    /// plus the records opened since at offsets every commit now covers.
-    state: ConsumerState,
-}
-
-impl Persist {
-    /// The state saved for `group` on `topic` in `identity`'s state topic,
-    /// restored into `opener` (its windows and floor), and where it came from.
-    async fn restore(
-        client: &Client,
-        identity: &Identity,
-        group: &str,
-        topic: &str,
-        opener: &mut Opener,
-    ) -> Result<(Persist, StateOrigin), SealedError> {
-        let store = StateStore::open(client, identity).await?;
-        let logical = consumer_key(group, topic);
-        let saved = match store.load(&logical).await? {
-            None => None,
-            Some(bytes) => Some(ConsumerState::decode(&bytes).ok_or_else(|| {
-                SealedError::State {
-                    topic: super::state::state_topic(identity),
-                    reason: "the latest state record is not a consumer state this \
-                             version reads"
-                        .into(),
-                    status: None,
-                }
-            })?),
-        };
-        let origin = match &saved {
-            None => StateOrigin::Fresh,
-            Some(st) => StateOrigin::Restored {
-                senders: st.senders.len(),
-                floor: st.floor,
-            },
-        };
-        if let Some(st) = &saved {
-            for (fp, w) in &st.senders {
-                opener
-                    .restore_window(topic, fp, w.clone())
-                    .map_err(SealedError::Open)?;
-            }
-            opener.restore_floor(topic, st.floor);
-        }
-        let persist = Persist {
-            store,
-            logical,
-            state: saved.unwrap_or_default(),
-        };
-        Ok((persist, origin))
-    }
-}
 
 /// Reads a topic and opens every record for one identity. See the
 /// [module docs](super) for commits and replay state.
@@ -700,45 +567,10 @@ impl SealedConsumer {
     }
 }
 
-/// The notice for a held record that was released.
-fn released_notice(
-    topic: &Arc<str>,
-    partition: u32,
-    offset: u64,
-    h: Held,
-    why: Release,
-) -> SealedRecordError {
-    tracing::warn!(topic = %topic, partition, offset, reason = %why, "a record that failed to open no longer holds the commit back");
-    SealedRecordError {
-        topic: topic.clone(),
-        partition,
-        offset,
-        timestamp_ns: h.timestamp_ns,
-        kind: RecordErrorKind::Released { why },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::crypto::Mode;
-
-    #[test]
-    fn held_records_cap_the_commit() {
-        let mut t = Track::default();
-        assert_eq!(t.commit_target(None), None);
-        assert_eq!(t.commit_target(Some(10)), Some(10));
-        let h = Held {
-            since: Instant::now(),
-            timestamp_ns: 0,
-        };
-        t.held.insert(4, h);
-        t.held.insert(7, h);
-        assert_eq!(t.commit_target(Some(10)), Some(4));
-        assert_eq!(t.commit_target(Some(3)), Some(3));
-        t.held.remove(&4);
-        assert_eq!(t.commit_target(Some(10)), Some(7));
-    }
 
     #[test]
     fn records_for_others_are_recognised_before_trust() {

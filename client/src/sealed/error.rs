@@ -21,7 +21,7 @@ pub enum SealedError {
     /// A replay high-water mark could not be restored.
     #[error("cannot restore the replay state")]
     Open(#[source] OpenError),
-    /// The persisted state (replay windows, DIRECT budgets) could not be
+    /// The persisted state (replay windows, DIRECT reservations) could not be
     /// read, opened or saved; nothing was committed or sent past it.
     #[error("sealed state in topic {topic}: {reason}")]
     State {

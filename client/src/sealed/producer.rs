@@ -2,22 +2,21 @@
 
 use crate::fxhash::FxMap;
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
-use crate::crypto::envelope::{self, MAX_RECIPIENTS, Mode};
+use crate::crypto::envelope::{self, MAX_RECIPIENTS};
 use crate::crypto::seal::MAX_PLAINTEXT_LEN;
 use crate::crypto::{
-    BlindedKey, ConversationKey, Fingerprint, Identity, KeyError, Kid, PublicKey, SealError,
-    Sealer, SigningIdentity,
+    BlindedKey, BlindingKey, Fingerprint, Identity, Kid, PublicKey, SealError, Sealer,
+    SigningIdentity,
 };
 use crate::error::ClientError;
-use crate::producer::{Delivered, Delivery, Producer};
+use crate::producer::Producer;
 
+use super::delivery::SealedDelivery;
 use super::error::SealedError;
-use super::state::{BUDGET_KEY, BudgetState, StateStore};
+use super::group::SealedGroup;
+use super::state::{MAX_RESERVATION_PEERS, RESERVATION_KEY, ReservationState, StateStore};
 // A panic under these locks leaves the maps consistent (inserts are
 // atomic), and the sealer appends nothing when it fails.
 use crate::lock::lock;
@@ -37,15 +36,18 @@ pub struct SealedProducerOptions {
     /// Default `None`.
     pub signing: Option<SigningIdentity>,
     /// Keep the DIRECT count per peer in the identity's state topic, reserved
-    /// ahead of use ([`BUDGET_RESERVE`] at a time), so the switch to MULTI
-    /// before a pairwise key's random-IV budget is spent holds across
+    /// ahead of use ([`RESERVATION_SIZE`] at a time: a reservation), so the
+    /// switch to MULTI before a pairwise key's random IVs run out holds across
     /// restarts ([`state`](super::state)). The first DIRECT record to each
     /// peer in a run waits for one durable write. Default on.
     pub persist_budgets: bool,
 }
 
-/// DIRECT records reserved per write of the budget state.
-pub const BUDGET_RESERVE: u64 = 1 << 16;
+/// DIRECT records reserved per write of the reservation state.
+pub const RESERVATION_SIZE: u64 = 1 << 16;
+/// The former name of [`RESERVATION_SIZE`].
+#[deprecated(note = "renamed RESERVATION_SIZE")]
+pub const BUDGET_RESERVE: u64 = RESERVATION_SIZE;
 
 impl Default for SealedProducerOptions {
     fn default() -> Self {
@@ -74,131 +76,12 @@ impl fmt::Debug for SealedProducerOptions {
     }
 }
 
-/// A group whose members share a key secret for blinding record keys, so
-/// that equal logical keys compact together whoever sent them. Records to
-/// the group are MULTI records to every member but the sender.
-#[derive(Clone)]
-pub struct SealedGroup {
-    members: Vec<PublicKey>,
-    key: ConversationKey,
-    /// The members but the sender, for the last sender that sent: worked
-    /// out once, not per record (a group may have thousands of members).
-    others: Arc<Mutex<Option<Others>>>,
-}
-
-/// A sender's fingerprint and the group's other members.
-type Others = (Fingerprint, Arc<[PublicKey]>);
-
-impl SealedGroup {
-    /// A group of `members` (the sender may be among them; it is left out of
-    /// each record's recipients) with a shared secret received from a member.
-    pub fn new(members: Vec<PublicKey>, key: ConversationKey) -> Self {
-        Self {
-            members,
-            key,
-            others: Arc::default(),
-        }
-    }
-
-    /// Every member but `own`.
-    fn others(&self, own: &Fingerprint) -> Arc<[PublicKey]> {
-        let mut cached = lock(&self.others);
-        match &*cached {
-            Some((fp, others)) if fp == own => others.clone(),
-            _ => {
-                let others: Arc<[PublicKey]> = self
-                    .members
-                    .iter()
-                    .filter(|m| m.fingerprint() != own)
-                    .cloned()
-                    .collect();
-                *cached = Some((*own, others.clone()));
-                others
-            }
-        }
-    }
-
-    /// A group of `members` with a fresh random secret, which its creator
-    /// sends to the other members inside a sealed record
-    /// ([`ConversationKey::group_secret_bytes`]).
-    ///
-    /// # Errors
-    /// [`KeyError::Rng`] if the OS random source fails.
-    pub fn generate(members: Vec<PublicKey>) -> Result<Self, KeyError> {
-        Ok(Self::new(members, ConversationKey::generate_group()?))
-    }
-
-    /// The members.
-    pub fn members(&self) -> &[PublicKey] {
-        &self.members
-    }
-
-    /// The shared key secret.
-    pub fn key(&self) -> &ConversationKey {
-        &self.key
-    }
-
-    /// The batch key the broker sees for `logical_key` in this group.
-    pub fn blind(&self, logical_key: &[u8]) -> BlindedKey {
-        self.key.blind(logical_key)
-    }
-}
-
-impl fmt::Debug for SealedGroup {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SealedGroup")
-            .field("members", &self.members)
-            .field("key", &self.key)
-            .finish()
-    }
-}
-
-/// A sealed record queued in the producer: its sequence number and mode are
-/// known at once; await it for where the broker stored it.
-#[derive(Debug)]
-pub struct SealedDelivery {
-    delivery: Delivery,
-    seq: u64,
-    mode: Mode,
-}
-
-impl SealedDelivery {
-    /// The record's sequence number (per sender and topic).
-    pub fn seq(&self) -> u64 {
-        self.seq
-    }
-
-    /// The mode it was sealed in (DIRECT switches to MULTI past the per-pair
-    /// limit, see [`crate::crypto::seal::DIRECT_LIMIT`]).
-    pub fn mode(&self) -> Mode {
-        self.mode
-    }
-
-    /// The partition the record was assigned to.
-    pub fn partition(&self) -> u32 {
-        self.delivery.partition()
-    }
-
-    /// The plain [`Delivery`].
-    pub fn into_delivery(self) -> Delivery {
-        self.delivery
-    }
-}
-
-impl Future for SealedDelivery {
-    type Output = Result<Delivered, ClientError>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Pin::new(&mut self.get_mut().delivery).poll(cx)
-    }
-}
-
-/// Conversation keys for blinding, cached: each costs an ECDH.
-struct ConvKeys {
+/// Blinding keys, cached: each costs an ECDH.
+struct BlindingKeys {
     /// `K_pair(own, peer)` by peer.
-    pairwise: FxMap<Fingerprint, ConversationKey>,
+    pairwise: FxMap<Fingerprint, BlindingKey>,
     /// `K_pair(own, own)`: the sender's own blinding key for ad hoc recipient sets.
-    own: ConversationKey,
+    own: BlindingKey,
 }
 
 /// The sealer and the DIRECT reservations, under one lock: the writer takes
@@ -276,19 +159,19 @@ struct Inner {
     /// producer, then sealer; nothing takes them the other way round), and
     /// by the short accessors below. Never held across an `.await`.
     sealing: Mutex<Sealing>,
-    conv: Mutex<ConvKeys>,
+    blinding: Mutex<BlindingKeys>,
     padding: bool,
     signing: bool,
     /// With `persist_budgets`: the state topic, opened on first use, and
     /// what was saved; the lock serializes loading and saving (held across
     /// the state topic's round trips).
-    budgets: Option<tokio::sync::Mutex<BudgetIo>>,
+    reservations: Option<tokio::sync::Mutex<ReservationIo>>,
 }
 
 #[derive(Default)]
-struct BudgetIo {
+struct ReservationIo {
     store: Option<StateStore>,
-    state: BudgetState,
+    state: ReservationState,
 }
 
 /// Seals records end to end and sends them through a [`Producer`]. Cheap to
@@ -334,7 +217,7 @@ impl SealedProducer {
         sealer
             .set_signing_identity(options.signing)
             .map_err(SealedError::Seal)?;
-        let own = ConversationKey::pairwise(&identity, identity.public_key());
+        let own = BlindingKey::pairwise(&identity, identity.public_key());
         Ok(Self {
             inner: Arc::new(Inner {
                 producer: producer.clone(),
@@ -343,15 +226,15 @@ impl SealedProducer {
                     sealer,
                     reserved: options.persist_budgets.then(FxMap::default),
                 }),
-                conv: Mutex::new(ConvKeys {
+                blinding: Mutex::new(BlindingKeys {
                     pairwise: FxMap::default(),
                     own,
                 }),
                 padding: options.padding,
                 signing,
-                budgets: options
+                reservations: options
                     .persist_budgets
-                    .then(|| tokio::sync::Mutex::new(BudgetIo::default())),
+                    .then(|| tokio::sync::Mutex::new(ReservationIo::default())),
             }),
         })
     }
@@ -360,7 +243,7 @@ impl SealedProducer {
     /// reservation covering it (loading the saved state on first use, which
     /// also restores the counts it holds).
     async fn reserve(&self, peer: &PublicKey) -> Result<(), SealedError> {
-        let Some(b) = &self.inner.budgets else {
+        let Some(b) = &self.inner.reservations else {
             return Ok(());
         };
         let fp = peer.fingerprint();
@@ -375,10 +258,10 @@ impl SealedProducer {
         if io.store.is_none() {
             let client = self.inner.producer.client();
             let store = StateStore::open(client, &self.inner.identity).await?;
-            if let Some(bytes) = store.load(BUDGET_KEY).await? {
-                let state = BudgetState::decode(&bytes).ok_or_else(|| SealedError::State {
+            if let Some(bytes) = store.load(RESERVATION_KEY).await? {
+                let state = ReservationState::decode(&bytes).ok_or_else(|| SealedError::State {
                     topic: super::state::state_topic(&self.inner.identity),
-                    reason: "the latest budget record is not one this version reads".into(),
+                    reason: "the latest reservation record is not one this version reads".into(),
                     status: None,
                 })?;
                 let mut sealing = lock(&self.inner.sealing);
@@ -396,21 +279,21 @@ impl SealedProducer {
             return Ok(());
         }
         let used = lock(&self.inner.sealing).sealer.direct_seals(fp);
-        let ceiling = used.saturating_add(BUDGET_RESERVE);
+        let ceiling = used.saturating_add(RESERVATION_SIZE);
         let mut next = io.state.clone();
         next.peers.insert(*fp, (peer.clone(), ceiling));
-        if next.peers.len() > super::state::MAX_BUDGET_PEERS {
+        if next.peers.len() > MAX_RESERVATION_PEERS {
             return Err(SealedError::State {
                 topic: super::state::state_topic(&self.inner.identity),
                 reason: format!(
-                    "DIRECT budgets for more than {} peers: send to new peers as MULTI, or use another identity",
-                    super::state::MAX_BUDGET_PEERS
+                    "DIRECT reservations for more than {} peers: send to new peers as MULTI, or use another identity",
+                    MAX_RESERVATION_PEERS
                 ),
                 status: None,
             });
         }
         let store = io.store.as_ref().expect("opened above");
-        store.save(BUDGET_KEY, &next.encode()).await?;
+        store.save(RESERVATION_KEY, &next.encode()).await?;
         io.state = next;
         lock(&self.inner.sealing)
             .reserved
@@ -482,10 +365,11 @@ impl SealedProducer {
     }
 
     fn pairwise_blind(&self, peer: &PublicKey, key: &[u8]) -> BlindedKey {
-        let mut conv = lock(&self.inner.conv);
-        conv.pairwise
+        let mut blinding = lock(&self.inner.blinding);
+        blinding
+            .pairwise
             .entry(*peer.fingerprint())
-            .or_insert_with(|| ConversationKey::pairwise(&self.inner.identity, peer))
+            .or_insert_with(|| BlindingKey::pairwise(&self.inner.identity, peer))
             .blind(key)
     }
 
@@ -502,7 +386,7 @@ impl SealedProducer {
             input.extend_from_slice(fp.as_bytes());
         }
         input.extend_from_slice(key);
-        lock(&self.inner.conv).own.blind(&input)
+        lock(&self.inner.blinding).own.blind(&input)
     }
 
     /// The sealer's argument checks, run before keys are derived or the
@@ -623,11 +507,7 @@ impl SealedProducer {
                 .await;
             match (sent, step) {
                 (Ok(delivery), Some(Step::Sealed(Ok(s)))) => {
-                    return Ok(SealedDelivery {
-                        delivery,
-                        seq: s.seq,
-                        mode: s.mode,
-                    });
+                    return Ok(SealedDelivery::new(delivery, s.seq, s.mode));
                 }
                 (_, Some(Step::Sealed(Err(e)))) => return Err(SealedError::Seal(e)),
                 // Nothing was queued: get what is missing, then try again.

@@ -70,7 +70,7 @@ pub struct OpenedRecord {
     /// Not authenticated: the broker can change it.
     pub timestamp_ns: u64,
     /// The blinded batch key as stored (empty for none): compare with
-    /// [`ConversationKey::blind`](crate::crypto::ConversationKey::blind) of a
+    /// [`BlindingKey::blind`](crate::crypto::BlindingKey::blind) of a
     /// logical key, never reversible to it.
     pub key: bytes::Bytes,
     /// The authenticated sender.
@@ -145,9 +145,10 @@ impl SealedRecordError {
 pub enum RecordErrorKind {
     /// A well-formed sealed record with nothing for this reader: a DIRECT
     /// record for another key, or a MULTI record without an entry for us —
-    /// what other conversations on a shared topic look like, and one's own
-    /// records (`own`). Checked before the sender is looked up, so records
-    /// between strangers land here too. Counts as handled for commits.
+    /// what the records of other pairs and groups on a shared topic look
+    /// like, and one's own records (`own`). Checked before the sender is
+    /// looked up, so records between strangers land here too. Counts as
+    /// handled for commits.
     ///
     /// Whoever can rewrite records (the broker) can make one of ours look
     /// like this by changing its recipient kid, which is no more than

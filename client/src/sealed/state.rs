@@ -9,9 +9,10 @@
 //!   as replay protection goes: if a crash falls between the two, the next
 //!   run starts at the state's offsets (the records in between were handled
 //!   and are known to the windows).
-//! - A [`SealedProducer`](super::SealedProducer) saves its DIRECT budgets
-//!   (`BudgetState`): per peer a count of DIRECT records it may have
-//!   sealed, reserved ahead of use, so a crash never lets the count go back.
+//! - A [`SealedProducer`](super::SealedProducer) saves its DIRECT
+//!   reservations (`ReservationState`): per peer a count of DIRECT records it
+//!   may have sealed, reserved ahead of use, so a crash never lets the count
+//!   go back.
 //!
 //! Why a topic and not metadata on `Commit` (the other choice the design
 //! allowed): it needs no protocol or broker change, works the same over the
@@ -33,7 +34,7 @@ use zeroize::Zeroizing;
 use crate::client::Client;
 use crate::crypto::identity::FINGERPRINT_LEN;
 use crate::crypto::replay::{ReplayWindow, WORDS};
-use crate::crypto::{ConversationKey, Fingerprint, Identity, PublicKey, open_state, seal_state};
+use crate::crypto::{BlindingKey, Fingerprint, Identity, PublicKey, open_state, seal_state};
 use crate::error::ClientError;
 
 use super::error::SealedError;
@@ -41,13 +42,16 @@ use super::error::SealedError;
 /// Senders a consumer state remembers one by one; past that, the lowest
 /// marks are folded into the floor.
 pub const MAX_STATE_SENDERS: usize = 4096;
-/// Peers a producer's budget state remembers.
-pub const MAX_BUDGET_PEERS: usize = 4096;
+/// Peers a producer's reservation state remembers.
+pub const MAX_RESERVATION_PEERS: usize = 4096;
+/// The former name of [`MAX_RESERVATION_PEERS`].
+#[deprecated(note = "renamed MAX_RESERVATION_PEERS")]
+pub const MAX_BUDGET_PEERS: usize = MAX_RESERVATION_PEERS;
 /// Largest partition count a consumer state holds.
 const MAX_STATE_PARTITIONS: usize = hermit_protocol::frame::MAX_PARTITIONS as usize;
 const CONSUMER_VERSION: u8 = 1;
-const BUDGET_VERSION: u8 = 1;
-/// P-256 SPKI in DER, as stored for each budget peer.
+const RESERVATION_VERSION: u8 = 1;
+/// P-256 SPKI in DER, as stored for each peer with a reservation.
 const SPKI_LEN: usize = hermit_protocol::auth::P256_SPKI_LEN;
 
 /// The state topic of `identity`.
@@ -64,8 +68,9 @@ pub(crate) fn consumer_key(group: &str, topic: &str) -> Vec<u8> {
     k
 }
 
-/// The logical key of a producer's DIRECT budgets.
-pub(crate) const BUDGET_KEY: &[u8] = b"producer-budgets/v1";
+/// The logical key of a producer's DIRECT reservations (its bytes are the
+/// format's, older than the word).
+pub(crate) const RESERVATION_KEY: &[u8] = b"producer-budgets/v1";
 
 /// A consumer's replay state as of one commit.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -177,17 +182,17 @@ impl ConsumerState {
     }
 }
 
-/// A producer's DIRECT budgets: per peer, the count reserved so far.
+/// A producer's DIRECT reservations: per peer, the count reserved so far.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct BudgetState {
+pub(crate) struct ReservationState {
     pub(crate) peers: BTreeMap<Fingerprint, (PublicKey, u64)>,
 }
 
-impl BudgetState {
+impl ReservationState {
     /// `u8 1 | u32 n | n × (91-byte SPKI, u64 reserved)`.
     pub(crate) fn encode(&self) -> Zeroizing<Vec<u8>> {
         let mut out = Zeroizing::new(Vec::with_capacity(5 + self.peers.len() * (SPKI_LEN + 8)));
-        out.push(BUDGET_VERSION);
+        out.push(RESERVATION_VERSION);
         out.extend_from_slice(&(self.peers.len() as u32).to_be_bytes());
         for (key, reserved) in self.peers.values() {
             out.extend_from_slice(key.spki_der());
@@ -196,13 +201,13 @@ impl BudgetState {
         out
     }
 
-    pub(crate) fn decode(bytes: &[u8]) -> Option<BudgetState> {
+    pub(crate) fn decode(bytes: &[u8]) -> Option<ReservationState> {
         let mut r = Reader::new(bytes);
-        if r.u8().ok()? != BUDGET_VERSION {
+        if r.u8().ok()? != RESERVATION_VERSION {
             return None;
         }
         let n = r.u32().ok()? as usize;
-        if n > MAX_BUDGET_PEERS || r.remaining() != n * (SPKI_LEN + 8) {
+        if n > MAX_RESERVATION_PEERS || r.remaining() != n * (SPKI_LEN + 8) {
             return None;
         }
         let mut peers = BTreeMap::new();
@@ -211,7 +216,7 @@ impl BudgetState {
             let reserved = r.u64().ok()?;
             peers.insert(*key.fingerprint(), (key, reserved));
         }
-        Some(BudgetState { peers })
+        Some(ReservationState { peers })
     }
 }
 
@@ -247,7 +252,7 @@ pub(crate) struct StateStore {
     client: Client,
     identity: Identity,
     topic: String,
-    own: ConversationKey,
+    own: BlindingKey,
 }
 
 fn state_error(topic: &str, what: &str, e: ClientError) -> SealedError {
@@ -297,7 +302,7 @@ impl StateStore {
         Ok(StateStore {
             client: client.clone(),
             identity: identity.clone(),
-            own: ConversationKey::pairwise(identity, identity.public_key()),
+            own: BlindingKey::pairwise(identity, identity.public_key()),
             topic,
         })
     }
@@ -413,14 +418,14 @@ mod tests {
     }
 
     #[test]
-    fn budget_state_round_trips() {
+    fn reservation_state_round_trips() {
         let peer = Identity::generate().expect("os rng");
-        let mut b = BudgetState::default();
+        let mut b = ReservationState::default();
         b.peers
             .insert(*peer.fingerprint(), (peer.public_key().clone(), 1 << 20));
-        let back = BudgetState::decode(&b.encode()).expect("decodes");
+        let back = ReservationState::decode(&b.encode()).expect("decodes");
         let (k, n) = back.peers.get(peer.fingerprint()).expect("the peer");
         assert_eq!((k.fingerprint(), *n), (peer.fingerprint(), 1 << 20));
-        assert!(BudgetState::decode(&b.encode()[..50]).is_none());
+        assert!(ReservationState::decode(&b.encode()[..50]).is_none());
     }
 }

@@ -1,4 +1,4 @@
-//! Fetch over NATS: a read goes through the cursor (a pull consumer) that
+//! Fetch over NATS: a read goes through the puller (a pull consumer) that
 //! stands where it starts, or a new one opened there after the offset is
 //! checked against the stream's bounds.
 
@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use async_nats::jetstream::consumer;
 
-use super::cursor::{self, Cursor};
 use super::jetstream::bounds;
+use super::puller::{self, Puller};
 use super::transport::Nats;
 use crate::error::ClientError;
 use crate::options::topic_name;
@@ -30,7 +30,7 @@ impl Nats {
         let topic: Arc<str> = Arc::from(topic);
         let part = self.partition(&topic, partition).await?;
         let want = NatsOffset::decode(offset).normalized();
-        let mut cursor = match self.cursors.take(&topic, partition, want) {
+        let mut puller = match self.pullers.take(&topic, partition, want) {
             Some(c) => c,
             None => {
                 let info = self
@@ -56,25 +56,25 @@ impl Nats {
                     });
                 }
                 let start = want.sequence.max(if compacted_away { first } else { 0 });
-                self.open_cursor(&part.stream, start, (log_start, high_watermark))
+                self.open_puller(&part.stream, start, (log_start, high_watermark))
                     .await?
             }
         };
-        let got = cursor.read(max_bytes, max_wait).await?;
-        let resp = cursor::response(topic.clone(), partition, offset, &cursor, got)?;
-        self.cursors.put(topic, partition, cursor);
+        let got = puller.read(max_bytes, max_wait).await?;
+        let resp = puller::response(topic.clone(), partition, offset, &puller, got)?;
+        self.pullers.put(topic, partition, puller);
         Ok(resp)
     }
 
-    /// Open a cursor at `start` on `stream`: a pull consumer the server
+    /// Open a puller at `start` on `stream`: a pull consumer the server
     /// creates, checked against the configuration asked for.
-    pub(super) async fn open_cursor(
+    pub(super) async fn open_puller(
         &self,
         stream: &str,
         start: u64,
         bounds: (u64, u64),
-    ) -> Result<Cursor, ClientError> {
-        let config = Cursor::config(start);
+    ) -> Result<Puller, ClientError> {
+        let config = Puller::config(start);
         #[derive(serde::Serialize)]
         struct Create<'a> {
             stream_name: &'a str,
@@ -89,7 +89,7 @@ impl Nats {
                 },
             )
             .await?;
-        Cursor::open(
+        Puller::open(
             &self.client,
             &self.url,
             stream,

@@ -10,7 +10,7 @@
 //! - an offset is `stream_sequence << 16 | record_index`; see
 //!   [`crate::transport::nats_offset`];
 //! - reads go through ephemeral pull consumers positioned at the offset
-//!   asked for (acks off), kept between fetches; see [`cursor`];
+//!   asked for (acks off), kept between fetches; see [`puller`];
 //! - a group's committed offset is the last message on its subject in the
 //!   compacted stream `HERMIT_OFFSETS`.
 //!
@@ -27,16 +27,17 @@
 //! - `api`: JetStream API requests; `jetstream`: their bodies, errors and
 //!   configuration checks.
 //! - [`names`]: streams, subjects, headers; `message`: one batch as one
-//!   message; `cursor`: readers (pull consumers) and their pool.
+//!   message; `puller`: readers (pull consumers); `pool`: idle ones.
 
 mod api;
-mod cursor;
 mod fetch;
 mod jetstream;
 mod message;
 pub(crate) mod names;
 mod ops;
+mod pool;
 mod produce;
+mod puller;
 mod streams;
 mod transport;
 

@@ -280,6 +280,6 @@ impl Nats {
 
     pub(super) fn forget_topic(&self, topic: &str) {
         lock(&self.parts).retain(|(t, _), _| &**t != topic);
-        self.cursors.forget_topic(topic);
+        self.pullers.forget_topic(topic);
     }
 }

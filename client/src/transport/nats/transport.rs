@@ -14,9 +14,9 @@ use bytes::Bytes;
 use hermit_protocol::{Ack, Request};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::cursor::Pool;
 use super::jetstream::Empty;
 use super::names::{PartInfo, PartKey};
+use super::pool::Pool;
 use crate::error::ClientError;
 use crate::options::ClientOptions;
 use crate::records::FetchResponse;
@@ -52,7 +52,7 @@ pub(crate) struct Nats {
     /// The offsets stream exists (created or found).
     pub(super) offsets_ready: tokio::sync::OnceCell<()>,
     /// Read positions kept open between fetches.
-    pub(super) cursors: Arc<Pool>,
+    pub(super) pullers: Arc<Pool>,
 }
 
 /// The NATS partition handle: which partition a batch goes to. Its stream
@@ -164,7 +164,7 @@ impl Nats {
             parts: Mutex::new(HashMap::new()),
             creating: tokio::sync::Mutex::new(()),
             offsets_ready: tokio::sync::OnceCell::new(),
-            cursors: Pool::new(),
+            pullers: Pool::new(),
         };
         // JetStream must answer: a server started without -js would
         // otherwise fail every request later with a less helpful error.
@@ -183,7 +183,7 @@ impl Nats {
                 }
             }
         }
-        Pool::start_sweeper(&nats.cursors);
+        Pool::start_sweeper(&nats.pullers);
         Ok(nats)
     }
 }

@@ -1,24 +1,24 @@
-//! Reading a partition over NATS: a *cursor* is an ephemeral pull consumer
+//! Reading a partition over NATS: a *puller* is an ephemeral pull consumer
 //! (acks off, state in memory) started at the stream sequence a fetch asks
 //! for, with its own inbox subscription.
 //!
-//! A fetch takes the cursor that stands where it wants to read (the one the
+//! A fetch takes the puller that stands where it wants to read (the one the
 //! previous fetch of the same reader left there) or opens a new one, sends
 //! pull requests (`batch`, `max_bytes`, `expires`) so that at most two are
 //! outstanding, waits up to `max_wait` for the first message and then takes
 //! what has already arrived, up to `max_bytes`. What arrives after that
 //! stays in the subscription for the next fetch: at most two pull requests'
-//! worth, so an idle cursor holds at most about `2 × max_bytes`. Idle
-//! cursors are closed after [`IDLE_LIMIT`].
+//! worth, so an idle puller holds at most about `2 × max_bytes`. Idle
+//! pullers are closed after [`IDLE_LIMIT`](super::pool::IDLE_LIMIT) (see `pool`).
 //!
 //! Nothing is acknowledged, so nothing is redelivered; a message lost in
 //! transit (the connection dropped while a pull was answered) shows as a gap
-//! in the consumer sequence, and the cursor is then discarded: the reader
+//! in the consumer sequence, and the puller is then discarded: the reader
 //! reopens one at its own position. The same happens when the consumer's
 //! server goes away (the pull is answered "no responders").
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, Weak};
+use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_nats::StatusCode;
@@ -29,17 +29,11 @@ use hermit_protocol::Status;
 use tokio::time::Instant;
 
 use super::message::{Meta, append_batch, meta};
-use super::names::PartKey;
 use crate::error::ClientError;
-use crate::lock::lock;
 use crate::records::FetchResponse;
 use crate::transport::nats_offset::NatsOffset;
 
-/// An idle cursor is closed after this long.
-pub(crate) const IDLE_LIMIT: Duration = Duration::from_secs(15);
-/// How often idle cursors are looked for.
-const SWEEP_EVERY: Duration = Duration::from_secs(5);
-/// The server forgets a cursor's consumer after this long without pulls
+/// The server forgets a puller's consumer after this long without pulls
 /// (a client that died without deleting it).
 const INACTIVE_THRESHOLD: Duration = Duration::from_secs(60);
 /// Messages per pull request (bytes are bounded by the fetch's `max_bytes`).
@@ -53,7 +47,7 @@ const MAX_EXPIRES: Duration = Duration::from_secs(30);
 /// only one more pull request.
 const GRACE: Duration = Duration::from_millis(500);
 /// A fetch asked not to wait still gives messages in transit this long to
-/// arrive (NATS has no "what is there now" that also keeps the cursor).
+/// arrive (NATS has no "what is there now" that also keeps the puller).
 const MIN_FIRST_WAIT: Duration = Duration::from_millis(50);
 /// Once a message has arrived and the server said more are pending, wait
 /// this long for the next one before answering with what is there.
@@ -88,7 +82,7 @@ pub(crate) fn parse_ack(reply: &str) -> Option<AckInfo<'_>> {
 }
 
 /// One outstanding pull request. Each has its own reply subject
-/// (`<inbox>.<id>`): a status (expired, byte budget used up) says which
+/// (`<inbox>.<id>`): a status (expired, byte limit used up) says which
 /// request it ends. Messages arrive on their own subject, and fill the
 /// requests in the order they were made (the server's waiting queue is
 /// first in, first out).
@@ -129,7 +123,7 @@ fn is_zero(n: &usize) -> bool {
 }
 
 /// One read position on one partition's stream.
-pub(crate) struct Cursor {
+pub(crate) struct Puller {
     client: async_nats::Client,
     url: Arc<str>,
     stream: String,
@@ -151,12 +145,13 @@ pub(crate) struct Cursor {
     big_next: bool,
     /// (log start, high watermark) as last known.
     bounds: (u64, u64),
-    idle_since: Instant,
+    /// Since when it waits in the pool.
+    pub(super) idle_since: Instant,
 }
 
-impl std::fmt::Debug for Cursor {
+impl std::fmt::Debug for Puller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Cursor")
+        f.debug_struct("Puller")
             .field("stream", &self.stream)
             .field("consumer", &self.consumer)
             .field("last", &self.last)
@@ -164,7 +159,7 @@ impl std::fmt::Debug for Cursor {
     }
 }
 
-impl Drop for Cursor {
+impl Drop for Puller {
     fn drop(&mut self) {
         // Free the server's consumer now rather than after its inactivity
         // threshold; no answer is awaited (the subscription goes with us).
@@ -178,8 +173,8 @@ impl Drop for Cursor {
     }
 }
 
-impl Cursor {
-    /// The consumer configuration of a cursor starting at `start`.
+impl Puller {
+    /// The consumer configuration of a puller starting at `start`.
     pub(crate) fn config(start: u64) -> consumer::Config {
         consumer::Config {
             description: Some("HermitMQ reader".to_owned()),
@@ -194,7 +189,7 @@ impl Cursor {
         }
     }
 
-    /// Open a cursor at `start` on `stream` over the consumer the server
+    /// Open a puller at `start` on `stream` over the consumer the server
     /// created (`info`), checking it is the one asked for (`config`).
     pub(crate) async fn open(
         client: &async_nats::Client,
@@ -204,7 +199,7 @@ impl Cursor {
         bounds: (u64, u64),
         config: &consumer::Config,
         info: consumer::Info,
-    ) -> Result<Cursor, ClientError> {
+    ) -> Result<Puller, ClientError> {
         check_consumer(config, &info)?;
         let lost = |e: &dyn std::fmt::Display| ClientError::lost(url, e.to_string());
         let inbox = client.new_inbox();
@@ -212,7 +207,7 @@ impl Cursor {
             .subscribe(format!("{inbox}.*"))
             .await
             .map_err(|e| lost(&e))?;
-        Ok(Cursor {
+        Ok(Puller {
             client: client.clone(),
             url: Arc::from(url),
             next_subject: format!("$JS.API.CONSUMER.MSG.NEXT.{stream}.{}", info.name),
@@ -232,12 +227,12 @@ impl Cursor {
         })
     }
 
-    /// Whether a fetch at `want` continues where this cursor stands.
-    fn resumes_at(&self, want: NatsOffset) -> bool {
+    /// Whether a fetch at `want` continues where this puller stands.
+    pub(super) fn resumes_at(&self, want: NatsOffset) -> bool {
         match self.last {
             None => want.sequence == self.start,
             // The position after a batch is the start of the next sequence
-            // (any slot of it: a batch there, if any, is right-aligned).
+            // (any offset of it: a batch there, if any, is right-aligned).
             Some((seq, _)) => want.sequence == seq + 1,
         }
     }
@@ -380,9 +375,9 @@ impl Cursor {
                 let why = m.description.unwrap_or_default();
                 let ended = pull.and_then(|i| self.pulls.remove(i));
                 if why.contains("MaxBytes") {
-                    // The request's byte budget is used up. If it gave
+                    // The request's byte limit is used up. If it gave
                     // nothing, the next message alone is larger than the
-                    // budget: fetch it on its own (a fetch always returns
+                    // limit: fetch it on its own (a fetch always returns
                     // at least one batch).
                     let gave_nothing = ended.is_some_and(|p| p.msgs == p.batch as i64);
                     self.big_next |= gave_nothing;
@@ -449,7 +444,7 @@ pub(crate) fn response(
     topic: Arc<str>,
     partition: u32,
     want: u64,
-    cursor: &Cursor,
+    puller: &Puller,
     got: Vec<Got>,
 ) -> Result<FetchResponse, ClientError> {
     let size: usize = got
@@ -471,8 +466,8 @@ pub(crate) fn response(
     Ok(FetchResponse {
         topic,
         partition,
-        high_watermark: cursor.bounds.1,
-        log_start: cursor.bounds.0,
+        high_watermark: puller.bounds.1,
+        log_start: puller.bounds.0,
         batches: buf.freeze(),
     })
 }
@@ -508,100 +503,6 @@ fn check_consumer(want: &consumer::Config, got: &consumer::Info) -> Result<(), C
                 diffs.join(", ")
             ),
         })
-    }
-}
-
-/// Idle cursors kept per partition (one per reader of it in this client,
-/// typically one).
-const MAX_IDLE_PER_PARTITION: usize = 4;
-
-/// Idle cursors by partition.
-pub(crate) struct Pool {
-    idle: Mutex<HashMap<PartKey, Vec<Cursor>>>,
-}
-
-impl Pool {
-    pub(crate) fn new() -> Arc<Pool> {
-        Arc::new(Pool {
-            idle: Mutex::new(HashMap::new()),
-        })
-    }
-
-    /// Close idle cursors in the background until the pool is gone.
-    pub(crate) fn start_sweeper(pool: &Arc<Pool>) {
-        let weak: Weak<Pool> = Arc::downgrade(pool);
-        tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(SWEEP_EVERY).await;
-                let Some(pool) = weak.upgrade() else { return };
-                let now = Instant::now();
-                let stale: Vec<Cursor> = {
-                    let mut idle = lock(&pool.idle);
-                    let mut stale = Vec::new();
-                    for v in idle.values_mut() {
-                        let mut i = 0;
-                        while i < v.len() {
-                            if now.duration_since(v[i].idle_since) >= IDLE_LIMIT {
-                                stale.push(v.swap_remove(i));
-                            } else {
-                                i += 1;
-                            }
-                        }
-                    }
-                    idle.retain(|_, v| !v.is_empty());
-                    stale
-                };
-                drop(stale); // Outside the lock: each drop spawns a delete.
-            }
-        });
-    }
-
-    /// The idle cursor that continues at `want`, if any.
-    pub(crate) fn take(
-        &self,
-        topic: &Arc<str>,
-        partition: u32,
-        want: NatsOffset,
-    ) -> Option<Cursor> {
-        let mut idle = lock(&self.idle);
-        let v = idle.get_mut(&(topic.clone(), partition))?;
-        let i = v.iter().position(|c| c.resumes_at(want))?;
-        Some(v.swap_remove(i))
-    }
-
-    /// Keep a cursor for the next fetch. At most [`MAX_IDLE_PER_PARTITION`]
-    /// wait per partition: a reader that keeps asking for positions no
-    /// cursor continues at (retrying a corrupt batch, seeking around) must
-    /// not pile up server-side consumers until the sweep.
-    pub(crate) fn put(&self, topic: Arc<str>, partition: u32, mut cursor: Cursor) {
-        cursor.idle_since = Instant::now();
-        let evicted = {
-            let mut idle = lock(&self.idle);
-            let v = idle.entry((topic, partition)).or_default();
-            let evicted = (v.len() >= MAX_IDLE_PER_PARTITION).then(|| {
-                let oldest = (0..v.len())
-                    .min_by_key(|&i| v[i].idle_since)
-                    .expect("invariant: the list is full, so not empty");
-                v.swap_remove(oldest)
-            });
-            v.push(cursor);
-            evicted
-        };
-        drop(evicted); // Outside the lock: the drop spawns a delete.
-    }
-
-    /// Close every cursor of a deleted topic.
-    pub(crate) fn forget_topic(&self, topic: &str) {
-        let gone: Vec<Vec<Cursor>> = {
-            let mut idle = lock(&self.idle);
-            let keys: Vec<_> = idle
-                .keys()
-                .filter(|(t, _)| &**t == topic)
-                .cloned()
-                .collect();
-            keys.into_iter().filter_map(|k| idle.remove(&k)).collect()
-        };
-        drop(gone);
     }
 }
 
