@@ -1,6 +1,6 @@
 // Hand-written declarations of the public API (keep in sync with the modules).
 
-// ---- blind.js ---------------------------------------------------------------
+// ---- crypto/blind.js --------------------------------------------------------
 
 export const BLINDED_KEY_LEN: 16;
 
@@ -39,7 +39,7 @@ export function equal(a: Uint8Array, b: Uint8Array): boolean;
 export function toHex(bytes: Uint8Array): string;
 export function fromHex(text: string): Uint8Array;
 
-// ---- chat.js ----------------------------------------------------------------
+// ---- crypto/compat.js -------------------------------------------------------
 
 export class CompatMessage {
   constructor(iv: string, data: string);
@@ -67,7 +67,7 @@ export class ChatCrypto {
   decryptBytes(data: string, iv: string): Promise<Uint8Array>;
 }
 
-// ---- connection.js ----------------------------------------------------------
+// ---- client/connection.js, client/records.js --------------------------------
 
 export const SUBPROTOCOL: 'hermitmq.v3';
 export const CLOSE_PROTOCOL_ERROR: 4002;
@@ -163,7 +163,7 @@ export class Client {
 /** Open a connection: hello v3, Authenticate with opts.identity when offered. */
 export function connect(url: string, opts?: ConnectOptions): Promise<Client>;
 
-// ---- consumer.js ------------------------------------------------------------
+// ---- client/consumer.js -----------------------------------------------------
 
 export interface ConsumerOptions {
   group?: string | null;
@@ -198,12 +198,12 @@ export class Consumer implements AsyncIterable<Record> {
   close(): Promise<void>;
 }
 
-// ---- crc32c.js --------------------------------------------------------------
+// ---- protocol/crc32c.js -----------------------------------------------------
 
 export function crc32c(bytes: Uint8Array, start?: number, end?: number): number;
 export function crc32cUpdate(crc: number, bytes: Uint8Array, start?: number, end?: number): number;
 
-// ---- crypto-errors.js -------------------------------------------------------
+// ---- crypto/errors.js -------------------------------------------------------
 
 export type OpenErrorKind =
   | 'Truncated' | 'UnsupportedVersion' | 'UnknownMode' | 'ReservedFlags' | 'ReservedByte'
@@ -253,7 +253,7 @@ export class CompatError extends Error {
   readonly reason?: string;
 }
 
-// ---- envelope.js ------------------------------------------------------------
+// ---- crypto/envelope.js -----------------------------------------------------
 
 export const DIRECT_OVERHEAD: 56;
 export const MAX_RECIPIENTS: 4096;
@@ -302,7 +302,7 @@ export class RecordView {
   static parse(record: Uint8Array): RecordView;
 }
 
-// ---- identity.js ------------------------------------------------------------
+// ---- crypto/identity.js -----------------------------------------------------
 
 export const PKCS8_LEN: 138;
 export const SPKI_LEN: 91;
@@ -370,7 +370,7 @@ export class Identity {
   equals(other: Identity): boolean;
 }
 
-// ---- keyfile.js -------------------------------------------------------------
+// ---- crypto/keyfile.js ------------------------------------------------------
 
 export class KeyFileError extends Error {
   readonly code: 'HERMIT_KEYFILE';
@@ -408,7 +408,7 @@ export class KeyFile {
   unlockInsecureForTests(password: string | Uint8Array, options?: KeyOptions): Promise<Identity>;
 }
 
-// ---- open.js ----------------------------------------------------------------
+// ---- crypto/open.js ---------------------------------------------------------
 
 export type OpenedModeName = 'direct' | 'multi' | 'legacy';
 export const OpenedMode: { readonly Direct: 'direct'; readonly Multi: 'multi'; readonly Legacy: 'legacy' };
@@ -448,12 +448,12 @@ export class Opener {
   open(topic: string, record: Uint8Array): Promise<{ opened: Opened; plaintext: Uint8Array }>;
 }
 
-// ---- pad.js -----------------------------------------------------------------
+// ---- crypto/pad.js ----------------------------------------------------------
 
 export function padme(len: number): number;
 export function paddedLen(len: number): number;
 
-// ---- producer.js ------------------------------------------------------------
+// ---- client/producer.js, client/partitioner.js ------------------------------
 
 export function fnv1a32(bytes: Uint8Array): number;
 export function partitionForKey(key: Uint8Array, partitions: number): number;
@@ -497,7 +497,7 @@ export class Producer {
   close(): Promise<void>;
 }
 
-// ---- protocol.js ------------------------------------------------------------
+// ---- protocol/ (error, status, frame, record, hello, auth, topic, codec) ----
 
 export type ClientErrorCode =
   | 'Connect' | 'ConnectionLost' | 'Timeout' | 'Protocol' | 'UnsupportedVersion' | 'OffsetOutOfRange'
@@ -611,7 +611,7 @@ export function groupNameError(name: string): string | null;
 /** Why `name` is not a valid ListTopics cursor (topic charset, `__` allowed), or null. */
 export function cursorNameError(name: string): string | null;
 
-// ---- replay.js --------------------------------------------------------------
+// ---- crypto/replay.js -------------------------------------------------------
 
 export class Gap {
   constructor(first: bigint, last: bigint);
@@ -636,7 +636,7 @@ export class ReplayWindow {
   note(seq: bigint): void;
 }
 
-// ---- seal.js ----------------------------------------------------------------
+// ---- crypto/seal.js ---------------------------------------------------------
 
 /** 2^30 DIRECT records per K_pair, then one-recipient MULTI. */
 export const DIRECT_LIMIT: number;
@@ -667,7 +667,7 @@ export class Sealer {
   sealMultiDetailed(topic: string, recipients: PublicKey[], plaintext: Uint8Array): Promise<Sealed>;
 }
 
-// ---- sealed.js --------------------------------------------------------------
+// ---- sealed/producer.js, sealed/consumer.js, sealed/records.js --------------
 
 export class SealedGroup {
   constructor(members: PublicKey[], key: ConversationKey);
@@ -795,7 +795,7 @@ export class SealedConsumer implements AsyncIterable<OpenedRecord | SealedRecord
   close(): Promise<void>;
 }
 
-// ---- state.js ---------------------------------------------------------------
+// ---- crypto/state.js, sealed/state.js ---------------------------------------
 
 export const STATE_MAGIC: Uint8Array;
 export const MAX_STATE_LEN: number;
@@ -850,7 +850,7 @@ export class StateStore {
   save(logical: Uint8Array, plaintext: Uint8Array): Promise<void>;
 }
 
-// ---- signing.js -------------------------------------------------------------
+// ---- crypto/signing.js ------------------------------------------------------
 
 export class SigningPublicKey {
   private constructor();

@@ -2,9 +2,11 @@
 // (helpers/broker.mjs; build it with `cargo build -p hermit-cli`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { Identity } from '../src/identity.js';
-import { Ack, BatchBuilder, Cleanup, U64_MAX } from '../src/protocol.js';
+import { connect } from '../src/client/connection.js';
+import { Identity } from '../src/crypto/identity.js';
+import { Ack, Cleanup } from '../src/protocol/frame.js';
+import { BatchBuilder } from '../src/protocol/record.js';
+import { U64_MAX } from '../src/protocol/codec.js';
 import { INBOX_POLICY, startBroker } from './helpers/broker.mjs';
 
 const enc = new TextEncoder();

@@ -2,10 +2,12 @@
 // server (helpers/fake-broker.mjs). The real broker is in connection-broker.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { BrokerFlags, Op, authTranscript, encodeResponse } from '../src/protocol.js';
+import { connect } from '../src/client/connection.js';
+import { BrokerFlags } from '../src/protocol/hello.js';
+import { Op, encodeResponse } from '../src/protocol/frame.js';
+import { authTranscript } from '../src/protocol/auth.js';
+import { Identity } from '../src/crypto/identity.js';
 import { fakeBroker } from './helpers/fake-broker.mjs';
-import { Identity } from '../src/identity.js';
 
 test('hello, then pipelined requests answered out of order reach their callers', async (t) => {
   const held = [];
@@ -138,7 +140,8 @@ test('frames over the broker limit are refused before sending', async (t) => {
   const broker = await fakeBroker({ maxFrame: 100, onRequest: (req, ws) => { seen++; broker.answer(ws, req, { body: { baseOffset: 0 } }); } });
   t.after(() => broker.close());
   const client = await connect(broker.url);
-  const { BatchBuilder, Ack } = await import('../src/protocol.js');
+  const { BatchBuilder } = await import('../src/protocol/record.js');
+  const { Ack } = await import('../src/protocol/frame.js');
   const b = new BatchBuilder();
   b.push(new Uint8Array(200));
   await assert.rejects(client.produce('t', 0, Ack.Written, b.finish()), (e) => e.code === 'RequestTooLarge' && /exceeds the broker's frame limit of 100/.test(e.message));

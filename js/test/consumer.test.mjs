@@ -2,9 +2,10 @@
 // runs against the real broker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { Consumer } from '../src/consumer.js';
-import { Ack, BatchBuilder } from '../src/protocol.js';
+import { connect } from '../src/client/connection.js';
+import { Consumer } from '../src/client/consumer.js';
+import { Ack } from '../src/protocol/frame.js';
+import { BatchBuilder } from '../src/protocol/record.js';
 import { memoryBroker } from './helpers/fake-broker.mjs';
 
 const enc = new TextEncoder();

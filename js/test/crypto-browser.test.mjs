@@ -7,10 +7,10 @@ import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fromBase64, toBase64, utf8 } from '../src/bytes.js';
-import { Identity, PublicKey } from '../src/identity.js';
-import { KeyFile } from '../src/keyfile.js';
-import { Opener } from '../src/open.js';
-import { Sealer } from '../src/seal.js';
+import { Identity, PublicKey } from '../src/crypto/identity.js';
+import { KeyFile } from '../src/crypto/keyfile.js';
+import { Opener } from '../src/crypto/open.js';
+import { Sealer } from '../src/crypto/seal.js';
 import { launchChromium, serveSdk } from './helpers/chromium.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

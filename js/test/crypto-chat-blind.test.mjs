@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { inspect } from 'node:util';
 import { fromBase64, toBase64, utf8 } from '../src/bytes.js';
-import { BlindedKey, ConversationKey } from '../src/blind.js';
-import { ChatCrypto, CompatMessage } from '../src/chat.js';
-import { CompatError } from '../src/crypto-errors.js';
-import { Identity, KeyError } from '../src/identity.js';
-import { Opener } from '../src/open.js';
+import { BlindedKey, ConversationKey } from '../src/crypto/blind.js';
+import { ChatCrypto, CompatMessage } from '../src/crypto/compat.js';
+import { CompatError } from '../src/crypto/errors.js';
+import { Identity, KeyError } from '../src/crypto/identity.js';
+import { Opener } from '../src/crypto/open.js';
 
 async function pair() {
   const a = await Identity.generate();

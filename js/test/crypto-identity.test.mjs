@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { inspect } from 'node:util';
 import { concat, fromBase64, toBase64, utf8 } from '../src/bytes.js';
-import { Fingerprint, Identity, KeyError, Kid, PublicKey, pairKey } from '../src/identity.js';
-import { SigningIdentity, SigningPublicKey } from '../src/signing.js';
+import { Fingerprint, Identity, KeyError, Kid, PublicKey, pairKey } from '../src/crypto/identity.js';
+import { SigningIdentity, SigningPublicKey } from '../src/crypto/signing.js';
 
 const ECDH = { name: 'ECDH', namedCurve: 'P-256' };
 const ECDSA = { name: 'ECDSA', namedCurve: 'P-256' };

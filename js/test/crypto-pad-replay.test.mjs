@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pad, padme, paddedLen, unpaddedLen } from '../src/pad.js';
-import { Gap, ReplayWindow } from '../src/replay.js';
+import { pad, padme, paddedLen, unpaddedLen } from '../src/crypto/pad.js';
+import { Gap, ReplayWindow } from '../src/crypto/replay.js';
 
 test('padme matches the Rust vectors and bounds its overhead', () => {
   const cases = [[0, 0], [1, 1], [2, 2], [3, 3], [9, 10], [28, 28], [29, 30], [100, 104], [1000, 1024], [1025, 1088], [65537, 67584]];

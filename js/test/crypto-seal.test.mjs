@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { concat, utf8 } from '../src/bytes.js';
-import { OpenError, SealError, TrustError } from '../src/crypto-errors.js';
-import { COMMIT_LABEL, CTX_LABEL, DIRECT_OVERHEAD, Flags, Header, Mode, WRAP_LABEL, ctxDigest } from '../src/envelope.js';
-import { Identity, pairKey, sha256 } from '../src/identity.js';
-import { OpenedMode, Opener } from '../src/open.js';
-import { paddedLen } from '../src/pad.js';
-import { DIRECT_LIMIT, Sealer } from '../src/seal.js';
-import { SigningIdentity } from '../src/signing.js';
-import { aesKey, gcmEncrypt, hkdfAesKey, hkdfKey, hmacKey, hmacSign, ZERO_IV } from '../src/aead.js';
+import { OpenError, SealError, TrustError } from '../src/crypto/errors.js';
+import { COMMIT_LABEL, CTX_LABEL, DIRECT_OVERHEAD, Flags, Header, Mode, WRAP_LABEL, ctxDigest } from '../src/crypto/envelope.js';
+import { Identity, pairKey, sha256 } from '../src/crypto/identity.js';
+import { OpenedMode, Opener } from '../src/crypto/open.js';
+import { paddedLen } from '../src/crypto/pad.js';
+import { DIRECT_LIMIT, Sealer } from '../src/crypto/seal.js';
+import { SigningIdentity } from '../src/crypto/signing.js';
+import { aesKey, gcmEncrypt, hkdfAesKey, hkdfKey, hmacKey, hmacSign, ZERO_IV } from '../src/crypto/aead.js';
 
 const TOPIC = 'chat.room-7';
 const text = (s) => utf8(s);

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { inspect } from 'node:util';
 import { concat, fromBase64, toBase64 } from '../src/bytes.js';
-import { Identity } from '../src/identity.js';
-import { FLOOR_M_COST_KIB, KdfParams, KeyFile, KeyFileError, MAX_ARMOR_LEN } from '../src/keyfile.js';
+import { Identity } from '../src/crypto/identity.js';
+import { FLOOR_M_COST_KIB, KdfParams, KeyFile, KeyFileError, MAX_ARMOR_LEN } from '../src/crypto/keyfile.js';
 
 const CHEAP = KdfParams.insecureForTests(64, 1, 1);
 const kindOf = async (p) => {

@@ -3,8 +3,8 @@
 // ListTopics pages, allTopics, the frame-size cut, the ACL filter.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { Identity } from '../src/identity.js';
+import { connect } from '../src/client/connection.js';
+import { Identity } from '../src/crypto/identity.js';
 import { INBOX_POLICY, startBroker } from './helpers/broker.mjs';
 
 /** Every page of a listing: [names, next] each. */

@@ -1,10 +1,11 @@
 // Producer → Consumer through a real broker over WebSocket.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { Consumer } from '../src/consumer.js';
-import { Producer, partitionForKey } from '../src/producer.js';
-import { Ack } from '../src/protocol.js';
+import { connect } from '../src/client/connection.js';
+import { Consumer } from '../src/client/consumer.js';
+import { Producer } from '../src/client/producer.js';
+import { partitionForKey } from '../src/client/partitioner.js';
+import { Ack } from '../src/protocol/frame.js';
 import { startBroker } from './helpers/broker.mjs';
 
 const enc = new TextEncoder();

@@ -2,9 +2,11 @@
 // producer-broker.test.mjs runs round trips through the real broker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { Producer, fnv1a32, partitionForKey } from '../src/producer.js';
-import { Ack, BatchBuilder, parseBatch, records } from '../src/protocol.js';
+import { connect } from '../src/client/connection.js';
+import { Producer } from '../src/client/producer.js';
+import { fnv1a32, partitionForKey } from '../src/client/partitioner.js';
+import { Ack } from '../src/protocol/frame.js';
+import { BatchBuilder, parseBatch, records } from '../src/protocol/record.js';
 import { memoryBroker } from './helpers/fake-broker.mjs';
 
 const enc = new TextEncoder();

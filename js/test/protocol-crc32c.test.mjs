@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { crc32c, crc32cUpdate } from '../src/crc32c.js';
+import { crc32c, crc32cUpdate } from '../src/protocol/crc32c.js';
 
 const enc = new TextEncoder();
 

@@ -1,11 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  Ack, BatchBuilder, BrokerFlags, ClientError, MAX_LIST_LIMIT, Op, Status, STATUS_NAMES, U64_MAX, WireError,
-  authTranscript, batches, brokerError, cursorNameError, decodeBrokerHello, decodeRecordHeader, decodeResponse,
-  encodeBrokerHello, encodeClientHello, encodeRequest, encodeResponse, groupNameError, parseBatch,
-  records, topicNameError, verifyCrc,
-} from '../src/protocol.js';
+import { Ack, MAX_LIST_LIMIT, Op, brokerError, decodeResponse, encodeRequest, encodeResponse } from '../src/protocol/frame.js';
+import { BatchBuilder, batches, decodeRecordHeader, parseBatch, records, verifyCrc } from '../src/protocol/record.js';
+import { BrokerFlags, decodeBrokerHello, encodeBrokerHello, encodeClientHello } from '../src/protocol/hello.js';
+import { ClientError, WireError } from '../src/protocol/error.js';
+import { Status, STATUS_NAMES } from '../src/protocol/status.js';
+import { U64_MAX } from '../src/protocol/codec.js';
+import { authTranscript } from '../src/protocol/auth.js';
+import { cursorNameError, groupNameError, topicNameError } from '../src/protocol/topic.js';
 
 const enc = new TextEncoder();
 const hex = (s) => Uint8Array.from(s.match(/../g).map((b) => parseInt(b, 16)));

@@ -3,10 +3,11 @@
 // refuses other principals' reads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { Identity } from '../src/identity.js';
-import { Producer } from '../src/producer.js';
-import { SealedConsumer, SealedProducer } from '../src/sealed.js';
+import { connect } from '../src/client/connection.js';
+import { Identity } from '../src/crypto/identity.js';
+import { Producer } from '../src/client/producer.js';
+import { SealedConsumer } from '../src/sealed/consumer.js';
+import { SealedProducer } from '../src/sealed/producer.js';
 import { INBOX_POLICY, startBroker } from './helpers/broker.mjs';
 
 const enc = new TextEncoder();

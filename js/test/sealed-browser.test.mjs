@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { connect } from '../src/connection.js';
-import { Identity, PublicKey } from '../src/identity.js';
-import { Producer } from '../src/producer.js';
-import { SealedConsumer, SealedProducer } from '../src/sealed.js';
+import { connect } from '../src/client/connection.js';
+import { Identity, PublicKey } from '../src/crypto/identity.js';
+import { Producer } from '../src/client/producer.js';
+import { SealedConsumer } from '../src/sealed/consumer.js';
+import { SealedProducer } from '../src/sealed/producer.js';
 import { INBOX_POLICY, startBroker } from './helpers/broker.mjs';
 import { launchChromium, serveSdk } from './helpers/chromium.mjs';
 

@@ -9,11 +9,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ConversationKey } from '../src/blind.js';
-import { connect } from '../src/connection.js';
-import { Identity } from '../src/identity.js';
-import { Producer } from '../src/producer.js';
-import { SealedConsumer, SealedProducer } from '../src/sealed.js';
+import { ConversationKey } from '../src/crypto/blind.js';
+import { connect } from '../src/client/connection.js';
+import { Identity } from '../src/crypto/identity.js';
+import { Producer } from '../src/client/producer.js';
+import { SealedConsumer } from '../src/sealed/consumer.js';
+import { SealedProducer } from '../src/sealed/producer.js';
 import { hermitBin, startBroker } from './helpers/broker.mjs';
 
 const run = promisify(execFile);

@@ -3,11 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
-import { connect } from '../src/connection.js';
-import { Identity } from '../src/identity.js';
-import { Producer } from '../src/producer.js';
-import { ConversationKey } from '../src/blind.js';
-import { SealedConsumer, SealedGroup, SealedProducer, SealedRecordError } from '../src/sealed.js';
+import { connect } from '../src/client/connection.js';
+import { Identity } from '../src/crypto/identity.js';
+import { Producer } from '../src/client/producer.js';
+import { ConversationKey } from '../src/crypto/blind.js';
+import { SealedConsumer } from '../src/sealed/consumer.js';
+import { SealedGroup, SealedProducer } from '../src/sealed/producer.js';
+import { SealedRecordError } from '../src/sealed/records.js';
 import { memoryBroker } from './helpers/fake-broker.mjs';
 
 const enc = new TextEncoder();

@@ -3,25 +3,15 @@
 // checks, the opener's floor and window starts, ChatCrypto's count.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChatCrypto, COMPAT_LIMIT } from '../src/chat.js';
-import { CompatError } from '../src/crypto-errors.js';
-import { Fingerprint, Identity } from '../src/identity.js';
-import { Opener, WindowStart } from '../src/open.js';
-import { paddedLen } from '../src/pad.js';
-import { ReplayWindow } from '../src/replay.js';
-import { Sealer } from '../src/seal.js';
-import {
-  BudgetState,
-  ConsumerState,
-  MAX_STATE_LEN,
-  MAX_STATE_SENDERS,
-  STATE_MAGIC,
-  StateError,
-  consumerKey,
-  openState,
-  sealState,
-  stateTopic,
-} from '../src/state.js';
+import { ChatCrypto, COMPAT_LIMIT } from '../src/crypto/compat.js';
+import { CompatError } from '../src/crypto/errors.js';
+import { Fingerprint, Identity } from '../src/crypto/identity.js';
+import { Opener, WindowStart } from '../src/crypto/open.js';
+import { paddedLen } from '../src/crypto/pad.js';
+import { ReplayWindow } from '../src/crypto/replay.js';
+import { Sealer } from '../src/crypto/seal.js';
+import { BudgetState, ConsumerState, MAX_STATE_SENDERS, consumerKey, stateTopic } from '../src/sealed/state.js';
+import { MAX_STATE_LEN, STATE_MAGIC, StateError, openState, sealState } from '../src/crypto/state.js';
 
 const enc = new TextEncoder();
 

@@ -2,7 +2,8 @@
 // on purpose (answers out of order, malformed frames, silence, closing
 // mid-request). Tests of real behaviour use helpers/broker.mjs.
 import { WebSocketServer } from 'ws';
-import { decodeResponse, encodeBrokerHello, encodeResponse, Op } from '../../src/protocol.js';
+import { decodeResponse, encodeResponse, Op } from '../../src/protocol/frame.js';
+import { encodeBrokerHello } from '../../src/protocol/hello.js';
 
 /**
  * @param {{ flags?: number, maxFrame?: number, onRequest?: (req, ws, raw) => void, hello?: Uint8Array, protocol?: string|false }} behaviour
@@ -53,7 +54,7 @@ export { Op, decodeResponse };
  * @param {{ partitions?: number, hold?: (req, ws) => boolean }} opts  `hold` returning true leaves a request unanswered (answer it later with `handle`)
  */
 export async function memoryBroker(opts = {}) {
-  const { parseBatch } = await import('../../src/protocol.js');
+  const { parseBatch } = await import('../../src/protocol/record.js');
   const topics = new Map(); // name -> array of partitions: { batches: Uint8Array[], next: number }
   const commits = new Map();
   const waiting = []; // long polls: { ws, req, topic, partition, offset, deadline timer }

@@ -18,35 +18,14 @@
  * no separate delivery timeout (the client's request timeout bounds every
  * batch once it is sent).
  *
- * @module producer
+ * @module client/producer
  */
 
-import { Ack, BatchBuilder, ClientError, HEADER_LEN, RECORD_LEN_PREFIX, REQUEST_HEADER_LEN, checkTopic, nowNs } from './protocol.js';
-
-/**
- * FNV-1a, 32 bits: the partitioner's hash (client/src/partitioner.rs), so a
- * key lands in the same partition from every SDK.
- * @param {Uint8Array} bytes
- * @returns {number}
- */
-export function fnv1a32(bytes) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < bytes.length; i++) {
-    h ^= bytes[i];
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
-}
-
-/**
- * The partition of a keyed record among `partitions` (≥ 1).
- * @param {Uint8Array} key
- * @param {number} partitions
- * @returns {number}
- */
-export function partitionForKey(key, partitions) {
-  return fnv1a32(key) % Math.max(1, partitions);
-}
+import { ClientError } from '../protocol/error.js';
+import { Ack, REQUEST_HEADER_LEN } from '../protocol/frame.js';
+import { BatchBuilder, HEADER_LEN, RECORD_LEN_PREFIX, nowNs } from '../protocol/record.js';
+import { checkTopic } from '../protocol/topic.js';
+import { partitionForKey } from './partitioner.js';
 
 /**
  * @typedef {object} ProducerOptions

@@ -16,9 +16,9 @@
 // synchronously, before accepting — two concurrent opens of one record cannot
 // both succeed. Legacy `{"iv","data"}` records are refused unless allowLegacy.
 
-import { checkBytes, concat, equal, utf8 } from './bytes.js';
-import { CompatMessage, decodeParts } from './chat.js';
-import { CompatError, OpenError, TrustError } from './crypto-errors.js';
+import { checkBytes, concat, equal, utf8 } from '../bytes.js';
+import { CompatMessage, decodeParts } from './compat.js';
+import { CompatError, OpenError, TrustError } from './errors.js';
 import { COMMIT_LABEL, Mode, RecordView, SIG_LABEL, WRAP_LABEL, ctxDigest } from './envelope.js';
 import { Fingerprint, Identity, PublicKey, pairKey, sha256 } from './identity.js';
 import { aesKey, gcmDecrypt, hkdfAesKey, hkdfKey, hmacKey, hmacVerify, ZERO_IV } from './aead.js';

@@ -20,10 +20,11 @@
  * after `retryBackoffMs`; a lost connection is reported (this SDK's
  * connections are not reopened, see connection.js).
  *
- * @module consumer
+ * @module client/consumer
  */
 
-import { ClientError, checkGroup, checkTopic } from './protocol.js';
+import { ClientError } from '../protocol/error.js';
+import { checkGroup, checkTopic } from '../protocol/topic.js';
 
 /**
  * @typedef {object} ConsumerOptions
@@ -44,7 +45,7 @@ import { ClientError, checkGroup, checkTopic } from './protocol.js';
  */
 
 /**
- * @typedef {import('./connection.js').Record} Record
+ * @typedef {import('./records.js').Record} Record
  */
 
 /**
@@ -132,7 +133,7 @@ export class Consumer {
     this._retryBackoffMs = options.retryBackoffMs ?? 100;
     /** @private */
     this._parts = parts;
-    /** @private @type {Array<{ pidx: number, generation: number, offset: number, result?: import('./connection.js').FetchResponse, error?: any }>} */
+    /** @private @type {Array<{ pidx: number, generation: number, offset: number, result?: import('./records.js').FetchResponse, error?: any }>} */
     this._done = [];
     /** @private @type {(() => void) | null} */
     this._wake = null;
@@ -220,7 +221,7 @@ export class Consumer {
   /**
    * Handle a fetch's outcome; throws what is for the application.
    * @private
-   * @param {{ pidx: number, generation: number, offset: number, result?: import('./connection.js').FetchResponse, error?: any }} done
+   * @param {{ pidx: number, generation: number, offset: number, result?: import('./records.js').FetchResponse, error?: any }} done
    */
   _onFetch(done) {
     const p = this._parts[done.pidx];

@@ -12,7 +12,7 @@
 // the OWASP floor (19 MiB, t = 2) — `unlockInsecureForTests` does not.
 // hash-wasm runs Argon2 in one thread, so p lanes cost p times one lane here.
 
-import { checkBytes, concat, equal, fromBase64, toBase64, utf8 } from './bytes.js';
+import { checkBytes, concat, equal, fromBase64, toBase64, utf8 } from '../bytes.js';
 import { Identity, PublicKey, SPKI_LEN, randomBytes } from './identity.js';
 import { aesKey, gcmDecrypt, gcmEncrypt } from './aead.js';
 

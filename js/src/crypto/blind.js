@@ -4,7 +4,7 @@
 // conversation still compact together and the broker learns no names. K_conv
 // is the pairwise key (1:1) or a group secret shared by the members.
 
-import { checkBytes, concat, equal, toHex, utf8 } from './bytes.js';
+import { checkBytes, concat, equal, toHex, utf8 } from '../bytes.js';
 import { Identity, KeyError, PublicKey, pairKey, randomBytes } from './identity.js';
 import { hmacKey, hmacSign } from './aead.js';
 

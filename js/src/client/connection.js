@@ -9,29 +9,23 @@
  * and later ones with `Closed`; connect again for a new one. (A browser tab
  * usually wants to decide itself when to reconnect.)
  *
- * @module connection
+ * @module client/connection
  */
 
+import { MECHANISM_P256_ECDSA } from '../protocol/auth.js';
+import { ClientError, WireError } from '../protocol/error.js';
 import {
-  BrokerFlags,
-  ClientError,
   FETCH_RESPONSE_HEADER_LEN,
   MAX_CONTROL_FRAME,
   MAX_LIST_LIMIT,
-  MECHANISM_P256_ECDSA,
   Op,
-  WireError,
-  batches,
   brokerError,
-  decodeBrokerHello,
   decodeResponse,
-  encodeClientHello,
   encodeRequest,
   opName,
-  parseBatch,
-  records as payloadRecords,
-  verifyCrc,
-} from './protocol.js';
+} from '../protocol/frame.js';
+import { BrokerFlags, decodeBrokerHello, encodeClientHello } from '../protocol/hello.js';
+import { FetchResponse } from './records.js';
 
 /** The WebSocket subprotocol of protocol version 3. */
 export const SUBPROTOCOL = 'hermitmq.v3';
@@ -148,86 +142,6 @@ export async function connect(url, opts = {}) {
     clearTimeout(timer);
   }
   return client;
-}
-
-/**
- * @typedef {object} Record
- * @property {string} topic
- * @property {number} partition
- * @property {number} offset
- * @property {bigint} timestampNs  the batch's timestamp (ns since the Unix epoch)
- * @property {Uint8Array} key      the batch key (empty for none)
- * @property {Uint8Array} value
- */
-
-/**
- * Whole record batches returned by a fetch (Rust's `FetchResponse`).
- */
-export class FetchResponse {
-  /**
-   * @param {string} topic
-   * @param {number} partition
-   * @param {number} highWatermark
-   * @param {number} logStart
-   * @param {Uint8Array} batches
-   */
-  constructor(topic, partition, highWatermark, logStart, batches) {
-    /** @type {string} */
-    this.topic = topic;
-    /** @type {number} */
-    this.partition = partition;
-    /** Offset the next record will get. @type {number} */
-    this.highWatermark = highWatermark;
-    /** First offset still stored. @type {number} */
-    this.logStart = logStart;
-    /** The raw batches. @type {Uint8Array} */
-    this.batches = batches;
-  }
-
-  /**
-   * The offset after the last record of the last batch, or `null` when the
-   * response holds none. Checks batch structure, not CRCs.
-   * @returns {number|null}
-   */
-  nextOffset() {
-    let next = null;
-    for (const b of batches(this.batches)) next = b.header.baseOffset + b.header.recordCount;
-    return next;
-  }
-
-  /**
-   * The records at or after `fromOffset` (the first batch may start before
-   * the offset asked for), each batch's CRC checked when it is entered.
-   * Throws `CorruptBatch` at a batch that fails its CRC or layout.
-   * @param {number} [fromOffset]
-   * @returns {Generator<Record>}
-   */
-  *records(fromOffset = 0) {
-    let at = 0;
-    while (at < this.batches.length) {
-      const b = parseBatch(this.batches, at);
-      at += b.length;
-      const h = b.header;
-      if (h.baseOffset + h.recordCount <= fromOffset) continue; // wholly before: not checked either
-      let recs;
-      try {
-        verifyCrc(b);
-        recs = [...payloadRecords(b.payload, h.recordCount)];
-      } catch (e) {
-        throw new ClientError('CorruptBatch', `corrupt batch at ${this.topic}/${this.partition} offset ${h.baseOffset}: ${e instanceof Error ? e.message : e}`, {
-          cause: e,
-          topic: this.topic,
-          partition: this.partition,
-          baseOffset: h.baseOffset,
-        });
-      }
-      for (let i = 0; i < recs.length; i++) {
-        const offset = h.baseOffset + i;
-        if (offset < fromOffset) continue;
-        yield { topic: this.topic, partition: this.partition, offset, timestampNs: h.timestampNs, key: b.key, value: recs[i] };
-      }
-    }
-  }
 }
 
 /**
@@ -474,7 +388,7 @@ export class Client {
   /**
    * Send one request and wait for its answer.
    * @private
-   * @param {import('./protocol.js').Request} req
+   * @param {import('../protocol/frame.js').Request} req
    * @param {number} [extraMs] added to the timeout (a fetch's long poll)
    * @returns {Promise<any>}
    */
@@ -572,7 +486,7 @@ export class Client {
    * otherwise it refuses with `PayloadTooLarge`: use {@link Client.listTopics}
    * or {@link Client.allTopics} there.
    * @param {string|null} [topic]
-   * @returns {Promise<import('./protocol.js').TopicMetadata[]>}
+   * @returns {Promise<import('../protocol/frame.js').TopicMetadata[]>}
    */
   async metadata(topic = null) {
     return this._request({ op: 'metadata', topic });
@@ -588,10 +502,10 @@ export class Client {
    * the caller may not see and is valid only on this connection.
    * (Rust: `Client::list_topics`.)
    * @param {{ after?: string|null, limit?: number }} [opts] `limit` default 1000
-   * @returns {Promise<import('./protocol.js').TopicPage>}
+   * @returns {Promise<import('../protocol/frame.js').TopicPage>}
    */
   async listTopics({ after = null, limit = MAX_LIST_LIMIT } = {}) {
-    /** @type {import('./protocol.js').TopicPage} */
+    /** @type {import('../protocol/frame.js').TopicPage} */
     const page = await this._request({ op: 'listTopics', after, limit });
     // An opaque cursor (`__cursor.<n>`: a name the caller may not see,
     // known only to this connection) cannot be compared; it must not repeat.
@@ -611,7 +525,7 @@ export class Client {
    * however many topics the broker has. (Rust's `Client::all_topics`
    * collects them all in a `Vec` instead.)
    * @param {{ limit?: number }} [opts] topics per request, default 1000
-   * @returns {AsyncGenerator<import('./protocol.js').TopicMetadata, void, void>}
+   * @returns {AsyncGenerator<import('../protocol/frame.js').TopicMetadata, void, void>}
    */
   async *allTopics({ limit = MAX_LIST_LIMIT } = {}) {
     /** @type {string|null} */

@@ -16,7 +16,7 @@
 // application that never needs to save the key should pass
 // `{ extractable: false }` (then `toPkcs8` throws `KeyError` kind `NotExtractable`).
 
-import { checkBytes, concat, equal, fromBase64, toBase64, toHex } from './bytes.js';
+import { checkBytes, concat, equal, fromBase64, toBase64, toHex } from '../bytes.js';
 
 /** Length of an exported PKCS#8 private key (with the public key inside). */
 export const PKCS8_LEN = 138;

@@ -4,7 +4,7 @@
 // own key. Keys travel as PKCS#8 / SPKI like identities. The private CryptoKey
 // is non-extractable unless `{ extractable: true }` (the default, for `toPkcs8`).
 
-import { checkBytes } from './bytes.js';
+import { checkBytes } from '../bytes.js';
 import { ECDSA, ECDSA_SHA256, Identity, KeyError, PublicKey, importPkcs8Base64, subtle, wipedBase64 } from './identity.js';
 
 const CONSTRUCT = Symbol('construct');

@@ -21,7 +21,7 @@
 // and counts up by one (see client/src/crypto/seq.rs); `resumeTopic` continues
 // above a persisted value.
 
-import { checkBytes, concat, utf8 } from './bytes.js';
+import { checkBytes, concat, utf8 } from '../bytes.js';
 import { Identity, PublicKey, pairKey, randomBytes, sha256 } from './identity.js';
 import {
   COMMIT_LABEL,
@@ -33,7 +33,7 @@ import {
   WRAP_LABEL,
   ctxDigest,
 } from './envelope.js';
-import { SealError } from './crypto-errors.js';
+import { SealError } from './errors.js';
 import { aesKey, gcmEncrypt, hkdfAesKey, hkdfKey, hmacKey, hmacSign, ZERO_IV } from './aead.js';
 import { pad } from './pad.js';
 import { SigningIdentity, signWith } from './signing.js';

@@ -9,7 +9,7 @@
 // `Header.parse` / `RecordView.parse` check structure only; the Opener authenticates.
 
 import { Kid, sha256 } from './identity.js';
-import { OpenError } from './crypto-errors.js';
+import { OpenError } from './errors.js';
 
 /** The only record version this code reads or writes. */
 export const VERSION = 0x01;

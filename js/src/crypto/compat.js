@@ -15,8 +15,8 @@
 // does (Rust's `decrypt_to_string`); `decryptBytes` is Rust's `decrypt`;
 // `encrypt` takes a string or bytes (Rust's `encrypt_str` / `encrypt`).
 
-import { fromBase64, fromUtf8, toBase64, utf8 } from './bytes.js';
-import { CompatError } from './crypto-errors.js';
+import { fromBase64, fromUtf8, toBase64, utf8 } from '../bytes.js';
+import { CompatError } from './errors.js';
 import { Identity, PublicKey, pairKey, randomBytes, sha256, subtle } from './identity.js';
 import { aesKey, gcmDecrypt, gcmEncrypt } from './aead.js';
 
