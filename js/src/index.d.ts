@@ -12,16 +12,21 @@ export class BlindedKey {
   toHex(): string;
 }
 
-/** A conversation key K_conv (pairwise key or group secret). */
-export class ConversationKey {
+/** A blinding key K_conv (of a pair or group, used only to blind record keys). */
+export class BlindingKey {
   private constructor();
-  static pairwise(own: Identity, peer: PublicKey): Promise<ConversationKey>;
-  static generateGroup(): Promise<ConversationKey>;
-  static fromGroupSecret(secret: Uint8Array): Promise<ConversationKey>;
+  static pairwise(own: Identity, peer: PublicKey): Promise<BlindingKey>;
+  static generateGroup(): Promise<BlindingKey>;
+  static fromGroupSecret(secret: Uint8Array): Promise<BlindingKey>;
   /** Group keys only; throws KeyError kind NotExtractable for a pairwise key. */
   groupSecretBytes(): Uint8Array;
   blind(logicalKey: Uint8Array | string): Promise<BlindedKey>;
 }
+
+/** @deprecated Use `BlindingKey` ("conversation" is reserved for MLS conversations). */
+export const ConversationKey: typeof BlindingKey;
+/** @deprecated Use `BlindingKey`. */
+export type ConversationKey = BlindingKey;
 
 // ---- bytes.js ---------------------------------------------------------------
 
@@ -670,10 +675,10 @@ export class Sealer {
 // ---- sealed/producer.js, sealed/consumer.js, sealed/records.js --------------
 
 export class SealedGroup {
-  constructor(members: PublicKey[], key: ConversationKey);
+  constructor(members: PublicKey[], key: BlindingKey);
   static generate(members: PublicKey[]): Promise<SealedGroup>;
   readonly members: PublicKey[];
-  readonly key: ConversationKey;
+  readonly key: BlindingKey;
   blind(logicalKey: Uint8Array | string): Promise<BlindedKey>;
   others(own: Fingerprint): PublicKey[];
 }

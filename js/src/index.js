@@ -62,7 +62,7 @@ export { DIRECT_LIMIT, MAX_PLAINTEXT_LEN, Sealer } from './crypto/seal.js';
 export { OpenedMode, Opener, WindowStart } from './crypto/open.js';
 export { BITMAP_LEN, Gap, ReplayWindow } from './crypto/replay.js';
 export { SigningIdentity, SigningPublicKey } from './crypto/signing.js';
-export { BLINDED_KEY_LEN, BlindedKey, ConversationKey } from './crypto/blind.js';
+export { BLINDED_KEY_LEN, BlindedKey, BlindingKey, ConversationKey } from './crypto/blind.js';
 export { padme, paddedLen } from './crypto/pad.js';
 export { MAX_STATE_LEN, STATE_MAGIC, StateError, openState, sealState } from './crypto/state.js';
 export { COMPAT_LIMIT, ChatCrypto, CompatMessage } from './crypto/compat.js';

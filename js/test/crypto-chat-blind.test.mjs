@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { inspect } from 'node:util';
 import { fromBase64, toBase64, utf8 } from '../src/bytes.js';
-import { BlindedKey, ConversationKey } from '../src/crypto/blind.js';
+import { BlindedKey, BlindingKey, ConversationKey } from '../src/crypto/blind.js';
 import { ChatCrypto, CompatMessage } from '../src/crypto/compat.js';
 import { CompatError } from '../src/crypto/errors.js';
 import { Identity, KeyError } from '../src/crypto/identity.js';
@@ -79,27 +79,36 @@ test('the Opener takes legacy records only when allowed, from any trusted sender
   assert.equal(await kind(opener.open('t', utf8((await stranger.encrypt('x')).toJson()))), 'LegacyAuthFailed');
 });
 
-test('blinded keys: both sides alike, conversations and keys differ', async () => {
+test('blinded keys: both sides alike, pairs and keys differ', async () => {
   const a = await Identity.generate();
   const b = await Identity.generate();
   const c = await Identity.generate();
-  const ab = await ConversationKey.pairwise(a, b.publicKey);
-  const ba = await ConversationKey.pairwise(b, a.publicKey);
-  const ac = await ConversationKey.pairwise(a, c.publicKey);
+  const ab = await BlindingKey.pairwise(a, b.publicKey);
+  const ba = await BlindingKey.pairwise(b, a.publicKey);
+  const ac = await BlindingKey.pairwise(a, c.publicKey);
   const k = await ab.blind('order-17');
   assert.ok(k instanceof BlindedKey);
   assert.equal(k.asBytes().length, 16);
   assert.ok(k.equals(await ba.blind(utf8('order-17'))));
   assert.ok(!k.equals(await ab.blind('order-18')));
   assert.ok(!k.equals(await ac.blind('order-17')));
-  const g = await ConversationKey.generateGroup();
-  const g2 = await ConversationKey.fromGroupSecret(g.groupSecretBytes());
+  const g = await BlindingKey.generateGroup();
+  const g2 = await BlindingKey.fromGroupSecret(g.groupSecretBytes());
   assert.ok((await g.blind('k')).equals(await g2.blind('k')));
   assert.throws(() => ab.groupSecretBytes(), (e) => e instanceof KeyError && e.kind === 'NotExtractable');
-  assert.equal(String(g), 'ConversationKey(<redacted>)');
+  assert.equal(String(g), 'BlindingKey(<redacted>)');
   // HMAC-SHA256(K, "sealed-record/v1 key" || k)[0..16], by hand.
   const secret = new Uint8Array(32).fill(7);
   const key = await crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const tag = new Uint8Array(await crypto.subtle.sign('HMAC', key, utf8('sealed-record/v1 keyabc')));
-  assert.deepEqual((await (await ConversationKey.fromGroupSecret(secret)).blind('abc')).asBytes(), tag.subarray(0, 16));
+  assert.deepEqual((await (await BlindingKey.fromGroupSecret(secret)).blind('abc')).asBytes(), tag.subarray(0, 16));
+});
+
+test('ConversationKey is the deprecated name of BlindingKey', async () => {
+  const a = await Identity.generate();
+  const b = await Identity.generate();
+  assert.equal(ConversationKey, BlindingKey);
+  const old = await ConversationKey.pairwise(a, b.publicKey);
+  assert.ok(old instanceof BlindingKey);
+  assert.ok((await old.blind('k')).equals(await (await BlindingKey.pairwise(b, a.publicKey)).blind('k')));
 });

@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ConversationKey } from '../src/crypto/blind.js';
+import { BlindingKey } from '../src/crypto/blind.js';
 import { connect } from '../src/client/connection.js';
 import { Identity } from '../src/crypto/identity.js';
 import { Producer } from '../src/client/producer.js';
@@ -61,7 +61,7 @@ test('JS seals over WebSocket, hermit consume opens; hermit produce seals, JS op
   assert.ok(r1.ok && r2.ok, `${r1} ${r2}`);
   assert.deepEqual([r1.text(), r1.mode, r2.text(), r2.mode], ['direct from rust', 'direct', 'multi from rust', 'multi']);
   // DIRECT keys: K_pair, the same from both sides.
-  assert.deepEqual(r1.key, (await (await ConversationKey.pairwise(alice, bob.publicKey)).blind('conv')).asBytes());
+  assert.deepEqual(r1.key, (await (await BlindingKey.pairwise(alice, bob.publicKey)).blind('conv')).asBytes());
   // MULTI keys: Bob's K_self over the sorted recipients, as the JS producer would blind it for Bob.
   const asBob = await SealedProducer.create(new Producer(client), bob);
   assert.deepEqual(r2.key, (await asBob._multiBlind([carol.publicKey, alice.publicKey], enc.encode('group-conv'))).asBytes());

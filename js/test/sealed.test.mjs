@@ -6,7 +6,7 @@ import { inspect } from 'node:util';
 import { connect } from '../src/client/connection.js';
 import { Identity } from '../src/crypto/identity.js';
 import { Producer } from '../src/client/producer.js';
-import { ConversationKey } from '../src/crypto/blind.js';
+import { BlindingKey } from '../src/crypto/blind.js';
 import { SealedConsumer } from '../src/sealed/consumer.js';
 import { SealedGroup, SealedProducer } from '../src/sealed/producer.js';
 import { SealedRecordError } from '../src/sealed/records.js';
@@ -47,7 +47,7 @@ test('DIRECT and MULTI records open for their recipients in send order; the brok
   assert.ok(got.every((r) => r.sender.equals(alice.fingerprint())));
   assert.equal(got[0].seq, sent[0].seq);
   // The blinded key is K_pair's: Bob computes the same from his side.
-  const k = await ConversationKey.pairwise(bob, alice.publicKey);
+  const k = await BlindingKey.pairwise(bob, alice.publicKey);
   assert.deepEqual(got[0].key, (await k.blind('conv-1')).asBytes());
   assert.equal(got[5].key.length, 0);
   assert.doesNotMatch(inspect(got[0]), /hello/);
@@ -106,7 +106,7 @@ test('group records go to every member but the sender, keys blinded with the gro
     const c = await SealedConsumer.create(client, reader, [alice.publicKey], 'room');
     const r = await c.next();
     assert.equal(r.text(), 'hi all');
-    const rebuilt = await ConversationKey.fromGroupSecret(group.key.groupSecretBytes());
+    const rebuilt = await BlindingKey.fromGroupSecret(group.key.groupSecretBytes());
     assert.deepEqual(r.key, (await rebuilt.blind('thread-7')).asBytes());
   }
   const own = await SealedConsumer.create(client, alice, [bob.publicKey], 'room');

@@ -23,8 +23,8 @@
 // imports it on first use.
 import {
   BlindedKey,
+  BlindingKey,
   ChatCrypto,
-  ConversationKey,
   Identity,
   KdfParams,
   KeyFile,
@@ -119,8 +119,8 @@ const ops = {
   async blind(req) {
     const me = await Identity.fromPkcs8Base64(req.me_pkcs8);
     const k = req.group_secret
-      ? await ConversationKey.fromGroupSecret(fromBase64(req.group_secret))
-      : await ConversationKey.pairwise(me, await PublicKey.fromSpkiBase64(req.peer_spki));
+      ? await BlindingKey.fromGroupSecret(fromBase64(req.group_secret))
+      : await BlindingKey.pairwise(me, await PublicKey.fromSpkiBase64(req.peer_spki));
     const out = [];
     for (const key of req.keys) {
       const b = await k.blind(fromBase64(key));

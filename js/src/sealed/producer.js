@@ -23,7 +23,7 @@
  * @module sealed/producer
  */
 
-import { ConversationKey } from '../crypto/blind.js';
+import { BlindingKey } from '../crypto/blind.js';
 import { PublicKey } from '../crypto/identity.js';
 import { Sealer } from '../crypto/seal.js';
 import { StateError } from '../crypto/state.js';
@@ -48,13 +48,13 @@ function keyBytes(key) {
 export class SealedGroup {
   /**
    * @param {PublicKey[]} members the sender may be among them (it is left out of each record's recipients)
-   * @param {ConversationKey} key the shared secret, from {@link SealedGroup.generate} or
-   *   `ConversationKey.fromGroupSecret` of what a member sent
+   * @param {BlindingKey} key the shared secret, from {@link SealedGroup.generate} or
+   *   `BlindingKey.fromGroupSecret` of what a member sent
    */
   constructor(members, key) {
     /** @type {PublicKey[]} */
     this.members = [...members];
-    /** @type {ConversationKey} */
+    /** @type {BlindingKey} */
     this.key = key;
     /** @private @type {{ fp: string, others: PublicKey[] } | null} */
     this._others = null;
@@ -67,7 +67,7 @@ export class SealedGroup {
    * @returns {Promise<SealedGroup>}
    */
   static async generate(members) {
-    return new SealedGroup(members, await ConversationKey.generateGroup());
+    return new SealedGroup(members, await BlindingKey.generateGroup());
   }
 
   /**
@@ -162,7 +162,7 @@ export class SealedProducer {
     const sealer = await Sealer.create(identity);
     sealer.setPadding(options.padding ?? true);
     sealer.setSigningIdentity(options.signing ?? null);
-    const own = await ConversationKey.pairwise(identity, identity.publicKey);
+    const own = await BlindingKey.pairwise(identity, identity.publicKey);
     const sp = new SealedProducer(producer, identity, sealer, own);
     sp._budgets = (options.persistBudgets ?? true) ? { reserved: new Map(), io: Promise.resolve(), store: null, state: new BudgetState() } : null;
     return sp;
@@ -173,7 +173,7 @@ export class SealedProducer {
    * @param {import('../client/producer.js').Producer} producer
    * @param {Identity} identity
    * @param {Sealer} sealer
-   * @param {ConversationKey} own
+   * @param {BlindingKey} own
    */
   constructor(producer, identity, sealer, own) {
     /** The producer records go through. */
@@ -184,7 +184,7 @@ export class SealedProducer {
     this._sealer = sealer;
     /** @private K_self */
     this._own = own;
-    /** @private @type {Map<string, Promise<ConversationKey>>} K_pair by peer fingerprint */
+    /** @private @type {Map<string, Promise<BlindingKey>>} K_pair by peer fingerprint */
     this._pairwise = new Map();
     /** @private Records enter the producer in call order. */
     this._chain = Promise.resolve();
@@ -344,7 +344,7 @@ export class SealedProducer {
     const fp = peer.fingerprint().toHex();
     let conv = this._pairwise.get(fp);
     if (!conv) {
-      conv = ConversationKey.pairwise(this._identity, peer);
+      conv = BlindingKey.pairwise(this._identity, peer);
       conv.catch(() => this._pairwise.get(fp) === conv && this._pairwise.delete(fp));
       this._pairwise.set(fp, conv);
     }

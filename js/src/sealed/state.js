@@ -15,7 +15,7 @@
  */
 
 import { concat, equal, fromHex, utf8 } from '../bytes.js';
-import { ConversationKey } from '../crypto/blind.js';
+import { BlindingKey } from '../crypto/blind.js';
 import { FINGERPRINT_LEN, Fingerprint, PublicKey, SPKI_LEN } from '../crypto/identity.js';
 import { BITMAP_LEN, ReplayWindow } from '../crypto/replay.js';
 import { StateError, openState, sealState } from '../crypto/state.js';
@@ -350,7 +350,7 @@ export class StateStore {
         );
       }
     }
-    return new StateStore(client, identity, topic, await ConversationKey.pairwise(identity, identity.publicKey));
+    return new StateStore(client, identity, topic, await BlindingKey.pairwise(identity, identity.publicKey));
   }
 
   /**
@@ -358,7 +358,7 @@ export class StateStore {
    * @param {import('../client/connection.js').Client} client
    * @param {Identity} identity
    * @param {string} topic
-   * @param {ConversationKey} own
+   * @param {BlindingKey} own
    */
   constructor(client, identity, topic, own) {
     /** @private */
