@@ -93,6 +93,12 @@ function addressedElsewhere(value, own) {
  *   records opened after the oldest held one, noted in the state once a commit target passes them
  */
 
+/**
+ * With persistState: the state topic, the state's logical key, and the state
+ * as of the next commit.
+ * @typedef {{ store: StateStore, logical: Uint8Array, state: ConsumerState }} Persist
+ */
+
 /** @returns {Track} */
 function newTrack(committed = null) {
   return { returned: null, held: new Map(), committed, pending: [] };
@@ -110,6 +116,37 @@ function oldestHeld(t) {
  * {@link SealedConsumer.create}.
  */
 export class SealedConsumer {
+  /** @type {import('../client/connection.js').Client} */
+  #client;
+  /** @type {Consumer} */
+  #inner;
+  /** @type {Opener} */
+  #opener;
+  /** @type {import('../crypto/identity.js').Kid} */
+  #ownKid;
+  /** @type {string|null} */
+  #group;
+  /** @type {number|null} */
+  #autoCommitMs;
+  /** @type {number|null} */
+  #nextAutoCommit;
+  /** @type {Map<number, Track>} */
+  #tracks;
+  /** An inner next() still running. @type {Promise<{ v?: any, e?: any }> | null} */
+  #pendingNext;
+  /** @type {number} */
+  #maxHeld;
+  /** @type {number} */
+  #maxHeldAgeMs;
+  /** Released records, returned by next() before any other. @type {SealedRecordError[]} */
+  #notices;
+  /** @type {Persist|null} */
+  #persist;
+  /** @type {StateOrigin} */
+  #origin;
+  /** Commits run one at a time (the periodic one and the application's). @type {Promise<void>} */
+  #commitChain;
+
   /**
    * Start reading `topic` as `identity`, trusting records from `trusted`.
    * `options` are the {@link Consumer}'s plus `persistState`, `maxHeld` and
@@ -139,7 +176,7 @@ export class SealedConsumer {
     const group = options.group ?? null;
     // `state`: the state as of the next commit — the one restored or last
     // saved, plus the records opened since at offsets every commit now covers.
-    /** @type {{ store: StateStore, logical: Uint8Array, state: ConsumerState } | null} */
+    /** @type {Persist|null} */
     let persist = null;
     /** @type {StateOrigin} */
     let origin = { kind: 'NotPersisted' };
@@ -164,16 +201,16 @@ export class SealedConsumer {
     const { persistState: _p, maxHeld: _m, maxHeldAgeMs: _a, ...plain } = options;
     const inner = await Consumer.create(client, topic, { ...plain, autoCommitMs: null });
     const c = new SealedConsumer(client, inner, opener, identity, group, autoCommitMs);
-    c._maxHeld = Math.max(1, options.maxHeld ?? 1000);
-    c._maxHeldAgeMs = options.maxHeldAgeMs ?? 3_600_000;
-    c._persist = persist;
-    c._origin = origin;
+    c.#maxHeld = Math.max(1, options.maxHeld ?? 1000);
+    c.#maxHeldAgeMs = options.maxHeldAgeMs ?? 3_600_000;
+    c.#persist = persist;
+    c.#origin = origin;
     // A crash after the state was saved but before the commit: the state's
     // offsets are the truth (its windows know those records).
     if (persist && (options.start ?? 'committed') === 'committed') {
       for (const [partition, offset] of persist.state.committed) {
-        let t = c._tracks.get(partition);
-        if (!t) c._tracks.set(partition, (t = newTrack()));
+        let t = c.#tracks.get(partition);
+        if (!t) c.#tracks.set(partition, (t = newTrack()));
         if ((t.committed === null || t.committed < offset) && inner.position(partition) !== null) {
           inner.seek(partition, offset);
           t.returned = offset;
@@ -193,36 +230,21 @@ export class SealedConsumer {
    * @param {number|null} autoCommitMs
    */
   constructor(client, inner, opener, identity, group, autoCommitMs) {
-    /** @private */
-    this._client = client;
-    /** @private */
-    this._inner = inner;
-    /** @private */
-    this._opener = opener;
-    /** @private */
-    this._ownKid = identity.kid();
-    /** @private */
-    this._group = group;
-    /** @private */
-    this._autoCommitMs = autoCommitMs;
-    /** @private */
-    this._nextAutoCommit = group !== null && autoCommitMs !== null ? Date.now() + autoCommitMs : null;
-    /** @private @type {Map<number, Track>} */
-    this._tracks = new Map(inner.committed().map(([p, committed]) => [p, newTrack(committed)]));
-    /** @private @type {Promise<{ v?: any, e?: any }> | null} an inner next() still running */
-    this._pendingNext = null;
-    /** @private */
-    this._maxHeld = 1000;
-    /** @private */
-    this._maxHeldAgeMs = 3_600_000;
-    /** @private @type {SealedRecordError[]} released records, returned by next() before any other */
-    this._notices = [];
-    /** @private @type {{ store: StateStore, logical: Uint8Array, state: ConsumerState } | null} */
-    this._persist = null;
-    /** @private @type {StateOrigin} */
-    this._origin = { kind: 'NotPersisted' };
-    /** @private commits run one at a time (the periodic one and the application's) */
-    this._commitChain = Promise.resolve();
+    this.#client = client;
+    this.#inner = inner;
+    this.#opener = opener;
+    this.#ownKid = identity.kid();
+    this.#group = group;
+    this.#autoCommitMs = autoCommitMs;
+    this.#nextAutoCommit = group !== null && autoCommitMs !== null ? Date.now() + autoCommitMs : null;
+    this.#tracks = new Map(inner.committed().map(([p, committed]) => [p, newTrack(committed)]));
+    this.#pendingNext = null;
+    this.#maxHeld = 1000;
+    this.#maxHeldAgeMs = 3_600_000;
+    this.#notices = [];
+    this.#persist = null;
+    this.#origin = { kind: 'NotPersisted' };
+    this.#commitChain = Promise.resolve();
   }
 
   /**
@@ -230,22 +252,22 @@ export class SealedConsumer {
    * @returns {StateOrigin}
    */
   stateOrigin() {
-    return { ...this._origin };
+    return { ...this.#origin };
   }
 
   /** The topic. */
   get topic() {
-    return this._inner.topic;
+    return this.#inner.topic;
   }
 
   /** The identity records are opened for. @returns {Identity} */
   get identity() {
-    return this._opener.identity;
+    return this.#opener.identity;
   }
 
   /** Trust one more sender. @param {PublicKey} sender */
   trust(sender) {
-    return this._opener.trust(sender);
+    return this.#opener.trust(sender);
   }
 
   /**
@@ -254,22 +276,22 @@ export class SealedConsumer {
    * @param {import('../crypto/signing.js').SigningPublicKey} signing
    */
   trustSigner(sender, signing) {
-    return this._opener.trustSigner(sender, signing);
+    return this.#opener.trustSigner(sender, signing);
   }
 
   /** Stop trusting a sender; returns whether it was trusted. @param {import('../crypto/identity.js').Fingerprint} sender */
   distrust(sender) {
-    return this._opener.distrust(sender);
+    return this.#opener.distrust(sender);
   }
 
   /** Accept legacy ChatCrypto records (off by default). @param {boolean} allow */
   allowLegacy(allow) {
-    this._opener.allowLegacy(allow);
+    this.#opener.allowLegacy(allow);
   }
 
   /** Refuse unsigned records (off by default). @param {boolean} require */
   requireSignatures(require) {
-    this._opener.requireSignatures(require);
+    this.#opener.requireSignatures(require);
   }
 
   /**
@@ -278,7 +300,7 @@ export class SealedConsumer {
    * @returns {bigint|undefined}
    */
   highWater(sender) {
-    return this._opener.highWater(this.topic, sender);
+    return this.#opener.highWater(this.topic, sender);
   }
 
   /**
@@ -288,7 +310,7 @@ export class SealedConsumer {
    * @param {bigint} seq
    */
   restoreHighWater(sender, seq) {
-    return this._opener.restoreHighWater(this.topic, sender, seq);
+    return this.#opener.restoreHighWater(this.topic, sender, seq);
   }
 
   /**
@@ -300,15 +322,15 @@ export class SealedConsumer {
    * @returns {Promise<OpenedRecord|SealedRecordError>}
    */
   async next() {
-    this._releaseOld();
-    const notice = this._notices.shift();
+    this.#releaseOld();
+    const notice = this.#notices.shift();
     if (notice) return notice;
-    if (this._nextAutoCommit !== null && this._nextAutoCommit <= Date.now()) await this._autoCommit();
-    if (!this._pendingNext) {
-      const buffered = this._inner.tryNext();
-      if (buffered) return this._open(buffered);
-      const p = this._inner.next();
-      this._pendingNext = p.then(
+    if (this.#nextAutoCommit !== null && this.#nextAutoCommit <= Date.now()) await this.#autoCommit();
+    if (!this.#pendingNext) {
+      const buffered = this.#inner.tryNext();
+      if (buffered) return this.#open(buffered);
+      const p = this.#inner.next();
+      this.#pendingNext = p.then(
         (v) => ({ v }),
         (e) => ({ e }),
       );
@@ -316,37 +338,36 @@ export class SealedConsumer {
     for (;;) {
       /** @type {any} */
       let timer = null;
-      const due = this._nextDeadline();
+      const due = this.#nextDeadline();
       const tick = due === null ? null : new Promise((resolve) => (timer = setTimeout(() => resolve(null), Math.max(0, due - Date.now()))));
-      const r = await (tick ? Promise.race([this._pendingNext, tick]) : this._pendingNext);
+      const r = await (tick ? Promise.race([this.#pendingNext, tick]) : this.#pendingNext);
       clearTimeout(timer);
       if (r === null) {
         // A held record may be due for release while waiting for records.
-        this._releaseOld();
-        const n = this._notices.shift();
+        this.#releaseOld();
+        const n = this.#notices.shift();
         if (n) return n;
         // The periodic commit runs while waiting for records too.
-        if (this._nextAutoCommit !== null && this._nextAutoCommit <= Date.now()) await this._autoCommit();
+        if (this.#nextAutoCommit !== null && this.#nextAutoCommit <= Date.now()) await this.#autoCommit();
         continue;
       }
-      this._pendingNext = null;
+      this.#pendingNext = null;
       if (r.e) throw r.e;
-      return this._open(r.v);
+      return this.#open(r.v);
     }
   }
 
   /**
    * The earliest of the next periodic commit and the next held record's
    * release by age, or `null`.
-   * @private
    * @returns {number|null}
    */
-  _nextDeadline() {
-    let due = this._nextAutoCommit;
-    for (const t of this._tracks.values()) {
+  #nextDeadline() {
+    let due = this.#nextAutoCommit;
+    for (const t of this.#tracks.values()) {
       const o = oldestHeld(t);
       if (o === undefined) continue;
-      const at = /** @type {{ since: number }} */ (t.held.get(o)).since + this._maxHeldAgeMs;
+      const at = /** @type {{ since: number }} */ (t.held.get(o)).since + this.#maxHeldAgeMs;
       if (due === null || at < due) due = at;
     }
     return due;
@@ -355,30 +376,28 @@ export class SealedConsumer {
   /**
    * Release held records older than `maxHeldAgeMs` (as notices), oldest
    * offset first, as Rust does.
-   * @private
    */
-  _releaseOld() {
+  #releaseOld() {
     const now = Date.now();
-    for (const [partition, t] of this._tracks) {
+    for (const [partition, t] of this.#tracks) {
       for (;;) {
         const o = oldestHeld(t);
         if (o === undefined) break;
         const h = /** @type {{ since: number, timestampNs: bigint }} */ (t.held.get(o));
-        if (now - h.since < this._maxHeldAgeMs) break;
+        if (now - h.since < this.#maxHeldAgeMs) break;
         t.held.delete(o);
-        this._notices.push(this._released(partition, o, h.timestampNs, { ageMs: this._maxHeldAgeMs }));
+        this.#notices.push(this.#released(partition, o, h.timestampNs, { ageMs: this.#maxHeldAgeMs }));
       }
     }
   }
 
   /**
-   * @private
    * @param {number} partition
    * @param {number} offset
    * @param {bigint} timestampNs
    * @param {{ count: number } | { ageMs: number }} why
    */
-  _released(partition, offset, timestampNs, why) {
+  #released(partition, offset, timestampNs, why) {
     return new SealedRecordError({ topic: this.topic, partition, offset, timestampNs, kind: 'Released', why });
   }
 
@@ -391,37 +410,36 @@ export class SealedConsumer {
   }
 
   /**
-   * @private
    * @param {import('../client/records.js').Record} record
    * @returns {Promise<OpenedRecord|SealedRecordError>}
    */
-  async _open(record) {
+  async #open(record) {
     const { topic, partition, offset, timestampNs, key, value } = record;
-    let track = this._tracks.get(partition);
+    let track = this.#tracks.get(partition);
     if (!track) {
       track = newTrack();
-      this._tracks.set(partition, track);
+      this.#tracks.set(partition, track);
     }
     track.returned = offset + 1;
     try {
-      const { opened, plaintext } = await this._opener.open(topic, value);
-      if (opened.seq !== undefined && this._persist) {
+      const { opened, plaintext } = await this.#opener.open(topic, value);
+      if (opened.seq !== undefined && this.#persist) {
         // Note the record in the replay state: at once if nothing is held
         // (every commit from now on covers it), else once a commit passes it.
-        if (track.held.size === 0) this._persist.state.note(opened.sender.toHex(), opened.seq);
+        if (track.held.size === 0) this.#persist.state.note(opened.sender.toHex(), opened.seq);
         else track.pending.push({ offset, fp: opened.sender, seq: opened.seq });
       }
       return new OpenedRecord({ topic, partition, offset, timestampNs, key, ...opened, plaintext });
     } catch (e) {
       if (!(e instanceof OpenError)) throw e;
-      const elsewhere = addressedElsewhere(value, this._ownKid);
+      const elsewhere = addressedElsewhere(value, this.#ownKid);
       if (elsewhere) return new SealedRecordError({ topic, partition, offset, timestampNs, kind: 'NotForMe', ...elsewhere });
       track.held.set(offset, { since: Date.now(), timestampNs });
-      while (track.held.size > this._maxHeld) {
+      while (track.held.size > this.#maxHeld) {
         const o = /** @type {number} */ (oldestHeld(track));
         const h = /** @type {{ timestampNs: bigint }} */ (track.held.get(o));
         track.held.delete(o);
-        this._notices.push(this._released(partition, o, h.timestampNs, { count: this._maxHeld }));
+        this.#notices.push(this.#released(partition, o, h.timestampNs, { count: this.#maxHeld }));
       }
       return new SealedRecordError({ topic, partition, offset, timestampNs, kind: 'Open', openError: e });
     }
@@ -435,7 +453,7 @@ export class SealedConsumer {
    * @returns {boolean}
    */
   ack(partition, offset) {
-    return this._tracks.get(partition)?.held.delete(offset) ?? false;
+    return this.#tracks.get(partition)?.held.delete(offset) ?? false;
   }
 
   /**
@@ -445,12 +463,12 @@ export class SealedConsumer {
    * @param {number} offset
    */
   seek(partition, offset) {
-    this._inner.seek(partition, offset);
-    this._pendingNext = null; // its answer, if any, belongs to the old position
-    let t = this._tracks.get(partition);
+    this.#inner.seek(partition, offset);
+    this.#pendingNext = null; // its answer, if any, belongs to the old position
+    let t = this.#tracks.get(partition);
     if (!t) {
       t = newTrack();
-      this._tracks.set(partition, t);
+      this.#tracks.set(partition, t);
     }
     for (const h of [...t.held.keys()]) if (h >= offset) t.held.delete(h);
     t.pending = t.pending.filter((p) => p.offset < offset);
@@ -459,7 +477,7 @@ export class SealedConsumer {
 
   /** The position of `partition`, or `null`. @param {number} partition */
   position(partition) {
-    return this._inner.position(partition);
+    return this.#inner.position(partition);
   }
 
   /**
@@ -467,7 +485,7 @@ export class SealedConsumer {
    * @returns {Array<[number, number[]]>}
    */
   held() {
-    return [...this._tracks].filter(([, t]) => t.held.size > 0).map(([p, t]) => [p, [...t.held.keys()].sort((a, b) => a - b)]);
+    return [...this.#tracks].filter(([, t]) => t.held.size > 0).map(([p, t]) => [p, [...t.held.keys()].sort((a, b) => a - b)]);
   }
 
   /**
@@ -475,12 +493,11 @@ export class SealedConsumer {
    * @returns {Array<[number, number|null]>}
    */
   committed() {
-    return [...this._tracks].map(([p, t]) => [p, t.committed]);
+    return [...this.#tracks].map(([p, t]) => [p, t.committed]);
   }
 
-  /** @private */
-  async _autoCommit() {
-    if (this._autoCommitMs !== null) this._nextAutoCommit = Date.now() + this._autoCommitMs;
+  async #autoCommit() {
+    if (this.#autoCommitMs !== null) this.#nextAutoCommit = Date.now() + this.#autoCommitMs;
     try {
       await this.commit();
     } catch {
@@ -496,23 +513,22 @@ export class SealedConsumer {
    * @returns {Promise<void>}
    */
   commit() {
-    const run = this._commitChain.then(() => this._commitNow());
-    this._commitChain = run.catch(() => {});
+    const run = this.#commitChain.then(() => this.#commitNow());
+    this.#commitChain = run.catch(() => {});
     return run;
   }
 
-  /** @private */
-  async _commitNow() {
-    if (this._group === null) throw new ClientError('InvalidArgument', 'invalid argument: commit needs a consumer group (options.group)');
+  async #commitNow() {
+    if (this.#group === null) throw new ClientError('InvalidArgument', 'invalid argument: commit needs a consumer group (options.group)');
     /** @type {Array<[number, number]>} */
     const targets = [];
-    for (const [partition, t] of this._tracks) {
+    for (const [partition, t] of this.#tracks) {
       if (t.returned === null) continue;
       const h = oldestHeld(t);
       const offset = h === undefined ? t.returned : Math.min(t.returned, h);
       if (t.committed === offset) continue;
       // Note the pending records below the target: the commit covers them.
-      const state = this._persist?.state;
+      const state = this.#persist?.state;
       while (state && t.pending.length > 0 && t.pending[0].offset < offset) {
         const p = /** @type {{ fp: Fingerprint, seq: bigint }} */ (t.pending.shift());
         state.note(p.fp.toHex(), p.seq);
@@ -520,7 +536,7 @@ export class SealedConsumer {
       targets.push([partition, offset]);
     }
     if (targets.length === 0) return;
-    const persist = this._persist;
+    const persist = this.#persist;
     if (persist) {
       // Updated in place, as Rust: if saving fails, the next commit saves
       // these offsets and windows again (positions only move on).
@@ -534,15 +550,15 @@ export class SealedConsumer {
       }
     }
     for (const [partition, offset] of targets) {
-      await this._client.commit(this._group, this.topic, partition, offset);
-      const t = this._tracks.get(partition);
+      await this.#client.commit(this.#group, this.topic, partition, offset);
+      const t = this.#tracks.get(partition);
       if (t) t.committed = offset;
     }
   }
 
   /** Stop: with a group and auto-commit, a final commit. */
   async close() {
-    if (this._group !== null && this._autoCommitMs !== null) await this.commit();
-    await this._inner.close();
+    if (this.#group !== null && this.#autoCommitMs !== null) await this.commit();
+    await this.#inner.close();
   }
 }

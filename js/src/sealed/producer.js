@@ -41,11 +41,38 @@ function keyBytes(key) {
 }
 
 /**
+ * A MULTI record's blinded key: `K_self` over `u16(n) ‖ sorted recipient
+ * fingerprints ‖ key` (Rust's `SealedProducer::multi_blind`). Internal (not
+ * re-exported by index.js); the interop tests compare it with Rust's.
+ * @param {BlindingKey} own `K_self = K_pair(s, S)`
+ * @param {PublicKey[]} recipients
+ * @param {Uint8Array} key
+ * @returns {Promise<import('../crypto/blind.js').BlindedKey>}
+ */
+export async function multiBlind(own, recipients, key) {
+  const fps = recipients.map((r) => r.fingerprint().asBytes());
+  fps.sort((a, b) => {
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] - b[i];
+    return 0;
+  });
+  const n = Math.min(fps.length, 0xffff);
+  const input = new Uint8Array(2 + 32 * fps.length + key.length);
+  input[0] = n >> 8;
+  input[1] = n & 0xff;
+  fps.forEach((fp, i) => input.set(fp, 2 + 32 * i));
+  input.set(key, 2 + 32 * fps.length);
+  return own.blind(input);
+}
+
+/**
  * A group whose members share a key secret for blinding record keys, so
  * equal logical keys compact together whoever sent them. Records to the group
  * are MULTI records to every member but the sender.
  */
 export class SealedGroup {
+  /** Every member but the last sender, cached. @type {{ fp: string, others: PublicKey[] } | null} */
+  #others;
+
   /**
    * @param {PublicKey[]} members the sender may be among them (it is left out of each record's recipients)
    * @param {BlindingKey} key the shared secret, from {@link SealedGroup.generate} or
@@ -56,8 +83,7 @@ export class SealedGroup {
     this.members = [...members];
     /** @type {BlindingKey} */
     this.key = key;
-    /** @private @type {{ fp: string, others: PublicKey[] } | null} */
-    this._others = null;
+    this.#others = null;
   }
 
   /**
@@ -85,10 +111,10 @@ export class SealedGroup {
    */
   others(own) {
     const fp = own.toHex();
-    if (this._others?.fp !== fp) {
-      this._others = { fp, others: this.members.filter((m) => !m.fingerprint().equals(own)) };
+    if (this.#others?.fp !== fp) {
+      this.#others = { fp, others: this.members.filter((m) => !m.fingerprint().equals(own)) };
     }
-    return this._others.others;
+    return this.#others.others;
   }
 
   toString() {
@@ -142,6 +168,13 @@ export class SealedDelivery {
  *   run waits for one durable write. Default on.
  */
 
+/**
+ * With persistBudgets: per peer (fp hex) the DIRECT count this run may reach
+ * before saving a new reservation; `io` serializes loading and saving;
+ * `store` is opened on first use.
+ * @typedef {{ reserved: Map<string, number>, io: Promise<void>, store: StateStore|null, state: BudgetState }} Budgets
+ */
+
 /** DIRECT records reserved per write of the budget state. */
 export const BUDGET_RESERVE = 65536;
 
@@ -151,6 +184,19 @@ export const BUDGET_RESERVE = 65536;
  * SealedProducer rather than making two for one identity and topic.
  */
 export class SealedProducer {
+  /** @type {Identity} */
+  #identity;
+  /** @type {Sealer} */
+  #sealer;
+  /** K_self. @type {BlindingKey} */
+  #own;
+  /** K_pair by peer fingerprint. @type {Map<string, Promise<BlindingKey>>} */
+  #pairwise;
+  /** Records enter the producer in call order. @type {Promise<void>} */
+  #chain;
+  /** With persistBudgets, else `null`. @type {Budgets|null} */
+  #budgets;
+
   /**
    * Seals as `identity` and sends through `producer`.
    * @param {import('../client/producer.js').Producer} producer
@@ -164,7 +210,7 @@ export class SealedProducer {
     sealer.setSigningIdentity(options.signing ?? null);
     const own = await BlindingKey.pairwise(identity, identity.publicKey);
     const sp = new SealedProducer(producer, identity, sealer, own);
-    sp._budgets = (options.persistBudgets ?? true) ? { reserved: new Map(), io: Promise.resolve(), store: null, state: new BudgetState() } : null;
+    sp.#budgets = (options.persistBudgets ?? true) ? { reserved: new Map(), io: Promise.resolve(), store: null, state: new BudgetState() } : null;
     return sp;
   }
 
@@ -178,28 +224,17 @@ export class SealedProducer {
   constructor(producer, identity, sealer, own) {
     /** The producer records go through. */
     this.producer = producer;
-    /** @private */
-    this._identity = identity;
-    /** @private */
-    this._sealer = sealer;
-    /** @private K_self */
-    this._own = own;
-    /** @private @type {Map<string, Promise<BlindingKey>>} K_pair by peer fingerprint */
-    this._pairwise = new Map();
-    /** @private Records enter the producer in call order. */
-    this._chain = Promise.resolve();
-    /**
-     * @private With persistBudgets: per peer (fp hex) the DIRECT count this
-     * run may reach before saving a new reservation; `io` serializes loading
-     * and saving; `store` is opened on first use.
-     * @type {{ reserved: Map<string, number>, io: Promise<void>, store: StateStore|null, state: BudgetState } | null}
-     */
-    this._budgets = null;
+    this.#identity = identity;
+    this.#sealer = sealer;
+    this.#own = own;
+    this.#pairwise = new Map();
+    this.#chain = Promise.resolve();
+    this.#budgets = null;
   }
 
   /** The sender's public key. @returns {PublicKey} */
   get publicKey() {
-    return this._identity.publicKey;
+    return this.#identity.publicKey;
   }
 
   /**
@@ -221,65 +256,63 @@ export class SealedProducer {
     if (!Array.isArray(recipients)) throw new TypeError('recipients must be an array of PublicKey');
     const direct = recipients.length === 1;
     const sealed = direct
-      ? this._sealDirect(topic, recipients[0], plaintext)
-      : this._sealer.sealMultiDetailed(topic, recipients, plaintext);
+      ? this.#sealDirect(topic, recipients[0], plaintext)
+      : this.#sealer.sealMultiDetailed(topic, recipients, plaintext);
     const blinded =
       key === null || key === undefined
         ? Promise.resolve(null)
         : direct
-          ? this._pairwiseBlind(recipients[0], keyBytes(key))
-          : this._multiBlind(recipients, keyBytes(key));
-    return this._enqueue(topic, sealed, blinded);
+          ? this.#pairwiseBlind(recipients[0], keyBytes(key))
+          : multiBlind(this.#own, recipients, keyBytes(key));
+    return this.#enqueue(topic, sealed, blinded);
   }
 
   /**
    * A DIRECT seal covered by a persisted reservation: the count is checked
    * and taken with no await in between, so concurrent sends never pass it.
-   * @private
    * @param {string} topic
    * @param {PublicKey} peer
    * @param {Uint8Array} plaintext
    */
-  async _sealDirect(topic, peer, plaintext) {
-    if (this._budgets && peer instanceof PublicKey && !peer.equals(this._identity.publicKey)) {
-      while (!this._covered(peer)) await this._reserve(peer);
+  async #sealDirect(topic, peer, plaintext) {
+    if (this.#budgets && peer instanceof PublicKey && !peer.equals(this.#identity.publicKey)) {
+      while (!this.#covered(peer)) await this.#reserve(peer);
     }
-    return this._sealer.sealDirectDetailed(topic, peer, plaintext);
+    return this.#sealer.sealDirectDetailed(topic, peer, plaintext);
   }
 
-  /** @private @param {PublicKey} peer */
-  _covered(peer) {
+  /** @param {PublicKey} peer */
+  #covered(peer) {
     const fp = peer.fingerprint();
-    const r = /** @type {NonNullable<SealedProducer['_budgets']>} */ (this._budgets).reserved.get(fp.toHex());
-    return r !== undefined && this._sealer.directSeals(fp) < r;
+    const r = /** @type {Budgets} */ (this.#budgets).reserved.get(fp.toHex());
+    return r !== undefined && this.#sealer.directSeals(fp) < r;
   }
 
   /**
    * Make sure this run has a persisted reservation covering the next DIRECT
    * record to `peer` (loading the saved state on first use, which also
    * restores the counts it holds). Serialized: one load/save at a time.
-   * @private
    * @param {PublicKey} peer
    */
-  _reserve(peer) {
-    const b = /** @type {NonNullable<SealedProducer['_budgets']>} */ (this._budgets);
+  #reserve(peer) {
+    const b = /** @type {Budgets} */ (this.#budgets);
     const run = b.io.then(async () => {
       if (!b.store) {
-        const store = await StateStore.open(this.producer.client, this._identity);
+        const store = await StateStore.open(this.producer.client, this.#identity);
         const bytes = await store.load(BUDGET_KEY);
         if (bytes) {
           const state = await BudgetState.decode(bytes);
           if (!state) throw new StateError('Store', `sealed state in topic ${store.topic}: the latest budget record is not one this version reads`, { topic: store.topic });
           // Every reserved record may have been sealed before the previous
           // run stopped: count them all.
-          for (const { key, reserved } of state.peers.values()) this._sealer.restoreDirectSeals(key, reserved);
+          for (const { key, reserved } of state.peers.values()) this.#sealer.restoreDirectSeals(key, reserved);
           b.state = state;
         }
         b.store = store;
       }
-      if (this._covered(peer)) return;
+      if (this.#covered(peer)) return;
       const fp = peer.fingerprint().toHex();
-      const ceiling = this._sealer.directSeals(peer.fingerprint()) + BUDGET_RESERVE;
+      const ceiling = this.#sealer.directSeals(peer.fingerprint()) + BUDGET_RESERVE;
       const next = b.state.clone();
       next.peers.set(fp, { key: peer, reserved: ceiling });
       if (next.peers.size > MAX_BUDGET_PEERS) {
@@ -303,32 +336,31 @@ export class SealedProducer {
    * @returns {Promise<SealedDelivery>}
    */
   async sendGroup(topic, group, key, plaintext) {
-    const recipients = group.others(this._identity.fingerprint());
-    const sealed = this._sealer.sealMultiDetailed(topic, recipients, plaintext);
+    const recipients = group.others(this.#identity.fingerprint());
+    const sealed = this.#sealer.sealMultiDetailed(topic, recipients, plaintext);
     const blinded = key === null || key === undefined ? Promise.resolve(null) : group.blind(keyBytes(key));
-    return this._enqueue(topic, sealed, blinded);
+    return this.#enqueue(topic, sealed, blinded);
   }
 
   /**
    * Wait for the seal, then hand the record to the producer after every
    * record sent before it (sealing itself runs concurrently).
-   * @private
    * @param {string} topic
    * @param {Promise<{ record: Uint8Array, mode: string, seq: bigint }>} sealed
    * @param {Promise<import('../crypto/blind.js').BlindedKey|null>} blinded
    * @returns {Promise<SealedDelivery>}
    */
-  _enqueue(topic, sealed, blinded) {
+  #enqueue(topic, sealed, blinded) {
     // Neither may reject unobserved while an earlier record is being queued.
     sealed.catch(() => {});
     blinded.catch(() => {});
-    const queued = this._chain.then(async () => {
+    const queued = this.#chain.then(async () => {
       const s = await sealed;
       const b = await blinded;
       const delivery = await this.producer.send(topic, b ? b.asBytes() : null, s.record);
       return new SealedDelivery(delivery, s.seq, s.mode);
     });
-    this._chain = queued.then(
+    this.#chain = queued.then(
       () => {},
       () => {},
     );
@@ -336,45 +368,23 @@ export class SealedProducer {
   }
 
   /**
-   * @private
    * @param {PublicKey} peer
    * @param {Uint8Array} key
    */
-  async _pairwiseBlind(peer, key) {
+  async #pairwiseBlind(peer, key) {
     const fp = peer.fingerprint().toHex();
-    let conv = this._pairwise.get(fp);
+    let conv = this.#pairwise.get(fp);
     if (!conv) {
-      conv = BlindingKey.pairwise(this._identity, peer);
-      conv.catch(() => this._pairwise.get(fp) === conv && this._pairwise.delete(fp));
-      this._pairwise.set(fp, conv);
+      conv = BlindingKey.pairwise(this.#identity, peer);
+      conv.catch(() => this.#pairwise.get(fp) === conv && this.#pairwise.delete(fp));
+      this.#pairwise.set(fp, conv);
     }
     return (await conv).blind(key);
   }
 
-  /**
-   * `K_self` over `u16(n) ‖ sorted recipient fingerprints ‖ key`.
-   * @private
-   * @param {PublicKey[]} recipients
-   * @param {Uint8Array} key
-   */
-  async _multiBlind(recipients, key) {
-    const fps = recipients.map((r) => r.fingerprint().asBytes());
-    fps.sort((a, b) => {
-      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] - b[i];
-      return 0;
-    });
-    const n = Math.min(fps.length, 0xffff);
-    const input = new Uint8Array(2 + 32 * fps.length + key.length);
-    input[0] = n >> 8;
-    input[1] = n & 0xff;
-    fps.forEach((fp, i) => input.set(fp, 2 + 32 * i));
-    input.set(key, 2 + 32 * fps.length);
-    return this._own.blind(input);
-  }
-
   /** Send everything buffered and wait until every record sent before is finished. */
   async flush() {
-    await this._chain;
+    await this.#chain;
     await this.producer.flush();
   }
 
@@ -384,7 +394,7 @@ export class SealedProducer {
    * @returns {bigint|undefined}
    */
   nextSeq(topic) {
-    return this._sealer.nextSeq(topic);
+    return this.#sealer.nextSeq(topic);
   }
 
   /**
@@ -393,7 +403,7 @@ export class SealedProducer {
    * @param {bigint} lastSeq
    */
   resumeTopic(topic, lastSeq) {
-    this._sealer.resumeTopic(topic, lastSeq);
+    this.#sealer.resumeTopic(topic, lastSeq);
   }
 
   /**
@@ -402,7 +412,7 @@ export class SealedProducer {
    * @returns {number}
    */
   directSeals(peer) {
-    return this._sealer.directSeals(peer);
+    return this.#sealer.directSeals(peer);
   }
 
   /**
@@ -411,7 +421,7 @@ export class SealedProducer {
    * @param {number} count
    */
   restoreDirectSeals(peer, count) {
-    this._sealer.restoreDirectSeals(peer, count);
+    this.#sealer.restoreDirectSeals(peer, count);
   }
 
   /**
@@ -422,11 +432,11 @@ export class SealedProducer {
    * @returns {number|undefined}
    */
   reservedDirectSeals(peer) {
-    return this._budgets?.reserved.get(peer.toHex());
+    return this.#budgets?.reserved.get(peer.toHex());
   }
 
   toString() {
-    return `SealedProducer(${this._identity.fingerprint().toHex()})`;
+    return `SealedProducer(${this.#identity.fingerprint().toHex()})`;
   }
 
   [INSPECT]() {

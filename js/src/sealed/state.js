@@ -320,6 +320,13 @@ function storeError(topic, what, e) {
  * `StateStore`). Create it with {@link StateStore.open}.
  */
 export class StateStore {
+  /** @type {import('../client/connection.js').Client} */
+  #client;
+  /** @type {Identity} */
+  #identity;
+  /** K_self, which blinds the logical keys. @type {BlindingKey} */
+  #own;
+
   /**
    * The state topic of `identity`, created (compacted, one partition) if
    * missing. A topic of that name that is not compacted is refused: its
@@ -361,14 +368,11 @@ export class StateStore {
    * @param {BlindingKey} own
    */
   constructor(client, identity, topic, own) {
-    /** @private */
-    this._client = client;
-    /** @private */
-    this._identity = identity;
+    this.#client = client;
+    this.#identity = identity;
     /** The state topic. @type {string} */
     this.topic = topic;
-    /** @private */
-    this._own = own;
+    this.#own = own;
   }
 
   /**
@@ -378,14 +382,14 @@ export class StateStore {
    * @throws {StateError} kind `Store`
    */
   async load(logical) {
-    const key = (await this._own.blind(logical)).asBytes();
+    const key = (await this.#own.blind(logical)).asBytes();
     let offset = 0;
     /** @type {Uint8Array|null} */
     let latest = null;
     for (;;) {
       let r;
       try {
-        r = await this._client.fetch(this.topic, 0, offset, 1 << 20, 0);
+        r = await this.#client.fetch(this.topic, 0, offset, 1 << 20, 0);
       } catch (e) {
         throw storeError(this.topic, 'cannot read the state topic', e);
       }
@@ -403,7 +407,7 @@ export class StateStore {
     }
     if (latest === null) return null;
     try {
-      return await openState(this._identity, this.topic, key, latest);
+      return await openState(this.#identity, this.topic, key, latest);
     } catch (e) {
       throw new StateError(
         'Store',
@@ -421,12 +425,12 @@ export class StateStore {
    * @throws {StateError}
    */
   async save(logical, plaintext) {
-    const key = (await this._own.blind(logical)).asBytes();
-    const record = await sealState(this._identity, this.topic, key, plaintext);
+    const key = (await this.#own.blind(logical)).asBytes();
+    const record = await sealState(this.#identity, this.topic, key, plaintext);
     const b = new BatchBuilder(key);
     b.push(record);
     try {
-      await this._client.produce(this.topic, 0, Ack.Durable, b.finish(nowNs()));
+      await this.#client.produce(this.topic, 0, Ack.Durable, b.finish(nowNs()));
     } catch (e) {
       throw storeError(this.topic, 'cannot save the state', e);
     }
