@@ -31,6 +31,7 @@ export type ConversationKey = BlindingKey;
 // ---- bytes.js ---------------------------------------------------------------
 
 export class Base64Error extends Error {
+  constructor(message: string);
   readonly code: 'HERMIT_BASE64';
 }
 export function toBase64(bytes: Uint8Array): string;
@@ -114,6 +115,7 @@ export interface Record {
 }
 
 export class FetchResponse {
+  private constructor();
   readonly topic: string;
   readonly partition: number;
   readonly highWatermark: number;
@@ -219,6 +221,7 @@ export type OpenErrorKind =
   | 'LegacyAuthFailed';
 
 export class OpenError extends Error {
+  constructor(kind: OpenErrorKind, message: string, details?: { [detail: string]: unknown });
   readonly code: 'HERMIT_OPEN';
   readonly kind: OpenErrorKind;
   readonly need?: number;
@@ -234,24 +237,31 @@ export class OpenError extends Error {
 }
 
 export class TrustError extends Error {
+  constructor(kind: 'OwnKey' | 'KidCollision', message: string, details?: { [detail: string]: unknown });
   readonly code: 'HERMIT_TRUST';
   readonly kind: 'OwnKey' | 'KidCollision';
   readonly kid?: Kid;
 }
 
+export type SealErrorKind =
+  | 'TopicTooLong' | 'SelfRecipient' | 'NoRecipients' | 'TooManyRecipients'
+  | 'DuplicateRecipient' | 'PlaintextTooLarge' | 'SeqExhausted' | 'SigningKeyIsIdentityKey';
+
 export class SealError extends Error {
+  constructor(kind: SealErrorKind, message: string, details?: { [detail: string]: unknown });
   readonly code: 'HERMIT_SEAL';
-  readonly kind:
-    | 'TopicTooLong' | 'SelfRecipient' | 'NoRecipients' | 'TooManyRecipients'
-    | 'DuplicateRecipient' | 'PlaintextTooLarge' | 'SeqExhausted' | 'SigningKeyIsIdentityKey';
+  readonly kind: SealErrorKind;
   readonly len?: number;
   readonly n?: number;
   readonly kid?: Kid;
 }
 
+export type CompatErrorKind = 'IvBase64' | 'DataBase64' | 'IvLength' | 'TruncatedTag' | 'Decrypt' | 'BudgetExhausted' | 'InvalidUtf8' | 'Json';
+
 export class CompatError extends Error {
+  constructor(kind: CompatErrorKind, message: string, details?: { [detail: string]: unknown });
   readonly code: 'HERMIT_COMPAT';
-  readonly kind: 'IvBase64' | 'DataBase64' | 'IvLength' | 'TruncatedTag' | 'Decrypt' | 'BudgetExhausted' | 'InvalidUtf8' | 'Json';
+  readonly kind: CompatErrorKind;
   readonly len?: number;
   /** For BudgetExhausted: COMPAT_LIMIT. */
   readonly limit?: number;
@@ -260,7 +270,8 @@ export class CompatError extends Error {
 
 // ---- crypto/envelope.js -----------------------------------------------------
 
-export const DIRECT_OVERHEAD: 56;
+/** 56: header, recipient kid and IV before the ciphertext, the tag after it. */
+export const DIRECT_OVERHEAD: number;
 export const MAX_RECIPIENTS: 4096;
 export const SIGNATURE_LEN: 64;
 
@@ -300,6 +311,7 @@ export interface MultiBody {
 }
 
 export class RecordView {
+  private constructor();
   header: Header;
   body: DirectBody | MultiBody;
   signedPart: Uint8Array;
@@ -317,9 +329,12 @@ export interface KeyOptions {
   extractable?: boolean;
 }
 
+export type KeyErrorKind = 'Base64' | 'InvalidPkcs8' | 'InvalidSpki' | 'InvalidPoint' | 'NotExtractable' | 'InvalidArgument';
+
 export class KeyError extends Error {
+  constructor(kind: KeyErrorKind, message: string, details?: { what?: string; len?: number; cause?: unknown });
   readonly code: 'HERMIT_KEY';
-  readonly kind: 'Base64' | 'InvalidPkcs8' | 'InvalidSpki' | 'InvalidPoint' | 'NotExtractable' | 'InvalidArgument';
+  readonly kind: KeyErrorKind;
   readonly what?: string;
   readonly len?: number;
 }
@@ -377,15 +392,33 @@ export class Identity {
 
 // ---- crypto/keyfile.js ------------------------------------------------------
 
+export type KeyFileErrorKind =
+  | 'TooLarge' | 'Armor' | 'Base64' | 'Truncated' | 'BadMagic' | 'UnsupportedVersion'
+  | 'UnsupportedKdf' | 'KdfParamOutOfRange' | 'KdfBelowFloor' | 'SaltLength'
+  | 'UnsupportedAead' | 'NonceLength' | 'UnsupportedKeyType' | 'PublicKeyLength'
+  | 'InvalidPublicKey' | 'CiphertextLength' | 'TrailingBytes' | 'WrongPasswordOrModified'
+  | 'InvalidPrivateKey' | 'PublicKeyMismatch' | 'Kdf';
+
 export class KeyFileError extends Error {
+  constructor(kind: KeyFileErrorKind, message: string, details?: { [detail: string]: unknown });
   readonly code: 'HERMIT_KEYFILE';
-  readonly kind:
-    | 'TooLarge' | 'Armor' | 'Base64' | 'Truncated' | 'BadMagic' | 'UnsupportedVersion'
-    | 'UnsupportedKdf' | 'KdfParamOutOfRange' | 'KdfBelowFloor' | 'SaltLength'
-    | 'UnsupportedAead' | 'NonceLength' | 'UnsupportedKeyType' | 'PublicKeyLength'
-    | 'InvalidPublicKey' | 'CiphertextLength' | 'TrailingBytes' | 'WrongPasswordOrModified'
-    | 'InvalidPrivateKey' | 'PublicKeyMismatch' | 'Kdf';
-  readonly [detail: string]: unknown;
+  readonly kind: KeyFileErrorKind;
+  /** KdfParamOutOfRange: which parameter, its value and its bounds. */
+  readonly param?: string;
+  readonly value?: number;
+  readonly min?: number;
+  readonly max?: number;
+  /** Truncated. */
+  readonly need?: number;
+  readonly have?: number;
+  /** UnsupportedVersion, UnsupportedKdf, UnsupportedAead, UnsupportedKeyType: the byte found. */
+  readonly found?: number;
+  /** SaltLength, NonceLength, PublicKeyLength, CiphertextLength, TooLarge. */
+  readonly len?: number;
+  /** TrailingBytes. */
+  readonly extra?: number;
+  /** Armor. */
+  readonly reason?: string;
 }
 
 export class KdfParams {
@@ -511,6 +544,14 @@ export type ClientErrorCode =
 
 /** Every error of the connection, producer and consumer. */
 export class ClientError extends Error {
+  constructor(
+    code: ClientErrorCode,
+    message: string,
+    details?: {
+      cause?: unknown; status?: string; statusCode?: number; logStart?: number; highWatermark?: number;
+      topic?: string; partition?: number; baseOffset?: number;
+    },
+  );
   readonly code: ClientErrorCode;
   /** The broker's status name when it refused the request. */
   readonly status?: string;
@@ -528,6 +569,7 @@ export class ClientError extends Error {
 
 /** Bytes that break the protocol (code 'Protocol'). */
 export class WireError extends ClientError {
+  constructor(kind: string, message: string);
   readonly kind: string;
 }
 
@@ -631,6 +673,7 @@ export const BITMAP_LEN: number;
 
 /** The replay window of one (topic, sender) stream, as persisted in a consumer state. */
 export class ReplayWindow {
+  private constructor();
   static startingWith(seq: bigint): ReplayWindow;
   /** `bitmap`: 128 bytes, bit `s mod 1024` in word `(s mod 1024) / 64` (big-endian), bit `(s mod 1024) mod 64`. */
   static fromParts(highest: bigint, bitmap: Uint8Array): ReplayWindow;
@@ -808,9 +851,12 @@ export const MAX_STATE_SENDERS: number;
 export const MAX_BUDGET_PEERS: number;
 export const BUDGET_KEY: Uint8Array;
 
+export type StateErrorKind = 'Malformed' | 'AuthFailed' | 'Length' | 'Name' | 'Store';
+
 export class StateError extends Error {
+  constructor(kind: StateErrorKind, message: string, details?: { cause?: unknown; topic?: string; status?: string });
   readonly code: 'HERMIT_STATE';
-  readonly kind: 'Malformed' | 'AuthFailed' | 'Length' | 'Name' | 'Store';
+  readonly kind: StateErrorKind;
   /** For Store: the state topic. */
   readonly topic?: string;
   /** For Store: the broker's status name when it refused. */

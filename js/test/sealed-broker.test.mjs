@@ -43,6 +43,6 @@ test('Alice seals to Bob’s inbox, Bob opens it, commits; the data dir holds no
 
   assert.equal(await broker.dataContains('attack at dawn'), false);
   assert.equal(await broker.dataContains('conversation-key-1'), false);
-  await assert.rejects(SealedConsumer.create(m, mallory, [alice.publicKey], inbox), (e) => e.status === 'Unauthorized');
-  await assert.rejects(m.fetch(inbox, 0, 0), (e) => e.status === 'Unauthorized' && e.message.includes(mallory.fingerprint().toHex()));
+  await assert.rejects(SealedConsumer.create(m, mallory, [alice.publicKey], inbox), (/** @type {any} */ e) => e.status === 'Unauthorized');
+  await assert.rejects(m.fetch(inbox, 0, 0), (/** @type {any} */ e) => e.status === 'Unauthorized' && e.message.includes(mallory.fingerprint().toHex()));
 });

@@ -31,7 +31,7 @@ test('JS seals over WebSocket, hermit consume opens; hermit produce seals, JS op
   const pkcs8 = join(dir, 'bob.pkcs8');
   await writeFile(pkcs8, await bob.toPkcs8Base64());
   await run(hermitBin(), ['key', 'import', '--pkcs8-file', pkcs8, '--out', join(dir, 'bob.key'), '--password-file', pw]);
-  const cli = (args) => run(hermitBin(), [...args, '--identity', join(dir, 'bob.key'), '--password-file', pw, '--broker', broker.tcpAddr]);
+  const cli = (/** @type {string[]} */ args) => run(hermitBin(), [...args, '--identity', join(dir, 'bob.key'), '--password-file', pw, '--broker', broker.tcpAddr]);
 
   // JS → Rust.
   const client = await connect(broker.url, { identity: alice });
@@ -48,10 +48,10 @@ test('JS seals over WebSocket, hermit consume opens; hermit produce seals, JS op
   ]);
 
   // Rust → JS.
-  const produce = (args, input) =>
+  const produce = (/** @type {string[]} */ args, /** @type {string} */ input) =>
     new Promise((resolve, reject) => {
       const child = execFile(hermitBin(), [...args, '--identity', join(dir, 'bob.key'), '--password-file', pw, '--broker', broker.tcpAddr], (err, out) => (err ? reject(err) : resolve(out)));
-      child.stdin.end(input);
+      /** @type {import('node:stream').Writable} */ (child.stdin).end(input);
     });
   await produce(['produce', '--topic', 'to-alice', '--to', alice.publicKey.toSpkiBase64(), '--key', 'conv'], 'direct from rust\n');
   await produce(['produce', '--topic', 'to-alice', '--to', alice.publicKey.toSpkiBase64(), '--to', carol.publicKey.toSpkiBase64(), '--key', 'group-conv'], 'multi from rust\n');

@@ -280,7 +280,7 @@ export class Client {
       if (!resp.ok) {
         throw new ClientError('AuthFailed', `authentication to ${this.url} failed: ${resp.error?.message}`, { status: resp.error?.status, statusCode: resp.error?.statusCode });
       }
-      const want = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', spki));
+      const want = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', /** @type {BufferSource} */ (spki)));
       // A principal is public (a hash of a public key): no need for a constant-time compare.
       if (!equal(resp.body.principal, want)) {
         throw new ClientError('AuthFailed', `authentication to ${this.url} failed: the broker named principal ${toHex(resp.body.principal)}, not the identity's ${toHex(want)}`);
@@ -521,7 +521,7 @@ export class Client {
     const page = await this.#request({ op: 'listTopics', after, limit });
     // An opaque cursor (`__cursor.<n>`: a name the caller may not see,
     // known only to this connection) cannot be compared; it must not repeat.
-    const opaque = (c) => c.startsWith('__cursor.');
+    const opaque = (/** @type {string} */ c) => c.startsWith('__cursor.');
     if (after !== null && page.next !== null
         && (page.next === after || (!opaque(after) && !opaque(page.next) && page.next < after))) {
       // A cursor that does not move would page forever. (Names are ASCII:

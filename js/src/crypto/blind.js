@@ -55,10 +55,17 @@ const CONSTRUCT = Symbol('construct');
  * DIRECT record key, and are never handed out.
  */
 export class BlindingKey {
+  /** @type {CryptoKey} */
   #key;
+  /** The group secret; `null` for a pairwise key. @type {Uint8Array|null} */
   #secret;
 
-  /** @private */
+  /**
+   * @private
+   * @param {CryptoKey} key
+   * @param {Uint8Array|null} secret
+   * @param {symbol} token
+   */
   constructor(key, secret, token) {
     if (token !== CONSTRUCT) throw new TypeError('use BlindingKey.pairwise() / generateGroup() / fromGroupSecret()');
     this.#key = key;

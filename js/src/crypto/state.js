@@ -53,9 +53,9 @@ export class StateError extends Error {
   constructor(kind, message, details = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'StateError';
-    /** `HERMIT_STATE`. */
+    /** `HERMIT_STATE`. @type {'HERMIT_STATE'} */
     this.code = 'HERMIT_STATE';
-    /** @type {string} */
+    /** @type {'Malformed'|'AuthFailed'|'Length'|'Name'|'Store'} */
     this.kind = kind;
     /** For `Store`: the identity's state topic. @type {string|undefined} */
     this.topic = details.topic;

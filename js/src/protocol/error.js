@@ -19,9 +19,14 @@ import { RETRIABLE_STATUSES } from './status.js';
  * `OffsetOutOfRange`, `Broker`, `AuthRequired`, `AuthFailed`, `CorruptBatch`,
  * `InvalidName`, `RequestTooLarge`, `InvalidArgument`, `Closed`.
  */
+/**
+ * @typedef {'Connect'|'ConnectionLost'|'Timeout'|'Protocol'|'UnsupportedVersion'|'OffsetOutOfRange'
+ *   |'Broker'|'AuthRequired'|'AuthFailed'|'CorruptBatch'|'InvalidName'|'RequestTooLarge'
+ *   |'InvalidArgument'|'Closed'} ClientErrorCode
+ */
 export class ClientError extends Error {
   /**
-   * @param {string} code
+   * @param {ClientErrorCode} code
    * @param {string} message
    * @param {{ cause?: unknown, status?: string, statusCode?: number,
    *   logStart?: number, highWatermark?: number, topic?: string,
@@ -30,7 +35,7 @@ export class ClientError extends Error {
   constructor(code, message, details = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'ClientError';
-    /** @type {string} */
+    /** @type {ClientErrorCode} */
     this.code = code;
     /** The broker's status name (`Unauthorized`, …) when the broker refused the request. @type {string|undefined} */
     this.status = details.status;

@@ -57,6 +57,7 @@ export const Op = Object.freeze({
   ListTopics: 0x0a,
 });
 
+/** @type {Map<number, string>} */
 const OP_NAMES = new Map(Object.entries(Op).map(([k, v]) => [v, k]));
 
 /** When a producer wants its acknowledgement (Rust's `Ack`). */

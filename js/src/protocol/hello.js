@@ -24,11 +24,11 @@ export const BrokerFlags = Object.freeze({
   /** Every op but Ping and Authenticate needs a principal. */
   AUTH_REQUIRED: 1,
   /** Authenticate is accepted. */
-  AUTH_AVAILABLE: 1 << 1,
+  AUTH_AVAILABLE: 0b10,
   /** The connection runs over TLS. */
-  TLS: 1 << 2,
+  TLS: 0b100,
   /** A client certificate already named the principal. */
-  AUTHENTICATED: 1 << 3,
+  AUTHENTICATED: 0b1000,
 });
 
 /**

@@ -61,7 +61,8 @@ export function groupNameError(name) {
   if (typeof name !== 'string' || name.length === 0) return 'name is empty';
   const len = utf8.encode(name).length;
   if (len > MAX_NAME_LEN) return `name is ${len} bytes long (max ${MAX_NAME_LEN})`;
-  // Rust's char::is_control: C0, DEL and C1.
+  // Rust's char::is_control: C0, DEL and C1 (control characters are the point here).
+  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'group names must be printable UTF-8';
   return null;
 }

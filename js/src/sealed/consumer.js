@@ -34,11 +34,13 @@ import { ClientError } from '../protocol/error.js';
 import { OpenedRecord, SealedRecordError } from './records.js';
 import { ConsumerState, StateStore, consumerKey, stateTopic } from './state.js';
 
+/** @import { Identity, PublicKey } from '../crypto/identity.js' */
+
 /**
  * The header of a well-formed sealed record that holds nothing for `own`.
  * @param {Uint8Array} value
  * @param {import('../crypto/identity.js').Kid} own
- * @returns {{ sender: import('../crypto/identity.js').Kid, own: boolean, mode: string } | null}
+ * @returns {{ sender: import('../crypto/identity.js').Kid, own: boolean, mode: import('../crypto/envelope.js').ModeName } | null}
  */
 function addressedElsewhere(value, own) {
   let view;
@@ -51,8 +53,8 @@ function addressedElsewhere(value, own) {
   const same = (/** @type {Uint8Array} */ a) => a.length === ownBytes.length && a.every((x, i) => x === ownBytes[i]);
   const forMe =
     view.header.mode === Mode.Direct
-      ? view.body.recipient.equals(own)
-      : view.body.entries.some((/** @type {{ kidBytes: Uint8Array }} */ e) => same(e.kidBytes));
+      ? /** @type {import('../crypto/envelope.js').DirectBody} */ (view.body).recipient.equals(own)
+      : /** @type {import('../crypto/envelope.js').MultiBody} */ (view.body).entries.some((e) => same(e.kidBytes));
   if (forMe) return null;
   return { sender: view.header.sender, own: view.header.sender.equals(own), mode: view.header.mode };
 }
@@ -99,7 +101,10 @@ function addressedElsewhere(value, own) {
  * @typedef {{ store: StateStore, logical: Uint8Array, state: ConsumerState }} Persist
  */
 
-/** @returns {Track} */
+/**
+ * @param {number|null} [committed]
+ * @returns {Track}
+ */
 function newTrack(committed = null) {
   return { returned: null, held: new Map(), committed, pending: [] };
 }

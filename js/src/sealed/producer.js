@@ -29,6 +29,8 @@ import { Sealer } from '../crypto/seal.js';
 import { StateError } from '../crypto/state.js';
 import { BUDGET_KEY, BudgetState, MAX_BUDGET_PEERS, StateStore } from './state.js';
 
+/** @import { Identity } from '../crypto/identity.js' */
+
 const utf8 = new TextEncoder();
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
 
@@ -130,14 +132,14 @@ export class SealedDelivery {
   /**
    * @param {import('../client/producer.js').Delivery} delivery
    * @param {bigint} seq
-   * @param {string} mode
+   * @param {import('../crypto/envelope.js').ModeName} mode
    */
   constructor(delivery, seq, mode) {
     /** The plain delivery. */
     this.delivery = delivery;
     /** The record's sequence number (per sender and topic). @type {bigint} */
     this.seq = seq;
-    /** `Mode.Direct` or `Mode.Multi` (DIRECT switches to MULTI past the per-pair limit). @type {string} */
+    /** `Mode.Direct` or `Mode.Multi` (DIRECT switches to MULTI past the per-pair limit). @type {import('../crypto/envelope.js').ModeName} */
     this.mode = mode;
     /** The partition the record was assigned to. @type {number} */
     this.partition = delivery.partition;
@@ -346,7 +348,7 @@ export class SealedProducer {
    * Wait for the seal, then hand the record to the producer after every
    * record sent before it (sealing itself runs concurrently).
    * @param {string} topic
-   * @param {Promise<{ record: Uint8Array, mode: string, seq: bigint }>} sealed
+   * @param {Promise<import('../crypto/seal.js').Sealed>} sealed
    * @param {Promise<import('../crypto/blind.js').BlindedKey|null>} blinded
    * @returns {Promise<SealedDelivery>}
    */

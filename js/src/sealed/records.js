@@ -11,6 +11,11 @@
  * @module sealed/records
  */
 
+/** @import { OpenError } from '../crypto/errors.js' */
+/** @import { Fingerprint, Kid } from '../crypto/identity.js' */
+/** @import { Opened, OpenedModeName, WindowStartName } from '../crypto/open.js' */
+/** @import { ModeName } from '../crypto/envelope.js' */
+
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
 
@@ -19,7 +24,10 @@ const INSPECT = Symbol.for('nodejs.util.inspect.custom');
  * Its `toString` and Node's `inspect` show the plaintext's length only.
  */
 export class OpenedRecord {
-  /** @param {object} f */
+  /**
+   * @param {Opened & { topic: string, partition: number, offset: number, timestampNs: bigint,
+   *   key: Uint8Array, plaintext: Uint8Array }} f
+   */
   constructor(f) {
     /** @type {true} */
     this.ok = true;
@@ -33,13 +41,13 @@ export class OpenedRecord {
     this.timestampNs = f.timestampNs;
     /** The blinded batch key as stored (empty for none). @type {Uint8Array} */
     this.key = f.key;
-    /** The authenticated sender. @type {import('../crypto/identity.js').Fingerprint} */
+    /** The authenticated sender. @type {Fingerprint} */
     this.sender = f.sender;
     /** The sender's sequence number on this topic (`undefined` for legacy records). @type {bigint|undefined} */
     this.seq = f.seq;
-    /** `OpenedMode.Direct`, `Multi` or `Legacy`. @type {string} */
+    /** `OpenedMode.Direct`, `Multi` or `Legacy`. @type {OpenedModeName} */
     this.mode = f.mode;
-    /** Sequence numbers of this sender skipped since its previous record on this topic. */
+    /** Sequence numbers of this sender skipped since its previous record on this topic. @type {import('../crypto/replay.js').Gap|undefined} */
     this.gap = f.gap;
     /** The record arrived late, inside the window. @type {boolean} */
     this.late = f.late;
@@ -48,7 +56,7 @@ export class OpenedRecord {
      * `new` on the first record from a sender no persisted state knew
      * (accepted on its own seq), `restored` on the first after a restored
      * mark, `continued` after that, `unchecked` for legacy records.
-     * @type {string}
+     * @type {WindowStartName}
      */
     this.window = f.window;
     /** A signature was verified. @type {boolean} */
@@ -93,7 +101,7 @@ export class OpenedRecord {
 export class SealedRecordError extends Error {
   /**
    * @param {{ topic: string, partition: number, offset: number, timestampNs: bigint, kind: 'NotForMe'|'Open'|'Released',
-   *   openError?: OpenError, sender?: import('../crypto/identity.js').Kid, own?: boolean, mode?: string,
+   *   openError?: OpenError, sender?: Kid, own?: boolean, mode?: ModeName,
    *   why?: { count: number } | { ageMs: number } }} f
    */
   constructor(f) {
@@ -107,7 +115,7 @@ export class SealedRecordError extends Error {
     this.name = 'SealedRecordError';
     /** @type {false} */
     this.ok = false;
-    /** `HERMIT_SEALED_RECORD`. */
+    /** `HERMIT_SEALED_RECORD`. @type {'HERMIT_SEALED_RECORD'} */
     this.code = 'HERMIT_SEALED_RECORD';
     this.topic = f.topic;
     this.partition = f.partition;

@@ -173,7 +173,7 @@ export class ConsumerState {
     const excess = this.senders.size - MAX_STATE_SENDERS;
     if (excess <= 0) return;
     const byMark = [...this.senders]
-      .map(([fp, w]) => [fp, w.highest])
+      .map(([fp, w]) => /** @type {[string, bigint]} */ ([fp, w.highest]))
       .sort(([fa, a], [fb, b]) => (a < b ? -1 : a > b ? 1 : fa < fb ? -1 : fa > fb ? 1 : 0));
     for (const [fp, hw] of byMark.slice(0, excess)) {
       this.senders.delete(fp);
