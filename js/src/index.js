@@ -17,16 +17,19 @@
 //   identities, public keys, fingerprints; `keyfile.js` SEALKEY key files;
 //   `envelope.js` the ENVELOPE v1 byte layout; `seal.js` the `Sealer`;
 //   `open.js` the `Opener`; `replay.js` replay windows; `signing.js` record
-//   signatures; `blind.js` blinded record keys; `pad.js` Padmé padding;
-//   `aead.js` the AES-GCM, HKDF and HMAC calls; `state.js` state records
-//   sealed to oneself; `compat.js` the seed's `ChatCrypto`; `errors.js` the
-//   typed errors of sealing and opening.
+//   signatures; `blind.js` blinded record keys (`BlindingKey`, and its old
+//   name `ConversationKey`); `pad.js` Padmé padding; `aead.js` the AES-GCM,
+//   HKDF and HMAC calls; `state.js` state records sealed to oneself;
+//   `compat.js` the seed's `ChatCrypto`; `errors.js` the typed errors of
+//   sealing and opening.
 // - `sealed/`: the crypto layer on the client. `producer.js`
 //   `SealedProducer`; `consumer.js` `SealedConsumer`; `records.js` what it
 //   returns per record; `state.js` replay windows and DIRECT budgets kept in
 //   the identity's state topic.
-// - `bytes.js`: base64, hex, UTF-8 and byte helpers every layer uses.
-// Layers import downwards only: sealed → client, crypto → protocol, bytes.
+// - `bytes.js`: base64, hex, UTF-8 and byte helpers.
+// `sealed/` builds on `client/` and `crypto/`, `client/` on `protocol/`;
+// nothing imports upwards. The types are `index.d.ts`, written by hand;
+// test/types.test.mjs holds them to the code.
 //
 // One statement per module, in the order of the layout; each module's
 // names in one statement.
