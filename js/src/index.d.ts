@@ -715,7 +715,7 @@ export class Sealer {
   sealMultiDetailed(topic: string, recipients: PublicKey[], plaintext: Uint8Array): Promise<Sealed>;
 }
 
-// ---- sealed/producer.js, sealed/consumer.js, sealed/records.js --------------
+// ---- sealed/producer.js, sealed/consumer.js, sealed/record.js ---------------
 
 export class SealedGroup {
   constructor(members: PublicKey[], key: BlindingKey);

@@ -21,9 +21,10 @@
 //   name `ConversationKey`); `pad.js` Padmé padding; `aead.js` the AES-GCM,
 //   HKDF and HMAC calls; `state.js` state records sealed to oneself;
 //   `compat.js` the seed's `ChatCrypto`; `errors.js` the typed errors of
-//   sealing and opening.
+//   sealing and opening; `webcrypto.js` the platform's Web Crypto (subtle,
+//   random bytes, SHA-256).
 // - `sealed/`: the crypto layer on the client. `producer.js`
-//   `SealedProducer`; `consumer.js` `SealedConsumer`; `records.js` what it
+//   `SealedProducer`; `consumer.js` `SealedConsumer`; `record.js` what it
 //   returns per record; `state.js` replay windows and DIRECT budgets kept in
 //   the identity's state topic.
 // - `bytes.js`: base64, hex, UTF-8 and byte helpers.
@@ -73,7 +74,7 @@ export { CompatError, OpenError, SealError, TrustError } from './crypto/errors.j
 
 export { BUDGET_RESERVE, SealedDelivery, SealedGroup, SealedProducer } from './sealed/producer.js';
 export { SealedConsumer } from './sealed/consumer.js';
-export { OpenedRecord, SealedRecordError } from './sealed/records.js';
+export { OpenedRecord, SealedRecordError } from './sealed/record.js';
 export {
   BUDGET_KEY,
   BudgetState,

@@ -27,7 +27,7 @@ const enc = new TextEncoder();
 const srcIndex = fileURLToPath(new URL('../src/index.js', import.meta.url));
 
 /** @typedef {import('../src/client/connection.js').Client} Client */
-/** @typedef {import('../src/sealed/records.js').SealedRecordError} SealedRecordError */
+/** @typedef {import('../src/sealed/record.js').SealedRecordError} SealedRecordError */
 
 /**
  * The raw value stored at `offset` of partition 0.

@@ -9,13 +9,13 @@ import { Producer } from '../src/client/producer.js';
 import { BlindingKey } from '../src/crypto/blind.js';
 import { SealedConsumer } from '../src/sealed/consumer.js';
 import { SealedGroup, SealedProducer } from '../src/sealed/producer.js';
-import { SealedRecordError } from '../src/sealed/records.js';
+import { SealedRecordError } from '../src/sealed/record.js';
 import { memoryBroker } from './helpers/fake-broker.mjs';
 
 const enc = new TextEncoder();
 
-/** @typedef {import('../src/sealed/records.js').OpenedRecord} OpenedRecord */
-/** @typedef {import('../src/sealed/records.js').SealedRecordError} SealedRecordErrorType */
+/** @typedef {import('../src/sealed/record.js').OpenedRecord} OpenedRecord */
+/** @typedef {import('../src/sealed/record.js').SealedRecordError} SealedRecordErrorType */
 
 /** @param {import('node:test').TestContext} t */
 async function setup(t) {

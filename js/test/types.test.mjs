@@ -41,7 +41,7 @@ import * as protocolStatus from '../src/protocol/status.js';
 import * as protocolTopic from '../src/protocol/topic.js';
 import * as sealedConsumer from '../src/sealed/consumer.js';
 import * as sealedProducer from '../src/sealed/producer.js';
-import * as sealedRecords from '../src/sealed/records.js';
+import * as sealedRecord from '../src/sealed/record.js';
 import * as sealedState from '../src/sealed/state.js';
 
 /**
@@ -187,9 +187,9 @@ const implemented = {
   SealedProducer: sealedProducer.SealedProducer,
   // sealed/consumer.js
   SealedConsumer: sealedConsumer.SealedConsumer,
-  // sealed/records.js
-  OpenedRecord: sealedRecords.OpenedRecord,
-  SealedRecordError: sealedRecords.SealedRecordError,
+  // sealed/record.js
+  OpenedRecord: sealedRecord.OpenedRecord,
+  SealedRecordError: sealedRecord.SealedRecordError,
   // sealed/state.js
   BUDGET_KEY: sealedState.BUDGET_KEY,
   BudgetState: sealedState.BudgetState,

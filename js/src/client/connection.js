@@ -48,7 +48,7 @@ export const CLOSE_TIMEOUT = 4008;
  * @property {number} [connectTimeoutMs] Limit on opening the connection
  *   (WebSocket upgrade, hello, Authenticate). Default 5 000.
  * @property {number} [maxInFlight] Most requests in flight; further ones
- *   wait for a slot. Default 512.
+ *   wait until an answer comes. Default 512.
  * @property {number} [maxResponseBytes] Largest response frame accepted
  *   (Node's `ws` refuses larger messages before buffering them; a browser
  *   has no such knob, the frame is then refused after it arrived).
@@ -158,8 +158,8 @@ export class Client {
   #maxResponseBytes;
   /** @type {Map<number, { resolve: (v: any) => void, reject: (e: any) => void, timer: any, op: number }>} */
   #pending;
-  /** Waiters for an in-flight slot. @type {Array<() => void>} */
-  #slotWaiters;
+  /** Requests waiting until fewer than maxInFlight are in flight. @type {Array<() => void>} */
+  #inFlightWaiters;
   /** @type {number} */
   #nextCorr;
   /** Why the connection is over. @type {ClientError|null} */
@@ -194,7 +194,7 @@ export class Client {
     this.#maxInFlight = Math.max(1, opts.maxInFlight ?? 512);
     this.#maxResponseBytes = opts.maxResponseBytes ?? 128 << 20;
     this.#pending = new Map();
-    this.#slotWaiters = [];
+    this.#inFlightWaiters = [];
     this.#nextCorr = 1;
     this.#dead = null;
     this.#handshakeTake = null;
@@ -341,7 +341,7 @@ export class Client {
     if (!p) return;
     clearTimeout(p.timer);
     this.#pending.delete(corr);
-    const w = this.#slotWaiters.shift();
+    const w = this.#inFlightWaiters.shift();
     if (w) w();
   }
 
@@ -371,7 +371,7 @@ export class Client {
       clearTimeout(p.timer);
       p.reject(this.#deadError());
     }
-    for (const w of this.#slotWaiters.splice(0)) w();
+    for (const w of this.#inFlightWaiters.splice(0)) w();
     this.#handshakeReject?.(err);
     this.#handshakeTake = null;
     const ws = this.#ws;
@@ -406,7 +406,7 @@ export class Client {
    */
   async #request(req, extraMs = 0) {
     while (!this.#dead && this.#pending.size >= this.#maxInFlight) {
-      await new Promise((resolve) => this.#slotWaiters.push(() => resolve(undefined)));
+      await new Promise((resolve) => this.#inFlightWaiters.push(() => resolve(undefined)));
     }
     if (this.#dead) throw this.#deadError();
     let corr = this.#nextCorr;

@@ -147,7 +147,7 @@ export class Producer {
   #nextSeq;
   /** Batches not finished (open, queued or in flight). @type {Set<Batch>} */
   #outstanding;
-  /** Closed, waiting for an in-flight slot. @type {Batch[]} */
+  /** Closed, waiting until fewer than maxInFlight are in flight. @type {Batch[]} */
   #queue;
   /** @type {number} */
   #inFlight;
@@ -227,20 +227,20 @@ export class Producer {
     const n = acc.partitions ?? 1;
     const keyed = k.length > 0;
     const partition = keyed ? partitionForKey(k, n) : acc.sticky % n;
-    const slot = keyed ? `k:${partition}:${hexKey(k)}` : `p:${partition}`;
-    let batch = acc.open.get(slot);
+    const openKey = keyed ? `k:${partition}:${hexKey(k)}` : `p:${partition}`;
+    let batch = acc.open.get(openKey);
     if (batch && batch.builder.recordCount > 0 && batch.builder.length + need > this.#batchBytes) {
-      this.#closeBatch(acc, slot, batch);
+      this.#closeBatch(acc, openKey, batch);
       batch = undefined;
     }
     if (!batch) {
       batch = new Batch(topic, partition, k, this.#nextSeq++);
       this.#outstanding.add(batch);
       this.#buffered += batch.reserved;
-      acc.open.set(slot, batch);
+      acc.open.set(openKey, batch);
       const b = batch;
       b.timer = setTimeout(() => {
-        if (acc.open.get(slot) === b) this.#closeBatch(acc, slot, b);
+        if (acc.open.get(openKey) === b) this.#closeBatch(acc, openKey, b);
       }, this.#lingerMs);
     }
     batch.builder.push(value);
@@ -248,7 +248,7 @@ export class Producer {
     this.#buffered += need;
     const delivery = new Delivery(batch, batch.builder.recordCount - 1);
     if (batch.builder.recordCount >= this.#batchRecords || batch.builder.length >= this.#batchBytes) {
-      this.#closeBatch(acc, slot, batch);
+      this.#closeBatch(acc, openKey, batch);
     }
     return delivery;
   }
@@ -303,20 +303,20 @@ export class Producer {
 
   #closeAll() {
     for (const acc of this.#topics.values()) {
-      for (const [slot, b] of [...acc.open]) this.#closeBatch(acc, slot, b);
+      for (const [openKey, b] of [...acc.open]) this.#closeBatch(acc, openKey, b);
     }
   }
 
   /**
    * Close a batch to new records and queue it for sending.
    * @param {{ sticky: number, partitions: number|null, open: Map<string, Batch> }} acc
-   * @param {string} slot
+   * @param {string} openKey
    * @param {Batch} batch
    */
-  #closeBatch(acc, slot, batch) {
+  #closeBatch(acc, openKey, batch) {
     clearTimeout(batch.timer);
-    acc.open.delete(slot);
-    if (slot.startsWith('p:') && batch.partition === acc.sticky % (acc.partitions ?? 1)) {
+    acc.open.delete(openKey);
+    if (openKey.startsWith('p:') && batch.partition === acc.sticky % (acc.partitions ?? 1)) {
       acc.sticky = (acc.sticky + 1) % (acc.partitions ?? 1);
     }
     this.#queue.push(batch);

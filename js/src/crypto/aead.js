@@ -4,7 +4,7 @@
 // SharedArrayBuffer). The SDK's bytes always are: the `BufferSource` casts
 // below only tell the type checker so.
 
-import { subtle } from './identity.js';
+import { subtle } from './webcrypto.js';
 
 export const ZERO_IV = new Uint8Array(12);
 const AES = { name: 'AES-GCM', length: 256 };

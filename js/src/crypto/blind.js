@@ -6,7 +6,8 @@
 // members.
 
 import { checkBytes, concat, equal, toHex, utf8 } from '../bytes.js';
-import { Identity, KeyError, PublicKey, pairKey, randomBytes } from './identity.js';
+import { Identity, KeyError, PublicKey, pairKey } from './identity.js';
+import { randomBytes } from './webcrypto.js';
 import { hmacKey, hmacSign } from './aead.js';
 
 const KEY_LABEL = utf8('sealed-record/v1 key');

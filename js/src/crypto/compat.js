@@ -17,7 +17,8 @@
 
 import { fromBase64, fromUtf8, toBase64, utf8 } from '../bytes.js';
 import { CompatError } from './errors.js';
-import { Identity, PublicKey, pairKey, randomBytes, sha256, subtle } from './identity.js';
+import { Identity, PublicKey, pairKey } from './identity.js';
+import { randomBytes, sha256, subtle } from './webcrypto.js';
 import { aesKey, gcmDecrypt, gcmEncrypt } from './aead.js';
 
 /** AES-GCM IV length; Web Crypto accepts others, this format does not. */

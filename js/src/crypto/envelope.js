@@ -8,7 +8,8 @@
 //
 // `Header.parse` / `RecordView.parse` check structure only; the Opener authenticates.
 
-import { Kid, sha256 } from './identity.js';
+import { Kid } from './identity.js';
+import { sha256 } from './webcrypto.js';
 import { OpenError } from './errors.js';
 
 /** The only record version this code reads or writes. */

@@ -17,6 +17,7 @@
 // `{ extractable: false }` (then `toPkcs8` throws `KeyError` kind `NotExtractable`).
 
 import { checkBytes, concat, equal, fromBase64, toBase64, toHex } from '../bytes.js';
+import { ECDH, ECDSA, ECDSA_SHA256, randomBytes, sha256, subtle } from './webcrypto.js';
 
 /** Length of an exported PKCS#8 private key (with the public key inside). */
 export const PKCS8_LEN = 138;
@@ -32,30 +33,11 @@ export const AUTH_SIGNATURE_LEN = 64;
 export const AUTH_NONCE_LEN = 32;
 
 const AUTH_LABEL = new TextEncoder().encode('hermit-auth/v1');
-export const ECDH = Object.freeze({ name: 'ECDH', namedCurve: 'P-256' });
-export const ECDSA = Object.freeze({ name: 'ECDSA', namedCurve: 'P-256' });
-export const ECDSA_SHA256 = Object.freeze({ name: 'ECDSA', hash: 'SHA-256' });
 // The fixed first 26 bytes of a compressed-point P-256 SPKI (59 bytes in all).
 const COMPRESSED_SPKI_PREFIX = Uint8Array.from([
   0x30, 0x39, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a,
   0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x22, 0x00,
 ]);
-
-/** Web Crypto's SubtleCrypto (browsers and Node 18+). */
-export function subtle() {
-  const s = globalThis.crypto?.subtle;
-  if (!s) throw new Error('Web Crypto (globalThis.crypto.subtle) is not available');
-  return s;
-}
-
-/**
- * `n` random bytes from the platform CSPRNG.
- * @param {number} n
- * @returns {Uint8Array}
- */
-export function randomBytes(n) {
-  return globalThis.crypto.getRandomValues(new Uint8Array(n));
-}
 
 /**
  * Decodes standard padded base64 of PKCS#8 DER (surrounding white space
@@ -93,16 +75,6 @@ export function wipedBase64(der) {
   } finally {
     der.fill(0);
   }
-}
-
-/**
- * SHA-256 of the concatenation of `parts`.
- * @param {...Uint8Array} parts
- * @returns {Promise<Uint8Array>}
- */
-export async function sha256(...parts) {
-  const data = parts.length === 1 ? parts[0] : concat(...parts);
-  return new Uint8Array(await subtle().digest('SHA-256', /** @type {BufferSource} */ (data)));
 }
 
 /** Why a key could not be imported, exported or generated. */

@@ -13,7 +13,8 @@
 // hash-wasm runs Argon2 in one thread, so p lanes cost p times one lane here.
 
 import { checkBytes, concat, equal, fromBase64, toBase64, utf8 } from '../bytes.js';
-import { Identity, PublicKey, SPKI_LEN, randomBytes } from './identity.js';
+import { Identity, PublicKey, SPKI_LEN } from './identity.js';
+import { randomBytes } from './webcrypto.js';
 import { aesKey, gcmDecrypt, gcmEncrypt } from './aead.js';
 
 const MAGIC = utf8('SEALKEY');

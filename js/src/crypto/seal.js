@@ -22,7 +22,8 @@
 // above a persisted value.
 
 import { checkBytes, concat, utf8 } from '../bytes.js';
-import { Identity, PublicKey, pairKey, randomBytes, sha256 } from './identity.js';
+import { Identity, PublicKey, pairKey } from './identity.js';
+import { randomBytes, sha256 } from './webcrypto.js';
 import {
   COMMIT_LABEL,
   Flags,

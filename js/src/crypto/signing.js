@@ -5,7 +5,8 @@
 // is non-extractable unless `{ extractable: true }` (the default, for `toPkcs8`).
 
 import { checkBytes } from '../bytes.js';
-import { ECDSA, ECDSA_SHA256, Identity, KeyError, PublicKey, importPkcs8Base64, subtle, wipedBase64 } from './identity.js';
+import { Identity, KeyError, PublicKey, importPkcs8Base64, wipedBase64 } from './identity.js';
+import { ECDSA, ECDSA_SHA256, subtle } from './webcrypto.js';
 
 const CONSTRUCT = Symbol('construct');
 /** Set by SigningIdentity's static block. @type {(signer: SigningIdentity, message: Uint8Array) => Promise<Uint8Array>} */

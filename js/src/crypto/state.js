@@ -11,7 +11,7 @@
  * body    = u32 len ‖ plaintext ‖ 0x00 … up to padme(4 + len)
  * ```
  *
- * `K_pair(own, own)` only the identity can compute, and no conversation uses
+ * `K_pair(own, own)` only the identity can compute, and no pair or group uses
  * it as its key. The AAD binds a record to the topic and key it is stored
  * under, so the broker cannot move one state onto another. The broker sees
  * when a state is written, its length in Padmé buckets and the blinded key.
@@ -21,7 +21,8 @@
 
 import { checkBytes, concat, equal, utf8 } from '../bytes.js';
 import { gcmDecrypt, gcmEncrypt, hkdfAesKey, hkdfKey } from './aead.js';
-import { Identity, pairKey, randomBytes } from './identity.js';
+import { Identity, pairKey } from './identity.js';
+import { randomBytes } from './webcrypto.js';
 import { padme } from './pad.js';
 
 /** The first bytes of every state record. */

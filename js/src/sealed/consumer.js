@@ -31,7 +31,7 @@ import { Fingerprint } from '../crypto/identity.js';
 import { Opener } from '../crypto/open.js';
 import { StateError } from '../crypto/state.js';
 import { ClientError } from '../protocol/error.js';
-import { OpenedRecord, SealedRecordError } from './records.js';
+import { OpenedRecord, SealedRecordError } from './record.js';
 import { ConsumerState, StateStore, consumerKey, stateTopic } from './state.js';
 
 /** @import { Identity, PublicKey } from '../crypto/identity.js' */

@@ -8,7 +8,7 @@
  * (`SealError`, `TrustError`, `OpenError`, `ClientError`) instead of being
  * wrapped in a `SealedError`.
  *
- * @module sealed/records
+ * @module sealed/record
  */
 
 /** @import { OpenError } from '../crypto/errors.js' */
