@@ -115,7 +115,7 @@ export interface Record {
 }
 
 export class FetchResponse {
-  private constructor();
+  constructor(topic: string, partition: number, highWatermark: number, logStart: number, batches: Uint8Array);
   readonly topic: string;
   readonly partition: number;
   readonly highWatermark: number;

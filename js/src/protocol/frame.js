@@ -73,7 +73,6 @@ export const Cleanup = Object.freeze({ Delete: 0, Compact: 1 });
 
 const utf8 = new TextEncoder();
 
-
 /**
  * @param {Writer} w
  * @param {Uint8Array} b

@@ -11,7 +11,6 @@ export const MAX_NAME_LEN = 249;
 
 const utf8 = new TextEncoder();
 
-
 /**
  * Why `name` is not a valid user topic name, or `null` if it is
  * (1–249 bytes of `[A-Za-z0-9._-]`, not `.` or `..`, no `__` prefix).
