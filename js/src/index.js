@@ -29,8 +29,9 @@
 //   the identity's state topic.
 // - `bytes.js`: base64, hex, UTF-8 and byte helpers.
 // `sealed/` builds on `client/` and `crypto/`, `client/` on `protocol/`;
-// nothing imports upwards. The types are `index.d.ts`, written by hand;
-// test/types.test.mjs holds them to the code.
+// nothing imports upwards. The types are `index.d.ts` and `types/*.d.ts`
+// (one per folder), written by hand; test/types.test.mjs holds them to the
+// code.
 //
 // One statement per module, in the order of the layout; each module's
 // names in one statement.

@@ -1,6 +1,6 @@
-// The declarations cannot drift from the code. src/index.d.ts is written by
-// hand (it is the public API: literal types, unions, private constructors);
-// this file holds it to the modules, two ways:
+// The declarations cannot drift from the code. src/index.d.ts (with
+// src/types/*.d.ts) is written by hand (it is the public API: literal types,
+// unions, private constructors); this file holds it to the modules, two ways:
 //
 // - At type-check time (`npm run typecheck`): `sdk` below is typed by the
 //   declarations, the modules are read as JavaScript (allowJs, their JSDoc),
