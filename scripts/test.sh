@@ -25,6 +25,10 @@ fi
 # The JavaScript SDK's npm packages, exactly as locked: the Rust interop
 # tests drive the SDK (client/tests/js/) and its SEALKEY files need hash-wasm.
 (cd js && npm ci --no-audit --no-fund --loglevel=error)
+# The SDK's type check (strict, over the SDK, its tests, the benches and the
+# chat page; test/types.test.mjs holds src/index.d.ts to the code) and its
+# linter, both pinned in js/package-lock.json.
+(cd js && npm run --silent typecheck && npm run --silent lint)
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings

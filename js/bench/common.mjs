@@ -49,7 +49,9 @@ export async function startBroker() {
   let log = '';
   const exited = new Promise((r) => child.once('exit', r));
   const addrs = await new Promise((res, rej) => {
+    /** @type {string|null} */
     let tcp = null;
+    /** @type {string|null} */
     let ws = null;
     child.stderr.on('data', (c) => {
       log += c;

@@ -14,7 +14,7 @@ import { TcpWebSocket } from './tcp-transport.mjs';
 const o = flags({ n: 20000, size: 256, runs: 3 });
 const broker = await startBroker();
 try {
-  /** @type {Record<string, Array<{ produce_us_per_msg: number, consume_us_per_msg: number }>>} */
+  /** @type {Record<string, Array<{ produce_us_per_msg: number, consume_us_per_msg: number, produce_msgs_per_s: number, consume_msgs_per_s: number }>>} */
   const results = { ws: [], tcp: [] };
   for (let run = 1; run <= o.runs; run++) {
     const order = run % 2 ? ['ws', 'tcp'] : ['tcp', 'ws'];

@@ -9,6 +9,13 @@ import net from 'node:net';
 const HELLO_LEN = 61;
 
 export class TcpWebSocket extends EventTarget {
+  /** Bytes received and not yet handed out as messages. @type {Buffer} */
+  #buf;
+  /** Whether the broker's hello (unframed) was handed out. */
+  #helloSeen;
+  /** @type {net.Socket} */
+  #socket;
+
   /**
    * @param {string} url `tcp://host:port`
    * @param {string} protocol the subprotocol the Client asks for (echoed: TCP has none)
@@ -21,20 +28,20 @@ export class TcpWebSocket extends EventTarget {
     this.binaryType = 'arraybuffer';
     /** 0 connecting, 1 open, 2 closing, 3 closed (as WebSocket). */
     this.readyState = 0;
-    this._buf = Buffer.alloc(0);
-    this._helloSeen = false;
-    this._socket = net.connect({ host: hostname, port: Number(port), noDelay: true });
-    this._socket.on('connect', () => {
+    this.#buf = Buffer.alloc(0);
+    this.#helloSeen = false;
+    this.#socket = net.connect({ host: hostname, port: Number(port), noDelay: true });
+    this.#socket.on('connect', () => {
       this.readyState = 1;
       this.dispatchEvent(new Event('open'));
     });
-    this._socket.on('data', (chunk) => this._onData(chunk));
-    this._socket.on('error', (e) => {
+    this.#socket.on('data', (chunk) => this.#onData(chunk));
+    this.#socket.on('error', (e) => {
       const ev = new Event('error');
       /** @type {any} */ (ev).message = e.message;
       this.dispatchEvent(ev);
     });
-    this._socket.on('close', () => {
+    this.#socket.on('close', () => {
       const was = this.readyState;
       this.readyState = 3;
       const ev = new Event('close');
@@ -44,17 +51,17 @@ export class TcpWebSocket extends EventTarget {
   }
 
   /** @param {Buffer} chunk */
-  _onData(chunk) {
-    this._buf = this._buf.length === 0 ? chunk : Buffer.concat([this._buf, chunk]);
+  #onData(chunk) {
+    this.#buf = this.#buf.length === 0 ? chunk : Buffer.concat([this.#buf, chunk]);
     for (;;) {
       let len;
-      if (!this._helloSeen) len = HELLO_LEN;
-      else if (this._buf.length >= 4) len = 4 + this._buf.readUInt32BE(0);
+      if (!this.#helloSeen) len = HELLO_LEN;
+      else if (this.#buf.length >= 4) len = 4 + this.#buf.readUInt32BE(0);
       else return;
-      if (this._buf.length < len) return;
-      const msg = this._buf.subarray(0, len);
-      this._buf = this._buf.subarray(len);
-      this._helloSeen = true;
+      if (this.#buf.length < len) return;
+      const msg = this.#buf.subarray(0, len);
+      this.#buf = this.#buf.subarray(len);
+      this.#helloSeen = true;
       const ev = new Event('message');
       /** @type {any} */ (ev).data = new Uint8Array(msg.buffer, msg.byteOffset, msg.length);
       this.dispatchEvent(ev);
@@ -63,12 +70,12 @@ export class TcpWebSocket extends EventTarget {
 
   /** @param {Uint8Array} bytes one hello or frame */
   send(bytes) {
-    this._socket.write(bytes);
+    this.#socket.write(bytes);
   }
 
   close() {
     if (this.readyState >= 2) return;
     this.readyState = 2;
-    this._socket.end();
+    this.#socket.end();
   }
 }

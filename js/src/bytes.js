@@ -13,7 +13,7 @@ export class Base64Error extends Error {
   constructor(message) {
     super(message);
     this.name = 'Base64Error';
-    /** @type {string} */
+    /** @type {'HERMIT_BASE64'} */
     this.code = 'HERMIT_BASE64';
   }
 }

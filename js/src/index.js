@@ -1,13 +1,59 @@
-// HermitMQ JavaScript SDK: everything public, re-exported by module
-// (alphabetical by module; each module's names in one statement).
+// HermitMQ JavaScript SDK: everything public, re-exported by module.
+//
+// Layout — the folders mirror the Rust crates (`protocol/`, `client/src/`,
+// `client/src/crypto/`, `client/src/sealed/`) and use their names
+// (docs/GLOSSARY.md):
+// - `protocol/`: the wire format, sans-I/O. `frame.js` request and response
+//   frames and op codes; `record.js` record batches (header, views, builder,
+//   payload layout) with `crc32c.js`; `hello.js` the hellos; `auth.js` what an
+//   Authenticate signs; `status.js` status codes; `topic.js` topic, group and
+//   cursor names; `codec.js` the checked big-endian reader and writer;
+//   `error.js` `ClientError` and `WireError`.
+// - `client/`: `connection.js` `connect` and `Client` (one WebSocket,
+//   pipelined requests); `records.js` `FetchResponse` and its records;
+//   `producer.js` the batching `Producer`; `partitioner.js` key → partition;
+//   `consumer.js` the long-polling `Consumer`.
+// - `crypto/`: end-to-end sealing on Web Crypto, sans-I/O. `identity.js`
+//   identities, public keys, fingerprints; `keyfile.js` SEALKEY key files;
+//   `envelope.js` the ENVELOPE v1 byte layout; `seal.js` the `Sealer`;
+//   `open.js` the `Opener`; `replay.js` replay windows; `signing.js` record
+//   signatures; `blind.js` blinded record keys (`BlindingKey`, and its old
+//   name `ConversationKey`); `pad.js` Padmé padding; `aead.js` the AES-GCM,
+//   HKDF and HMAC calls; `state.js` state records sealed to oneself;
+//   `compat.js` the seed's `ChatCrypto`; `errors.js` the typed errors of
+//   sealing and opening; `webcrypto.js` the platform's Web Crypto (subtle,
+//   random bytes, SHA-256).
+// - `sealed/`: the crypto layer on the client. `producer.js`
+//   `SealedProducer`; `consumer.js` `SealedConsumer`; `record.js` what it
+//   returns per record; `state.js` replay windows and DIRECT budgets kept in
+//   the identity's state topic.
+// - `bytes.js`: base64, hex, UTF-8 and byte helpers.
+// `sealed/` builds on `client/` and `crypto/`, `client/` on `protocol/`;
+// nothing imports upwards. The types are `index.d.ts` and `types/*.d.ts`
+// (one per folder), written by hand; test/types.test.mjs holds them to the
+// code.
+//
+// One statement per module, in the order of the layout; each module's
+// names in one statement.
 
-export { BLINDED_KEY_LEN, BlindedKey, ConversationKey } from './blind.js';
-export { Base64Error, concat, equal, fromBase64, fromHex, fromUtf8, toBase64, toHex, utf8 } from './bytes.js';
-export { COMPAT_LIMIT, ChatCrypto, CompatMessage } from './chat.js';
-export { CLOSE_PROTOCOL_ERROR, CLOSE_TIMEOUT, Client, FetchResponse, SUBPROTOCOL, connect } from './connection.js';
-export { Consumer } from './consumer.js';
-export { crc32c, crc32cUpdate } from './crc32c.js';
-export { CompatError, OpenError, SealError, TrustError } from './crypto-errors.js';
+export { ClientError, WireError } from './protocol/error.js';
+export { STATUS_NAMES, Status } from './protocol/status.js';
+export { cursorNameError, groupNameError, topicNameError } from './protocol/topic.js';
+export { U64_MAX } from './protocol/codec.js';
+export { BrokerFlags, PROTOCOL_VERSION, decodeBrokerHello, encodeClientHello } from './protocol/hello.js';
+export { authTranscript } from './protocol/auth.js';
+export { BatchBuilder, batches, nowNs, parseBatch, records, verifyCrc } from './protocol/record.js';
+export { crc32c, crc32cUpdate } from './protocol/crc32c.js';
+export { Ack, Cleanup, MAX_LIST_LIMIT, Op, decodeResponse, encodeRequest } from './protocol/frame.js';
+
+export { CLOSE_PROTOCOL_ERROR, CLOSE_TIMEOUT, Client, SUBPROTOCOL, connect } from './client/connection.js';
+export { FetchResponse } from './client/records.js';
+export { Delivery, Producer } from './client/producer.js';
+export { fnv1a32, partitionForKey } from './client/partitioner.js';
+export { Consumer } from './client/consumer.js';
+
+export { Fingerprint, Identity, KeyError, Kid, PKCS8_LEN, PublicKey, SPKI_LEN } from './crypto/identity.js';
+export { KdfParams, KeyFile, KeyFileError } from './crypto/keyfile.js';
 export {
   DIRECT_OVERHEAD,
   Flags,
@@ -16,55 +62,29 @@ export {
   Mode,
   RecordView,
   SIGNATURE_LEN,
-} from './envelope.js';
-export { Fingerprint, Identity, KeyError, Kid, PKCS8_LEN, PublicKey, SPKI_LEN } from './identity.js';
-export { KdfParams, KeyFile, KeyFileError } from './keyfile.js';
-export { OpenedMode, Opener, WindowStart } from './open.js';
-export { padme, paddedLen } from './pad.js';
-export { Delivery, Producer, fnv1a32, partitionForKey } from './producer.js';
-export {
-  Ack,
-  BatchBuilder,
-  BrokerFlags,
-  Cleanup,
-  ClientError,
-  MAX_LIST_LIMIT,
-  Op,
-  PROTOCOL_VERSION,
-  STATUS_NAMES,
-  Status,
-  U64_MAX,
-  WireError,
-  authTranscript,
-  batches,
-  cursorNameError,
-  decodeBrokerHello,
-  decodeResponse,
-  encodeClientHello,
-  encodeRequest,
-  groupNameError,
-  nowNs,
-  parseBatch,
-  records,
-  topicNameError,
-  verifyCrc,
-} from './protocol.js';
-export { BITMAP_LEN, Gap, ReplayWindow } from './replay.js';
-export { DIRECT_LIMIT, MAX_PLAINTEXT_LEN, Sealer } from './seal.js';
-export { BUDGET_RESERVE, OpenedRecord, SealedConsumer, SealedDelivery, SealedGroup, SealedProducer, SealedRecordError } from './sealed.js';
-export { SigningIdentity, SigningPublicKey } from './signing.js';
+} from './crypto/envelope.js';
+export { DIRECT_LIMIT, MAX_PLAINTEXT_LEN, Sealer } from './crypto/seal.js';
+export { OpenedMode, Opener, WindowStart } from './crypto/open.js';
+export { BITMAP_LEN, Gap, ReplayWindow } from './crypto/replay.js';
+export { SigningIdentity, SigningPublicKey } from './crypto/signing.js';
+export { BLINDED_KEY_LEN, BlindedKey, BlindingKey, ConversationKey } from './crypto/blind.js';
+export { padme, paddedLen } from './crypto/pad.js';
+export { MAX_STATE_LEN, STATE_MAGIC, StateError, openState, sealState } from './crypto/state.js';
+export { COMPAT_LIMIT, ChatCrypto, CompatMessage } from './crypto/compat.js';
+export { CompatError, OpenError, SealError, TrustError } from './crypto/errors.js';
+
+export { BUDGET_RESERVE, SealedDelivery, SealedGroup, SealedProducer } from './sealed/producer.js';
+export { SealedConsumer } from './sealed/consumer.js';
+export { OpenedRecord, SealedRecordError } from './sealed/record.js';
 export {
   BUDGET_KEY,
   BudgetState,
   ConsumerState,
   MAX_BUDGET_PEERS,
-  MAX_STATE_LEN,
   MAX_STATE_SENDERS,
-  STATE_MAGIC,
-  StateError,
   StateStore,
   consumerKey,
-  openState,
-  sealState,
   stateTopic,
-} from './state.js';
+} from './sealed/state.js';
+
+export { Base64Error, concat, equal, fromBase64, fromHex, fromUtf8, toBase64, toHex, utf8 } from './bytes.js';

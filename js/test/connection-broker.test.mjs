@@ -2,14 +2,17 @@
 // (helpers/broker.mjs; build it with `cargo build -p hermit-cli`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { Identity } from '../src/identity.js';
-import { Ack, BatchBuilder, Cleanup, U64_MAX } from '../src/protocol.js';
+import { connect } from '../src/client/connection.js';
+import { Identity } from '../src/crypto/identity.js';
+import { Ack, Cleanup } from '../src/protocol/frame.js';
+import { BatchBuilder } from '../src/protocol/record.js';
+import { U64_MAX } from '../src/protocol/codec.js';
 import { INBOX_POLICY, startBroker } from './helpers/broker.mjs';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
+/** @param {string[]} values */
 function batch(values, key = '') {
   const b = new BatchBuilder(enc.encode(key));
   for (const v of values) b.push(enc.encode(v));
@@ -26,7 +29,7 @@ test('anonymous broker: every operation round-trips over WebSocket', async (t) =
   assert.ok(client.maxFrame > 0 && client.maxFrame <= 1 << 20, `maxFrame ${client.maxFrame}`);
   assert.ok((await client.ping()) >= 0);
   await client.createTopic('rt', { partitions: 2, cleanup: Cleanup.Delete, retentionMs: U64_MAX });
-  await assert.rejects(client.createTopic('rt'), (e) => e.status === 'TopicExists');
+  await assert.rejects(client.createTopic('rt'), (/** @type {any} */ e) => e.status === 'TopicExists');
   const [meta] = await client.metadata('rt');
   assert.equal(meta.name, 'rt');
   assert.equal(meta.partitions.length, 2);
@@ -40,11 +43,11 @@ test('anonymous broker: every operation round-trips over WebSocket', async (t) =
   assert.equal(await client.committed('g', 'rt', 1), null);
   await client.commit('g', 'rt', 1, 2);
   assert.equal(await client.committed('g', 'rt', 1), 2);
-  await assert.rejects(client.commit('g', 'rt', 1, 99), (e) => e.status === 'OffsetAheadOfLog');
-  await assert.rejects(client.fetch('rt', 1, 50), (e) => e.code === 'OffsetOutOfRange' && e.highWatermark === 3 && e.logStart === 0);
-  await assert.rejects(client.fetch('rt', 7, 0), (e) => e.status === 'UnknownPartition');
+  await assert.rejects(client.commit('g', 'rt', 1, 99), (/** @type {any} */ e) => e.status === 'OffsetAheadOfLog');
+  await assert.rejects(client.fetch('rt', 1, 50), (/** @type {any} */ e) => e.code === 'OffsetOutOfRange' && e.highWatermark === 3 && e.logStart === 0);
+  await assert.rejects(client.fetch('rt', 7, 0), (/** @type {any} */ e) => e.status === 'UnknownPartition');
   await client.deleteTopic('rt');
-  await assert.rejects(client.metadata('rt'), (e) => e.status === 'UnknownTopic');
+  await assert.rejects(client.metadata('rt'), (/** @type {any} */ e) => e.status === 'UnknownTopic');
   // Refusals left the connection open.
   await client.ping();
 });
@@ -87,7 +90,7 @@ test('a long-poll fetch waits for data and answers as soon as it is produced, wi
 test('auth = "required": AuthRequired without an identity, the principal with one, Unauthorized where the ACL denies and nothing reaches the log', async (t) => {
   const broker = await startBroker({ config: INBOX_POLICY });
   t.after(() => broker.stop());
-  await assert.rejects(connect(broker.url), (e) => e.code === 'AuthRequired' && e.isAuth);
+  await assert.rejects(connect(broker.url), (/** @type {any} */ e) => e.code === 'AuthRequired' && e.isAuth);
   const [alice, bob] = await Promise.all([Identity.generate(), Identity.generate()]);
   const a = await connect(broker.url, { identity: alice });
   const b = await connect(broker.url, { identity: bob });
@@ -97,10 +100,10 @@ test('auth = "required": AuthRequired without an identity, the principal with on
   // Alice may write to Bob's inbox…
   assert.equal(await a.produce(bobInbox, 0, Ack.Durable, batch(['for bob'])), 0);
   // …but not read it, describe it or commit in it.
-  await assert.rejects(a.fetch(bobInbox, 0, 0), (e) => e.status === 'Unauthorized' && e.message.includes(`consume ${bobInbox}`) && e.message.includes(alice.fingerprint().toHex()));
-  await assert.rejects(a.metadata(bobInbox), (e) => e.status === 'Unauthorized');
+  await assert.rejects(a.fetch(bobInbox, 0, 0), (/** @type {any} */ e) => e.status === 'Unauthorized' && e.message.includes(`consume ${bobInbox}`) && e.message.includes(alice.fingerprint().toHex()));
+  await assert.rejects(a.metadata(bobInbox), (/** @type {any} */ e) => e.status === 'Unauthorized');
   // Outside inbox.*: refused, and the record is stored nowhere.
-  await assert.rejects(a.produce('elsewhere', 0, Ack.Durable, batch(['secret-outside-the-acl'])), (e) => e.isAuth && !e.retriable);
+  await assert.rejects(a.produce('elsewhere', 0, Ack.Durable, batch(['secret-outside-the-acl'])), (/** @type {any} */ e) => e.isAuth && !e.retriable);
   assert.equal(await broker.dataContains('secret-outside-the-acl'), false);
   // Bob reads his own inbox.
   const f = await b.fetch(bobInbox, 0, 0);
@@ -122,18 +125,18 @@ test('a broker shutting down mid-request: the long poll is drained, then the con
   const closed = client.closed;
   await broker.stop();
   // A graceful shutdown answers what it holds (an empty long poll) or fails it; it never hangs.
-  const r = await poll;
+  const r = /** @type {{ f?: import('../src/client/records.js').FetchResponse, e?: any }} */ (await poll);
   if (r.f) assert.equal(r.f.batches.length, 0);
   else assert.ok(r.e.code === 'ConnectionLost' && r.e.retriable, String(r.e));
   const { code } = await closed;
-  await assert.rejects(client.ping(), (e) => e.code === 'ConnectionLost' && e.retriable && (/ShuttingDown/.test(e.message) || e.message.includes(`code ${code}`)));
+  await assert.rejects(client.ping(), (/** @type {any} */ e) => e.code === 'ConnectionLost' && e.retriable && (/ShuttingDown/.test(e.message) || e.message.includes(`code ${code}`)));
 });
 
 test('client.close() mid-request rejects the pending fetch with Closed', async (t) => {
   const broker = await startBroker();
   t.after(() => broker.stop());
   const client = await connect(broker.url);
-  const poll = assert.rejects(client.fetch('idle', 0, 0, 1 << 20, 30_000), (e) => e.code === 'Closed');
+  const poll = assert.rejects(client.fetch('idle', 0, 0, 1 << 20, 30_000), (/** @type {any} */ e) => e.code === 'Closed');
   await client.close();
   await poll;
 });

@@ -2,12 +2,18 @@
 // server (helpers/fake-broker.mjs). The real broker is in connection-broker.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { BrokerFlags, Op, authTranscript, encodeResponse } from '../src/protocol.js';
+import { connect } from '../src/client/connection.js';
+import { BrokerFlags } from '../src/protocol/hello.js';
+import { Op, encodeResponse } from '../src/protocol/frame.js';
+import { authTranscript } from '../src/protocol/auth.js';
+import { Identity } from '../src/crypto/identity.js';
 import { fakeBroker } from './helpers/fake-broker.mjs';
-import { Identity } from '../src/identity.js';
+
+/** @typedef {import('./helpers/fake-broker.mjs').FakeRequest} FakeRequest */
+/** @typedef {import('./helpers/fake-broker.mjs').Socket} Socket */
 
 test('hello, then pipelined requests answered out of order reach their callers', async (t) => {
+  /** @type {Array<[FakeRequest, Socket]>} */
   const held = [];
   const broker = await fakeBroker({
     onRequest: (req, ws) => {
@@ -38,6 +44,7 @@ test('hello, then pipelined requests answered out of order reach their callers',
 });
 
 test('requests beyond maxInFlight wait for a slot', async (t) => {
+  /** @type {Array<[FakeRequest, Socket]>} */
   const held = [];
   const broker = await fakeBroker({ onRequest: (req, ws) => held.push([req, ws]) });
   t.after(() => broker.close());
@@ -69,10 +76,10 @@ test('a close mid-request rejects every pending request naming the close code an
   const a = client.fetch('t', 0, 0, 100, 1000);
   const b = client.ping();
   for (const p of [a, b]) {
-    await assert.rejects(p, (e) => e.code === 'ConnectionLost' && /4321/.test(e.message) && /going away for a test/.test(e.message) && e.retriable);
+    await assert.rejects(p, (/** @type {any} */ e) => e.code === 'ConnectionLost' && /4321/.test(e.message) && /going away for a test/.test(e.message) && e.retriable);
   }
   assert.ok(client.isClosed);
-  await assert.rejects(client.ping(), (e) => e.code === 'ConnectionLost');
+  await assert.rejects(client.ping(), (/** @type {any} */ e) => e.code === 'ConnectionLost');
   assert.deepEqual(await client.closed, { code: 4321, reason: 'going away for a test' });
 });
 
@@ -80,10 +87,10 @@ test('client.close() fails pending requests with Closed', async (t) => {
   const broker = await fakeBroker({ onRequest: () => {} });
   t.after(() => broker.close());
   const client = await connect(broker.url);
-  const p = assert.rejects(client.ping(), (e) => e.code === 'Closed' && /close\(\) was called/.test(e.message));
+  const p = assert.rejects(client.ping(), (/** @type {any} */ e) => e.code === 'Closed' && /close\(\) was called/.test(e.message));
   await client.close();
   await p;
-  await assert.rejects(client.ping(), (e) => e.code === 'Closed');
+  await assert.rejects(client.ping(), (/** @type {any} */ e) => e.code === 'Closed');
 });
 
 test('a request timeout fails it with Timeout and closes the connection', async (t) => {
@@ -92,8 +99,8 @@ test('a request timeout fails it with Timeout and closes the connection', async 
   const client = await connect(broker.url, { timeoutMs: 100 });
   const p = client.ping();
   const q = client.committed('g', 't', 0);
-  await assert.rejects(p, (e) => e.code === 'Timeout' && /Ping timed out after 100 ms/.test(e.message));
-  await assert.rejects(q, (e) => e.code === 'ConnectionLost' && /timed out/.test(e.message));
+  await assert.rejects(p, (/** @type {any} */ e) => e.code === 'Timeout' && /Ping timed out after 100 ms/.test(e.message));
+  await assert.rejects(q, (/** @type {any} */ e) => e.code === 'ConnectionLost' && /timed out/.test(e.message));
   await client.closed;
 });
 
@@ -107,7 +114,7 @@ test('a malformed response is a protocol error that closes the connection', asyn
   });
   t.after(() => broker.close());
   const client = await connect(broker.url);
-  await assert.rejects(client.ping(), (e) => e.code === 'ConnectionLost' && e.cause?.code === 'Protocol' && /status 77/.test(e.message));
+  await assert.rejects(client.ping(), (/** @type {any} */ e) => e.code === 'ConnectionLost' && e.cause?.code === 'Protocol' && /status 77/.test(e.message));
   const closed = await client.closed;
   assert.equal(closed.code, 4002);
 });
@@ -116,21 +123,21 @@ test('an answer for an unknown correlation id or another op is a protocol error'
   const broker = await fakeBroker({ onRequest: (req, ws) => ws.send(encodeResponse(req.correlationId, Op.Produce, { body: { baseOffset: 0 } })) });
   t.after(() => broker.close());
   const client = await connect(broker.url);
-  await assert.rejects(client.ping(), (e) => e.cause?.kind === 'InvalidField' && /Produce for a Ping/.test(e.message));
+  await assert.rejects(client.ping(), (/** @type {any} */ e) => e.cause?.kind === 'InvalidField' && /Produce for a Ping/.test(e.message));
 });
 
 test('a text message from the broker closes the connection', async (t) => {
   const broker = await fakeBroker({ onRequest: (req, ws) => ws.send('hello') });
   t.after(() => broker.close());
   const client = await connect(broker.url);
-  await assert.rejects(client.ping(), (e) => e.code === 'ConnectionLost' && /text message/.test(e.message));
+  await assert.rejects(client.ping(), (/** @type {any} */ e) => e.code === 'ConnectionLost' && /text message/.test(e.message));
 });
 
 test('a connection-level notice (correlation id 0) fails pending requests with its status', async (t) => {
   const broker = await fakeBroker({ onRequest: (req, ws) => ws.send(encodeResponse(0, Op.Ping, { error: { status: 'ShuttingDown', message: 'broker shutting down' } })) });
   t.after(() => broker.close());
   const client = await connect(broker.url);
-  await assert.rejects(client.ping(), (e) => e.code === 'ConnectionLost' && e.status === 'ShuttingDown' && /broker shutting down/.test(e.message) && e.retriable);
+  await assert.rejects(client.ping(), (/** @type {any} */ e) => e.code === 'ConnectionLost' && e.status === 'ShuttingDown' && /broker shutting down/.test(e.message) && e.retriable);
 });
 
 test('frames over the broker limit are refused before sending', async (t) => {
@@ -138,10 +145,11 @@ test('frames over the broker limit are refused before sending', async (t) => {
   const broker = await fakeBroker({ maxFrame: 100, onRequest: (req, ws) => { seen++; broker.answer(ws, req, { body: { baseOffset: 0 } }); } });
   t.after(() => broker.close());
   const client = await connect(broker.url);
-  const { BatchBuilder, Ack } = await import('../src/protocol.js');
+  const { BatchBuilder } = await import('../src/protocol/record.js');
+  const { Ack } = await import('../src/protocol/frame.js');
   const b = new BatchBuilder();
   b.push(new Uint8Array(200));
-  await assert.rejects(client.produce('t', 0, Ack.Written, b.finish()), (e) => e.code === 'RequestTooLarge' && /exceeds the broker's frame limit of 100/.test(e.message));
+  await assert.rejects(client.produce('t', 0, Ack.Written, b.finish()), (/** @type {any} */ e) => e.code === 'RequestTooLarge' && /exceeds the broker's frame limit of 100/.test(e.message));
   assert.equal(seen, 0);
   await client.ping();
   await client.close();
@@ -151,7 +159,7 @@ test('AuthRequired without an identity: nothing is sent after the hello', async 
   let requests = 0;
   const broker = await fakeBroker({ flags: BrokerFlags.AUTH_REQUIRED | BrokerFlags.AUTH_AVAILABLE, onRequest: () => requests++ });
   t.after(() => broker.close());
-  await assert.rejects(connect(broker.url), (e) => e.code === 'AuthRequired' && e.isAuth && !e.retriable);
+  await assert.rejects(connect(broker.url), (/** @type {any} */ e) => e.code === 'AuthRequired' && e.isAuth && !e.retriable);
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(requests, 0);
 });
@@ -169,14 +177,14 @@ test('Authenticate: the signature over the transcript, the principal returned', 
       const spki = b.slice(3, 3 + spkiLen);
       const sig = b.slice(5 + spkiLen);
       const key = await crypto.subtle.importKey('spki', spki, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
-      const good = await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, sig, authTranscript(broker.nonce, broker.brokerId, spki));
+      const good = await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, sig, /** @type {BufferSource} */ (authTranscript(broker.nonce, broker.brokerId, spki)));
       if (!good) return broker.answer(ws, req, { error: { status: 'Unauthorized', message: 'bad signature' } });
       broker.answer(ws, req, { body: { principal: new Uint8Array(await crypto.subtle.digest('SHA-256', spki)) } });
     },
   });
   t.after(() => broker.close());
   const client = await connect(broker.url, { identity });
-  const fp = new Uint8Array(await crypto.subtle.digest('SHA-256', await identity.spki()));
+  const fp = new Uint8Array(await crypto.subtle.digest('SHA-256', /** @type {BufferSource} */ (await identity.spki())));
   assert.deepEqual(client.principal, fp);
   assert.equal(client.principalHex, identity.fingerprint().toHex());
   assert.match(client.principalHex, /^[0-9a-f]{64}$/);
@@ -184,28 +192,28 @@ test('Authenticate: the signature over the transcript, the principal returned', 
   await client.close();
 
   // A signature over another nonce is refused: AuthFailed.
-  const liar = { spki: () => identity.spki(), signAuth: (nonce, id) => identity.signAuth(new Uint8Array(32), id) };
-  await assert.rejects(connect(broker.url, { identity: liar }), (e) => e.code === 'AuthFailed' && /bad signature/.test(e.message));
+  const liar = { spki: () => identity.spki(), signAuth: (/** @type {Uint8Array} */ nonce, /** @type {Uint8Array} */ id) => identity.signAuth(new Uint8Array(32), id) };
+  await assert.rejects(connect(broker.url, { identity: liar }), (/** @type {any} */ e) => e.code === 'AuthFailed' && /bad signature/.test(e.message));
 });
 
 test('a broker naming another principal fails the connect with AuthFailed', async (t) => {
   const identity = await Identity.generate();
   const broker = await fakeBroker({ flags: BrokerFlags.AUTH_REQUIRED | BrokerFlags.AUTH_AVAILABLE, onRequest: (req, ws) => broker.answer(ws, req, { body: { principal: new Uint8Array(32) } }) });
   t.after(() => broker.close());
-  await assert.rejects(connect(broker.url, { identity }), (e) => e.code === 'AuthFailed' && /not the identity's/.test(e.message));
+  await assert.rejects(connect(broker.url, { identity }), (/** @type {any} */ e) => e.code === 'AuthFailed' && /not the identity's/.test(e.message));
 });
 
 test('connect failures: nothing listening, wrong subprotocol, another version, silence', async (t) => {
-  await assert.rejects(connect('ws://127.0.0.1:1/'), (e) => e.code === 'Connect' && /127\.0\.0\.1:1/.test(e.message));
+  await assert.rejects(connect('ws://127.0.0.1:1/'), (/** @type {any} */ e) => e.code === 'Connect' && /127\.0\.0\.1:1/.test(e.message));
   const noProto = await fakeBroker({ protocol: false });
   t.after(() => noProto.close());
-  await assert.rejects(connect(noProto.url), (e) => e.code === 'Connect');
+  await assert.rejects(connect(noProto.url), (/** @type {any} */ e) => e.code === 'Connect');
   const v2 = await fakeBroker({ hello: Uint8Array.of(0x48, 0x4d, 0x51, 2, 0, 1, 0, 0) });
   t.after(() => v2.close());
-  await assert.rejects(connect(v2.url), (e) => e.code === 'UnsupportedVersion');
+  await assert.rejects(connect(v2.url), (/** @type {any} */ e) => e.code === 'UnsupportedVersion');
   const silent = await fakeBroker({ hello: new Uint8Array(0) });
   // An empty hello message is malformed; a broker that says nothing times out.
-  await assert.rejects(connect(silent.url), (e) => e.code === 'Protocol');
+  await assert.rejects(connect(silent.url), (/** @type {any} */ e) => e.code === 'Protocol');
   await silent.close();
 });
 
@@ -213,5 +221,5 @@ test('a notice instead of the Authenticate answer fails the connect with its sta
   const identity = await Identity.generate();
   const broker = await fakeBroker({ flags: BrokerFlags.AUTH_AVAILABLE, onRequest: (req, ws) => ws.send(encodeResponse(0, Op.Ping, { error: { status: 'TooManyConnections', message: 'over max_connections' } })) });
   t.after(() => broker.close());
-  await assert.rejects(connect(broker.url, { identity }), (e) => e.code === 'Connect' && e.status === 'TooManyConnections' && e.retriable && /over max_connections/.test(e.message));
+  await assert.rejects(connect(broker.url, { identity }), (/** @type {any} */ e) => e.code === 'Connect' && e.status === 'TooManyConnections' && e.retriable && /over max_connections/.test(e.message));
 });

@@ -1,9 +1,9 @@
 // The consumer's long polls, group offsets and restarts against a real broker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { Consumer } from '../src/consumer.js';
-import { Producer } from '../src/producer.js';
+import { connect } from '../src/client/connection.js';
+import { Consumer } from '../src/client/consumer.js';
+import { Producer } from '../src/client/producer.js';
 import { startBroker } from './helpers/broker.mjs';
 
 const enc = new TextEncoder();

@@ -2,20 +2,30 @@
 // runs against the real broker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { Consumer } from '../src/consumer.js';
-import { Ack, BatchBuilder } from '../src/protocol.js';
+import { connect } from '../src/client/connection.js';
+import { Consumer } from '../src/client/consumer.js';
+import { Ack } from '../src/protocol/frame.js';
+import { BatchBuilder } from '../src/protocol/record.js';
 import { memoryBroker } from './helpers/fake-broker.mjs';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
+/**
+ * @param {import('../src/client/connection.js').Client} client
+ * @param {string} topic
+ * @param {string[]} values
+ */
 async function produce(client, topic, values, partition = 0, key = new Uint8Array(0)) {
   const b = new BatchBuilder(key);
   for (const v of values) b.push(enc.encode(v));
   return client.produce(topic, partition, Ack.Written, b.finish());
 }
 
+/**
+ * @param {import('node:test').TestContext} t
+ * @param {Parameters<typeof memoryBroker>[0]} [opts]
+ */
 async function setup(t, opts) {
   const broker = await memoryBroker(opts);
   t.after(() => broker.close());
@@ -57,7 +67,7 @@ test('a batch starting before the position is skipped up to it; seek moves and d
   assert.equal((await c.next()).offset, 3);
   c.seek(0, 1);
   assert.deepEqual([(await c.next()).offset, (await c.next()).offset], [1, 2]);
-  assert.throws(() => c.seek(9, 0), (e) => e.code === 'InvalidArgument');
+  assert.throws(() => c.seek(9, 0), (/** @type {any} */ e) => e.code === 'InvalidArgument');
   await c.close();
 });
 
@@ -75,7 +85,7 @@ test('commit stores the position after the last returned record; a new consumer 
   assert.equal(dec.decode((await again.next()).value), 'c');
   assert.deepEqual(again.committed(), [[0, 2]]);
   const noGroup = await Consumer.create(client, 'g');
-  await assert.rejects(noGroup.commit(), (e) => e.code === 'InvalidArgument');
+  await assert.rejects(noGroup.commit(), (/** @type {any} */ e) => e.code === 'InvalidArgument');
 });
 
 test('auto-commit stores only finished records; close commits what was returned', async (t) => {
@@ -95,12 +105,12 @@ test('a corrupt batch is reported and never skipped until seek', async (t) => {
   await produce(client, 'bad', ['good']);
   await produce(client, 'bad', ['flipped']);
   await produce(client, 'bad', ['after']);
-  const stored = broker.topics.get('bad')[0].batches[1];
+  const stored = /** @type {Array<{ batches: Uint8Array[] }>} */ (broker.topics.get('bad'))[0].batches[1];
   stored[stored.length - 1] ^= 1;
   const c = await Consumer.create(client, 'bad');
   assert.equal(dec.decode((await c.next()).value), 'good');
-  await assert.rejects(c.next(), (e) => e.code === 'CorruptBatch' && e.baseOffset === 1 && e.cause?.kind === 'CrcMismatch');
-  await assert.rejects(c.next(), (e) => e.code === 'CorruptBatch');
+  await assert.rejects(c.next(), (/** @type {any} */ e) => e.code === 'CorruptBatch' && e.baseOffset === 1 && e.cause?.kind === 'CrcMismatch');
+  await assert.rejects(c.next(), (/** @type {any} */ e) => e.code === 'CorruptBatch');
   assert.equal(c.position(0), 1);
   c.seek(0, 2);
   assert.equal(dec.decode((await c.next()).value), 'after');
@@ -116,17 +126,17 @@ test('OffsetOutOfRange follows the reset policy', async (t) => {
   const early = await Consumer.create(client, 'oor', { start: { offset: 50 } });
   assert.equal((await early.next()).offset, 0);
   const strict = await Consumer.create(client, 'oor', { start: { offset: 50 }, reset: 'error' });
-  await assert.rejects(strict.next(), (e) => e.code === 'OffsetOutOfRange' && e.highWatermark === 3);
+  await assert.rejects(strict.next(), (/** @type {any} */ e) => e.code === 'OffsetOutOfRange' && e.highWatermark === 3);
 });
 
 test('close() ends a waiting next() with Closed; a lost connection is reported', async (t) => {
   const { client } = await setup(t);
   const c = await Consumer.create(client, 'idle', { maxWaitMs: 10_000 });
-  const waiting = assert.rejects(c.next(), (e) => e.code === 'Closed');
+  const waiting = assert.rejects(c.next(), (/** @type {any} */ e) => e.code === 'Closed');
   await c.close();
   await waiting;
   const d = await Consumer.create(client, 'idle', { maxWaitMs: 10_000 });
-  const lost = assert.rejects(d.next(), (e) => e.code === 'Closed' || e.code === 'ConnectionLost');
+  const lost = assert.rejects(d.next(), (/** @type {any} */ e) => e.code === 'Closed' || e.code === 'ConnectionLost');
   await client.close();
   await lost;
 });

@@ -7,16 +7,19 @@ import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fromBase64, toBase64, utf8 } from '../src/bytes.js';
-import { Identity, PublicKey } from '../src/identity.js';
-import { KeyFile } from '../src/keyfile.js';
-import { Opener } from '../src/open.js';
-import { Sealer } from '../src/seal.js';
+import { Identity, PublicKey } from '../src/crypto/identity.js';
+import { KeyFile } from '../src/crypto/keyfile.js';
+import { Opener } from '../src/crypto/open.js';
+import { Sealer } from '../src/crypto/seal.js';
 import { launchChromium, serveSdk } from './helpers/chromium.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** @type {Awaited<ReturnType<typeof serveSdk>>} */
 let server;
+/** @type {import('puppeteer-core').Browser} */
 let browser;
+/** @type {import('puppeteer-core').Page} */
 let page;
 
 before(async () => {
@@ -34,6 +37,8 @@ after(async () => {
 test('the browser seals and opens with the SDK, and Node opens what it sealed', async () => {
   const node = await Identity.generate();
   const out = await page.evaluate(async (nodeSpki) => {
+    /** @type {typeof import('../src/index.js')} */
+    // @ts-expect-error -- the page's server (helpers/chromium.mjs) serves the SDK at /src/
     const sdk = await import('/src/index.js');
     const me = await sdk.Identity.generate();
     const peer = await sdk.Identity.generate();
@@ -69,6 +74,8 @@ test('the browser seals and opens with the SDK, and Node opens what it sealed', 
   const sealer = new Sealer(node);
   const record = await sealer.sealDirect('t', sender, utf8('from node'));
   const text = await page.evaluate(async (pkcs8, nodeSpki, rec) => {
+    /** @type {typeof import('../src/index.js')} */
+    // @ts-expect-error -- the page's server (helpers/chromium.mjs) serves the SDK at /src/
     const sdk = await import('/src/index.js');
     const opener = new sdk.Opener(await sdk.Identity.fromPkcs8Base64(pkcs8));
     await opener.trust(await sdk.PublicKey.fromSpkiBase64(nodeSpki));

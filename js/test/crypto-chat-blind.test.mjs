@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { inspect } from 'node:util';
 import { fromBase64, toBase64, utf8 } from '../src/bytes.js';
-import { BlindedKey, ConversationKey } from '../src/blind.js';
-import { ChatCrypto, CompatMessage } from '../src/chat.js';
-import { CompatError } from '../src/crypto-errors.js';
-import { Identity, KeyError } from '../src/identity.js';
-import { Opener } from '../src/open.js';
+import { BlindedKey, BlindingKey, ConversationKey } from '../src/crypto/blind.js';
+import { ChatCrypto, CompatMessage } from '../src/crypto/compat.js';
+import { CompatError } from '../src/crypto/errors.js';
+import { Identity, KeyError } from '../src/crypto/identity.js';
+import { Opener } from '../src/crypto/open.js';
 
 async function pair() {
   const a = await Identity.generate();
@@ -14,7 +14,7 @@ async function pair() {
   return { a, b, ab: await ChatCrypto.create(a, b.publicKey), ba: await ChatCrypto.create(b, a.publicKey) };
 }
 
-const kind = async (p) => (await p.then(() => assert.fail('accepted'), (e) => e)).kind;
+const kind = async (/** @type {Promise<unknown>} */ p) => (await p.then(() => assert.fail('accepted'), (/** @type {any} */ e) => e)).kind;
 
 test('ChatCrypto round-trips text (BOM kept) and bytes', async () => {
   const { ab, ba } = await pair();
@@ -32,7 +32,7 @@ test('ChatCrypto round-trips text (BOM kept) and bytes', async () => {
 test('the article\'s init(CryptoKey, CryptoKey) matches create(identity, peer)', async () => {
   const { a, b, ba } = await pair();
   const ecdh = { name: 'ECDH', namedCurve: 'P-256' };
-  const priv = await crypto.subtle.importKey('pkcs8', await a.toPkcs8(), ecdh, false, ['deriveBits']);
+  const priv = await crypto.subtle.importKey('pkcs8', /** @type {BufferSource} */ (await a.toPkcs8()), ecdh, false, ['deriveBits']);
   const c = await new ChatCrypto().init(priv, b.publicKey.cryptoKey);
   const m = await c.encrypt('from the article');
   assert.equal(await ba.decrypt(m.data, m.iv), 'from the article');
@@ -58,9 +58,9 @@ test('CompatMessage JSON is parsed as strictly as Rust', () => {
   assert.deepEqual([m.iv, m.data], ['AAAA', 'QQ==']);
   assert.equal(new CompatMessage('a', 'b').toJson(), '{"iv":"a","data":"b"}');
   for (const bad of ['', '[]', '{"iv":"a"}', '{"iv":"a","iv":"b"}', '{"iv":"a","data":"b","x":"c"}', '{"iv":"a","x":"b"}', '{"iv":"a\\n","data":"b"}', '{"iv":"a","data":"b"} x', '{"iv":"a","data":"b', '{"iv":1,"data":"b"}']) {
-    assert.throws(() => CompatMessage.fromJson(bad), (e) => e instanceof CompatError && e.kind === 'Json', bad);
+    assert.throws(() => CompatMessage.fromJson(bad), (/** @type {any} */ e) => e instanceof CompatError && e.kind === 'Json', bad);
   }
-  assert.throws(() => CompatMessage.fromJson(Uint8Array.of(0x7b, 0x22, 0xff, 0x22)), (e) => e.kind === 'Json');
+  assert.throws(() => CompatMessage.fromJson(Uint8Array.of(0x7b, 0x22, 0xff, 0x22)), (/** @type {any} */ e) => e.kind === 'Json');
 });
 
 test('the Opener takes legacy records only when allowed, from any trusted sender', async () => {
@@ -79,27 +79,36 @@ test('the Opener takes legacy records only when allowed, from any trusted sender
   assert.equal(await kind(opener.open('t', utf8((await stranger.encrypt('x')).toJson()))), 'LegacyAuthFailed');
 });
 
-test('blinded keys: both sides alike, conversations and keys differ', async () => {
+test('blinded keys: both sides alike, pairs and keys differ', async () => {
   const a = await Identity.generate();
   const b = await Identity.generate();
   const c = await Identity.generate();
-  const ab = await ConversationKey.pairwise(a, b.publicKey);
-  const ba = await ConversationKey.pairwise(b, a.publicKey);
-  const ac = await ConversationKey.pairwise(a, c.publicKey);
+  const ab = await BlindingKey.pairwise(a, b.publicKey);
+  const ba = await BlindingKey.pairwise(b, a.publicKey);
+  const ac = await BlindingKey.pairwise(a, c.publicKey);
   const k = await ab.blind('order-17');
   assert.ok(k instanceof BlindedKey);
   assert.equal(k.asBytes().length, 16);
   assert.ok(k.equals(await ba.blind(utf8('order-17'))));
   assert.ok(!k.equals(await ab.blind('order-18')));
   assert.ok(!k.equals(await ac.blind('order-17')));
-  const g = await ConversationKey.generateGroup();
-  const g2 = await ConversationKey.fromGroupSecret(g.groupSecretBytes());
+  const g = await BlindingKey.generateGroup();
+  const g2 = await BlindingKey.fromGroupSecret(g.groupSecretBytes());
   assert.ok((await g.blind('k')).equals(await g2.blind('k')));
-  assert.throws(() => ab.groupSecretBytes(), (e) => e instanceof KeyError && e.kind === 'NotExtractable');
-  assert.equal(String(g), 'ConversationKey(<redacted>)');
+  assert.throws(() => ab.groupSecretBytes(), (/** @type {any} */ e) => e instanceof KeyError && e.kind === 'NotExtractable');
+  assert.equal(String(g), 'BlindingKey(<redacted>)');
   // HMAC-SHA256(K, "sealed-record/v1 key" || k)[0..16], by hand.
   const secret = new Uint8Array(32).fill(7);
   const key = await crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const tag = new Uint8Array(await crypto.subtle.sign('HMAC', key, utf8('sealed-record/v1 keyabc')));
-  assert.deepEqual((await (await ConversationKey.fromGroupSecret(secret)).blind('abc')).asBytes(), tag.subarray(0, 16));
+  const tag = new Uint8Array(await crypto.subtle.sign('HMAC', key, /** @type {BufferSource} */ (utf8('sealed-record/v1 keyabc'))));
+  assert.deepEqual((await (await BlindingKey.fromGroupSecret(secret)).blind('abc')).asBytes(), tag.subarray(0, 16));
+});
+
+test('ConversationKey is the deprecated name of BlindingKey', async () => {
+  const a = await Identity.generate();
+  const b = await Identity.generate();
+  assert.equal(ConversationKey, BlindingKey);
+  const old = await ConversationKey.pairwise(a, b.publicKey);
+  assert.ok(old instanceof BlindingKey);
+  assert.ok((await old.blind('k')).equals(await (await BlindingKey.pairwise(b, a.publicKey)).blind('k')));
 });

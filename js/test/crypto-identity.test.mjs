@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { inspect } from 'node:util';
 import { concat, fromBase64, toBase64, utf8 } from '../src/bytes.js';
-import { Fingerprint, Identity, KeyError, Kid, PublicKey, pairKey } from '../src/identity.js';
-import { SigningIdentity, SigningPublicKey } from '../src/signing.js';
+import { Fingerprint, Identity, KeyError, Kid, PublicKey, pairKey } from '../src/crypto/identity.js';
+import { SigningIdentity, SigningPublicKey } from '../src/crypto/signing.js';
 
 const ECDH = { name: 'ECDH', namedCurve: 'P-256' };
 const ECDSA = { name: 'ECDSA', namedCurve: 'P-256' };
@@ -20,7 +20,7 @@ test('PKCS#8 and SPKI have Web Crypto lengths and round-trip byte-identically', 
   assert.ok(pub.equals(id.publicKey));
   assert.deepEqual(await id.spki(), id.publicKey.toSpki());
   // fp = SHA-256(SPKI), kid = fp[0..8]
-  const fp = new Uint8Array(await crypto.subtle.digest('SHA-256', id.publicKey.toSpki()));
+  const fp = new Uint8Array(await crypto.subtle.digest('SHA-256', /** @type {BufferSource} */ (id.publicKey.toSpki())));
   assert.deepEqual(id.fingerprint().asBytes(), fp);
   assert.deepEqual(id.kid().asBytes(), fp.subarray(0, 8));
   assert.ok(id.kid().equals(id.fingerprint().kid()));
@@ -60,7 +60,7 @@ test('one key, one fingerprint: a compressed point gets the same id', async () =
 test('malformed keys are typed errors', async () => {
   const id = await Identity.generate();
   const spki = id.publicKey.toSpki();
-  const reject = async (p, kind) => assert.equal((await p.then(() => assert.fail('accepted'), (e) => e)).kind, kind);
+  const reject = async (/** @type {Promise<unknown>} */ p, /** @type {string} */ kind) => assert.equal((await p.then(() => assert.fail('accepted'), (/** @type {any} */ e) => e)).kind, kind);
   await reject(PublicKey.fromSpki(concat(spki, [0])), 'InvalidSpki'); // Node itself accepts trailing bytes
   await reject(PublicKey.fromSpki(spki.subarray(0, 90)), 'InvalidSpki');
   const hybrid = Uint8Array.from(spki);
@@ -87,7 +87,7 @@ test('malformed keys are typed errors', async () => {
 test('non-extractable identities work but do not export', async () => {
   const id = await Identity.generate({ extractable: false });
   assert.equal(id.extractable, false);
-  await assert.rejects(id.toPkcs8(), (e) => e instanceof KeyError && e.kind === 'NotExtractable');
+  await assert.rejects(id.toPkcs8(), (/** @type {any} */ e) => e instanceof KeyError && e.kind === 'NotExtractable');
   const peer = await Identity.generate();
   assert.deepEqual(await pairKey(id, peer.publicKey), await pairKey(peer, id.publicKey));
 });
@@ -95,7 +95,7 @@ test('non-extractable identities work but do not export', async () => {
 test('K_pair is SHA-256 of the ECDH x-coordinate, as the article derives it', async () => {
   const a = await Identity.generate();
   const b = await Identity.generate();
-  const priv = await crypto.subtle.importKey('pkcs8', await a.toPkcs8(), ECDH, false, ['deriveBits']);
+  const priv = await crypto.subtle.importKey('pkcs8', /** @type {BufferSource} */ (await a.toPkcs8()), ECDH, false, ['deriveBits']);
   const x = await crypto.subtle.deriveBits({ name: 'ECDH', public: b.publicKey.cryptoKey }, priv, 256);
   const want = new Uint8Array(await crypto.subtle.digest('SHA-256', x));
   assert.deepEqual(await pairKey(a, b.publicKey), want);
@@ -109,24 +109,24 @@ test('signAuth signs the auth transcript with the identity key, and only it', as
   const sig = await id.signAuth(nonce, brokerId);
   assert.equal(sig.length, 64);
   const spki = id.publicKey.toSpki();
-  const verifier = await crypto.subtle.importKey('spki', spki, ECDSA, false, ['verify']);
-  const transcript = (n, b) => concat(utf8('hermit-auth/v1'), n, [b.length], b, spki);
+  const verifier = await crypto.subtle.importKey('spki', /** @type {BufferSource} */ (spki), ECDSA, false, ['verify']);
+  const transcript = (/** @type {Uint8Array} */ n, /** @type {Uint8Array} */ b) => /** @type {BufferSource} */ (concat(utf8('hermit-auth/v1'), n, [b.length], b, spki));
   const alg = { name: 'ECDSA', hash: 'SHA-256' };
-  assert.ok(await crypto.subtle.verify(alg, verifier, sig, transcript(nonce, brokerId)));
-  assert.ok(!(await crypto.subtle.verify(alg, verifier, sig, transcript(new Uint8Array(32), brokerId))));
+  assert.ok(await crypto.subtle.verify(alg, verifier, /** @type {BufferSource} */ (sig), transcript(nonce, brokerId)));
+  assert.ok(!(await crypto.subtle.verify(alg, verifier, /** @type {BufferSource} */ (sig), transcript(new Uint8Array(32), brokerId))));
   // Broker ids past 255 bytes are cut, so the length byte stays truthful.
   const long = new Uint8Array(300).fill(9);
   const sig2 = await id.signAuth(nonce, long);
-  assert.ok(await crypto.subtle.verify(alg, verifier, sig2, transcript(nonce, long.subarray(0, 255))));
+  assert.ok(await crypto.subtle.verify(alg, verifier, /** @type {BufferSource} */ (sig2), transcript(nonce, long.subarray(0, 255))));
   await assert.rejects(id.signAuth(new Uint8Array(31), brokerId), KeyError);
 });
 
 test('no secret in toString, inspect or JSON', async () => {
   const id = await Identity.generate();
   const b64 = await id.toPkcs8Base64();
-  const d = (await crypto.subtle.exportKey('jwk', await crypto.subtle.importKey('pkcs8', fromBase64(b64), ECDH, true, ['deriveBits']))).d;
+  const d = (await crypto.subtle.exportKey('jwk', await crypto.subtle.importKey('pkcs8', /** @type {BufferSource} */ (fromBase64(b64)), ECDH, true, ['deriveBits']))).d;
   for (const text of [String(id), inspect(id), JSON.stringify(id), inspect(id, { showHidden: true, depth: 5 })]) {
-    assert.ok(!text.includes(b64.slice(40, 80)) && !text.includes(d), text);
+    assert.ok(!text.includes(b64.slice(40, 80)) && !text.includes(/** @type {string} */ (d)), text);
     assert.ok(text.includes(id.kid().toHex()), text);
   }
   const s = await SigningIdentity.generate();
@@ -142,5 +142,5 @@ test('signing keys round-trip and are separate from identities', async () => {
   const pub = await SigningPublicKey.fromSpkiBase64(s.publicKey.toSpkiBase64());
   assert.ok(pub.equals(s.publicKey));
   const none = await SigningIdentity.generate({ extractable: false });
-  await assert.rejects(none.toPkcs8(), (e) => e.kind === 'NotExtractable');
+  await assert.rejects(none.toPkcs8(), (/** @type {any} */ e) => e.kind === 'NotExtractable');
 });

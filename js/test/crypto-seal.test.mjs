@@ -1,23 +1,25 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { concat, utf8 } from '../src/bytes.js';
-import { OpenError, SealError, TrustError } from '../src/crypto-errors.js';
-import { COMMIT_LABEL, CTX_LABEL, DIRECT_OVERHEAD, Flags, Header, Mode, WRAP_LABEL, ctxDigest } from '../src/envelope.js';
-import { Identity, pairKey, sha256 } from '../src/identity.js';
-import { OpenedMode, Opener } from '../src/open.js';
-import { paddedLen } from '../src/pad.js';
-import { DIRECT_LIMIT, Sealer } from '../src/seal.js';
-import { SigningIdentity } from '../src/signing.js';
-import { aesKey, gcmEncrypt, hkdfAesKey, hkdfKey, hmacKey, hmacSign, ZERO_IV } from '../src/aead.js';
+import { OpenError, SealError, TrustError } from '../src/crypto/errors.js';
+import { COMMIT_LABEL, CTX_LABEL, DIRECT_OVERHEAD, Flags, Header, Mode, WRAP_LABEL, ctxDigest } from '../src/crypto/envelope.js';
+import { Identity, pairKey } from '../src/crypto/identity.js';
+import { sha256 } from '../src/crypto/webcrypto.js';
+import { OpenedMode, Opener } from '../src/crypto/open.js';
+import { paddedLen } from '../src/crypto/pad.js';
+import { DIRECT_LIMIT, Sealer } from '../src/crypto/seal.js';
+import { SigningIdentity } from '../src/crypto/signing.js';
+import { aesKey, gcmEncrypt, hkdfAesKey, hkdfKey, hmacKey, hmacSign, ZERO_IV } from '../src/crypto/aead.js';
 
 const TOPIC = 'chat.room-7';
-const text = (s) => utf8(s);
+const text = (/** @type {string} */ s) => utf8(s);
 
 async function party() {
   const id = await Identity.generate();
   return { id, opener: new Opener(id), sealer: new Sealer(id) };
 }
 
+/** @param {Promise<unknown>} promise */
 async function kindOf(promise) {
   try {
     await promise;
@@ -81,7 +83,12 @@ test('padded records hide the exact length in Padmé buckets', async () => {
   assert.equal((await b.opener.open(TOPIC, m)).plaintext.length, 100);
 });
 
-/** Flips one bit of every byte in turn; `expect(i)` is the kind for byte i. */
+/**
+ * Flips one bit of every byte in turn; `expect(i)` is the kind for byte i.
+ * @param {Opener} opener
+ * @param {Uint8Array} record
+ * @param {(i: number) => string|undefined} expect
+ */
 async function flipEveryByte(opener, record, expect, topic = TOPIC) {
   for (let i = 0; i < record.length; i++) {
     const bad = Uint8Array.from(record);
@@ -93,7 +100,7 @@ async function flipEveryByte(opener, record, expect, topic = TOPIC) {
   assert.equal(await kindOf(opener.open(topic, record)), 'Replayed');
 }
 
-const header = (i) => ['UnsupportedVersion', 'UnknownMode', 'ReservedFlags', 'ReservedByte'][i] ?? (i < 12 ? 'UnknownSender' : undefined);
+const header = (/** @type {number} */ i) => ['UnsupportedVersion', 'UnknownMode', 'ReservedFlags', 'ReservedByte'][i] ?? (i < 12 ? 'UnknownSender' : undefined);
 
 test('every byte flip of a DIRECT record fails with the right kind', async () => {
   const a = await party();
@@ -191,11 +198,12 @@ test('replays are refused, gaps reported, late records accepted once', async () 
   const a = await party();
   const b = await party();
   await b.opener.trust(a.id.publicKey);
+  /** @type {import('../src/crypto/seal.js').Sealed[]} */
   const recs = [];
   for (let i = 0; i < 6; i++) recs.push(await a.sealer.sealDirectDetailed(TOPIC, b.id.publicKey, Uint8Array.of(i)));
-  const open = (i) => b.opener.open(TOPIC, recs[i].record);
+  const open = (/** @type {number} */ i) => b.opener.open(TOPIC, recs[i].record);
   assert.equal((await open(0)).opened.gap, undefined);
-  const o3 = (await open(3)).opened;
+  const o3 = /** @type {any} */ ((await open(3)).opened);
   assert.deepEqual([o3.gap.first, o3.gap.last], [recs[1].seq, recs[2].seq]);
   assert.equal(o3.gap.len(), 2n);
   assert.equal(await kindOf(open(3)), 'Replayed');
@@ -248,7 +256,7 @@ test('resumeTopic continues above a persisted value, and seq ends at u64::MAX', 
   a.sealer.resumeTopic(TOPIC, future);
   assert.equal(a.sealer.nextSeq(TOPIC), future + 1n);
   a.sealer.resumeTopic(TOPIC, 5n); // never below the clock
-  assert.ok(a.sealer.nextSeq(TOPIC) > 5n);
+  assert.ok(/** @type {bigint} */ (a.sealer.nextSeq(TOPIC)) > 5n);
   const max = (1n << 64n) - 1n;
   a.sealer.resumeTopic('t2', max - 1n);
   assert.equal((await a.sealer.sealDirectDetailed('t2', b.id.publicKey, text('last'))).seq, max);
@@ -293,7 +301,7 @@ test('past the DIRECT budget the sealer writes one-recipient MULTI records', asy
 test('seal errors are typed', async () => {
   const a = await party();
   const b = await party();
-  const kind = (p) => kindOf(p);
+  const kind = (/** @type {Promise<unknown>} */ p) => kindOf(p);
   assert.equal(await kind(a.sealer.sealDirect(TOPIC, a.id.publicKey, text('x'))), 'SelfRecipient');
   assert.equal(await kind(a.sealer.sealMulti(TOPIC, [b.id.publicKey, a.id.publicKey], text('x'))), 'SelfRecipient');
   assert.equal(await kind(a.sealer.sealMulti(TOPIC, [], text('x'))), 'NoRecipients');
@@ -307,8 +315,8 @@ test('seal errors are typed', async () => {
   assert.equal(await kind(b.opener.open(long, await a.sealer.sealDirect(long, b.id.publicKey, text('x')))), 'ok');
   // The ECDH identity cannot sign records.
   const same = await SigningIdentity.fromPkcs8(await a.id.toPkcs8());
-  assert.throws(() => a.sealer.setSigningIdentity(same), (e) => e instanceof SealError && e.kind === 'SigningKeyIsIdentityKey');
-  await assert.rejects(a.opener.trust(a.id.publicKey), (e) => e instanceof TrustError && e.kind === 'OwnKey');
+  assert.throws(() => a.sealer.setSigningIdentity(same), (/** @type {any} */ e) => e instanceof SealError && e.kind === 'SigningKeyIsIdentityKey');
+  await assert.rejects(a.opener.trust(a.id.publicKey), (/** @type {any} */ e) => e instanceof TrustError && e.kind === 'OwnKey');
   await b.opener.trust(a.id.publicKey); // again: a no-op
 });
 
@@ -334,6 +342,10 @@ test('signature policy: unknown signer, required signatures', async () => {
 
 // --- records a malicious sender could write, built by hand ----------------------
 
+/**
+ * @param {{ sender: Identity, recipient: import('../src/crypto/identity.js').PublicKey, plaintext: Uint8Array,
+ *   commitOf?: Uint8Array, payloadCtx?: Uint8Array, entries?: number }} what
+ */
 async function craftMulti({ sender, recipient, plaintext, commitOf, payloadCtx, entries = 1 }) {
   const ck = crypto.getRandomValues(new Uint8Array(32));
   const salt = crypto.getRandomValues(new Uint8Array(16));
@@ -343,7 +355,7 @@ async function craftMulti({ sender, recipient, plaintext, commitOf, payloadCtx, 
   const prefix = concat(h, salt, commit, [0, n]);
   const kid = recipient.kid().asBytes();
   const rcpt = await sha256(concat(...new Array(n).fill(kid)));
-  const ctx = await ctxDigest(Mode.Multi, utf8(TOPIC), sender.fingerprint());
+  const ctx = /** @type {Uint8Array} */ (await ctxDigest(Mode.Multi, utf8(TOPIC), sender.fingerprint()));
   const payload = await gcmEncrypt(await aesKey(ck), ZERO_IV, concat(prefix, rcpt, payloadCtx ?? ctx), plaintext);
   const k = await pairKey(sender, recipient);
   const kw = await hkdfAesKey(await hkdfKey(k), salt, concat(WRAP_LABEL, ctx, kid), ['encrypt']);
@@ -372,7 +384,7 @@ test('a PADDED record without the 0x80 marker is BadPadding', async () => {
   const h = new Header(Mode.Direct, Flags.PADDED, a.id.kid(), 1n).encode();
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const prefix = concat(h, b.id.kid().asBytes(), iv);
-  const ctx = await ctxDigest(Mode.Direct, utf8(TOPIC), a.id.fingerprint(), b.id.fingerprint());
+  const ctx = /** @type {Uint8Array} */ (await ctxDigest(Mode.Direct, utf8(TOPIC), a.id.fingerprint(), b.id.fingerprint()));
   const k = await aesKey(await pairKey(a.id, b.id.publicKey));
   const record = concat(prefix, await gcmEncrypt(k, iv, concat(prefix, ctx), Uint8Array.of(1, 2, 0, 0)));
   assert.equal(await kindOf(b.opener.open(TOPIC, record)), 'BadPadding');

@@ -64,7 +64,7 @@ test('a key made by `hermit keygen` unlocks in JS as the same identity; a wrong 
   const fp = await hermit(['pubkey', '--fingerprint', who.carol.key]);
   assert.equal(fp.stdout.trim(), carol.fingerprint().toHex());
   const file = await KeyFile.fromArmor(await readFile(who.carol.key, 'utf8'));
-  await assert.rejects(file.unlock('not the password'), (e) => /** @type {any} */ (e).kind === 'WrongPasswordOrModified');
+  await assert.rejects(file.unlock('not the password'), (/** @type {any} */ e) => /** @type {any} */ (e).kind === 'WrongPasswordOrModified');
 });
 
 test('a KeyFile wrapped by JS is what `hermit pubkey` and `hermit key export` read', async () => {

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { inspect } from 'node:util';
 import { concat, fromBase64, toBase64 } from '../src/bytes.js';
-import { Identity } from '../src/identity.js';
-import { FLOOR_M_COST_KIB, KdfParams, KeyFile, KeyFileError, MAX_ARMOR_LEN } from '../src/keyfile.js';
+import { Identity } from '../src/crypto/identity.js';
+import { FLOOR_M_COST_KIB, KdfParams, KeyFile, KeyFileError, MAX_ARMOR_LEN } from '../src/crypto/keyfile.js';
 
 const CHEAP = KdfParams.insecureForTests(64, 1, 1);
-const kindOf = async (p) => {
+const kindOf = async (/** @type {Promise<unknown>} */ p) => {
   const e = await p.then(() => assert.fail('accepted'), (x) => x);
   assert.ok(e instanceof KeyFileError, String(e));
   assert.equal(e.code, 'HERMIT_KEYFILE');
@@ -55,10 +55,10 @@ test('wrong password, modified file and the floor are typed errors', async () =>
 });
 
 test('the floor and the caps are checked before Argon2 runs', async () => {
-  assert.throws(() => new KdfParams(FLOOR_M_COST_KIB - 1, 3, 1), (e) => e.kind === 'KdfBelowFloor');
-  assert.throws(() => new KdfParams(FLOOR_M_COST_KIB, 1, 1), (e) => e.kind === 'KdfBelowFloor');
-  for (const [m, t, p, param] of [[64, 0, 1, 't_cost'], [64, 17, 1, 't_cost'], [64, 1, 0, 'p_cost'], [64, 1, 17, 'p_cost'], [15, 1, 2, 'm_cost'], [1024 * 1024 + 1, 1, 1, 'm_cost']]) {
-    assert.throws(() => KdfParams.insecureForTests(m, t, p), (e) => e instanceof KeyFileError && e.kind === 'KdfParamOutOfRange' && e.param === param);
+  assert.throws(() => new KdfParams(FLOOR_M_COST_KIB - 1, 3, 1), (/** @type {any} */ e) => e.kind === 'KdfBelowFloor');
+  assert.throws(() => new KdfParams(FLOOR_M_COST_KIB, 1, 1), (/** @type {any} */ e) => e.kind === 'KdfBelowFloor');
+  for (const [m, t, p, param] of /** @type {Array<[number, number, number, string]>} */ ([[64, 0, 1, 't_cost'], [64, 17, 1, 't_cost'], [64, 1, 0, 'p_cost'], [64, 1, 17, 'p_cost'], [15, 1, 2, 'm_cost'], [1024 * 1024 + 1, 1, 1, 'm_cost']])) {
+    assert.throws(() => KdfParams.insecureForTests(m, t, p), (/** @type {any} */ e) => e instanceof KeyFileError && e.kind === 'KdfParamOutOfRange' && /** @type {any} */ (e).param === param);
   }
   assert.equal(KdfParams.RECOMMENDED.mCostKib, 65536);
   // A hostile file asking for 4 GiB of memory is refused at parse time, instantly.
@@ -71,7 +71,7 @@ test('the floor and the caps are checked before Argon2 runs', async () => {
 test('structural errors have their own kinds', async () => {
   const id = await Identity.generate();
   const good = (await KeyFile.wrap(id, 'pw', CHEAP)).toBytes();
-  const edit = (f) => {
+  const edit = (/** @type {(b: Uint8Array, dv: DataView) => unknown} */ f) => {
     const b = Uint8Array.from(good);
     f(b, new DataView(b.buffer));
     return KeyFile.fromBytes(b);
@@ -109,5 +109,5 @@ test('the recommended parameters round-trip through the normal unlock', async ()
   const kf = await KeyFile.wrap(id, 'pw');
   assert.equal(kf.kdfParams().mCostKib, 64 * 1024);
   assert.ok((await kf.unlock('pw')).equals(id));
-  await assert.rejects(KeyFile.wrap(await Identity.generate({ extractable: false }), 'pw', CHEAP), (e) => e.kind === 'NotExtractable');
+  await assert.rejects(KeyFile.wrap(await Identity.generate({ extractable: false }), 'pw', CHEAP), (/** @type {any} */ e) => e.kind === 'NotExtractable');
 });

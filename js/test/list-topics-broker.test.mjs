@@ -3,13 +3,19 @@
 // ListTopics pages, allTopics, the frame-size cut, the ACL filter.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { Identity } from '../src/identity.js';
+import { connect } from '../src/client/connection.js';
+import { Identity } from '../src/crypto/identity.js';
 import { INBOX_POLICY, startBroker } from './helpers/broker.mjs';
 
-/** Every page of a listing: [names, next] each. */
+/**
+ * Every page of a listing: [names, next] each.
+ * @param {import('../src/client/connection.js').Client} client
+ * @param {number} [limit]
+ */
 async function pages(client, limit) {
+  /** @type {Array<[string[], string|null]>} */
   const out = [];
+  /** @type {string|null} */
   let after = null;
   for (;;) {
     const page = await client.listTopics({ after, limit });
@@ -19,6 +25,7 @@ async function pages(client, limit) {
   }
 }
 
+/** @param {AsyncIterable<{ name: string }>} iter */
 async function collect(iter) {
   const out = [];
   for await (const t of iter) out.push(t.name);
@@ -49,9 +56,9 @@ test('listTopics pages every topic once, in name order; allTopics walks them all
   assert.equal((await client.metadata()).length, 25);
   // An internal name is a fine cursor; bad arguments are refused before sending.
   assert.equal((await client.listTopics({ after: '__consumer_offsets', limit: 2 })).topics.length, 2);
-  await assert.rejects(client.listTopics({ limit: 0 }), (e) => e.code === 'InvalidArgument');
-  await assert.rejects(client.listTopics({ limit: 1001 }), (e) => e.code === 'InvalidArgument');
-  await assert.rejects(client.listTopics({ after: 'a b' }), (e) => e.code === 'InvalidName');
+  await assert.rejects(client.listTopics({ limit: 0 }), (/** @type {any} */ e) => e.code === 'InvalidArgument');
+  await assert.rejects(client.listTopics({ limit: 1001 }), (/** @type {any} */ e) => e.code === 'InvalidArgument');
+  await assert.rejects(client.listTopics({ after: 'a b' }), (/** @type {any} */ e) => e.code === 'InvalidName');
   await client.ping();
 });
 

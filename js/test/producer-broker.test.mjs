@@ -1,10 +1,11 @@
 // Producer → Consumer through a real broker over WebSocket.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { Consumer } from '../src/consumer.js';
-import { Producer, partitionForKey } from '../src/producer.js';
-import { Ack } from '../src/protocol.js';
+import { connect } from '../src/client/connection.js';
+import { Consumer } from '../src/client/consumer.js';
+import { Producer } from '../src/client/producer.js';
+import { partitionForKey } from '../src/client/partitioner.js';
+import { Ack } from '../src/protocol/frame.js';
 import { startBroker } from './helpers/broker.mjs';
 
 const enc = new TextEncoder();
@@ -50,7 +51,7 @@ test('a record too large for the WebSocket frame limit fails alone; others go th
   const p = new Producer(client, { lingerMs: 1 });
   const big = await p.send('lim', null, new Uint8Array(client.maxFrame + 1));
   const small = await p.send('lim', null, enc.encode('fine'));
-  await assert.rejects(big.delivered, (e) => e.code === 'RequestTooLarge');
+  await assert.rejects(big.delivered, (/** @type {any} */ e) => e.code === 'RequestTooLarge');
   assert.equal((await small.delivered).offset, 0);
 });
 
@@ -60,7 +61,7 @@ test('ack = durable against fsync = never is refused with NotDurable; written wo
   const client = await connect(broker.url);
   t.after(() => client.close());
   const durable = new Producer(client, { lingerMs: 0 });
-  await assert.rejects((await durable.send('nd', null, enc.encode('x'))).delivered, (e) => e.status === 'NotDurable');
+  await assert.rejects((await durable.send('nd', null, enc.encode('x'))).delivered, (/** @type {any} */ e) => e.status === 'NotDurable');
   const written = new Producer(client, { lingerMs: 0, ack: 'written' });
   assert.equal((await (await written.send('nd', null, enc.encode('y'))).delivered).offset, 0);
 });

@@ -2,9 +2,11 @@
 // producer-broker.test.mjs runs round trips through the real broker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { Producer, fnv1a32, partitionForKey } from '../src/producer.js';
-import { Ack, BatchBuilder, parseBatch, records } from '../src/protocol.js';
+import { connect } from '../src/client/connection.js';
+import { Producer } from '../src/client/producer.js';
+import { fnv1a32, partitionForKey } from '../src/client/partitioner.js';
+import { Ack } from '../src/protocol/frame.js';
+import { BatchBuilder, parseBatch, records } from '../src/protocol/record.js';
 import { memoryBroker } from './helpers/fake-broker.mjs';
 
 const enc = new TextEncoder();
@@ -29,9 +31,9 @@ test('records batch by size and count, lingering ones go after lingerMs, offsets
   const done = await Promise.all(deliveries.map((d) => d.delivered));
   assert.deepEqual(done.map((d) => d.offset), [...Array(25).keys()]);
   assert.ok(done.every((d) => d.partition === 0));
-  const stored = broker.topics.get('t')[0].batches.map((b) => parseBatch(b).header.recordCount);
+  const stored = /** @type {Array<{ batches: Uint8Array[] }>} */ (broker.topics.get('t'))[0].batches.map((b) => parseBatch(b).header.recordCount);
   assert.deepEqual(stored, [10, 10, 5]);
-  const values = broker.topics.get('t')[0].batches.flatMap((b) => { const v = parseBatch(b); return [...records(v.payload, v.header.recordCount)].map((r) => dec.decode(r)); });
+  const values = /** @type {Array<{ batches: Uint8Array[] }>} */ (broker.topics.get('t'))[0].batches.flatMap((b) => { const v = parseBatch(b); return [...records(v.payload, v.header.recordCount)].map((r) => dec.decode(r)); });
   assert.deepEqual(values, deliveries.map((_, i) => `r${i}`));
   assert.deepEqual(deliveries[24].tryResult(), { ok: true, value: { partition: 0, offset: 24 } });
   assert.equal(p.bufferedBytes, 0);
@@ -74,10 +76,11 @@ test('flush sends lingering batches at once and waits for their acks', async (t)
   await p.flush();
   assert.deepEqual(d.tryResult(), { ok: true, value: { partition: 0, offset: 0 } });
   await p.close();
-  await assert.rejects(p.send('f', null, enc.encode('late')), (e) => e.code === 'Closed');
+  await assert.rejects(p.send('f', null, enc.encode('late')), (/** @type {any} */ e) => e.code === 'Closed');
 });
 
 test('a full buffer makes send wait until acks free space; many batches in flight', async (t) => {
+  /** @type {Array<[import('./helpers/fake-broker.mjs').FakeRequest, import('./helpers/fake-broker.mjs').Socket]>} */
   const held = [];
   const broker = await memoryBroker({ hold: (req, ws) => req.op === 1 && (held.push([req, ws]), true) });
   t.after(() => broker.close());
@@ -86,6 +89,7 @@ test('a full buffer makes send wait until acks free space; many batches in fligh
   // Each batch holds one 50-byte record: 33 + 4 + 50 = 87 bytes, so two fit in 200.
   const p = new Producer(client, { lingerMs: 0, batchRecords: 1, bufferBytes: 200, maxInFlight: 64 });
   const value = new Uint8Array(50);
+  /** @type {number[]} */
   const queued = [];
   const sends = [];
   for (let i = 0; i < 6; i++) sends.push(p.send('b', null, value).then((d) => (queued.push(i), d)));
@@ -98,7 +102,7 @@ test('a full buffer makes send wait until acks free space; many batches in fligh
   assert.deepEqual(queued, [0, 1, 2, 3]);
   for (;;) {
     for (const [req, ws] of held.splice(0)) broker.handle(req, ws);
-    if (queued.length === 6 && p.bufferedBytes === 0) break;
+    if (queued.length === 6 && /** @type {number} */ (p.bufferedBytes) === 0) break;
     await new Promise((r) => setImmediate(r));
   }
   const delivered = await Promise.all((await Promise.all(sends)).map((d) => d.delivered));
@@ -111,11 +115,11 @@ test('a batch without an answer fails every record of it; the dead connection fa
   const client = await connect(broker.url, { timeoutMs: 100 });
   const p = new Producer(client, { lingerMs: 0 });
   const d = await p.send('x', null, enc.encode('never acked'));
-  await assert.rejects(d.delivered, (e) => e.code === 'Timeout');
-  assert.equal(d.tryResult().ok, false);
+  await assert.rejects(d.delivered, (/** @type {any} */ e) => e.code === 'Timeout');
+  assert.equal(/** @type {any} */ (d.tryResult()).ok, false);
   // Another record after the connection died fails too, and nothing is left buffered.
   const later = await p.send('y', null, enc.encode('z'));
-  await assert.rejects(later.delivered, (e) => e.code === 'ConnectionLost' && /timed out/.test(e.message));
+  await assert.rejects(later.delivered, (/** @type {any} */ e) => e.code === 'ConnectionLost' && /timed out/.test(e.message));
   assert.equal(p.bufferedBytes, 0);
 });
 
@@ -126,6 +130,6 @@ test('a batch the broker refuses fails each of its records with the broker statu
   t.after(() => client.close());
   const p = new Producer(client, { lingerMs: 0 });
   const d = [await p.send('x', null, enc.encode('1')), await p.send('x', null, enc.encode('2'))];
-  for (const x of d) await assert.rejects(x.delivered, (e) => e.status === 'Unauthorized' && e.message === 'not authorized to produce x as anonymous');
+  for (const x of d) await assert.rejects(x.delivered, (/** @type {any} */ e) => e.status === 'Unauthorized' && e.message === 'not authorized to produce x as anonymous');
   await client.ping(); // the connection stays open
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { crc32c, crc32cUpdate } from '../src/crc32c.js';
+import { crc32c, crc32cUpdate } from '../src/protocol/crc32c.js';
 
 const enc = new TextEncoder();
 
@@ -16,7 +16,7 @@ test('crc32c matches the RFC 3720 and check vectors', () => {
 test('crc32c over ranges and in pieces equals the one-shot value at every split', () => {
   const data = Uint8Array.from({ length: 101 }, (_, i) => (i * 37 + 11) & 0xff);
   // The byte-at-a-time reference: no tables beyond the bitwise definition.
-  const reference = (bytes) => {
+  const reference = (/** @type {Uint8Array} */ bytes) => {
     let c = 0xffffffff;
     for (const b of bytes) {
       c ^= b;

@@ -1,15 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  Ack, BatchBuilder, BrokerFlags, ClientError, MAX_LIST_LIMIT, Op, Status, STATUS_NAMES, U64_MAX, WireError,
-  authTranscript, batches, brokerError, cursorNameError, decodeBrokerHello, decodeRecordHeader, decodeResponse,
-  encodeBrokerHello, encodeClientHello, encodeRequest, encodeResponse, groupNameError, parseBatch,
-  records, topicNameError, verifyCrc,
-} from '../src/protocol.js';
+import { Ack, MAX_LIST_LIMIT, Op, brokerError, decodeResponse, encodeRequest, encodeResponse } from '../src/protocol/frame.js';
+import { BatchBuilder, batches, decodeRecordHeader, parseBatch, records, verifyCrc } from '../src/protocol/record.js';
+import { BrokerFlags, decodeBrokerHello, encodeBrokerHello, encodeClientHello } from '../src/protocol/hello.js';
+import { ClientError, WireError } from '../src/protocol/error.js';
+import { Status, STATUS_NAMES } from '../src/protocol/status.js';
+import { U64_MAX } from '../src/protocol/codec.js';
+import { authTranscript } from '../src/protocol/auth.js';
+import { cursorNameError, groupNameError, topicNameError } from '../src/protocol/topic.js';
 
 const enc = new TextEncoder();
-const hex = (s) => Uint8Array.from(s.match(/../g).map((b) => parseInt(b, 16)));
-const toHex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+const hex = (/** @type {string} */ s) => Uint8Array.from(/** @type {string[]} */ (s.match(/../g)).map((b) => parseInt(b, 16)));
+const toHex = (/** @type {Uint8Array} */ b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 
 // Batches made by the Rust side (hermit_protocol::record::BatchBuilder).
 const RUST_TWO = // key "key", records "hello" "world", ts 1_700_000_000_000_000_000
@@ -61,7 +63,7 @@ test('every flipped covered bit fails the CRC or the structure check', () => {
 
 test('malformed batches are typed errors, checked before allocation', () => {
   const good = hex(RUST_TWO);
-  const kinds = (bytes) => {
+  const kinds = (/** @type {Uint8Array} */ bytes) => {
     try {
       for (const b of batches(bytes)) [...records(b.payload, b.header.recordCount)];
       return 'ok';
@@ -87,7 +89,7 @@ test('malformed batches are typed errors, checked before allocation', () => {
   assert.equal(kinds(one), 'BadPayload');
   assert.throws(() => [...records(Uint8Array.of(0xff, 0xff, 0xff, 0xff), 1)], /runs past/);
   assert.throws(() => [...records(new Uint8Array(0), 2)], /cut short/);
-  assert.throws(() => new BatchBuilder().finish(), (e) => e.kind === 'EmptyBatch');
+  assert.throws(() => new BatchBuilder().finish(), (/** @type {any} */ e) => e.kind === 'EmptyBatch');
 });
 
 test('hellos: client hello bytes, broker hello round trip, other versions refused', () => {
@@ -97,11 +99,11 @@ test('hellos: client hello bytes, broker hello round trip, other versions refuse
   assert.equal(bytes.length, 61);
   const back = decodeBrokerHello(bytes);
   assert.deepEqual({ ...back, version: undefined }, { ...h, version: undefined });
-  assert.throws(() => decodeBrokerHello(Uint8Array.of(0x48, 0x4d, 0x51, 2, 0, 0, 1, 0)), (e) => e.code === 'UnsupportedVersion' && /version 2/.test(e.message));
-  assert.throws(() => decodeBrokerHello(Uint8Array.of(0x48, 0x54, 0x54, 0x50, 0, 0, 0, 0)), (e) => e.kind === 'BadHello');
-  assert.throws(() => decodeBrokerHello(bytes.subarray(0, 60)), (e) => e.kind === 'UnexpectedEof');
+  assert.throws(() => decodeBrokerHello(Uint8Array.of(0x48, 0x4d, 0x51, 2, 0, 0, 1, 0)), (/** @type {any} */ e) => e.code === 'UnsupportedVersion' && /version 2/.test(e.message));
+  assert.throws(() => decodeBrokerHello(Uint8Array.of(0x48, 0x54, 0x54, 0x50, 0, 0, 0, 0)), (/** @type {any} */ e) => e.kind === 'BadHello');
+  assert.throws(() => decodeBrokerHello(bytes.subarray(0, 60)), (/** @type {any} */ e) => e.kind === 'UnexpectedEof');
   const extra = new Uint8Array(62); extra.set(bytes);
-  assert.throws(() => decodeBrokerHello(extra), (e) => e.kind === 'LengthMismatch');
+  assert.throws(() => decodeBrokerHello(extra), (/** @type {any} */ e) => e.kind === 'LengthMismatch');
 });
 
 test('auth transcript is label, nonce, id length, id, spki', () => {
@@ -131,7 +133,7 @@ test('request frames have the layout of protocol/src/frame.rs', () => {
 });
 
 test('requests with bad arguments are refused before anything is sent', () => {
-  const bad = (req, code = 'InvalidArgument') => assert.throws(() => encodeRequest(1, req), (e) => e instanceof ClientError && e.code === code, JSON.stringify(req));
+  const bad = (/** @type {any} */ req, code = 'InvalidArgument') => assert.throws(() => encodeRequest(1, req), (/** @type {any} */ e) => e instanceof ClientError && e.code === code, JSON.stringify(req));
   bad({ op: 'fetch', topic: '../etc', partition: 0, offset: 0, maxBytes: 1, maxWaitMs: 0 }, 'InvalidName');
   bad({ op: 'fetch', topic: '__consumer_offsets', partition: 0, offset: 0, maxBytes: 1, maxWaitMs: 0 }, 'InvalidName');
   bad({ op: 'fetch', topic: 't', partition: -1, offset: 0, maxBytes: 1, maxWaitMs: 0 });
@@ -144,10 +146,10 @@ test('requests with bad arguments are refused before anything is sent', () => {
   bad({ op: 'produce', topic: 't', partition: 0, ack: 0, batch: corrupt }, 'Protocol');
   bad({ op: 'authenticate', spki: new Uint8Array(513), signature: new Uint8Array(64) });
   assert.equal(topicNameError('a.b-c_D9'), null);
-  assert.match(topicNameError('a'.repeat(250)), /250 bytes/);
-  assert.match(topicNameError('..'), /not names/);
+  assert.match(/** @type {string} */ (topicNameError('a'.repeat(250))), /250 bytes/);
+  assert.match(/** @type {string} */ (topicNameError('..')), /not names/);
   assert.equal(groupNameError('alice’s group'), null);
-  assert.match(groupNameError('\u0085'), /printable/);
+  assert.match(/** @type {string} */ (groupNameError('\u0085')), /printable/);
 });
 
 test('responses decode per op; errors carry the status name and bounds', () => {
@@ -165,7 +167,7 @@ test('responses decode per op; errors carry the status name and bounds', () => {
   assert.equal(oor.code, 'OffsetOutOfRange');
   assert.equal(oor.logStart, 4);
   assert.equal(oor.highWatermark, 8);
-  const denied = brokerError(decodeResponse(encodeResponse(2, Op.Produce, { error: { status: 'Unauthorized', message: 'not authorized to produce t as anonymous' } })).error);
+  const denied = brokerError(/** @type {import('../src/protocol/frame.js').ErrorBody} */ (decodeResponse(encodeResponse(2, Op.Produce, { error: { status: 'Unauthorized', message: 'not authorized to produce t as anonymous' } })).error));
   assert.equal(denied.message, 'not authorized to produce t as anonymous');
   assert.equal(denied.status, 'Unauthorized');
   assert.ok(denied.isAuth && !denied.retriable);
@@ -175,6 +177,10 @@ test('responses decode per op; errors carry the status name and bounds', () => {
 });
 
 test('malformed responses are typed errors', () => {
+  /**
+   * @param {Uint8Array} bytes
+   * @param {number} [max]
+   */
   const kind = (bytes, max) => {
     try { decodeResponse(bytes, max); return 'ok'; } catch (e) { assert.ok(e instanceof WireError); return e.kind; }
   };
@@ -216,9 +222,9 @@ test('ListTopics: request bytes as protocol/src/frame.rs, pages round trip, bad 
   assert.doesNotThrow(() => encodeRequest(1, { op: 'listTopics', after: '__consumer_offsets', limit: 1 }));
   assert.equal(cursorNameError('__consumer_offsets'), null);
   assert.notEqual(cursorNameError('a/b'), null);
-  assert.throws(() => encodeRequest(1, { op: 'listTopics', after: 'a b', limit: 1 }), (e) => e.code === 'InvalidName');
+  assert.throws(() => encodeRequest(1, { op: 'listTopics', after: 'a b', limit: 1 }), (/** @type {any} */ e) => e.code === 'InvalidName');
   for (const limit of [0, 1001, 1.5, -1]) {
-    assert.throws(() => encodeRequest(1, { op: 'listTopics', limit }), (e) => e.code === 'InvalidArgument', `limit ${limit}`);
+    assert.throws(() => encodeRequest(1, { op: 'listTopics', limit }), (/** @type {any} */ e) => e.code === 'InvalidArgument', `limit ${limit}`);
   }
   const topic = { name: 't.1', cleanup: 0, retentionMs: 5n, retentionBytes: U64_MAX, partitions: [{ partition: 0, logStart: 1, highWatermark: 9 }] };
   for (const next of ['t.1', '__consumer_offsets', null]) {
@@ -228,7 +234,7 @@ test('ListTopics: request bytes as protocol/src/frame.rs, pages round trip, bad 
     assert.deepEqual(r.body, { topics: [topic], next });
   }
   // Counts over MAX_LIST_LIMIT, or more than the frame holds, are refused before reading on.
-  const head = (n) => {
+  const head = (/** @type {number} */ n) => {
     const f = new Uint8Array(15);
     const v = new DataView(f.buffer);
     v.setUint32(0, 11);
@@ -237,9 +243,9 @@ test('ListTopics: request bytes as protocol/src/frame.rs, pages round trip, bad 
     v.setUint32(11, n);
     return f;
   };
-  assert.throws(() => decodeResponse(head(1001)), (e) => e instanceof WireError && e.kind === 'InvalidField');
-  assert.throws(() => decodeResponse(head(1000)), (e) => e instanceof WireError && e.kind === 'UnexpectedEof');
+  assert.throws(() => decodeResponse(head(1001)), (/** @type {any} */ e) => e instanceof WireError && e.kind === 'InvalidField');
+  assert.throws(() => decodeResponse(head(1000)), (/** @type {any} */ e) => e instanceof WireError && e.kind === 'UnexpectedEof');
   // A cursor that breaks the charset rules is a protocol error.
   const bad = encodeResponse(4, Op.ListTopics, { body: { topics: [], next: 'a/b' } });
-  assert.throws(() => decodeResponse(bad), (e) => e instanceof WireError && e.kind === 'InvalidName');
+  assert.throws(() => decodeResponse(bad), (/** @type {any} */ e) => e instanceof WireError && e.kind === 'InvalidName');
 });

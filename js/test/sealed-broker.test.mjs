@@ -3,10 +3,11 @@
 // refuses other principals' reads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../src/connection.js';
-import { Identity } from '../src/identity.js';
-import { Producer } from '../src/producer.js';
-import { SealedConsumer, SealedProducer } from '../src/sealed.js';
+import { connect } from '../src/client/connection.js';
+import { Identity } from '../src/crypto/identity.js';
+import { Producer } from '../src/client/producer.js';
+import { SealedConsumer } from '../src/sealed/consumer.js';
+import { SealedProducer } from '../src/sealed/producer.js';
 import { INBOX_POLICY, startBroker } from './helpers/broker.mjs';
 
 const enc = new TextEncoder();
@@ -42,6 +43,6 @@ test('Alice seals to Bob’s inbox, Bob opens it, commits; the data dir holds no
 
   assert.equal(await broker.dataContains('attack at dawn'), false);
   assert.equal(await broker.dataContains('conversation-key-1'), false);
-  await assert.rejects(SealedConsumer.create(m, mallory, [alice.publicKey], inbox), (e) => e.status === 'Unauthorized');
-  await assert.rejects(m.fetch(inbox, 0, 0), (e) => e.status === 'Unauthorized' && e.message.includes(mallory.fingerprint().toHex()));
+  await assert.rejects(SealedConsumer.create(m, mallory, [alice.publicKey], inbox), (/** @type {any} */ e) => e.status === 'Unauthorized');
+  await assert.rejects(m.fetch(inbox, 0, 0), (/** @type {any} */ e) => e.status === 'Unauthorized' && e.message.includes(mallory.fingerprint().toHex()));
 });

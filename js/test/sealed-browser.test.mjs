@@ -6,19 +6,24 @@ import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { connect } from '../src/connection.js';
-import { Identity, PublicKey } from '../src/identity.js';
-import { Producer } from '../src/producer.js';
-import { SealedConsumer, SealedProducer } from '../src/sealed.js';
+import { connect } from '../src/client/connection.js';
+import { Identity, PublicKey } from '../src/crypto/identity.js';
+import { Producer } from '../src/client/producer.js';
+import { SealedConsumer } from '../src/sealed/consumer.js';
+import { SealedProducer } from '../src/sealed/producer.js';
 import { INBOX_POLICY, startBroker } from './helpers/broker.mjs';
 import { launchChromium, serveSdk } from './helpers/chromium.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const enc = new TextEncoder();
 
+/** @type {Awaited<ReturnType<typeof serveSdk>>} */
 let server;
+/** @type {import('puppeteer-core').Browser} */
 let browser;
+/** @type {import('puppeteer-core').Page} */
 let page;
+/** @type {Awaited<ReturnType<typeof startBroker>>} */
 let broker;
 
 before(async () => {
@@ -39,6 +44,8 @@ test('a page authenticates over WebSocket and exchanges sealed records with Node
   const node = await Identity.generate();
   const nodeInbox = `inbox.${node.fingerprint().toHex()}`;
   const out = await page.evaluate(async (url, nodeSpki, nodeInbox) => {
+    /** @type {typeof import('../src/index.js')} */
+    // @ts-expect-error -- the page's server (helpers/chromium.mjs) serves the SDK at /src/
     const sdk = await import('/src/index.js');
     const me = await sdk.Identity.generate();
     const client = await sdk.connect(url, { identity: me });
@@ -50,14 +57,14 @@ test('a page authenticates over WebSocket and exchanges sealed records with Node
     let denied = null;
     try {
       await client.fetch(nodeInbox, 0, 0);
-    } catch (e) {
+    } catch (/** @type {any} */ e) {
       denied = `${e.code}/${e.status}: ${e.message}`;
     }
-    globalThis.hermit = { sdk, me, client };
+    /** @type {any} */ (globalThis).hermit = { sdk, me, client };
     return { offset, denied, principal: client.principalHex, spki: me.publicKey.toSpkiBase64(), pkcs8: await me.toPkcs8Base64() };
   }, broker.url, node.publicKey.toSpkiBase64(), nodeInbox);
   assert.equal(out.offset, 0);
-  assert.match(out.denied, /^Broker\/Unauthorized: not authorized to consume/);
+  assert.match(/** @type {string} */ (out.denied), /^Broker\/Unauthorized: not authorized to consume/);
   const pageKey = await PublicKey.fromSpkiBase64(out.spki);
   assert.equal(out.principal, pageKey.fingerprint().toHex());
 
@@ -75,7 +82,8 @@ test('a page authenticates over WebSocket and exchanges sealed records with Node
   const sp = await SealedProducer.create(new Producer(client, { lingerMs: 1 }), node);
   await (await sp.send(pageInbox, null, enc.encode('hello from node'), [pageKey])).delivered;
   const text = await page.evaluate(async (nodeSpki, pageInbox) => {
-    const { sdk, me, client } = globalThis.hermit;
+    /** @type {{ sdk: typeof import('../src/index.js'), me: import('../src/index.js').Identity, client: import('../src/index.js').Client }} */
+    const { sdk, me, client } = /** @type {any} */ (globalThis).hermit;
     const c = await sdk.SealedConsumer.create(client, me, [await sdk.PublicKey.fromSpkiBase64(nodeSpki)], pageInbox, { maxWaitMs: 2000 });
     const rec = await c.next();
     await client.close();

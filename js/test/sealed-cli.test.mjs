@@ -9,11 +9,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ConversationKey } from '../src/blind.js';
-import { connect } from '../src/connection.js';
-import { Identity } from '../src/identity.js';
-import { Producer } from '../src/producer.js';
-import { SealedConsumer, SealedProducer } from '../src/sealed.js';
+import { BlindingKey } from '../src/crypto/blind.js';
+import { connect } from '../src/client/connection.js';
+import { Identity } from '../src/crypto/identity.js';
+import { Producer } from '../src/client/producer.js';
+import { SealedConsumer } from '../src/sealed/consumer.js';
+import { SealedProducer, multiBlind } from '../src/sealed/producer.js';
 import { hermitBin, startBroker } from './helpers/broker.mjs';
 
 const run = promisify(execFile);
@@ -30,7 +31,7 @@ test('JS seals over WebSocket, hermit consume opens; hermit produce seals, JS op
   const pkcs8 = join(dir, 'bob.pkcs8');
   await writeFile(pkcs8, await bob.toPkcs8Base64());
   await run(hermitBin(), ['key', 'import', '--pkcs8-file', pkcs8, '--out', join(dir, 'bob.key'), '--password-file', pw]);
-  const cli = (args) => run(hermitBin(), [...args, '--identity', join(dir, 'bob.key'), '--password-file', pw, '--broker', broker.tcpAddr]);
+  const cli = (/** @type {string[]} */ args) => run(hermitBin(), [...args, '--identity', join(dir, 'bob.key'), '--password-file', pw, '--broker', broker.tcpAddr]);
 
   // JS → Rust.
   const client = await connect(broker.url, { identity: alice });
@@ -47,10 +48,10 @@ test('JS seals over WebSocket, hermit consume opens; hermit produce seals, JS op
   ]);
 
   // Rust → JS.
-  const produce = (args, input) =>
+  const produce = (/** @type {string[]} */ args, /** @type {string} */ input) =>
     new Promise((resolve, reject) => {
       const child = execFile(hermitBin(), [...args, '--identity', join(dir, 'bob.key'), '--password-file', pw, '--broker', broker.tcpAddr], (err, out) => (err ? reject(err) : resolve(out)));
-      child.stdin.end(input);
+      /** @type {import('node:stream').Writable} */ (child.stdin).end(input);
     });
   await produce(['produce', '--topic', 'to-alice', '--to', alice.publicKey.toSpkiBase64(), '--key', 'conv'], 'direct from rust\n');
   await produce(['produce', '--topic', 'to-alice', '--to', alice.publicKey.toSpkiBase64(), '--to', carol.publicKey.toSpkiBase64(), '--key', 'group-conv'], 'multi from rust\n');
@@ -60,8 +61,8 @@ test('JS seals over WebSocket, hermit consume opens; hermit produce seals, JS op
   assert.ok(r1.ok && r2.ok, `${r1} ${r2}`);
   assert.deepEqual([r1.text(), r1.mode, r2.text(), r2.mode], ['direct from rust', 'direct', 'multi from rust', 'multi']);
   // DIRECT keys: K_pair, the same from both sides.
-  assert.deepEqual(r1.key, (await (await ConversationKey.pairwise(alice, bob.publicKey)).blind('conv')).asBytes());
+  assert.deepEqual(r1.key, (await (await BlindingKey.pairwise(alice, bob.publicKey)).blind('conv')).asBytes());
   // MULTI keys: Bob's K_self over the sorted recipients, as the JS producer would blind it for Bob.
-  const asBob = await SealedProducer.create(new Producer(client), bob);
-  assert.deepEqual(r2.key, (await asBob._multiBlind([carol.publicKey, alice.publicKey], enc.encode('group-conv'))).asBytes());
+  const bobSelf = await BlindingKey.pairwise(bob, bob.publicKey);
+  assert.deepEqual(r2.key, (await multiBlind(bobSelf, [carol.publicKey, alice.publicKey], enc.encode('group-conv'))).asBytes());
 });

@@ -11,35 +11,57 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { connect } from '../src/connection.js';
-import { Identity } from '../src/identity.js';
-import { Producer } from '../src/producer.js';
-import { Ack, BatchBuilder } from '../src/protocol.js';
-import { DIRECT_LIMIT, Sealer } from '../src/seal.js';
-import { BUDGET_RESERVE, SealedConsumer, SealedProducer } from '../src/sealed.js';
-import { StateError, stateTopic } from '../src/state.js';
+import { connect } from '../src/client/connection.js';
+import { Identity } from '../src/crypto/identity.js';
+import { Producer } from '../src/client/producer.js';
+import { Ack } from '../src/protocol/frame.js';
+import { BatchBuilder } from '../src/protocol/record.js';
+import { DIRECT_LIMIT, Sealer } from '../src/crypto/seal.js';
+import { BUDGET_RESERVE, SealedProducer } from '../src/sealed/producer.js';
+import { SealedConsumer } from '../src/sealed/consumer.js';
+import { StateError } from '../src/crypto/state.js';
+import { stateTopic } from '../src/sealed/state.js';
 import { INBOX_POLICY, startBroker } from './helpers/broker.mjs';
 
 const enc = new TextEncoder();
 const srcIndex = fileURLToPath(new URL('../src/index.js', import.meta.url));
 
-/** The raw value stored at `offset` of partition 0. */
+/** @typedef {import('../src/client/connection.js').Client} Client */
+/** @typedef {import('../src/sealed/record.js').SealedRecordError} SealedRecordError */
+
+/**
+ * The raw value stored at `offset` of partition 0.
+ * @param {Client} client
+ * @param {string} topic
+ * @param {number} offset
+ */
 async function rawAt(client, topic, offset) {
   const r = await client.fetch(topic, 0, offset);
   for (const rec of r.records(offset)) if (rec.offset === offset) return rec;
   throw new Error(`no record at ${topic}/0@${offset}`);
 }
 
-/** Append `value` again (what anyone who may write the topic can do); its new offset. */
+/**
+ * Append `value` again (what anyone who may write the topic can do); its new offset.
+ * @param {Client} client
+ * @param {string} topic
+ * @param {{ key: Uint8Array, value: Uint8Array }} rec
+ */
 async function replay(client, topic, rec) {
   const b = new BatchBuilder(rec.key);
   b.push(rec.value);
   return client.produce(topic, 0, Ack.Durable, b.finish());
 }
 
-/** Contents of every file under `dir` whose path names `part`. */
+/**
+ * Contents of every file under `dir` whose path names `part`.
+ * @param {string} dir
+ * @param {string} part
+ */
 async function filesUnder(dir, part) {
+  /** @type {Buffer[]} */
   const out = [];
+  /** @type {(d: string, inside: boolean) => Promise<void>} */
   const walk = async (d, inside) => {
     for (const e of await readdir(d, { withFileTypes: true })) {
       const p = join(d, e.name);
@@ -52,6 +74,10 @@ async function filesUnder(dir, part) {
   return out;
 }
 
+/**
+ * @param {bigint} x
+ * @param {boolean} little
+ */
 function u64(x, little) {
   const b = Buffer.alloc(8);
   if (little) b.writeBigUInt64LE(x);
@@ -99,8 +125,8 @@ test('a restarted consumer (new object, new process) refuses a replayed record; 
   const r = await c2.next();
   assert.equal(r.ok, false);
   assert.equal(r.offset, 3);
-  assert.equal(r.kind, 'Open');
-  assert.equal(r.openError.kind, 'Replayed');
+  assert.equal(/** @type {SealedRecordError} */ (r).kind, 'Open');
+  assert.equal(/** @type {any} */ (r).openError.kind, 'Replayed');
   // A new record after the restart opens, continuing the restored window.
   await sp.send(inbox, 'conv', enc.encode('four'), [bob.publicKey]);
   await sp.flush();
@@ -151,7 +177,13 @@ test('a restarted consumer (new object, new process) refuses a replayed record; 
   for (const [what, n] of needles) assert.ok(!files.some((f) => f.includes(n)), `the state topic's files hold the ${what}`);
 });
 
-/** Append `value` to `partition`; its offset. */
+/**
+ * Append `value` to `partition`; its offset.
+ * @param {Client} client
+ * @param {string} topic
+ * @param {number} partition
+ * @param {Uint8Array} value
+ */
 async function produceAt(client, topic, partition, value) {
   const b = new BatchBuilder(new Uint8Array(0));
   b.push(value);
@@ -168,7 +200,7 @@ test('a restart restores the windows, not marks: a record of a partition not com
   const topic = 'commits';
   await c.createTopic(topic, { partitions: 2 });
   const sealer = new Sealer(alice);
-  const seal = (text) => sealer.sealDirect(topic, bob.publicKey, enc.encode(text));
+  const seal = (/** @type {string} */ text) => sealer.sealDirect(topic, bob.publicKey, enc.encode(text));
   assert.equal(await produceAt(c, topic, 0, await seal('p0 r0')), 0);
   assert.equal(await produceAt(c, topic, 0, enc.encode('\x01garbage')), 1);
   assert.equal(await produceAt(c, topic, 0, await seal('p0 r2')), 2); // a lower seq than partition 1's
@@ -176,8 +208,9 @@ test('a restart restores the windows, not marks: a record of a partition not com
   const p1r1 = await seal('p1 r1');
   assert.equal(await produceAt(c, topic, 1, p1r1), 1);
 
-  const at = (r) => `${r.partition}@${r.offset}`;
+  const at = (/** @type {{ partition: number, offset: number }} */ r) => `${r.partition}@${r.offset}`;
   const c1 = await SealedConsumer.create(c, bob, [alice.publicKey], topic, { group: 'g', autoCommitMs: null });
+  /** @type {Record<string, boolean>} */
   const got = {};
   for (let i = 0; i < 5; i++) {
     const r = await c1.next();
@@ -194,6 +227,7 @@ test('a restart restores the windows, not marks: a record of a partition not com
 
   const c2 = await SealedConsumer.create(c, bob, [alice.publicKey], topic, { group: 'g', autoCommitMs: null });
   assert.deepEqual(c2.stateOrigin(), { kind: 'Restored', senders: 1, floor: 0n });
+  /** @type {Record<string, any>} */
   const again = {};
   for (let i = 0; i < 3; i++) {
     const r = await c2.next();
@@ -224,7 +258,7 @@ test('held records are bounded by count and by age, each release reported once a
   const byCount = await SealedConsumer.create(c, bob, [alice.publicKey], topic, { group: 'g1', maxHeld: 2, autoCommitMs: null });
   const seen = [];
   for (let i = 0; i < 4; i++) {
-    const r = await byCount.next();
+    const r = /** @type {SealedRecordError} */ (await byCount.next());
     seen.push([r.kind, r.offset, r.why, r.holdsCommit()]);
   }
   assert.deepEqual(seen, [
@@ -240,12 +274,12 @@ test('held records are bounded by count and by age, each release reported once a
 
   // By age: the notice comes while next() waits for records (no sleep here).
   const byAge = await SealedConsumer.create(c, bob, [alice.publicKey], topic, { group: 'g2', maxHeldAgeMs: 50, autoCommitMs: null, start: 'earliest' });
-  const first = await byAge.next();
+  const first = /** @type {SealedRecordError} */ (await byAge.next());
   assert.equal(first.kind, 'Open');
   const started = Date.now();
   const kinds = [];
   while (kinds.filter((k) => k[0] === 'Released').length < 3) {
-    const r = await byAge.next();
+    const r = /** @type {SealedRecordError} */ (await byAge.next());
     kinds.push([r.kind, r.offset]);
   }
   assert.ok(Date.now() - started >= 40, 'released only once old enough');

@@ -7,26 +7,34 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from '../src/connection.js';
-import { Identity } from '../src/identity.js';
-import { Producer } from '../src/producer.js';
-import { Ack, BatchBuilder } from '../src/protocol.js';
-import { BUDGET_RESERVE, SealedConsumer, SealedProducer } from '../src/sealed.js';
-import { BUDGET_KEY, BudgetState, StateStore } from '../src/state.js';
+import { connect } from '../src/client/connection.js';
+import { Identity } from '../src/crypto/identity.js';
+import { Producer } from '../src/client/producer.js';
+import { Ack } from '../src/protocol/frame.js';
+import { BatchBuilder } from '../src/protocol/record.js';
+import { BUDGET_RESERVE, SealedProducer } from '../src/sealed/producer.js';
+import { SealedConsumer } from '../src/sealed/consumer.js';
+import { BUDGET_KEY, BudgetState, StateStore } from '../src/sealed/state.js';
 import { startBroker } from './helpers/broker.mjs';
 import { hermit } from './helpers/cli.mjs';
 
 const enc = new TextEncoder();
 
-/** Append the record stored at `offset` again; its new offset. */
+/**
+ * Append the record stored at `offset` again; its new offset.
+ * @param {import('../src/client/connection.js').Client} client
+ * @param {string} topic
+ * @param {number} offset
+ */
 async function replay(client, topic, offset) {
   const r = await client.fetch(topic, 0, offset);
-  const rec = [...r.records(offset)].find((x) => x.offset === offset);
+  const rec = /** @type {import('../src/client/records.js').Record} */ ([...r.records(offset)].find((x) => x.offset === offset));
   const b = new BatchBuilder(rec.key);
   b.push(rec.value);
   return client.produce(topic, 0, Ack.Durable, b.finish());
 }
 
+/** @param {import('node:test').TestContext} t */
 async function setup(t) {
   const broker = await startBroker();
   t.after(() => broker.stop());
@@ -34,7 +42,7 @@ async function setup(t) {
   t.after(() => rm(dir, { recursive: true, force: true }));
   const pw = join(dir, 'pw');
   await writeFile(pw, 'correct horse\n');
-  const keyFile = async (name, id) => {
+  const keyFile = async (/** @type {string} */ name, /** @type {Identity} */ id) => {
     const pkcs8 = join(dir, `${name}.pkcs8`);
     await writeFile(pkcs8, await id.toPkcs8Base64());
     const out = join(dir, `${name}.key`);
@@ -45,12 +53,21 @@ async function setup(t) {
   const [alice, bob] = await Promise.all([Identity.generate(), Identity.generate()]);
   const client = await connect(broker.url);
   t.after(() => client.close());
-  /** `hermit ARGS --identity KEY --password-file PW --broker TCP` */
+  /**
+   * `hermit ARGS --identity KEY --password-file PW --broker TCP`
+   * @param {string} key
+   * @param {string[]} args
+   * @param {string} [input]
+   */
   const cli = (key, args, input) => hermit([...args, '--identity', key, '--password-file', pw, '--broker', broker.tcpAddr], { input });
   return { broker, alice, bob, client, cli, aliceKey: await keyFile('alice', alice), bobKey: await keyFile('bob', bob) };
 }
 
-/** The jsonl lines of `hermit consume`. */
+/**
+ * The jsonl lines of `hermit consume`.
+ * @param {string} stdout
+ * @returns {any[]}
+ */
 function lines(stdout) {
   return stdout
     .split('\n')
@@ -66,7 +83,7 @@ test('Rust saves the replay state, JS restores it; JS saves, Rust restores it: a
   }
   await sp.flush();
   const group = `${bob.fingerprint().toHex()}.g`;
-  const consume = (topic) => cli(bobKey, ['consume', '--topic', topic, '--group', group, '--trust', alice.publicKey.toSpkiBase64(), '--output', 'jsonl', '--exit-on-end']);
+  const consume = (/** @type {string} */ topic) => cli(bobKey, ['consume', '--topic', topic, '--group', group, '--trust', alice.publicKey.toSpkiBase64(), '--output', 'jsonl', '--exit-on-end']);
 
   // Rust reads and commits (saving its state first) …
   let r = await consume('rust-first');
@@ -78,7 +95,7 @@ test('Rust saves the replay state, JS restores it; JS saves, Rust restores it: a
   const js = await SealedConsumer.create(client, bob, [alice.publicKey], 'rust-first', { group, autoCommitMs: null });
   assert.deepEqual(js.stateOrigin(), { kind: 'Restored', senders: 1, floor: 0n });
   const got = await js.next();
-  assert.ok(!got.ok && got.offset === 3 && got.openError.kind === 'Replayed', String(got));
+  assert.ok(!got.ok && got.offset === 3 && /** @type {any} */ (got).openError.kind === 'Replayed', String(got));
   await js.close();
 
   // JS reads and commits (saving its state first) …
@@ -105,8 +122,8 @@ test('DIRECT budgets written by JS are read by Rust and the other way round', as
   const { alice, bob, client, cli, aliceKey } = await setup(t);
   const budget = async () => {
     const store = await StateStore.open(client, alice);
-    const s = await BudgetState.decode(await store.load(BUDGET_KEY));
-    return s.peers.get(bob.fingerprint().toHex()).reserved;
+    const s = /** @type {BudgetState} */ (await BudgetState.decode(/** @type {Uint8Array} */ (await store.load(BUDGET_KEY))));
+    return /** @type {{ reserved: number }} */ (s.peers.get(bob.fingerprint().toHex())).reserved;
   };
   // JS reserves 65536 …
   const run1 = await SealedProducer.create(new Producer(client, { lingerMs: 1 }), alice);

@@ -3,15 +3,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
-import { connect } from '../src/connection.js';
-import { Identity } from '../src/identity.js';
-import { Producer } from '../src/producer.js';
-import { ConversationKey } from '../src/blind.js';
-import { SealedConsumer, SealedGroup, SealedProducer, SealedRecordError } from '../src/sealed.js';
+import { connect } from '../src/client/connection.js';
+import { Identity } from '../src/crypto/identity.js';
+import { Producer } from '../src/client/producer.js';
+import { BlindingKey } from '../src/crypto/blind.js';
+import { SealedConsumer } from '../src/sealed/consumer.js';
+import { SealedGroup, SealedProducer } from '../src/sealed/producer.js';
+import { SealedRecordError } from '../src/sealed/record.js';
 import { memoryBroker } from './helpers/fake-broker.mjs';
 
 const enc = new TextEncoder();
 
+/** @typedef {import('../src/sealed/record.js').OpenedRecord} OpenedRecord */
+/** @typedef {import('../src/sealed/record.js').SealedRecordError} SealedRecordErrorType */
+
+/** @param {import('node:test').TestContext} t */
 async function setup(t) {
   const broker = await memoryBroker();
   t.after(() => broker.close());
@@ -33,7 +39,7 @@ test('DIRECT and MULTI records open for their recipients in send order; the brok
   assert.deepEqual(delivered.map((d) => d.offset), [0, 1, 2, 3, 4, 5]);
   assert.deepEqual(sent.map((d) => d.mode), ['direct', 'direct', 'direct', 'direct', 'direct', 'multi']);
   for (let i = 1; i < sent.length; i++) assert.equal(sent[i].seq, sent[i - 1].seq + 1n);
-  const stored = Buffer.concat(broker.topics.get('chat')[0].batches);
+  const stored = Buffer.concat(/** @type {Array<{ batches: Uint8Array[] }>} */ (broker.topics.get('chat'))[0].batches);
   assert.equal(stored.indexOf('hello bob'), -1);
   assert.equal(stored.indexOf('conv-1'), -1);
 
@@ -45,7 +51,7 @@ test('DIRECT and MULTI records open for their recipients in send order; the brok
   assert.ok(got.every((r) => r.sender.equals(alice.fingerprint())));
   assert.equal(got[0].seq, sent[0].seq);
   // The blinded key is K_pair's: Bob computes the same from his side.
-  const k = await ConversationKey.pairwise(bob, alice.publicKey);
+  const k = await BlindingKey.pairwise(bob, alice.publicKey);
   assert.deepEqual(got[0].key, (await k.blind('conv-1')).asBytes());
   assert.equal(got[5].key.length, 0);
   assert.doesNotMatch(inspect(got[0]), /hello/);
@@ -62,9 +68,9 @@ test('records for others are NotForMe and do not hold commits; a failed open hol
   const c = await SealedConsumer.create(client, bob, [alice.publicKey], 'inbox', { group: 'bob.g', autoCommitMs: null });
   const r0 = await c.next();
   assert.ok(r0 instanceof SealedRecordError && r0.isNotForMe() && !r0.holdsCommit() && r0.offset === 0 && r0.mode === 'direct');
-  const r1 = await c.next();
+  const r1 = /** @type {any} */ (await c.next());
   assert.ok(!r1.ok && r1.kind === 'Open' && r1.openError.kind === 'UnknownSender' && r1.holdsCommit() && r1.offset === 1);
-  const r2 = await c.next();
+  const r2 = /** @type {OpenedRecord} */ (await c.next());
   assert.equal(r2.text(), 'for bob');
   assert.deepEqual(c.held(), [[0, [1]]]);
   await c.commit();
@@ -76,19 +82,19 @@ test('records for others are NotForMe and do not hold commits; a failed open hol
   // A restarted consumer of the group resumes after the commit.
   await (await sp.send('inbox', null, enc.encode('later'), [bob.publicKey])).delivered;
   const again = await SealedConsumer.create(client, bob, [alice.publicKey], 'inbox', { group: 'bob.g' });
-  assert.equal((await again.next()).text(), 'later');
+  assert.equal(/** @type {OpenedRecord} */ (await again.next()).text(), 'later');
 });
 
 test('a replayed record is an Open error (Replayed) that holds the commit', async (t) => {
   const { client, broker, alice, bob, sp } = await setup(t);
   await (await sp.send('r', null, enc.encode('once'), [bob.publicKey])).delivered;
   // The broker (or anyone who can write the topic) appends the same record again.
-  const copy = broker.topics.get('r')[0].batches[0].slice();
+  const copy = /** @type {Array<{ batches: Uint8Array[] }>} */ (broker.topics.get('r'))[0].batches[0].slice();
   copy.fill(0, 1, 9); // base offset back to 0, as a producer sends it
   await client.produce('r', 0, 0, copy);
   const c = await SealedConsumer.create(client, bob, [alice.publicKey], 'r', { group: 'bob.r', autoCommitMs: null });
-  assert.equal((await c.next()).text(), 'once');
-  const dup = await c.next();
+  assert.equal(/** @type {OpenedRecord} */ (await c.next()).text(), 'once');
+  const dup = /** @type {any} */ (await c.next());
   assert.ok(!dup.ok && dup.openError.kind === 'Replayed' && dup.offset === 1);
   await c.commit();
   assert.deepEqual(c.committed(), [[0, 1]]);
@@ -102,21 +108,21 @@ test('group records go to every member but the sender, keys blinded with the gro
   await d.delivered;
   for (const reader of [bob, carol]) {
     const c = await SealedConsumer.create(client, reader, [alice.publicKey], 'room');
-    const r = await c.next();
+    const r = /** @type {OpenedRecord} */ (await c.next());
     assert.equal(r.text(), 'hi all');
-    const rebuilt = await ConversationKey.fromGroupSecret(group.key.groupSecretBytes());
+    const rebuilt = await BlindingKey.fromGroupSecret(group.key.groupSecretBytes());
     assert.deepEqual(r.key, (await rebuilt.blind('thread-7')).asBytes());
   }
   const own = await SealedConsumer.create(client, alice, [bob.publicKey], 'room');
-  const echo = await own.next();
+  const echo = /** @type {SealedRecordErrorType} */ (await own.next());
   assert.ok(echo.isNotForMe() && echo.own === true);
 });
 
 test('seal errors are thrown and nothing is queued', async (t) => {
   const { alice, bob, sp, producer } = await setup(t);
-  await assert.rejects(sp.send('x', null, enc.encode('me'), [alice.publicKey]), (e) => e.kind === 'SelfRecipient');
-  await assert.rejects(sp.send('x', null, enc.encode('none'), []), (e) => e.kind === 'NoRecipients');
-  await assert.rejects(sp.send('x', null, enc.encode('twice'), [bob.publicKey, bob.publicKey]), (e) => e.kind === 'DuplicateRecipient');
+  await assert.rejects(sp.send('x', null, enc.encode('me'), [alice.publicKey]), (/** @type {any} */ e) => e.kind === 'SelfRecipient');
+  await assert.rejects(sp.send('x', null, enc.encode('none'), []), (/** @type {any} */ e) => e.kind === 'NoRecipients');
+  await assert.rejects(sp.send('x', null, enc.encode('twice'), [bob.publicKey, bob.publicKey]), (/** @type {any} */ e) => e.kind === 'DuplicateRecipient');
   assert.equal(producer.bufferedBytes, 0);
   // A good send after failures still goes through.
   await (await sp.send('x', null, enc.encode('ok'), [bob.publicKey])).delivered;

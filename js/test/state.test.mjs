@@ -3,32 +3,23 @@
 // checks, the opener's floor and window starts, ChatCrypto's count.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChatCrypto, COMPAT_LIMIT } from '../src/chat.js';
-import { CompatError } from '../src/crypto-errors.js';
-import { Fingerprint, Identity } from '../src/identity.js';
-import { Opener, WindowStart } from '../src/open.js';
-import { paddedLen } from '../src/pad.js';
-import { ReplayWindow } from '../src/replay.js';
-import { Sealer } from '../src/seal.js';
-import {
-  BudgetState,
-  ConsumerState,
-  MAX_STATE_LEN,
-  MAX_STATE_SENDERS,
-  STATE_MAGIC,
-  StateError,
-  consumerKey,
-  openState,
-  sealState,
-  stateTopic,
-} from '../src/state.js';
+import { ChatCrypto, COMPAT_LIMIT } from '../src/crypto/compat.js';
+import { CompatError } from '../src/crypto/errors.js';
+import { Fingerprint, Identity } from '../src/crypto/identity.js';
+import { Opener, WindowStart } from '../src/crypto/open.js';
+import { paddedLen } from '../src/crypto/pad.js';
+import { ReplayWindow } from '../src/crypto/replay.js';
+import { Sealer } from '../src/crypto/seal.js';
+import { BudgetState, ConsumerState, MAX_STATE_SENDERS, consumerKey, stateTopic } from '../src/sealed/state.js';
+import { MAX_STATE_LEN, STATE_MAGIC, StateError, openState, sealState } from '../src/crypto/state.js';
 
 const enc = new TextEncoder();
 
+/** @param {Promise<unknown>} p */
 async function kind(p) {
   try {
     await p;
-  } catch (e) {
+  } catch (/** @type {any} */ e) {
     return e.kind;
   }
   return 'ok';
@@ -84,7 +75,7 @@ test('consumer state round-trips byte for byte and refuses lies', () => {
   // The layout of ENVELOPE §13, partitions and fingerprints ascending (as
   // Rust's BTreeMaps); per sender the highest seq and 16 big-endian u64
   // words, bit s mod 1024 in word (s mod 1024) / 64.
-  const words = (set) => Buffer.concat(Array.from({ length: 16 }, (_, i) => u64be(set[i] ?? 0n)));
+  const words = (/** @type {Record<number, bigint>} */ set) => Buffer.concat(Array.from({ length: 16 }, (_, i) => u64be(set[i] ?? 0n)));
   const expect = Buffer.concat([
     Buffer.from([1, 0, 0, 0, 2]),
     Buffer.from('00000000000000000000002a', 'hex'),
@@ -99,7 +90,7 @@ test('consumer state round-trips byte for byte and refuses lies', () => {
     words({ 0: 1n << 5n }),
   ]);
   assert.deepEqual(Buffer.from(bytes), expect);
-  const back = ConsumerState.decode(bytes);
+  const back = /** @type {ConsumerState} */ (ConsumerState.decode(bytes));
   assert.deepEqual([...back.committed].sort(), [...s.committed].sort());
   assert.equal(back.floor, 99n);
   assert.deepEqual(back.senders, s.senders);
@@ -130,8 +121,8 @@ test('budget state round-trips and refuses a cut record', async () => {
   b.peers.set(peer.fingerprint().toHex(), { key: peer.publicKey, reserved: 1 << 20 });
   const bytes = b.encode();
   assert.equal(bytes.length, 5 + 91 + 8);
-  const back = await BudgetState.decode(bytes);
-  const got = back.peers.get(peer.fingerprint().toHex());
+  const back = /** @type {BudgetState} */ (await BudgetState.decode(bytes));
+  const got = /** @type {{ key: import('../src/crypto/identity.js').PublicKey, reserved: number }} */ (back.peers.get(peer.fingerprint().toHex()));
   assert.ok(got.key.equals(peer.publicKey));
   assert.equal(got.reserved, 1 << 20);
   assert.equal(await BudgetState.decode(bytes.subarray(0, 50)), null);
@@ -180,7 +171,7 @@ test('ChatCrypto counts its messages and stops at COMPAT_LIMIT', async () => {
   const last = await ca.encrypt('last');
   assert.equal(await cb.decrypt(last.data, last.iv), 'last');
   const e = await ca.encrypt('one too many').catch((x) => x);
-  assert.ok(e instanceof CompatError && e.kind === 'BudgetExhausted' && e.limit === COMPAT_LIMIT, String(e));
+  assert.ok(e instanceof CompatError && e.kind === 'BudgetExhausted' && /** @type {any} */ (e).limit === COMPAT_LIMIT, String(e));
   assert.equal(ca.encryptions(), COMPAT_LIMIT);
   assert.equal(COMPAT_LIMIT, 2 ** 30);
 });
@@ -189,7 +180,7 @@ test('fingerprint bytes survive the hex keys of a consumer state', () => {
   const fp = Fingerprint.fromBytes(new Uint8Array(32).map((_, i) => 255 - i));
   const s = new ConsumerState();
   s.note(fp.toHex(), 9n);
-  assert.equal(ConsumerState.decode(s.encode()).senders.get(fp.toHex()).highest, 9n);
+  assert.equal(/** @type {any} */ (ConsumerState.decode(s.encode())).senders.get(fp.toHex()).highest, 9n);
 });
 
 test('a window noted and persisted refuses exactly what was seen; the others in it open late', () => {
@@ -216,7 +207,7 @@ test('the opener restores a window: seen numbers are replays, unseen ones inside
   // The previous run opened 0, 1 and 3 (2 was on a partition not committed yet).
   const s = new ConsumerState();
   for (const i of [0, 1, 3]) s.note(alice.fingerprint().toHex(), recs[i].seq);
-  const saved = ConsumerState.decode(s.encode());
+  const saved = /** @type {any} */ (ConsumerState.decode(s.encode()));
   const o = new Opener(bob);
   await o.trust(alice.publicKey);
   await o.restoreWindow('t', alice.fingerprint(), saved.senders.get(alice.fingerprint().toHex()));

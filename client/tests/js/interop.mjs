@@ -18,16 +18,25 @@
 //   {op: "keyfile_wrap", pkcs8, password, m, t, p}              -> {armor}
 //   {op: "keyfile_unlock", armor, password, insecure}           -> {pkcs8} | {err, kind}
 
-import { fromBase64, toBase64, utf8 } from '../../../js/src/bytes.js';
-import { BlindedKey, ConversationKey } from '../../../js/src/blind.js';
-import { ChatCrypto } from '../../../js/src/chat.js';
-import { Identity, PublicKey } from '../../../js/src/identity.js';
-import { Opener } from '../../../js/src/open.js';
-import { Sealer } from '../../../js/src/seal.js';
-import { SigningIdentity, SigningPublicKey } from '../../../js/src/signing.js';
-
-// keyfile.js (and through it hash-wasm) is loaded only by the SEALKEY ops.
-const keyfile = () => import('../../../js/src/keyfile.js');
+// Only the SDK's public entry, so moving its files cannot break this driver.
+// hash-wasm (Argon2id) is still loaded only by the SEALKEY ops: keyfile.js
+// imports it on first use.
+import {
+  BlindedKey,
+  BlindingKey,
+  ChatCrypto,
+  Identity,
+  KdfParams,
+  KeyFile,
+  Opener,
+  PublicKey,
+  Sealer,
+  SigningIdentity,
+  SigningPublicKey,
+  fromBase64,
+  toBase64,
+  utf8,
+} from '../../../js/src/index.js';
 
 const ops = {
   async keygen({ count, alg }) {
@@ -110,8 +119,8 @@ const ops = {
   async blind(req) {
     const me = await Identity.fromPkcs8Base64(req.me_pkcs8);
     const k = req.group_secret
-      ? await ConversationKey.fromGroupSecret(fromBase64(req.group_secret))
-      : await ConversationKey.pairwise(me, await PublicKey.fromSpkiBase64(req.peer_spki));
+      ? await BlindingKey.fromGroupSecret(fromBase64(req.group_secret))
+      : await BlindingKey.pairwise(me, await PublicKey.fromSpkiBase64(req.peer_spki));
     const out = [];
     for (const key of req.keys) {
       const b = await k.blind(fromBase64(key));
@@ -126,13 +135,11 @@ const ops = {
     return { sig: toBase64(sig), spki: toBase64(await id.spki()) };
   },
   async keyfile_wrap(req) {
-    const { KdfParams, KeyFile } = await keyfile();
     const params = req.insecure ? KdfParams.insecureForTests(req.m, req.t, req.p) : new KdfParams(req.m, req.t, req.p);
     const kf = await KeyFile.wrap(await Identity.fromPkcs8Base64(req.pkcs8), utf8(req.password), params);
     return { armor: kf.toArmor() };
   },
   async keyfile_unlock(req) {
-    const { KeyFile } = await keyfile();
     try {
       const kf = await KeyFile.fromArmor(req.armor);
       const id = req.insecure ? await kf.unlockInsecureForTests(req.password) : await kf.unlock(req.password);

@@ -51,7 +51,7 @@ export function haveBroker() {
  * @param {{ config?: string, args?: string[], env?: Record<string,string> }} [opts]
  *   `config`: TOML text written to a file passed with --config.
  * @returns {Promise<{ url: string, tcpAddr: string, wsAddr: string, dataDir: string,
- *   stderr: () => string, stop: () => Promise<number|null>, dataContains: (needle: Uint8Array|string) => Promise<boolean> }>}
+ *   stderr: () => string, stop: () => Promise<number|string|null>, dataContains: (needle: Uint8Array|string) => Promise<boolean> }>}
  */
 export async function startBroker(opts = {}) {
   const bin = hermitBin();
@@ -67,13 +67,17 @@ export async function startBroker(opts = {}) {
   args.push(...(opts.args ?? []));
   const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info', NO_COLOR: '1', ...opts.env } });
   let log = '';
+  /** @type {Promise<number|string|null>} exit code, or the signal that ended it */
   const exited = new Promise((r) => child.once('exit', (code, signal) => r(code ?? signal)));
   const addrs = await new Promise((resolveAddrs, reject) => {
+    /** @type {string|null} */
     let tcp = null;
+    /** @type {string|null} */
     let ws = null;
-    const onData = (chunk) => {
+    const onData = (/** @type {Buffer} */ chunk) => {
       log += chunk.toString();
       // Strip ANSI colours, should the log be coloured anyway.
+      // eslint-disable-next-line no-control-regex
       for (const line of log.replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
         const m = /addr=([0-9.]+:\d+)/.exec(line);
         if (!m || !/listening/.test(line)) continue;
@@ -88,6 +92,7 @@ export async function startBroker(opts = {}) {
     exited.then((code) => reject(new Error(`broker exited (${code}) before listening:\n${log}`)));
   });
   child.stderr.on('data', (c) => (log += c.toString()));
+  /** @type {Promise<number|string|null>|null} */
   let stopped = null;
   return {
     url: `ws://${addrs.ws}/`,
@@ -108,6 +113,7 @@ export async function startBroker(opts = {}) {
     // Whether any file under the data dir holds `needle` (plaintext checks).
     dataContains: async (needle) => {
       const n = typeof needle === 'string' ? Buffer.from(needle) : Buffer.from(needle);
+      /** @type {(d: string) => Promise<boolean>} */
       const walk = async (d) => {
         for (const e of await readdir(d, { withFileTypes: true })) {
           const p = join(d, e.name);

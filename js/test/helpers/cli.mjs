@@ -49,6 +49,12 @@ export function hermit(args, opts = {}) {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    // A command that exits without reading stdin (`pubkey`, `key export`)
+    // may close the pipe before this write lands (a loaded machine delays
+    // it): EPIPE then is not a failure; its exit code and output still are.
+    child.stdin.on('error', (e) => {
+      if (/** @type {NodeJS.ErrnoException} */ (e).code !== 'EPIPE') reject(e);
+    });
     child.stdin.end(opts.input ?? '');
   });
 }

@@ -2,10 +2,15 @@
 // on purpose (answers out of order, malformed frames, silence, closing
 // mid-request). Tests of real behaviour use helpers/broker.mjs.
 import { WebSocketServer } from 'ws';
-import { decodeResponse, encodeBrokerHello, encodeResponse, Op } from '../../src/protocol.js';
+import { decodeResponse, encodeResponse, Op } from '../../src/protocol/frame.js';
+import { encodeBrokerHello } from '../../src/protocol/hello.js';
+
+/** @typedef {import('ws').WebSocket} Socket */
+/** A request as the stand-in sees it. @typedef {{ op: number, correlationId: number, body: Uint8Array, isBinary: boolean }} FakeRequest */
+/** What a stand-in answers: a body for the op, or an error. @typedef {Parameters<typeof encodeResponse>[2]} Answer */
 
 /**
- * @param {{ flags?: number, maxFrame?: number, onRequest?: (req, ws, raw) => void, hello?: Uint8Array, protocol?: string|false }} behaviour
+ * @param {{ flags?: number, maxFrame?: number, onRequest?: (req: FakeRequest, ws: Socket, raw: Uint8Array) => void, hello?: Uint8Array, protocol?: string|false }} behaviour
  */
 export async function fakeBroker(behaviour = {}) {
   const wss = new WebSocketServer({
@@ -21,7 +26,7 @@ export async function fakeBroker(behaviour = {}) {
     sockets.add(ws);
     let helloDone = false;
     ws.on('message', (data, isBinary) => {
-      const raw = new Uint8Array(data);
+      const raw = new Uint8Array(/** @type {Buffer} */ (data));
       if (!helloDone) {
         helloDone = true;
         ws.send(behaviour.hello ?? encodeBrokerHello({ maxFrame: behaviour.maxFrame ?? 1048572, flags: behaviour.flags ?? 0, nonce, brokerId }));
@@ -33,14 +38,14 @@ export async function fakeBroker(behaviour = {}) {
       else ws.send(encodeResponse(req.correlationId, req.op, { body: {} }));
     });
   });
-  const port = wss.address().port;
+  const port = /** @type {import('node:net').AddressInfo} */ (wss.address()).port;
   return {
     url: `ws://127.0.0.1:${port}/`,
     nonce,
     brokerId,
     sockets,
-    answer: (ws, req, what) => ws.send(encodeResponse(req.correlationId, req.op, what)),
-    close: () => new Promise((r) => { for (const s of sockets) s.terminate(); wss.close(() => r()); }),
+    answer: (/** @type {Socket} */ ws, /** @type {FakeRequest} */ req, /** @type {Answer} */ what) => ws.send(encodeResponse(req.correlationId, req.op, what)),
+    close: () => /** @type {Promise<void>} */ (new Promise((r) => { for (const s of sockets) s.terminate(); wss.close(() => r()); })),
   };
 }
 
@@ -50,19 +55,29 @@ export { Op, decodeResponse };
  * An in-memory stand-in that keeps a log per partition: enough of the broker
  * for producer and consumer logic tests that need to control timing. The real
  * broker runs the same tests in *-broker.test.mjs.
- * @param {{ partitions?: number, hold?: (req, ws) => boolean }} opts  `hold` returning true leaves a request unanswered (answer it later with `handle`)
+ * @param {{ partitions?: number, hold?: (req: FakeRequest, ws: Socket) => boolean }} opts  `hold` returning true leaves a request unanswered (answer it later with `handle`)
  */
 export async function memoryBroker(opts = {}) {
-  const { parseBatch } = await import('../../src/protocol.js');
+  const { parseBatch } = await import('../../src/protocol/record.js');
+  /** @type {Map<string, Array<{ batches: Uint8Array[], next: number }>>} */
   const topics = new Map(); // name -> array of partitions: { batches: Uint8Array[], next: number }
   const commits = new Map();
+  /** @type {Array<{ ws: Socket, req: FakeRequest, name: string, partition: number, offset: number, timer?: any }>} */
   const waiting = []; // long polls: { ws, req, topic, partition, offset, deadline timer }
   const stats = { produces: 0, fetches: 0 };
-  const topic = (name) => {
-    if (!topics.has(name)) topics.set(name, Array.from({ length: opts.partitions ?? 1 }, () => ({ batches: [], next: 0 })));
-    return topics.get(name);
+  const topic = (/** @type {string} */ name) => {
+    if (!topics.has(name)) topics.set(name, Array.from({ length: opts.partitions ?? 1 }, () => ({ batches: /** @type {Uint8Array[]} */ ([]), next: 0 })));
+    return /** @type {Array<{ batches: Uint8Array[], next: number }>} */ (topics.get(name));
   };
-  const readStr8 = (b, at) => [new TextDecoder().decode(b.subarray(at + 1, at + 1 + b[at])), at + 1 + b[at]];
+  /** @returns {[string, number]} */
+  const readStr8 = (/** @type {Uint8Array} */ b, /** @type {number} */ at) => [new TextDecoder().decode(b.subarray(at + 1, at + 1 + b[at])), at + 1 + b[at]];
+  /**
+   * @param {Socket} ws
+   * @param {FakeRequest} req
+   * @param {Array<{ batches: Uint8Array[], next: number }>} parts
+   * @param {number} partition
+   * @param {number} offset
+   */
   const answerFetch = (ws, req, parts, partition, offset) => {
     const p = parts[partition];
     const out = [];
@@ -76,14 +91,14 @@ export async function memoryBroker(opts = {}) {
     for (const b of out) { records.set(b, at); at += b.length; }
     ws.send(encodeResponse(req.correlationId, Op.Fetch, { body: { highWatermark: p.next, logStart: 0, records } }));
   };
-  const handle = (req, ws) => {
+  const handle = (/** @type {FakeRequest} */ req, /** @type {Socket} */ ws) => {
       const b = req.body;
       const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
       switch (req.op) {
         case Op.Metadata: {
           const list = b.length === 0 ? [...topics.keys()] : [readStr8(b, 0)[0]];
           if (b.length > 0 && !topics.has(list[0])) return broker.answer(ws, req, { error: { status: 'UnknownTopic', message: `unknown topic ${list[0]}` } });
-          return broker.answer(ws, req, { body: list.map((name) => ({ name, partitions: topics.get(name).map((p, i) => ({ partition: i, logStart: 0, highWatermark: p.next })) })) });
+          return broker.answer(ws, req, { body: list.map((name) => ({ name, partitions: /** @type {Array<{ next: number }>} */ (topics.get(name)).map((p, i) => ({ partition: i, logStart: 0, highWatermark: p.next })) })) });
         }
         case Op.Produce: {
           stats.produces++;
@@ -111,6 +126,7 @@ export async function memoryBroker(opts = {}) {
           const p = parts[partition];
           if (offset > p.next) return broker.answer(ws, req, { error: { status: 'OffsetOutOfRange', message: 'out of range', bounds: [0, p.next] } });
           if (offset === p.next && maxWait > 0) {
+            /** @type {{ ws: Socket, req: FakeRequest, name: string, partition: number, offset: number, timer?: any }} */
             const w = { ws, req, name, partition, offset };
             w.timer = setTimeout(() => { waiting.splice(waiting.indexOf(w), 1); answerFetch(ws, req, parts, partition, offset); }, maxWait);
             waiting.push(w);

@@ -16,11 +16,12 @@
 // synchronously, before accepting — two concurrent opens of one record cannot
 // both succeed. Legacy `{"iv","data"}` records are refused unless allowLegacy.
 
-import { checkBytes, concat, equal, utf8 } from './bytes.js';
-import { CompatMessage, decodeParts } from './chat.js';
-import { CompatError, OpenError, TrustError } from './crypto-errors.js';
+import { checkBytes, concat, equal, utf8 } from '../bytes.js';
+import { CompatMessage, decodeParts } from './compat.js';
+import { CompatError, OpenError, TrustError } from './errors.js';
 import { COMMIT_LABEL, Mode, RecordView, SIG_LABEL, WRAP_LABEL, ctxDigest } from './envelope.js';
-import { Fingerprint, Identity, PublicKey, pairKey, sha256 } from './identity.js';
+import { Identity, PublicKey, pairKey } from './identity.js';
+import { sha256 } from './webcrypto.js';
 import { aesKey, gcmDecrypt, hkdfAesKey, hkdfKey, hmacKey, hmacVerify, ZERO_IV } from './aead.js';
 import { ReplayWindow } from './replay.js';
 import { unpaddedLen } from './pad.js';
@@ -40,10 +41,49 @@ export const OpenedMode = Object.freeze({ Direct: 'direct', Multi: 'multi', Lega
  */
 export const WindowStart = Object.freeze({ Continued: 'continued', Restored: 'restored', New: 'new', Unchecked: 'unchecked' });
 
+/** @import { Fingerprint } from './identity.js' */
+/** @import { Gap } from './replay.js' */
+/** @typedef {import('./envelope.js').DirectBody} DirectBody */
+/** @typedef {import('./envelope.js').MultiBody} MultiBody */
+/** @typedef {'direct'|'multi'|'legacy'} OpenedModeName an {@link OpenedMode} value */
+/** @typedef {'continued'|'restored'|'new'|'unchecked'} WindowStartName a {@link WindowStart} value */
+
+/**
+ * What `Opener.open` tells about a record besides its plaintext.
+ * @typedef {object} Opened
+ * @property {Fingerprint} sender
+ * @property {OpenedModeName} mode
+ * @property {bigint|undefined} seq undefined for legacy records
+ * @property {boolean} signed
+ * @property {boolean} padded
+ * @property {Gap|undefined} gap
+ * @property {boolean} late
+ * @property {WindowStartName} window how the sender's replay window stood before this record
+ * @property {number} len
+ */
+
+/**
+ * A trusted sender: its key, the keys derived from K_pair, its signing key.
+ * @typedef {{ key: PublicKey, aes: CryptoKey, hkdf: CryptoKey, signing: SigningPublicKey|null }} Peer
+ */
+
+/**
+ * One (topic, sender) stream: its context digests and replay window.
+ * @typedef {{ directCtx: Uint8Array, multiCtx: Uint8Array, window: ReplayWindow, restored: boolean }} Stream
+ */
+
+/**
+ * @param {bigint} seq
+ * @param {bigint} floor
+ */
 function floorError(seq, floor) {
   return new OpenError('TooOld', `record seq ${seq} is too old to check (highest ${floor}, window 1024)`, { seq, highest: floor });
 }
 
+/**
+ * @param {bigint} seq
+ * @param {{ kind: 'Replayed'|'TooOld', highest: bigint }} check
+ */
 function staleError(seq, check) {
   return check.kind === 'Replayed'
     ? new OpenError('Replayed', `replayed record: seq ${seq} already seen (highest ${check.highest})`, { seq, highest: check.highest })
@@ -52,12 +92,13 @@ function staleError(seq, check) {
 
 /** Opens records addressed to one identity. */
 export class Opener {
+  /** @type {Identity} */
   #identity;
-  /** kid hex → { key: PublicKey, aes, hkdf, signing: SigningPublicKey|null } */
+  /** kid hex → { key: PublicKey, aes, hkdf, signing: SigningPublicKey|null } @type {Map<string, Peer>} */
   #peers = new Map();
-  /** topic → Map(sender fp hex → { directCtx, multiCtx, window, restored }) */
+  /** topic → Map(sender fp hex → { directCtx, multiCtx, window, restored }) @type {Map<string, Map<string, Stream>>} */
   #streams = new Map();
-  /** topic → the highest seq a sender without a window may not reach (bigint) */
+  /** topic → the highest seq a sender without a window may not reach (bigint) @type {Map<string, bigint>} */
   #floors = new Map();
   #allowLegacy = false;
   #requireSignatures = false;
@@ -98,6 +139,10 @@ export class Opener {
     return this.#trust(sender, signing);
   }
 
+  /**
+   * @param {PublicKey} sender
+   * @returns {Peer|undefined}
+   */
   #checkTrust(sender) {
     if (sender.equals(this.#identity.publicKey)) throw new TrustError('OwnKey', 'cannot trust our own key as a sender');
     const kid = sender.kid();
@@ -108,6 +153,10 @@ export class Opener {
     return peer;
   }
 
+  /**
+   * @param {PublicKey} sender
+   * @param {SigningPublicKey|null} signing
+   */
   async #trust(sender, signing) {
     if (!(sender instanceof PublicKey)) throw new TypeError('trust needs a PublicKey');
     let peer = this.#checkTrust(sender);
@@ -169,13 +218,18 @@ export class Opener {
     return this.#streams.get(topic)?.get(sender.toHex())?.window.highest;
   }
 
+  /**
+   * @param {Uint8Array} topicBytes
+   * @param {Fingerprint} senderFp
+   */
   async #streamCtx(topicBytes, senderFp) {
     const own = this.#identity.fingerprint();
     const [directCtx, multiCtx] = await Promise.all([
       ctxDigest(Mode.Direct, topicBytes, senderFp, own),
       ctxDigest(Mode.Multi, topicBytes, senderFp),
     ]);
-    return { directCtx, multiCtx };
+    // The topic's length was checked (#topicBytes): both digests exist.
+    return { directCtx: /** @type {Uint8Array} */ (directCtx), multiCtx: /** @type {Uint8Array} */ (multiCtx) };
   }
 
   /**
@@ -237,6 +291,7 @@ export class Opener {
     return this.#floors.get(topic) ?? 0n;
   }
 
+  /** @param {string} topic */
   #topicBytes(topic) {
     if (typeof topic !== 'string') throw new TypeError('topic must be a string');
     const b = utf8(topic);
@@ -248,9 +303,7 @@ export class Opener {
    * Opens `record`, read from `topic`.
    * @param {string} topic
    * @param {Uint8Array} record
-   * @returns {Promise<{ opened: { sender: Fingerprint, mode: string, seq: bigint|undefined,
-   *   signed: boolean, padded: boolean, gap: import('./replay.js').Gap|undefined, late: boolean,
-   *   window: string, len: number }, plaintext: Uint8Array }>}
+   * @returns {Promise<{ opened: Opened, plaintext: Uint8Array }>}
    * @throws {OpenError}
    */
   async open(topic, record) {
@@ -259,6 +312,10 @@ export class Opener {
     return this.#openSealed(topic, record);
   }
 
+  /**
+   * @param {Uint8Array} record
+   * @returns {Promise<{ opened: Opened, plaintext: Uint8Array }>}
+   */
   async #openLegacy(record) {
     if (!this.#allowLegacy) {
       throw new OpenError('LegacyRefused', 'legacy compatibility record refused (no sender, topic or seq; opt in to accept)');
@@ -283,6 +340,11 @@ export class Opener {
     throw new OpenError('LegacyAuthFailed', 'legacy record does not authenticate under any trusted sender\'s key');
   }
 
+  /**
+   * @param {string} topic
+   * @param {Uint8Array} record
+   * @returns {Promise<{ opened: Opened, plaintext: Uint8Array }>}
+   */
   async #openSealed(topic, record) {
     const view = RecordView.parse(record);
     const header = view.header;
@@ -298,13 +360,15 @@ export class Opener {
 
     // Addressing before replay: a record for someone else is NotForMe /
     // NotARecipient whatever its seq.
+    /** @type {{ kidBytes: Uint8Array, wrapped: Uint8Array }|undefined} */
     let ownEntry;
     if (header.mode === Mode.Direct) {
-      if (!view.body.recipient.equals(ownKid)) {
-        throw new OpenError('NotForMe', `DIRECT record is addressed to ${view.body.recipient}, not to us`, { recipient: view.body.recipient });
+      const body = /** @type {DirectBody} */ (view.body);
+      if (!body.recipient.equals(ownKid)) {
+        throw new OpenError('NotForMe', `DIRECT record is addressed to ${body.recipient}, not to us`, { recipient: body.recipient });
       }
     } else {
-      for (const e of view.body.entries) {
+      for (const e of /** @type {MultiBody} */ (view.body).entries) {
         if (equal(e.kidBytes, ownKidBytes)) {
           if (ownEntry) throw new OpenError('DuplicateEntry', `MULTI record has two entries for key id ${ownKid}`, { kid: ownKid });
           ownEntry = e;
@@ -324,16 +388,16 @@ export class Opener {
     let ctx;
     let plain;
     if (header.mode === Mode.Direct) {
-      const b = view.body;
+      const b = /** @type {DirectBody} */ (view.body);
       plain = await gcmDecrypt(peer.aes, b.iv, concat(b.prefix, directCtx), b.sealed);
       if (!plain) throw new OpenError('DirectAuthFailed', 'DIRECT record does not authenticate');
       ctx = directCtx;
     } else {
-      const b = view.body;
+      const b = /** @type {MultiBody} */ (view.body);
       const rcpt = await sha256(concat(...b.entries.map((e) => e.kidBytes)));
       const wrapAad = concat(b.prefix, rcpt, await sha256(b.payload));
       const kw = await hkdfAesKey(peer.hkdf, b.msgSalt, concat(WRAP_LABEL, multiCtx, ownKidBytes), ['decrypt']);
-      const ck = await gcmDecrypt(kw, ZERO_IV, wrapAad, ownEntry.wrapped);
+      const ck = await gcmDecrypt(kw, ZERO_IV, wrapAad, /** @type {{ wrapped: Uint8Array }} */ (ownEntry).wrapped);
       if (!ck) throw new OpenError('WrapAuthFailed', 'MULTI key wrap does not authenticate');
       try {
         if (!(await hmacVerify(await hmacKey(ck, ['verify']), b.ckCommit, COMMIT_LABEL))) {

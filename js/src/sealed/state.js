@@ -1,42 +1,30 @@
 /**
- * Sealed state records (docs/ENVELOPE.md §13), as client/src/crypto/state.rs
- * and client/src/sealed/state.rs: what a sealed consumer and producer
- * remember across restarts — a consumer's replay state, a producer's DIRECT
- * budgets — kept on the broker in the identity's own compacted topic
- * `state.<fingerprint hex>`, each record sealed to the identity itself under
- * a blinded key.
- *
- * ```text
- * record  = "HST1" ‖ iv (12) ‖ AES-256-GCM(K_state, iv, aad, body) ‖ tag (16)
- * K_state = HKDF-SHA256(salt = none, IKM = K_pair(own, own), info = "hermit-state/v1 key")
- * aad     = "hermit-state/v1" ‖ u8 len ‖ topic ‖ u8 len ‖ record key
- * body    = u32 len ‖ plaintext ‖ 0x00 … up to padme(4 + len)
- * ```
- *
- * `K_pair(own, own)` only the identity can compute, and no conversation uses
- * it as its key. The AAD binds a record to the topic and key it is stored
- * under, so the broker cannot move one state onto another. The broker sees
- * when a state is written, its length in Padmé buckets and the blinded key.
+ * What a sealed consumer and producer remember across restarts
+ * (docs/ENVELOPE.md §13, client/src/sealed/state.rs) — a consumer's replay
+ * state, a producer's DIRECT budgets — kept on the broker in the identity's
+ * own compacted topic `state.<fingerprint hex>`, each record sealed to the
+ * identity itself under a blinded key (crypto/state.js seals and opens them).
+ * With authentication the ACL needs a rule `topics = "state.{principal}"`
+ * allowing produce, consume, create and describe (docs/SECURITY.md §3).
  *
  * JS notes: offsets are JS numbers (a state whose offsets are past 2^53 is
  * refused as unreadable); sequence numbers and floors are BigInt; a budget's
  * reserved count is a number (exact up to 2^53, far past DIRECT_LIMIT).
  *
- * @module state
+ * @module sealed/state
  */
 
-import { ConversationKey } from './blind.js';
-import { checkBytes, concat, equal, fromHex, utf8 } from './bytes.js';
-import { Fingerprint, FINGERPRINT_LEN, Identity, PublicKey, SPKI_LEN, pairKey, randomBytes } from './identity.js';
-import { gcmDecrypt, gcmEncrypt, hkdfAesKey, hkdfKey } from './aead.js';
-import { padme } from './pad.js';
-import { BITMAP_LEN, ReplayWindow } from './replay.js';
-import { Ack, BatchBuilder, Cleanup, ClientError, MAX_PARTITIONS, nowNs } from './protocol.js';
+import { concat, equal, fromHex, utf8 } from '../bytes.js';
+import { BlindingKey } from '../crypto/blind.js';
+import { FINGERPRINT_LEN, Fingerprint, PublicKey, SPKI_LEN } from '../crypto/identity.js';
+import { BITMAP_LEN, ReplayWindow } from '../crypto/replay.js';
+import { StateError, openState, sealState } from '../crypto/state.js';
+import { ClientError } from '../protocol/error.js';
+import { Ack, Cleanup, MAX_PARTITIONS } from '../protocol/frame.js';
+import { BatchBuilder, nowNs } from '../protocol/record.js';
 
-/** The first bytes of every state record. */
-export const STATE_MAGIC = utf8('HST1');
-/** Largest plaintext a state record holds. */
-export const MAX_STATE_LEN = 1 << 20;
+/** @import { Identity } from '../crypto/identity.js' */
+
 /** Senders a consumer state remembers one by one; past that the lowest marks fold into the floor. */
 export const MAX_STATE_SENDERS = 4096;
 /** Peers a producer's budget state remembers. */
@@ -44,130 +32,9 @@ export const MAX_BUDGET_PEERS = 4096;
 /** The logical key of a producer's DIRECT budgets. */
 export const BUDGET_KEY = utf8('producer-budgets/v1');
 
-const LABEL = utf8('hermit-state/v1');
-const KEY_INFO = utf8('hermit-state/v1 key');
-const IV_LEN = 12;
-const TAG_LEN = 16;
-const HEAD = 4 + IV_LEN;
 const CONSUMER_VERSION = 1;
 const BUDGET_VERSION = 1;
 const U64_MAX = (1n << 64n) - 1n;
-
-/**
- * Why a state record could not be sealed, opened or stored. `kind`, as
- * Rust's `StateError`: `Malformed` (not a state record), `AuthFailed`
- * (another identity's, topic's or key's record, or changed bytes), `Length`
- * (plaintext over {@link MAX_STATE_LEN} or a lying length field), `Name`
- * (topic or key over 255 bytes); and, as Rust's `SealedError::State`,
- * `Store`: the state topic could not be created, read or written, or its
- * latest record does not open or decode (`topic` names it, `status` is the
- * broker's refusal if any, `cause` the underlying error).
- */
-export class StateError extends Error {
-  /**
-   * @param {'Malformed'|'AuthFailed'|'Length'|'Name'|'Store'} kind
-   * @param {string} message
-   * @param {{ cause?: unknown, topic?: string, status?: string }} [details]
-   */
-  constructor(kind, message, details = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.name = 'StateError';
-    /** `HERMIT_STATE`. */
-    this.code = 'HERMIT_STATE';
-    /** @type {string} */
-    this.kind = kind;
-    /** For `Store`: the identity's state topic. @type {string|undefined} */
-    this.topic = details.topic;
-    /** For `Store`: the broker's status name when it refused. @type {string|undefined} */
-    this.status = details.status;
-  }
-}
-
-/** @type {WeakMap<Identity, Promise<CryptoKey>>} K_state per identity */
-const stateKeys = new WeakMap();
-
-/** @param {Identity} identity @returns {Promise<CryptoKey>} */
-function stateKey(identity) {
-  let k = stateKeys.get(identity);
-  if (!k) {
-    k = (async () => {
-      const ikm = await pairKey(identity, identity.publicKey);
-      try {
-        return await hkdfAesKey(await hkdfKey(ikm), new Uint8Array(0), KEY_INFO, ['encrypt', 'decrypt']);
-      } finally {
-        ikm.fill(0);
-      }
-    })();
-    k.catch(() => stateKeys.get(identity) === k && stateKeys.delete(identity));
-    stateKeys.set(identity, k);
-  }
-  return k;
-}
-
-/** @param {string} topic @param {Uint8Array} key */
-function stateAad(topic, key) {
-  const t = utf8(topic);
-  if (t.length > 255 || key.length > 255) throw new StateError('Name', 'state topic or key over 255 bytes');
-  return concat(LABEL, [t.length], t, [key.length], key);
-}
-
-/**
- * Seal `plaintext` for `identity` itself, to be stored under `key` in `topic`.
- * @param {Identity} identity
- * @param {string} topic
- * @param {Uint8Array} key the (blinded) record key
- * @param {Uint8Array} plaintext
- * @returns {Promise<Uint8Array>}
- * @throws {StateError} Length, Name
- */
-export async function sealState(identity, topic, key, plaintext) {
-  if (!(identity instanceof Identity)) throw new TypeError('sealState needs an Identity');
-  checkBytes(key, 'key');
-  checkBytes(plaintext, 'plaintext');
-  if (plaintext.length > MAX_STATE_LEN) throw new StateError('Length', 'state plaintext too long or badly framed');
-  const aad = stateAad(topic, key);
-  const body = new Uint8Array(padme(4 + plaintext.length));
-  new DataView(body.buffer).setUint32(0, plaintext.length);
-  body.set(plaintext, 4);
-  const iv = randomBytes(IV_LEN);
-  try {
-    const sealed = await gcmEncrypt(await stateKey(identity), iv, aad, body);
-    return concat(STATE_MAGIC, iv, sealed);
-  } finally {
-    body.fill(0);
-  }
-}
-
-/**
- * Open a record {@link sealState} made for `identity`, `topic` and `key`.
- * @param {Identity} identity
- * @param {string} topic
- * @param {Uint8Array} key
- * @param {Uint8Array} record
- * @returns {Promise<Uint8Array>} the plaintext
- * @throws {StateError} Malformed, AuthFailed, Length, Name
- */
-export async function openState(identity, topic, key, record) {
-  if (!(identity instanceof Identity)) throw new TypeError('openState needs an Identity');
-  checkBytes(key, 'key');
-  checkBytes(record, 'record');
-  if (record.length < HEAD + 4 + TAG_LEN || !equal(record.subarray(0, 4), STATE_MAGIC)) {
-    throw new StateError('Malformed', 'not a sealed state record');
-  }
-  if (record.length > HEAD + TAG_LEN + 4 + MAX_STATE_LEN + MAX_STATE_LEN / 8) {
-    throw new StateError('Length', 'state plaintext too long or badly framed');
-  }
-  const aad = stateAad(topic, key);
-  const body = await gcmDecrypt(await stateKey(identity), record.subarray(4, HEAD), aad, record.subarray(HEAD));
-  if (!body) throw new StateError('AuthFailed', 'the state record does not authenticate for this identity, topic and key');
-  try {
-    const len = new DataView(body.buffer, body.byteOffset).getUint32(0);
-    if (len > MAX_STATE_LEN || 4 + len > body.length) throw new StateError('Length', 'state plaintext too long or badly framed');
-    return body.slice(4, 4 + len);
-  } finally {
-    body.fill(0);
-  }
-}
 
 /**
  * The state topic of `identity`: `state.<fingerprint hex>`.
@@ -306,7 +173,7 @@ export class ConsumerState {
     const excess = this.senders.size - MAX_STATE_SENDERS;
     if (excess <= 0) return;
     const byMark = [...this.senders]
-      .map(([fp, w]) => [fp, w.highest])
+      .map(([fp, w]) => /** @type {[string, bigint]} */ ([fp, w.highest]))
       .sort(([fa, a], [fb, b]) => (a < b ? -1 : a > b ? 1 : fa < fb ? -1 : fa > fb ? 1 : 0));
     for (const [fp, hw] of byMark.slice(0, excess)) {
       this.senders.delete(fp);
@@ -453,11 +320,18 @@ function storeError(topic, what, e) {
  * `StateStore`). Create it with {@link StateStore.open}.
  */
 export class StateStore {
+  /** @type {import('../client/connection.js').Client} */
+  #client;
+  /** @type {Identity} */
+  #identity;
+  /** K_self, which blinds the logical keys. @type {BlindingKey} */
+  #own;
+
   /**
    * The state topic of `identity`, created (compacted, one partition) if
    * missing. A topic of that name that is not compacted is refused: its
    * state would expire with retention.
-   * @param {import('./connection.js').Client} client
+   * @param {import('../client/connection.js').Client} client
    * @param {Identity} identity
    * @returns {Promise<StateStore>}
    * @throws {StateError} kind `Store`
@@ -483,25 +357,22 @@ export class StateStore {
         );
       }
     }
-    return new StateStore(client, identity, topic, await ConversationKey.pairwise(identity, identity.publicKey));
+    return new StateStore(client, identity, topic, await BlindingKey.pairwise(identity, identity.publicKey));
   }
 
   /**
    * Use {@link StateStore.open}.
-   * @param {import('./connection.js').Client} client
+   * @param {import('../client/connection.js').Client} client
    * @param {Identity} identity
    * @param {string} topic
-   * @param {ConversationKey} own
+   * @param {BlindingKey} own
    */
   constructor(client, identity, topic, own) {
-    /** @private */
-    this._client = client;
-    /** @private */
-    this._identity = identity;
+    this.#client = client;
+    this.#identity = identity;
     /** The state topic. @type {string} */
     this.topic = topic;
-    /** @private */
-    this._own = own;
+    this.#own = own;
   }
 
   /**
@@ -511,14 +382,14 @@ export class StateStore {
    * @throws {StateError} kind `Store`
    */
   async load(logical) {
-    const key = (await this._own.blind(logical)).asBytes();
+    const key = (await this.#own.blind(logical)).asBytes();
     let offset = 0;
     /** @type {Uint8Array|null} */
     let latest = null;
     for (;;) {
       let r;
       try {
-        r = await this._client.fetch(this.topic, 0, offset, 1 << 20, 0);
+        r = await this.#client.fetch(this.topic, 0, offset, 1 << 20, 0);
       } catch (e) {
         throw storeError(this.topic, 'cannot read the state topic', e);
       }
@@ -536,7 +407,7 @@ export class StateStore {
     }
     if (latest === null) return null;
     try {
-      return await openState(this._identity, this.topic, key, latest);
+      return await openState(this.#identity, this.topic, key, latest);
     } catch (e) {
       throw new StateError(
         'Store',
@@ -554,12 +425,12 @@ export class StateStore {
    * @throws {StateError}
    */
   async save(logical, plaintext) {
-    const key = (await this._own.blind(logical)).asBytes();
-    const record = await sealState(this._identity, this.topic, key, plaintext);
+    const key = (await this.#own.blind(logical)).asBytes();
+    const record = await sealState(this.#identity, this.topic, key, plaintext);
     const b = new BatchBuilder(key);
     b.push(record);
     try {
-      await this._client.produce(this.topic, 0, Ack.Durable, b.finish(nowNs()));
+      await this.#client.produce(this.topic, 0, Ack.Durable, b.finish(nowNs()));
     } catch (e) {
       throw storeError(this.topic, 'cannot save the state', e);
     }

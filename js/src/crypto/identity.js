@@ -16,7 +16,8 @@
 // application that never needs to save the key should pass
 // `{ extractable: false }` (then `toPkcs8` throws `KeyError` kind `NotExtractable`).
 
-import { checkBytes, concat, equal, fromBase64, toBase64, toHex } from './bytes.js';
+import { checkBytes, concat, equal, fromBase64, toBase64, toHex } from '../bytes.js';
+import { ECDH, ECDSA, ECDSA_SHA256, randomBytes, sha256, subtle } from './webcrypto.js';
 
 /** Length of an exported PKCS#8 private key (with the public key inside). */
 export const PKCS8_LEN = 138;
@@ -32,30 +33,11 @@ export const AUTH_SIGNATURE_LEN = 64;
 export const AUTH_NONCE_LEN = 32;
 
 const AUTH_LABEL = new TextEncoder().encode('hermit-auth/v1');
-export const ECDH = Object.freeze({ name: 'ECDH', namedCurve: 'P-256' });
-export const ECDSA = Object.freeze({ name: 'ECDSA', namedCurve: 'P-256' });
-export const ECDSA_SHA256 = Object.freeze({ name: 'ECDSA', hash: 'SHA-256' });
 // The fixed first 26 bytes of a compressed-point P-256 SPKI (59 bytes in all).
 const COMPRESSED_SPKI_PREFIX = Uint8Array.from([
   0x30, 0x39, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a,
   0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x22, 0x00,
 ]);
-
-/** Web Crypto's SubtleCrypto (browsers and Node 18+). */
-export function subtle() {
-  const s = globalThis.crypto?.subtle;
-  if (!s) throw new Error('Web Crypto (globalThis.crypto.subtle) is not available');
-  return s;
-}
-
-/**
- * `n` random bytes from the platform CSPRNG.
- * @param {number} n
- * @returns {Uint8Array}
- */
-export function randomBytes(n) {
-  return globalThis.crypto.getRandomValues(new Uint8Array(n));
-}
 
 /**
  * Decodes standard padded base64 of PKCS#8 DER (surrounding white space
@@ -95,15 +77,6 @@ export function wipedBase64(der) {
   }
 }
 
-/**
- * SHA-256 of the concatenation of `parts`.
- * @param {...Uint8Array} parts
- * @returns {Promise<Uint8Array>}
- */
-export async function sha256(...parts) {
-  return new Uint8Array(await subtle().digest('SHA-256', parts.length === 1 ? parts[0] : concat(...parts)));
-}
-
 /** Why a key could not be imported, exported or generated. */
 export class KeyError extends Error {
   /**
@@ -114,7 +87,7 @@ export class KeyError extends Error {
   constructor(kind, message, details = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'KeyError';
-    /** @type {string} */
+    /** @type {'HERMIT_KEY'} */
     this.code = 'HERMIT_KEY';
     /** Mirrors Rust's `KeyError` variant (plus `NotExtractable`, `InvalidArgument`). */
     this.kind = kind;
@@ -123,7 +96,10 @@ export class KeyError extends Error {
   }
 }
 
-/** True if `der` is one DER SEQUENCE spanning exactly all of its bytes. */
+/**
+ * True if `der` is one DER SEQUENCE spanning exactly all of its bytes.
+ * @param {Uint8Array} der
+ */
 function isOneDerSequence(der) {
   if (der.length < 2 || der[0] !== 0x30) return false;
   let len = der[1];
@@ -246,11 +222,21 @@ export class Fingerprint {
 
 /** A peer's P-256 public key with its canonical SPKI and fingerprint. */
 export class PublicKey {
+  /** @type {CryptoKey} */
   #key;
+  /** @type {Uint8Array} */
   #spki;
+  /** @type {Fingerprint} */
   #fp;
 
-  /** Use `PublicKey.fromSpki` & co. @private */
+  /**
+   * Use `PublicKey.fromSpki` & co.
+   * @private
+   * @param {CryptoKey} key
+   * @param {Uint8Array} spki
+   * @param {Fingerprint} fp
+   * @param {symbol} token
+   */
   constructor(key, spki, fp, token) {
     if (token !== CONSTRUCT) throw new TypeError('use PublicKey.fromSpki()');
     this.#key = key;
@@ -258,7 +244,10 @@ export class PublicKey {
     this.#fp = fp;
   }
 
-  /** @returns {Promise<PublicKey>} from an ECDH public CryptoKey */
+  /**
+   * @param {CryptoKey} key
+   * @returns {Promise<PublicKey>} from an ECDH public CryptoKey
+   */
   static async fromCryptoKey(key) {
     const spki = new Uint8Array(await subtle().exportKey('spki', key));
     if (spki.length !== SPKI_LEN) throw new KeyError('InvalidSpki', 'not a P-256 public key', { len: spki.length });
@@ -276,11 +265,12 @@ export class PublicKey {
    */
   static async fromSpki(der) {
     checkBytes(der, 'SPKI');
+    /** @param {unknown} [cause] */
     const invalid = (cause) => new KeyError('InvalidSpki', `not an SPKI P-256 public key (${der.length} bytes)`, { len: der.length, cause });
     if (!isOneDerSequence(der)) throw invalid();
     let key;
     try {
-      key = await subtle().importKey('spki', der, ECDH, true, []);
+      key = await subtle().importKey('spki', /** @type {BufferSource} */ (der), ECDH, true, []);
     } catch (e) {
       throw invalid(e);
     }
@@ -328,7 +318,7 @@ export class PublicKey {
     try {
       if (bytes.length !== 65 && bytes.length !== 33) throw new Error('length');
       if (bytes[0] !== 0x04 && bytes[0] !== 0x02 && bytes[0] !== 0x03) throw new Error('format');
-      key = await subtle().importKey('raw', bytes, ECDH, true, []);
+      key = await subtle().importKey('raw', /** @type {BufferSource} */ (bytes), ECDH, true, []);
     } catch (e) {
       throw new KeyError('InvalidPoint', `not a SEC1 P-256 point (${bytes.length} bytes)`, { len: bytes.length, cause: e });
     }
@@ -381,17 +371,32 @@ export class PublicKey {
 
 const CONSTRUCT = Symbol('construct');
 
-/** Internal: `K_pair(own, peer)`; set by Identity's static block. Not exported from index.js. */
+/**
+ * Internal: `K_pair(own, peer)`; set by Identity's static block. Not exported from index.js.
+ * @type {(identity: Identity, peer: PublicKey) => Promise<Uint8Array>}
+ */
 let pairKeyImpl;
 
 /** One's own P-256 ECDH key pair. `toString`/inspect show only the key id. */
 export class Identity {
+  /** @type {CryptoKey} */
   #ecdh;
+  /** @type {CryptoKey} */
   #ecdsa;
+  /** @type {CryptoKey|null} */
   #exportable;
+  /** @type {PublicKey} */
   #public;
 
-  /** Use `Identity.generate()` / `Identity.fromPkcs8()`. @private */
+  /**
+   * Use `Identity.generate()` / `Identity.fromPkcs8()`.
+   * @private
+   * @param {CryptoKey} ecdh
+   * @param {CryptoKey} ecdsa
+   * @param {CryptoKey|null} exportable
+   * @param {PublicKey} pub
+   * @param {symbol} token
+   */
   constructor(ecdh, ecdsa, exportable, pub, token) {
     if (token !== CONSTRUCT) throw new TypeError('use Identity.generate() or Identity.fromPkcs8()');
     this.#ecdh = ecdh;
@@ -433,14 +438,16 @@ export class Identity {
    */
   static async fromPkcs8(der, { extractable = true } = {}) {
     checkBytes(der, 'PKCS#8');
+    /** @param {unknown} [cause] */
     const invalid = (cause) => new KeyError('InvalidPkcs8', `not a PKCS#8 P-256 private key (${der.length} bytes)`, { len: der.length, cause });
     if (!isOneDerSequence(der)) throw invalid();
     const s = subtle();
     let full, ecdh, ecdsa, jwk;
     try {
-      full = await s.importKey('pkcs8', der, ECDH, true, ['deriveBits']);
-      ecdh = await s.importKey('pkcs8', der, ECDH, false, ['deriveBits']);
-      ecdsa = await s.importKey('pkcs8', der, ECDSA, false, ['sign']);
+      const bytes = /** @type {BufferSource} */ (der);
+      full = await s.importKey('pkcs8', bytes, ECDH, true, ['deriveBits']);
+      ecdh = await s.importKey('pkcs8', bytes, ECDH, false, ['deriveBits']);
+      ecdsa = await s.importKey('pkcs8', bytes, ECDSA, false, ['sign']);
       jwk = await s.exportKey('jwk', full);
     } catch (e) {
       throw invalid(e);
@@ -453,8 +460,8 @@ export class Identity {
       // prove it belongs to the scalar with one signature, as Rust's import does.
       const verifier = await s.importKey('jwk', pubJwk, ECDSA, false, ['verify']);
       const probe = randomBytes(32);
-      const sig = await s.sign(ECDSA_SHA256, ecdsa, probe);
-      if (!(await s.verify(ECDSA_SHA256, verifier, sig, probe))) throw new Error('public key does not match the private key');
+      const sig = await s.sign(ECDSA_SHA256, ecdsa, /** @type {BufferSource} */ (probe));
+      if (!(await s.verify(ECDSA_SHA256, verifier, sig, /** @type {BufferSource} */ (probe)))) throw new Error('public key does not match the private key');
       pub = await PublicKey.fromCryptoKey(await s.importKey('jwk', pubJwk, ECDH, true, []));
     } catch (e) {
       throw invalid(e);
@@ -536,7 +543,7 @@ export class Identity {
     if (nonce.length !== AUTH_NONCE_LEN) throw new KeyError('InvalidArgument', `the auth nonce is ${AUTH_NONCE_LEN} bytes, got ${nonce.length}`);
     const id = brokerId.subarray(0, 255);
     const message = concat(AUTH_LABEL, nonce, [id.length], id, this.#public.toSpki());
-    return new Uint8Array(await subtle().sign(ECDSA_SHA256, this.#ecdsa, message));
+    return new Uint8Array(await subtle().sign(ECDSA_SHA256, this.#ecdsa, /** @type {BufferSource} */ (message)));
   }
 
   /**

@@ -12,8 +12,9 @@
 // the OWASP floor (19 MiB, t = 2) — `unlockInsecureForTests` does not.
 // hash-wasm runs Argon2 in one thread, so p lanes cost p times one lane here.
 
-import { checkBytes, concat, equal, fromBase64, toBase64, utf8 } from './bytes.js';
-import { Identity, PublicKey, SPKI_LEN, randomBytes } from './identity.js';
+import { checkBytes, concat, equal, fromBase64, toBase64, utf8 } from '../bytes.js';
+import { Identity, PublicKey, SPKI_LEN } from './identity.js';
+import { randomBytes } from './webcrypto.js';
 import { aesKey, gcmDecrypt, gcmEncrypt } from './aead.js';
 
 const MAGIC = utf8('SEALKEY');
@@ -55,20 +56,30 @@ const ARMOR_END = '-----END SEALKEY ENCRYPTED PRIVATE KEY-----';
  */
 export class KeyFileError extends Error {
   /**
-   * @param {string} kind
+   * @param {'TooLarge'|'Armor'|'Base64'|'Truncated'|'BadMagic'|'UnsupportedVersion'
+   *   |'UnsupportedKdf'|'KdfParamOutOfRange'|'KdfBelowFloor'|'SaltLength'
+   *   |'UnsupportedAead'|'NonceLength'|'UnsupportedKeyType'|'PublicKeyLength'
+   *   |'InvalidPublicKey'|'CiphertextLength'|'TrailingBytes'|'WrongPasswordOrModified'
+   *   |'InvalidPrivateKey'|'PublicKeyMismatch'|'Kdf'} kind
    * @param {string} message
    * @param {Record<string, unknown>} [details]
    */
   constructor(kind, message, details = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'KeyFileError';
-    /** @type {string} */
+    /** @type {'HERMIT_KEYFILE'} */
     this.code = 'HERMIT_KEYFILE';
     this.kind = kind;
-    for (const [k, v] of Object.entries(details)) if (k !== 'cause' && v !== undefined) this[k] = v;
+    for (const [k, v] of Object.entries(details)) if (k !== 'cause' && v !== undefined) /** @type {Record<string, unknown>} */ (this)[k] = v;
   }
 }
 
+/**
+ * @param {string} param
+ * @param {number} value
+ * @param {number} min
+ * @param {number} max
+ */
 function range(param, value, min, max) {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new KeyFileError('KdfParamOutOfRange', `KDF parameter ${param} = ${value} is outside ${min}..=${max}`, { param, value, min, max });
@@ -105,6 +116,9 @@ export class KdfParams {
   /**
    * Parameters within the caps but possibly below the floor. **Tests only**: a
    * file wrapped with these opens only with `unlockInsecureForTests`.
+   * @param {number} mCostKib
+   * @param {number} tCost
+   * @param {number} pCost
    * @returns {KdfParams}
    */
   static insecureForTests(mCostKib, tCost, pCost) {
@@ -142,7 +156,12 @@ export class KdfParams {
     return this.#p;
   }
 
-  /** @internal Argon2id → 32-byte KEK. */
+  /**
+   * @internal Argon2id → 32-byte KEK.
+   * @param {Uint8Array} password
+   * @param {Uint8Array} salt
+   * @returns {Promise<Uint8Array>}
+   */
   async deriveKek(password, salt) {
     let argon2id;
     try {
@@ -172,6 +191,7 @@ export class KdfParams {
 KdfParams.RECOMMENDED = new KdfParams(64 * 1024, 3, 4);
 Object.freeze(KdfParams);
 
+/** @param {string|Uint8Array} password */
 function passwordBytes(password) {
   if (typeof password === 'string') return utf8(password);
   return checkBytes(password, 'password');
@@ -181,14 +201,29 @@ const CONSTRUCT = Symbol('construct');
 
 /** A parsed (still locked) SEALKEY v1 file. `toString` shows only the public key. */
 export class KeyFile {
+  /** @type {Uint8Array} */
   #bytes;
+  /** @type {KdfParams} */
   #params;
+  /** @type {Uint8Array} */
   #salt;
+  /** @type {Uint8Array} */
   #nonce;
+  /** @type {PublicKey} */
   #public;
+  /** @type {number} */
   #ctStart;
 
-  /** @private */
+  /**
+   * @private
+   * @param {Uint8Array} bytes
+   * @param {KdfParams} params
+   * @param {Uint8Array} salt
+   * @param {Uint8Array} nonce
+   * @param {PublicKey} pub
+   * @param {number} ctStart
+   * @param {symbol} token
+   */
   constructor(bytes, params, salt, nonce, pub, ctStart, token) {
     if (token !== CONSTRUCT) throw new TypeError('use KeyFile.wrap() / fromBytes() / fromArmor()');
     this.#bytes = bytes;
@@ -215,7 +250,7 @@ export class KeyFile {
     const nonce = randomBytes(NONCE_LEN);
     const pkcs8 = await identity.toPkcs8();
     try {
-      const u32 = (v) => {
+      const u32 = (/** @type {number} */ v) => {
         const b = new Uint8Array(4);
         new DataView(b.buffer).setUint32(0, v);
         return b;
@@ -256,12 +291,12 @@ export class KeyFile {
   static async fromBytes(bytes) {
     checkBytes(bytes, 'key file');
     let pos = 0;
-    const need = (n) => {
+    const need = (/** @type {number} */ n) => {
       if (bytes.length - pos < n) {
         throw new KeyFileError('Truncated', `key file truncated: need ${n} more bytes, have ${bytes.length - pos}`, { need: n, have: bytes.length - pos });
       }
     };
-    const take = (n) => {
+    const take = (/** @type {number} */ n) => {
       need(n);
       const out = bytes.subarray(pos, pos + n);
       pos += n;
@@ -399,6 +434,11 @@ export class KeyFile {
     return this.#unlock(password, options);
   }
 
+  /**
+   * @param {string|Uint8Array} password
+   * @param {{ extractable?: boolean }} [options]
+   * @returns {Promise<Identity>}
+   */
   async #unlock(password, options) {
     const pw = passwordBytes(password);
     const kek = await this.#params.deriveKek(pw, this.#salt);

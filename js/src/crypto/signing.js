@@ -4,18 +4,27 @@
 // own key. Keys travel as PKCS#8 / SPKI like identities. The private CryptoKey
 // is non-extractable unless `{ extractable: true }` (the default, for `toPkcs8`).
 
-import { checkBytes } from './bytes.js';
-import { ECDSA, ECDSA_SHA256, Identity, KeyError, PublicKey, importPkcs8Base64, subtle, wipedBase64 } from './identity.js';
+import { checkBytes } from '../bytes.js';
+import { Identity, KeyError, PublicKey, importPkcs8Base64, wipedBase64 } from './identity.js';
+import { ECDSA, ECDSA_SHA256, subtle } from './webcrypto.js';
 
 const CONSTRUCT = Symbol('construct');
+/** Set by SigningIdentity's static block. @type {(signer: SigningIdentity, message: Uint8Array) => Promise<Uint8Array>} */
 let signImpl;
 
 /** A sender's ECDSA P-256 verifying key, with the canonical SPKI fingerprint. */
 export class SigningPublicKey {
+  /** @type {CryptoKey} */
   #key;
+  /** @type {PublicKey} */
   #spki;
 
-  /** @private */
+  /**
+   * @private
+   * @param {CryptoKey} key
+   * @param {PublicKey} spki
+   * @param {symbol} token
+   */
   constructor(key, spki, token) {
     if (token !== CONSTRUCT) throw new TypeError('use SigningPublicKey.fromSpki()');
     this.#key = key;
@@ -30,7 +39,7 @@ export class SigningPublicKey {
    */
   static async fromSpki(der) {
     const spki = await PublicKey.fromSpki(der);
-    const key = await subtle().importKey('spki', spki.toSpki(), ECDSA, true, ['verify']);
+    const key = await subtle().importKey('spki', /** @type {BufferSource} */ (spki.toSpki()), ECDSA, true, ['verify']);
     return new SigningPublicKey(key, spki, CONSTRUCT);
   }
 
@@ -66,7 +75,7 @@ export class SigningPublicKey {
    */
   async verify(signature, message) {
     if (signature.length !== 64) return false;
-    return subtle().verify(ECDSA_SHA256, this.#key, signature, message);
+    return subtle().verify(ECDSA_SHA256, this.#key, /** @type {BufferSource} */ (signature), /** @type {BufferSource} */ (message));
   }
 
   /** @param {SigningPublicKey} other @returns {boolean} */
@@ -85,11 +94,20 @@ export class SigningPublicKey {
 
 /** A private ECDSA P-256 signing key; `toString` shows only its fingerprint. */
 export class SigningIdentity {
+  /** @type {CryptoKey} */
   #sign;
+  /** @type {CryptoKey|null} */
   #exportable;
+  /** @type {SigningPublicKey} */
   #public;
 
-  /** @private */
+  /**
+   * @private
+   * @param {CryptoKey} sign
+   * @param {CryptoKey|null} exportable
+   * @param {SigningPublicKey} pub
+   * @param {symbol} token
+   */
   constructor(sign, exportable, pub, token) {
     if (token !== CONSTRUCT) throw new TypeError('use SigningIdentity.generate()');
     this.#sign = sign;
@@ -98,7 +116,7 @@ export class SigningIdentity {
   }
 
   static {
-    signImpl = async (signer, message) => new Uint8Array(await subtle().sign(ECDSA_SHA256, signer.#sign, message));
+    signImpl = async (signer, message) => new Uint8Array(await subtle().sign(ECDSA_SHA256, signer.#sign, /** @type {BufferSource} */ (message)));
   }
 
   /**
@@ -127,8 +145,9 @@ export class SigningIdentity {
     // Identity's import checks structure and that the public key matches.
     const asIdentity = await Identity.fromPkcs8(der, { extractable: false });
     const s = subtle();
-    const sign = await s.importKey('pkcs8', der, ECDSA, false, ['sign']);
-    const exportable = extractable ? await s.importKey('pkcs8', der, ECDSA, true, ['sign']) : null;
+    const bytes = /** @type {BufferSource} */ (der);
+    const sign = await s.importKey('pkcs8', bytes, ECDSA, false, ['sign']);
+    const exportable = extractable ? await s.importKey('pkcs8', bytes, ECDSA, true, ['sign']) : null;
     const pub = await SigningPublicKey.fromSpki(asIdentity.publicKey.toSpki());
     return new SigningIdentity(sign, exportable, pub, CONSTRUCT);
   }

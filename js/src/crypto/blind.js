@@ -1,11 +1,13 @@
 // Blinded record keys (client/src/crypto/blind.rs). The broker compacts by
 // record key, so the SDK sends HMAC-SHA256(K_conv, "sealed-record/v1 key" ||
-// logical_key)[0..16] instead of the key: equal logical keys in one
-// conversation still compact together and the broker learns no names. K_conv
-// is the pairwise key (1:1) or a group secret shared by the members.
+// logical_key)[0..16] instead of the key: equal logical keys of one pair or
+// group still compact together and the broker learns no names. K_conv, the
+// blinding key, is the pairwise key (1:1) or a group secret shared by the
+// members.
 
-import { checkBytes, concat, equal, toHex, utf8 } from './bytes.js';
-import { Identity, KeyError, PublicKey, pairKey, randomBytes } from './identity.js';
+import { checkBytes, concat, equal, toHex, utf8 } from '../bytes.js';
+import { Identity, KeyError, PublicKey, pairKey } from './identity.js';
+import { randomBytes } from './webcrypto.js';
 import { hmacKey, hmacSign } from './aead.js';
 
 const KEY_LABEL = utf8('sealed-record/v1 key');
@@ -46,34 +48,42 @@ export class BlindedKey {
 const CONSTRUCT = Symbol('construct');
 
 /**
- * A conversation key K_conv, held as a non-extractable HMAC CryptoKey.
+ * A blinding key K_conv (of a pair or a group, used only to blind record
+ * keys), held as a non-extractable HMAC CryptoKey.
  *
  * Differs from Rust: `groupSecretBytes()` works only for group keys (from
  * `generateGroup` / `fromGroupSecret`); a pairwise key's bytes are K_pair, the
  * DIRECT record key, and are never handed out.
  */
-export class ConversationKey {
+export class BlindingKey {
+  /** @type {CryptoKey} */
   #key;
+  /** The group secret; `null` for a pairwise key. @type {Uint8Array|null} */
   #secret;
 
-  /** @private */
+  /**
+   * @private
+   * @param {CryptoKey} key
+   * @param {Uint8Array|null} secret
+   * @param {symbol} token
+   */
   constructor(key, secret, token) {
-    if (token !== CONSTRUCT) throw new TypeError('use ConversationKey.pairwise() / generateGroup() / fromGroupSecret()');
+    if (token !== CONSTRUCT) throw new TypeError('use BlindingKey.pairwise() / generateGroup() / fromGroupSecret()');
     this.#key = key;
     this.#secret = secret;
   }
 
   /**
-   * The 1:1 conversation key K_pair(own, peer) (the same on both sides).
+   * The blinding key of a pair, K_pair(own, peer) (the same on both sides).
    * @param {Identity} own
    * @param {PublicKey} peer
-   * @returns {Promise<ConversationKey>}
+   * @returns {Promise<BlindingKey>}
    */
   static async pairwise(own, peer) {
     if (!(own instanceof Identity) || !(peer instanceof PublicKey)) throw new TypeError('pairwise(identity, publicKey)');
     const k = await pairKey(own, peer);
     try {
-      return new ConversationKey(await hmacKey(k), null, CONSTRUCT);
+      return new BlindingKey(await hmacKey(k), null, CONSTRUCT);
     } finally {
       k.fill(0);
     }
@@ -81,22 +91,22 @@ export class ConversationKey {
 
   /**
    * A fresh random group secret, to distribute to members inside sealed records.
-   * @returns {Promise<ConversationKey>}
+   * @returns {Promise<BlindingKey>}
    */
   static async generateGroup() {
-    return ConversationKey.fromGroupSecret(randomBytes(32));
+    return BlindingKey.fromGroupSecret(randomBytes(32));
   }
 
   /**
    * A group secret received from a member.
    * @param {Uint8Array} secret 32 bytes
-   * @returns {Promise<ConversationKey>}
+   * @returns {Promise<BlindingKey>}
    */
   static async fromGroupSecret(secret) {
     checkBytes(secret, 'group secret');
     if (secret.length !== 32) throw new KeyError('InvalidArgument', 'a group secret is 32 bytes');
     const copy = Uint8Array.from(secret);
-    return new ConversationKey(await hmacKey(copy), copy, CONSTRUCT);
+    return new BlindingKey(await hmacKey(copy), copy, CONSTRUCT);
   }
 
   /**
@@ -105,7 +115,7 @@ export class ConversationKey {
    * @throws {KeyError} kind `NotExtractable` for a pairwise key
    */
   groupSecretBytes() {
-    if (!this.#secret) throw new KeyError('NotExtractable', 'a pairwise conversation key is not handed out');
+    if (!this.#secret) throw new KeyError('NotExtractable', 'a pairwise blinding key is not handed out');
     return Uint8Array.from(this.#secret);
   }
 
@@ -121,10 +131,17 @@ export class ConversationKey {
   }
 
   toString() {
-    return 'ConversationKey(<redacted>)';
+    return 'BlindingKey(<redacted>)';
   }
 
   [Symbol.for('nodejs.util.inspect.custom')]() {
     return this.toString();
   }
 }
+
+/**
+ * The old name of {@link BlindingKey}: "conversation" now means the MLS
+ * conversations to come, not a pair or group of envelope v1 records.
+ * @deprecated Use `BlindingKey`.
+ */
+export const ConversationKey = BlindingKey;

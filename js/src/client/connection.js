@@ -9,29 +9,24 @@
  * and later ones with `Closed`; connect again for a new one. (A browser tab
  * usually wants to decide itself when to reconnect.)
  *
- * @module connection
+ * @module client/connection
  */
 
+import { equal, toHex } from '../bytes.js';
+import { MECHANISM_P256_ECDSA } from '../protocol/auth.js';
+import { ClientError, WireError } from '../protocol/error.js';
 import {
-  BrokerFlags,
-  ClientError,
   FETCH_RESPONSE_HEADER_LEN,
   MAX_CONTROL_FRAME,
   MAX_LIST_LIMIT,
-  MECHANISM_P256_ECDSA,
   Op,
-  WireError,
-  batches,
   brokerError,
-  decodeBrokerHello,
   decodeResponse,
-  encodeClientHello,
   encodeRequest,
   opName,
-  parseBatch,
-  records as payloadRecords,
-  verifyCrc,
-} from './protocol.js';
+} from '../protocol/frame.js';
+import { BrokerFlags, decodeBrokerHello, encodeClientHello } from '../protocol/hello.js';
+import { FetchResponse } from './records.js';
 
 /** The WebSocket subprotocol of protocol version 3. */
 export const SUBPROTOCOL = 'hermitmq.v3';
@@ -53,7 +48,7 @@ export const CLOSE_TIMEOUT = 4008;
  * @property {number} [connectTimeoutMs] Limit on opening the connection
  *   (WebSocket upgrade, hello, Authenticate). Default 5 000.
  * @property {number} [maxInFlight] Most requests in flight; further ones
- *   wait for a slot. Default 512.
+ *   wait until an answer comes. Default 512.
  * @property {number} [maxResponseBytes] Largest response frame accepted
  *   (Node's `ws` refuses larger messages before buffering them; a browser
  *   has no such knob, the frame is then refused after it arrived).
@@ -86,18 +81,13 @@ function messageBytes(data) {
 }
 
 /**
- * @param {Uint8Array} a
- * @param {Uint8Array} b
+ * Internal: `connect` runs a new client's handshake and, if it fails, ends the
+ * client through these two; set by Client's static block (both are private).
+ * @type {(client: Client) => Promise<void>}
  */
-function bytesEqual(a, b) {
-  if (a.length !== b.length) return false;
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
-  return d === 0;
-}
-
-/** @param {Uint8Array} b */
-const toHex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+let handshake;
+/** @type {(client: Client, err: ClientError, code: number, reason: string) => void} */
+let fail;
 
 /**
  * Open a connection to `url` (`ws://host:port/` or `wss://…`) and return once
@@ -134,7 +124,7 @@ export async function connect(url, opts = {}) {
     }, connectTimeoutMs);
   });
   try {
-    await Promise.race([client._handshake(), timeout]);
+    await Promise.race([handshake(client), timeout]);
   } catch (e) {
     // A connection that ended during the handshake never connected; typed
     // refusals (AuthRequired, AuthFailed, UnsupportedVersion, Protocol) stay what they are.
@@ -142,7 +132,7 @@ export async function connect(url, opts = {}) {
       e instanceof ClientError && e.code !== 'ConnectionLost'
         ? e
         : new ClientError('Connect', `cannot connect to ${url}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-    client._fail(err, err.code === 'Protocol' ? CLOSE_PROTOCOL_ERROR : 1000, 'handshake failed');
+    fail(client, err, err.code === 'Protocol' ? CLOSE_PROTOCOL_ERROR : 1000, 'handshake failed');
     throw err;
   } finally {
     clearTimeout(timer);
@@ -151,91 +141,45 @@ export async function connect(url, opts = {}) {
 }
 
 /**
- * @typedef {object} Record
- * @property {string} topic
- * @property {number} partition
- * @property {number} offset
- * @property {bigint} timestampNs  the batch's timestamp (ns since the Unix epoch)
- * @property {Uint8Array} key      the batch key (empty for none)
- * @property {Uint8Array} value
- */
-
-/**
- * Whole record batches returned by a fetch (Rust's `FetchResponse`).
- */
-export class FetchResponse {
-  /**
-   * @param {string} topic
-   * @param {number} partition
-   * @param {number} highWatermark
-   * @param {number} logStart
-   * @param {Uint8Array} batches
-   */
-  constructor(topic, partition, highWatermark, logStart, batches) {
-    /** @type {string} */
-    this.topic = topic;
-    /** @type {number} */
-    this.partition = partition;
-    /** Offset the next record will get. @type {number} */
-    this.highWatermark = highWatermark;
-    /** First offset still stored. @type {number} */
-    this.logStart = logStart;
-    /** The raw batches. @type {Uint8Array} */
-    this.batches = batches;
-  }
-
-  /**
-   * The offset after the last record of the last batch, or `null` when the
-   * response holds none. Checks batch structure, not CRCs.
-   * @returns {number|null}
-   */
-  nextOffset() {
-    let next = null;
-    for (const b of batches(this.batches)) next = b.header.baseOffset + b.header.recordCount;
-    return next;
-  }
-
-  /**
-   * The records at or after `fromOffset` (the first batch may start before
-   * the offset asked for), each batch's CRC checked when it is entered.
-   * Throws `CorruptBatch` at a batch that fails its CRC or layout.
-   * @param {number} [fromOffset]
-   * @returns {Generator<Record>}
-   */
-  *records(fromOffset = 0) {
-    let at = 0;
-    while (at < this.batches.length) {
-      const b = parseBatch(this.batches, at);
-      at += b.length;
-      const h = b.header;
-      if (h.baseOffset + h.recordCount <= fromOffset) continue; // wholly before: not checked either
-      let recs;
-      try {
-        verifyCrc(b);
-        recs = [...payloadRecords(b.payload, h.recordCount)];
-      } catch (e) {
-        throw new ClientError('CorruptBatch', `corrupt batch at ${this.topic}/${this.partition} offset ${h.baseOffset}: ${e instanceof Error ? e.message : e}`, {
-          cause: e,
-          topic: this.topic,
-          partition: this.partition,
-          baseOffset: h.baseOffset,
-        });
-      }
-      for (let i = 0; i < recs.length; i++) {
-        const offset = h.baseOffset + i;
-        if (offset < fromOffset) continue;
-        yield { topic: this.topic, partition: this.partition, offset, timestampNs: h.timestampNs, key: b.key, value: recs[i] };
-      }
-    }
-  }
-}
-
-/**
  * One connection to a broker: many requests in flight at once, answers
  * matched by correlation id (they may come back in any order). Create it
  * with {@link connect}.
  */
 export class Client {
+  /** The WebSocket: the browser's, the `ws` package's, or a look-alike. @type {any} */
+  #ws;
+  /** @type {ConnectOptions} */
+  #opts;
+  /** @type {number} */
+  #timeoutMs;
+  /** @type {number} */
+  #maxInFlight;
+  /** @type {number} */
+  #maxResponseBytes;
+  /** @type {Map<number, { resolve: (v: any) => void, reject: (e: any) => void, timer: any, op: number }>} */
+  #pending;
+  /** Requests waiting until fewer than maxInFlight are in flight. @type {Array<() => void>} */
+  #inFlightWaiters;
+  /** @type {number} */
+  #nextCorr;
+  /** Why the connection is over. @type {ClientError|null} */
+  #dead;
+  /** Who takes the next message during the handshake. @type {((bytes: Uint8Array) => void) | null} */
+  #handshakeTake;
+  /** Fails the handshake while it waits for the socket or a message. @type {((e: unknown) => void) | null | undefined} */
+  #handshakeReject;
+  /** @type {Promise<{code: number, reason: string}>} */
+  #closed;
+  /** @type {((closed: {code: number, reason: string}) => void) | undefined} */
+  #resolveClosed;
+  /** The last WebSocket error's message, named when the close follows. @type {string|undefined} */
+  #lastError;
+
+  static {
+    handshake = (client) => client.#handshake();
+    fail = (client, err, code, reason) => client.#fail(err, code, reason);
+  }
+
   /**
    * @param {string} url
    * @param {any} ws
@@ -244,26 +188,16 @@ export class Client {
   constructor(url, ws, opts) {
     /** The URL given to {@link connect}. @type {string} */
     this.url = url;
-    /** @private */
-    this._ws = ws;
-    /** @private */
-    this._opts = opts;
-    /** @private */
-    this._timeoutMs = opts.timeoutMs ?? 30_000;
-    /** @private */
-    this._maxInFlight = Math.max(1, opts.maxInFlight ?? 512);
-    /** @private */
-    this._maxResponseBytes = opts.maxResponseBytes ?? 128 << 20;
-    /** @private @type {Map<number, { resolve: (v: any) => void, reject: (e: any) => void, timer: any, op: number }>} */
-    this._pending = new Map();
-    /** @private @type {Array<() => void>} waiters for an in-flight slot */
-    this._slotWaiters = [];
-    /** @private */
-    this._nextCorr = 1;
-    /** @private @type {ClientError|null} why the connection is over */
-    this._dead = null;
-    /** @private @type {((bytes: Uint8Array) => void) | null} who takes the next message during the handshake */
-    this._handshakeTake = null;
+    this.#ws = ws;
+    this.#opts = opts;
+    this.#timeoutMs = opts.timeoutMs ?? 30_000;
+    this.#maxInFlight = Math.max(1, opts.maxInFlight ?? 512);
+    this.#maxResponseBytes = opts.maxResponseBytes ?? 128 << 20;
+    this.#pending = new Map();
+    this.#inFlightWaiters = [];
+    this.#nextCorr = 1;
+    this.#dead = null;
+    this.#handshakeTake = null;
     /** Largest frame the broker accepts (after the length prefix), from its hello. @type {number} */
     this.maxFrame = 0;
     /** The broker hello's flags ({@link BrokerFlags}). @type {number} */
@@ -272,16 +206,14 @@ export class Client {
     this.brokerId = null;
     /** The principal this connection acts as (SHA-256 of the identity's SPKI), or `null` when anonymous. @type {Uint8Array|null} */
     this.principal = null;
-    /** @private @type {Promise<{code: number, reason: string}>} */
-    this._closed = new Promise((resolve) => {
-      /** @private */
-      this._resolveClosed = resolve;
+    this.#closed = new Promise((resolve) => {
+      this.#resolveClosed = resolve;
     });
-    ws.addEventListener('message', (/** @type {any} */ ev) => this._onMessage(ev.data));
-    ws.addEventListener('close', (/** @type {any} */ ev) => this._onClose(ev.code, ev.reason ?? ''));
+    ws.addEventListener('message', (/** @type {any} */ ev) => this.#onMessage(ev.data));
+    ws.addEventListener('close', (/** @type {any} */ ev) => this.#onClose(ev.code, ev.reason ?? ''));
     ws.addEventListener('error', (/** @type {any} */ ev) => {
       // The close event follows with the code; keep the message for it.
-      this._lastError = ev?.message ?? ev?.error?.message ?? 'WebSocket error';
+      this.#lastError = ev?.message ?? ev?.error?.message ?? 'WebSocket error';
     });
   }
 
@@ -292,32 +224,31 @@ export class Client {
 
   /** Requests in flight. */
   get inFlight() {
-    return this._pending.size;
+    return this.#pending.size;
   }
 
   /** Whether the connection is over (closed by either side). */
   get isClosed() {
-    return this._dead !== null;
+    return this.#dead !== null;
   }
 
   /** Resolves with the close code and reason once the WebSocket has closed. */
   get closed() {
-    return this._closed;
+    return this.#closed;
   }
 
-  /** @private */
-  async _handshake() {
-    const ws = this._ws;
+  async #handshake() {
+    const ws = this.#ws;
     const next = () =>
       new Promise((resolve, reject) => {
-        if (this._dead) return reject(this._dead);
-        this._handshakeTake = resolve;
-        this._handshakeReject = reject;
+        if (this.#dead) return reject(this.#dead);
+        this.#handshakeTake = resolve;
+        this.#handshakeReject = reject;
       });
     await new Promise((resolve, reject) => {
       if (ws.readyState === 1) return resolve(undefined);
       ws.addEventListener('open', () => resolve(undefined), { once: true });
-      this._handshakeReject = reject;
+      this.#handshakeReject = reject;
     });
     if (ws.protocol !== SUBPROTOCOL) {
       throw new ClientError('Connect', `cannot connect to ${this.url}: the server chose subprotocol ${JSON.stringify(ws.protocol)}, not ${SUBPROTOCOL}`);
@@ -329,16 +260,16 @@ export class Client {
     this.brokerFlags = hello.flags;
     this.brokerId = hello.brokerId;
     const has = (/** @type {number} */ f) => (hello.flags & f) === f;
-    const identity = this._opts.identity;
+    const identity = this.#opts.identity;
     if (has(BrokerFlags.AUTHENTICATED)) {
       // A client certificate named the principal (wss with mutual TLS).
     } else if (identity && (has(BrokerFlags.AUTH_AVAILABLE) || has(BrokerFlags.AUTH_REQUIRED))) {
       const spki = await identity.spki();
       const signature = await identity.signAuth(hello.nonce, hello.brokerId);
       const answer = next();
-      const corr = this._nextCorr++;
+      const corr = this.#nextCorr++;
       ws.send(encodeRequest(corr, { op: 'authenticate', mechanism: MECHANISM_P256_ECDSA, spki, signature }));
-      const resp = decodeResponse(/** @type {Uint8Array} */ (await answer), this._maxResponseBytes);
+      const resp = decodeResponse(/** @type {Uint8Array} */ (await answer), this.#maxResponseBytes);
       if (resp.correlationId === 0 && !resp.ok) {
         // A connection-level notice instead of the answer (TooManyConnections, ShuttingDown).
         throw new ClientError('Connect', `cannot connect to ${this.url}: ${resp.error?.status}: ${resp.error?.message}`, { status: resp.error?.status, statusCode: resp.error?.statusCode });
@@ -349,104 +280,101 @@ export class Client {
       if (!resp.ok) {
         throw new ClientError('AuthFailed', `authentication to ${this.url} failed: ${resp.error?.message}`, { status: resp.error?.status, statusCode: resp.error?.statusCode });
       }
-      const want = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', spki));
-      if (!bytesEqual(resp.body.principal, want)) {
+      const want = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', /** @type {BufferSource} */ (spki)));
+      // A principal is public (a hash of a public key): no need for a constant-time compare.
+      if (!equal(resp.body.principal, want)) {
         throw new ClientError('AuthFailed', `authentication to ${this.url} failed: the broker named principal ${toHex(resp.body.principal)}, not the identity's ${toHex(want)}`);
       }
       this.principal = resp.body.principal;
     } else if (has(BrokerFlags.AUTH_REQUIRED)) {
       throw new ClientError('AuthRequired', `the broker at ${this.url} requires authentication: give an identity`);
     }
-    this._handshakeTake = null;
-    this._handshakeReject = null;
+    this.#handshakeTake = null;
+    this.#handshakeReject = null;
   }
 
   /**
-   * @private
    * @param {unknown} data
    */
-  _onMessage(data) {
-    if (this._dead) return;
+  #onMessage(data) {
+    if (this.#dead) return;
     const bytes = messageBytes(data);
     if (bytes === null) {
-      this._fail(new WireError('InvalidField', 'the broker sent a text message'), CLOSE_PROTOCOL_ERROR, 'text message');
+      this.#fail(new WireError('InvalidField', 'the broker sent a text message'), CLOSE_PROTOCOL_ERROR, 'text message');
       return;
     }
-    if (this._handshakeTake) {
-      const take = this._handshakeTake;
-      this._handshakeTake = null;
+    if (this.#handshakeTake) {
+      const take = this.#handshakeTake;
+      this.#handshakeTake = null;
       take(bytes);
       return;
     }
     let resp;
     try {
-      resp = decodeResponse(bytes, this._maxResponseBytes);
+      resp = decodeResponse(bytes, this.#maxResponseBytes);
     } catch (e) {
-      this._fail(/** @type {ClientError} */ (e), CLOSE_PROTOCOL_ERROR, 'malformed response');
+      this.#fail(/** @type {ClientError} */ (e), CLOSE_PROTOCOL_ERROR, 'malformed response');
       return;
     }
     if (resp.correlationId === 0) {
       // A connection-level notice (ShuttingDown, Timeout, TooManyConnections): the broker closes next.
       const why = resp.ok ? 'notice' : `${resp.error?.status}: ${resp.error?.message}`;
-      this._fail(new ClientError('ConnectionLost', `connection to ${this.url} lost: ${why}`, { status: resp.error?.status, statusCode: resp.error?.statusCode }), 1000, 'notice received');
+      this.#fail(new ClientError('ConnectionLost', `connection to ${this.url} lost: ${why}`, { status: resp.error?.status, statusCode: resp.error?.statusCode }), 1000, 'notice received');
       return;
     }
-    const p = this._pending.get(resp.correlationId);
+    const p = this.#pending.get(resp.correlationId);
     if (!p || p.op !== resp.op) {
       const what = p ? `op ${opName(resp.op)} for a ${opName(p.op)} request` : `unknown correlation id ${resp.correlationId}`;
-      this._fail(new WireError('InvalidField', `the broker answered with ${what}`), CLOSE_PROTOCOL_ERROR, 'unexpected response');
+      this.#fail(new WireError('InvalidField', `the broker answered with ${what}`), CLOSE_PROTOCOL_ERROR, 'unexpected response');
       return;
     }
-    this._settle(resp.correlationId);
+    this.#settle(resp.correlationId);
     if (resp.ok) p.resolve(resp.body);
     else p.reject(brokerError(/** @type {any} */ (resp.error)));
   }
 
   /**
-   * @private
    * @param {number} corr
    */
-  _settle(corr) {
-    const p = this._pending.get(corr);
+  #settle(corr) {
+    const p = this.#pending.get(corr);
     if (!p) return;
     clearTimeout(p.timer);
-    this._pending.delete(corr);
-    const w = this._slotWaiters.shift();
+    this.#pending.delete(corr);
+    const w = this.#inFlightWaiters.shift();
     if (w) w();
   }
 
   /**
-   * @private
    * @param {number} code
    * @param {string} reason
    */
-  _onClose(code, reason) {
-    const detail = `closed with code ${code}${reason ? ` (${reason})` : ''}${this._lastError && code !== 1000 ? `: ${this._lastError}` : ''}`;
-    this._fail(new ClientError('ConnectionLost', `connection to ${this.url} lost: ${detail}`), code, reason);
-    this._resolveClosed?.({ code, reason });
+  #onClose(code, reason) {
+    const detail = `closed with code ${code}${reason ? ` (${reason})` : ''}${this.#lastError && code !== 1000 ? `: ${this.#lastError}` : ''}`;
+    this.#fail(new ClientError('ConnectionLost', `connection to ${this.url} lost: ${detail}`), code, reason);
+    this.#resolveClosed?.({ code, reason });
   }
 
   /**
    * End the connection with `err`: every pending request and waiter is
    * rejected with it, later requests fail with it too.
-   * @private
    * @param {ClientError} err
    * @param {number} code
    * @param {string} reason
    */
-  _fail(err, code, reason) {
-    if (this._dead) return;
-    this._dead = err;
-    const pending = [...this._pending.values()];
-    this._pending.clear();
+  #fail(err, code, reason) {
+    if (this.#dead) return;
+    this.#dead = err;
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
     for (const p of pending) {
       clearTimeout(p.timer);
-      p.reject(this._deadError());
+      p.reject(this.#deadError());
     }
-    for (const w of this._slotWaiters.splice(0)) w();
-    this._handshakeReject?.(err);
-    this._handshakeTake = null;
-    const ws = this._ws;
+    for (const w of this.#inFlightWaiters.splice(0)) w();
+    this.#handshakeReject?.(err);
+    this.#handshakeTake = null;
+    const ws = this.#ws;
     if (ws.readyState === 0 || ws.readyState === 1) {
       try {
         ws.close(code >= 3000 && code <= 4999 ? code : 1000, reason.slice(0, 120));
@@ -460,11 +388,10 @@ export class Client {
    * The error a request gets on a connection that is over: `Closed` after
    * {@link Client.close}, else `ConnectionLost` naming why (the close code and
    * reason, the broker's notice, or the protocol error), with it as `cause`.
-   * @private
    * @returns {ClientError}
    */
-  _deadError() {
-    const dead = /** @type {ClientError} */ (this._dead);
+  #deadError() {
+    const dead = /** @type {ClientError} */ (this.#dead);
     if (dead.code === 'Closed' || dead.code === 'ConnectionLost') {
       return new ClientError(dead.code, dead.message, { cause: dead, status: dead.status, statusCode: dead.statusCode });
     }
@@ -473,19 +400,18 @@ export class Client {
 
   /**
    * Send one request and wait for its answer.
-   * @private
-   * @param {import('./protocol.js').Request} req
+   * @param {import('../protocol/frame.js').Request} req
    * @param {number} [extraMs] added to the timeout (a fetch's long poll)
    * @returns {Promise<any>}
    */
-  async _request(req, extraMs = 0) {
-    while (!this._dead && this._pending.size >= this._maxInFlight) {
-      await new Promise((resolve) => this._slotWaiters.push(() => resolve(undefined)));
+  async #request(req, extraMs = 0) {
+    while (!this.#dead && this.#pending.size >= this.#maxInFlight) {
+      await new Promise((resolve) => this.#inFlightWaiters.push(() => resolve(undefined)));
     }
-    if (this._dead) throw this._deadError();
-    let corr = this._nextCorr;
-    this._nextCorr = this._nextCorr >= 0xffff_ffff ? 1 : this._nextCorr + 1; // 0 is the broker's
-    while (this._pending.has(corr)) corr = corr >= 0xffff_ffff ? 1 : corr + 1;
+    if (this.#dead) throw this.#deadError();
+    let corr = this.#nextCorr;
+    this.#nextCorr = this.#nextCorr >= 0xffff_ffff ? 1 : this.#nextCorr + 1; // 0 is the broker's
+    while (this.#pending.has(corr)) corr = corr >= 0xffff_ffff ? 1 : corr + 1;
     const frame = encodeRequest(corr, req);
     const len = frame.length - 4;
     const max = req.op === 'produce' ? this.maxFrame : Math.min(MAX_CONTROL_FRAME, this.maxFrame);
@@ -493,17 +419,17 @@ export class Client {
       throw new ClientError('RequestTooLarge', `request of ${len} bytes exceeds the broker's frame limit of ${max} bytes`);
     }
     const opCode = frame[4];
-    const after = this._timeoutMs + extraMs;
+    const after = this.#timeoutMs + extraMs;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        if (!this._pending.has(corr)) return;
-        this._settle(corr);
+        if (!this.#pending.has(corr)) return;
+        this.#settle(corr);
         reject(new ClientError('Timeout', `${opName(opCode)} timed out after ${after} ms`));
         // The connection's state is unknown: end it, as the Rust client does.
-        this._fail(new ClientError('ConnectionLost', `connection to ${this.url} lost: a request timed out`), CLOSE_TIMEOUT, 'request timed out');
+        this.#fail(new ClientError('ConnectionLost', `connection to ${this.url} lost: a request timed out`), CLOSE_TIMEOUT, 'request timed out');
       }, after);
-      this._pending.set(corr, { resolve, reject, timer, op: opCode });
-      this._ws.send(frame);
+      this.#pending.set(corr, { resolve, reject, timer, op: opCode });
+      this.#ws.send(frame);
     });
   }
 
@@ -517,7 +443,7 @@ export class Client {
    * @returns {Promise<number>}
    */
   async produce(topic, partition, ack, batch) {
-    const body = await this._request({ op: 'produce', topic, partition, ack, batch });
+    const body = await this.#request({ op: 'produce', topic, partition, ack, batch });
     return body.baseOffset;
   }
 
@@ -534,7 +460,7 @@ export class Client {
    */
   async fetch(topic, partition, offset, maxBytes = 1 << 20, maxWaitMs = 0) {
     const cap = Math.max(1, this.maxFrame - (FETCH_RESPONSE_HEADER_LEN - 4));
-    const body = await this._request(
+    const body = await this.#request(
       { op: 'fetch', topic, partition, offset, maxBytes: Math.min(maxBytes, cap), maxWaitMs },
       maxWaitMs,
     );
@@ -550,7 +476,7 @@ export class Client {
    * @returns {Promise<void>}
    */
   async commit(group, topic, partition, offset) {
-    await this._request({ op: 'commit', group, topic, partition, offset });
+    await this.#request({ op: 'commit', group, topic, partition, offset });
   }
 
   /**
@@ -561,7 +487,7 @@ export class Client {
    * @returns {Promise<number|null>}
    */
   async committed(group, topic, partition) {
-    const body = await this._request({ op: 'committed', group, topic, partition });
+    const body = await this.#request({ op: 'committed', group, topic, partition });
     return body.offset;
   }
 
@@ -572,10 +498,10 @@ export class Client {
    * otherwise it refuses with `PayloadTooLarge`: use {@link Client.listTopics}
    * or {@link Client.allTopics} there.
    * @param {string|null} [topic]
-   * @returns {Promise<import('./protocol.js').TopicMetadata[]>}
+   * @returns {Promise<import('../protocol/frame.js').TopicMetadata[]>}
    */
   async metadata(topic = null) {
-    return this._request({ op: 'metadata', topic });
+    return this.#request({ op: 'metadata', topic });
   }
 
   /**
@@ -588,14 +514,14 @@ export class Client {
    * the caller may not see and is valid only on this connection.
    * (Rust: `Client::list_topics`.)
    * @param {{ after?: string|null, limit?: number }} [opts] `limit` default 1000
-   * @returns {Promise<import('./protocol.js').TopicPage>}
+   * @returns {Promise<import('../protocol/frame.js').TopicPage>}
    */
   async listTopics({ after = null, limit = MAX_LIST_LIMIT } = {}) {
-    /** @type {import('./protocol.js').TopicPage} */
-    const page = await this._request({ op: 'listTopics', after, limit });
+    /** @type {import('../protocol/frame.js').TopicPage} */
+    const page = await this.#request({ op: 'listTopics', after, limit });
     // An opaque cursor (`__cursor.<n>`: a name the caller may not see,
     // known only to this connection) cannot be compared; it must not repeat.
-    const opaque = (c) => c.startsWith('__cursor.');
+    const opaque = (/** @type {string} */ c) => c.startsWith('__cursor.');
     if (after !== null && page.next !== null
         && (page.next === after || (!opaque(after) && !opaque(page.next) && page.next < after))) {
       // A cursor that does not move would page forever. (Names are ASCII:
@@ -611,7 +537,7 @@ export class Client {
    * however many topics the broker has. (Rust's `Client::all_topics`
    * collects them all in a `Vec` instead.)
    * @param {{ limit?: number }} [opts] topics per request, default 1000
-   * @returns {AsyncGenerator<import('./protocol.js').TopicMetadata, void, void>}
+   * @returns {AsyncGenerator<import('../protocol/frame.js').TopicMetadata, void, void>}
    */
   async *allTopics({ limit = MAX_LIST_LIMIT } = {}) {
     /** @type {string|null} */
@@ -631,7 +557,7 @@ export class Client {
    * @returns {Promise<void>}
    */
   async createTopic(topic, settings = {}) {
-    await this._request({ op: 'createTopic', topic, partitions: settings.partitions ?? 1, cleanup: settings.cleanup, retentionMs: settings.retentionMs, retentionBytes: settings.retentionBytes });
+    await this.#request({ op: 'createTopic', topic, partitions: settings.partitions ?? 1, cleanup: settings.cleanup, retentionMs: settings.retentionMs, retentionBytes: settings.retentionBytes });
   }
 
   /**
@@ -640,7 +566,7 @@ export class Client {
    * @returns {Promise<void>}
    */
   async deleteTopic(topic) {
-    await this._request({ op: 'deleteTopic', topic });
+    await this.#request({ op: 'deleteTopic', topic });
   }
 
   /**
@@ -649,7 +575,7 @@ export class Client {
    */
   async ping() {
     const t = performance.now();
-    await this._request({ op: 'ping' });
+    await this.#request({ op: 'ping' });
     return performance.now() - t;
   }
 
@@ -659,10 +585,10 @@ export class Client {
    * @returns {Promise<void>}
    */
   async close() {
-    this._fail(new ClientError('Closed', 'closed: Client.close() was called'), 1000, 'client closed');
-    const ws = this._ws;
+    this.#fail(new ClientError('Closed', 'closed: Client.close() was called'), 1000, 'client closed');
+    const ws = this.#ws;
     if (ws.readyState === 3) return;
-    await this._closed;
+    await this.#closed;
   }
 }
 

@@ -6,7 +6,7 @@
  * built once at load, so a 1 MiB fetch is checked in about a millisecond
  * without WebAssembly or a native addon.
  *
- * @module crc32c
+ * @module protocol/crc32c
  */
 
 const POLY = 0x82f63b78;

@@ -20,10 +20,11 @@
  * after `retryBackoffMs`; a lost connection is reported (this SDK's
  * connections are not reopened, see connection.js).
  *
- * @module consumer
+ * @module client/consumer
  */
 
-import { ClientError, checkGroup, checkTopic } from './protocol.js';
+import { ClientError } from '../protocol/error.js';
+import { checkGroup, checkTopic } from '../protocol/topic.js';
 
 /**
  * @typedef {object} ConsumerOptions
@@ -44,7 +45,7 @@ import { ClientError, checkGroup, checkTopic } from './protocol.js';
  */
 
 /**
- * @typedef {import('./connection.js').Record} Record
+ * @typedef {import('./records.js').Record} Record
  */
 
 /**
@@ -61,6 +62,33 @@ import { ClientError, checkGroup, checkTopic } from './protocol.js';
 
 /** Reads records from a topic; create it with {@link Consumer.create}. */
 export class Consumer {
+  /** @type {import('./connection.js').Client} */
+  #client;
+  /** @type {string|null} */
+  #group;
+  /** @type {'earliest'|'latest'|'error'} */
+  #reset;
+  /** @type {number} */
+  #maxBytes;
+  /** @type {number} */
+  #maxWaitMs;
+  /** @type {number|null} */
+  #autoCommitMs;
+  /** @type {number} */
+  #retryBackoffMs;
+  /** @type {Part[]} */
+  #parts;
+  /** Fetches answered, not handled yet. @type {Array<{ pidx: number, generation: number, offset: number, result?: import('./records.js').FetchResponse, error?: any }>} */
+  #done;
+  /** @type {(() => void) | null} */
+  #wake;
+  /** @type {{ pidx: number, it: Generator<Record> } | null} */
+  #current;
+  /** @type {number|null} */
+  #nextAutoCommit;
+  /** @type {boolean} */
+  #closed;
+
   /**
    * Start consuming `topic`: look up its partitions (creating the topic if
    * the broker auto-creates), resolve every start position and send the
@@ -114,35 +142,22 @@ export class Consumer {
    * @param {Part[]} parts
    */
   constructor(client, topic, options, parts) {
-    /** @private */
-    this._client = client;
+    this.#client = client;
     /** The topic. @type {string} */
     this.topic = topic;
-    /** @private */
-    this._group = options.group ?? null;
-    /** @private */
-    this._reset = options.reset ?? 'earliest';
-    /** @private */
-    this._maxBytes = options.maxBytes ?? 1 << 20;
-    /** @private */
-    this._maxWaitMs = options.maxWaitMs ?? 500;
-    /** @private */
-    this._autoCommitMs = options.autoCommitMs === undefined ? 5000 : options.autoCommitMs;
-    /** @private */
-    this._retryBackoffMs = options.retryBackoffMs ?? 100;
-    /** @private */
-    this._parts = parts;
-    /** @private @type {Array<{ pidx: number, generation: number, offset: number, result?: import('./connection.js').FetchResponse, error?: any }>} */
-    this._done = [];
-    /** @private @type {(() => void) | null} */
-    this._wake = null;
-    /** @private @type {{ pidx: number, it: Generator<Record> } | null} */
-    this._current = null;
-    /** @private */
-    this._nextAutoCommit = this._group !== null && this._autoCommitMs !== null ? Date.now() + this._autoCommitMs : null;
-    /** @private */
-    this._closed = false;
-    this._startFetches();
+    this.#group = options.group ?? null;
+    this.#reset = options.reset ?? 'earliest';
+    this.#maxBytes = options.maxBytes ?? 1 << 20;
+    this.#maxWaitMs = options.maxWaitMs ?? 500;
+    this.#autoCommitMs = options.autoCommitMs === undefined ? 5000 : options.autoCommitMs;
+    this.#retryBackoffMs = options.retryBackoffMs ?? 100;
+    this.#parts = parts;
+    this.#done = [];
+    this.#wake = null;
+    this.#current = null;
+    this.#nextAutoCommit = this.#group !== null && this.#autoCommitMs !== null ? Date.now() + this.#autoCommitMs : null;
+    this.#closed = false;
+    this.#startFetches();
   }
 
   /**
@@ -151,7 +166,7 @@ export class Consumer {
    * @returns {number|null}
    */
   position(partition) {
-    return this._parts.find((p) => p.partition === partition)?.position ?? null;
+    return this.#parts.find((p) => p.partition === partition)?.position ?? null;
   }
 
   /**
@@ -160,20 +175,19 @@ export class Consumer {
    * @param {number} offset
    */
   seek(partition, offset) {
-    const pidx = this._parts.findIndex((p) => p.partition === partition);
+    const pidx = this.#parts.findIndex((p) => p.partition === partition);
     if (pidx < 0) throw new ClientError('InvalidArgument', `invalid argument: partition ${partition} is not consumed`);
     if (!Number.isSafeInteger(offset) || offset < 0) throw new ClientError('InvalidArgument', `invalid argument: offset ${offset}`);
-    this._reposition(pidx, offset);
+    this.#reposition(pidx, offset);
   }
 
   /**
-   * @private
    * @param {number} pidx
    * @param {number} offset
    */
-  _reposition(pidx, offset) {
-    if (this._current?.pidx === pidx) this._current = null;
-    const p = this._parts[pidx];
+  #reposition(pidx, offset) {
+    if (this.#current?.pidx === pidx) this.#current = null;
+    const p = this.#parts[pidx];
     p.generation++;
     p.inFlight = false;
     p.position = offset;
@@ -181,19 +195,18 @@ export class Consumer {
   }
 
   /**
-   * @private
    * @param {number} pidx
    * @param {number} [delayMs]
    */
-  _spawnFetch(pidx, delayMs = 0) {
-    const p = this._parts[pidx];
+  #spawnFetch(pidx, delayMs = 0) {
+    const p = this.#parts[pidx];
     p.inFlight = true;
     const { generation, fetchAt: offset, partition } = p;
     const run = () => {
-      if (this._closed) return;
-      this._client.fetch(this.topic, partition, offset, this._maxBytes, this._maxWaitMs).then(
-        (result) => this._deliver({ pidx, generation, offset, result }),
-        (error) => this._deliver({ pidx, generation, offset, error }),
+      if (this.#closed) return;
+      this.#client.fetch(this.topic, partition, offset, this.#maxBytes, this.#maxWaitMs).then(
+        (result) => this.#deliver({ pidx, generation, offset, result }),
+        (error) => this.#deliver({ pidx, generation, offset, error }),
       );
     };
     if (delayMs > 0) setTimeout(run, delayMs);
@@ -201,29 +214,26 @@ export class Consumer {
   }
 
   /**
-   * @private
    * @param {{ pidx: number, generation: number, offset: number, result?: any, error?: any }} done
    */
-  _deliver(done) {
-    if (this._closed) return;
-    this._done.push(done);
-    const w = this._wake;
-    this._wake = null;
+  #deliver(done) {
+    if (this.#closed) return;
+    this.#done.push(done);
+    const w = this.#wake;
+    this.#wake = null;
     if (w) w();
   }
 
-  /** @private */
-  _startFetches() {
-    for (let i = 0; i < this._parts.length; i++) if (!this._parts[i].inFlight) this._spawnFetch(i);
+  #startFetches() {
+    for (let i = 0; i < this.#parts.length; i++) if (!this.#parts[i].inFlight) this.#spawnFetch(i);
   }
 
   /**
    * Handle a fetch's outcome; throws what is for the application.
-   * @private
-   * @param {{ pidx: number, generation: number, offset: number, result?: import('./connection.js').FetchResponse, error?: any }} done
+   * @param {{ pidx: number, generation: number, offset: number, result?: import('./records.js').FetchResponse, error?: any }} done
    */
-  _onFetch(done) {
-    const p = this._parts[done.pidx];
+  #onFetch(done) {
+    const p = this.#parts[done.pidx];
     if (done.generation !== p.generation) return; // disowned by a seek or reset
     p.inFlight = false;
     if (done.result) {
@@ -235,7 +245,7 @@ export class Consumer {
         throw e;
       }
       if (next === null) {
-        this._spawnFetch(done.pidx);
+        this.#spawnFetch(done.pidx);
       } else if (next <= done.offset) {
         // The batch holding the offset asked for must come first; refetching would loop.
         p.generation++;
@@ -244,53 +254,51 @@ export class Consumer {
         p.fetchAt = next;
         const it = done.result.records(p.position);
         // Keep the next fetch in flight while these are handled.
-        this._spawnFetch(done.pidx);
-        this._current = { pidx: done.pidx, it };
+        this.#spawnFetch(done.pidx);
+        this.#current = { pidx: done.pidx, it };
       }
       return;
     }
     const e = done.error;
     if (e instanceof ClientError && e.code === 'OffsetOutOfRange') {
-      if (this._reset === 'error') throw e;
-      const to = this._reset === 'latest' ? /** @type {number} */ (e.highWatermark) : /** @type {number} */ (e.logStart);
-      this._reposition(done.pidx, to);
-      this._spawnFetch(done.pidx);
+      if (this.#reset === 'error') throw e;
+      const to = this.#reset === 'latest' ? /** @type {number} */ (e.highWatermark) : /** @type {number} */ (e.logStart);
+      this.#reposition(done.pidx, to);
+      this.#spawnFetch(done.pidx);
       return;
     }
     if (e instanceof ClientError && e.code === 'Broker' && e.retriable) {
-      this._spawnFetch(done.pidx, this._retryBackoffMs);
+      this.#spawnFetch(done.pidx, this.#retryBackoffMs);
       return;
     }
     throw e;
   }
 
-  /** @private */
-  _finishReturned() {
-    for (const p of this._parts) p.finished = p.returned;
+  #finishReturned() {
+    for (const p of this.#parts) p.finished = p.returned;
   }
 
   /**
    * A record from the current fetch response, if any is left.
-   * @private
    * @returns {Record|null}
    */
-  _takeBuffered() {
-    const cur = this._current;
+  #takeBuffered() {
+    const cur = this.#current;
     if (!cur) return null;
     let r;
     try {
       r = cur.it.next();
     } catch (e) {
       // Stay at the bad batch: disown the prefetch beyond it.
-      this._current = null;
-      this._reposition(cur.pidx, this._parts[cur.pidx].position);
+      this.#current = null;
+      this.#reposition(cur.pidx, this.#parts[cur.pidx].position);
       throw e;
     }
     if (r.done) {
-      this._current = null;
+      this.#current = null;
       return null;
     }
-    const p = this._parts[cur.pidx];
+    const p = this.#parts[cur.pidx];
     p.position = r.value.offset + 1;
     p.returned = p.position;
     return r.value;
@@ -302,9 +310,9 @@ export class Consumer {
    * @returns {Record|null}
    */
   tryNext() {
-    if (!this._current || (this._nextAutoCommit !== null && this._nextAutoCommit <= Date.now())) return null;
-    this._finishReturned();
-    return this._takeBuffered();
+    if (!this.#current || (this.#nextAutoCommit !== null && this.#nextAutoCommit <= Date.now())) return null;
+    this.#finishReturned();
+    return this.#takeBuffered();
   }
 
   /**
@@ -313,30 +321,30 @@ export class Consumer {
    * @returns {Promise<Record>}
    */
   async next() {
-    this._finishReturned();
-    if (this._closed) throw new ClientError('Closed', 'closed: the consumer was closed');
-    if (this._nextAutoCommit !== null && this._nextAutoCommit <= Date.now()) await this._autoCommit();
+    this.#finishReturned();
+    if (this.#closed) throw new ClientError('Closed', 'closed: the consumer was closed');
+    if (this.#nextAutoCommit !== null && this.#nextAutoCommit <= Date.now()) await this.#autoCommit();
     for (;;) {
-      const r = this._takeBuffered();
+      const r = this.#takeBuffered();
       if (r) return r;
-      const done = this._done.shift();
+      const done = this.#done.shift();
       if (done) {
-        this._onFetch(done);
+        this.#onFetch(done);
         continue;
       }
-      this._startFetches();
+      this.#startFetches();
       /** @type {any} */
       let timer = null;
       await new Promise((resolve) => {
-        this._wake = () => resolve(undefined);
-        if (this._nextAutoCommit !== null) {
-          timer = setTimeout(() => resolve(undefined), Math.max(0, this._nextAutoCommit - Date.now()));
+        this.#wake = () => resolve(undefined);
+        if (this.#nextAutoCommit !== null) {
+          timer = setTimeout(() => resolve(undefined), Math.max(0, this.#nextAutoCommit - Date.now()));
         }
       });
-      this._wake = null;
+      this.#wake = null;
       clearTimeout(timer);
-      if (this._closed) throw new ClientError('Closed', 'closed: the consumer was closed');
-      if (this._nextAutoCommit !== null && this._nextAutoCommit <= Date.now()) await this._autoCommit();
+      if (this.#closed) throw new ClientError('Closed', 'closed: the consumer was closed');
+      if (this.#nextAutoCommit !== null && this.#nextAutoCommit <= Date.now()) await this.#autoCommit();
     }
   }
 
@@ -348,26 +356,24 @@ export class Consumer {
     for (;;) yield await this.next();
   }
 
-  /** @private */
-  async _autoCommit() {
-    if (this._autoCommitMs !== null) this._nextAutoCommit = Date.now() + this._autoCommitMs;
+  async #autoCommit() {
+    if (this.#autoCommitMs !== null) this.#nextAutoCommit = Date.now() + this.#autoCommitMs;
     try {
-      await this._commitPositions((p) => p.finished);
+      await this.#commitPositions((p) => p.finished);
     } catch {
       // Retried at the next period, as in Rust (which logs a warning).
     }
   }
 
   /**
-   * @private
    * @param {(p: Part) => number|null} which
    */
-  async _commitPositions(which) {
-    if (this._group === null) throw new ClientError('InvalidArgument', 'invalid argument: commit needs a consumer group (options.group)');
-    for (const p of this._parts) {
+  async #commitPositions(which) {
+    if (this.#group === null) throw new ClientError('InvalidArgument', 'invalid argument: commit needs a consumer group (options.group)');
+    for (const p of this.#parts) {
       const offset = which(p);
       if (offset === null || p.committed === offset) continue;
-      await this._client.commit(this._group, this.topic, p.partition, offset);
+      await this.#client.commit(this.#group, this.topic, p.partition, offset);
       p.committed = offset;
     }
   }
@@ -378,7 +384,7 @@ export class Consumer {
    * @returns {Promise<void>}
    */
   async commit() {
-    await this._commitPositions((p) => p.returned);
+    await this.#commitPositions((p) => p.returned);
   }
 
   /**
@@ -386,7 +392,7 @@ export class Consumer {
    * @returns {Array<[number, number|null]>}
    */
   committed() {
-    return this._parts.map((p) => [p.partition, p.committed]);
+    return this.#parts.map((p) => [p.partition, p.committed]);
   }
 
   /**
@@ -396,11 +402,11 @@ export class Consumer {
    * @returns {Promise<void>}
    */
   async close() {
-    if (this._closed) return;
-    const commit = this._group !== null && this._autoCommitMs !== null;
-    this._closed = true;
-    const w = this._wake;
-    this._wake = null;
+    if (this.#closed) return;
+    const commit = this.#group !== null && this.#autoCommitMs !== null;
+    this.#closed = true;
+    const w = this.#wake;
+    this.#wake = null;
     if (w) w();
     if (commit) await this.commit();
   }

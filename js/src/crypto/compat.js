@@ -15,9 +15,10 @@
 // does (Rust's `decrypt_to_string`); `decryptBytes` is Rust's `decrypt`;
 // `encrypt` takes a string or bytes (Rust's `encrypt_str` / `encrypt`).
 
-import { fromBase64, fromUtf8, toBase64, utf8 } from './bytes.js';
-import { CompatError } from './crypto-errors.js';
-import { Identity, PublicKey, pairKey, randomBytes, sha256, subtle } from './identity.js';
+import { fromBase64, fromUtf8, toBase64, utf8 } from '../bytes.js';
+import { CompatError } from './errors.js';
+import { Identity, PublicKey, pairKey } from './identity.js';
+import { randomBytes, sha256, subtle } from './webcrypto.js';
 import { aesKey, gcmDecrypt, gcmEncrypt } from './aead.js';
 
 /** AES-GCM IV length; Web Crypto accepts others, this format does not. */
@@ -51,11 +52,11 @@ export class CompatMessage {
   static fromJson(json) {
     const s = typeof json === 'string' ? utf8(json) : json;
     let pos = 0;
-    const fail = (reason) => new CompatError('Json', `legacy record is not {"iv": …, "data": …} JSON: ${reason}`, { reason });
+    const fail = (/** @type {string} */ reason) => new CompatError('Json', `legacy record is not {"iv": …, "data": …} JSON: ${reason}`, { reason });
     const ws = () => {
       while (pos < s.length && (s[pos] === 0x20 || s[pos] === 0x09 || s[pos] === 0x0a || s[pos] === 0x0d)) pos++;
     };
-    const expect = (byte, reason) => {
+    const expect = (/** @type {number} */ byte, /** @type {string} */ reason) => {
       ws();
       if (s[pos] !== byte) throw fail(reason);
       pos++;
@@ -81,6 +82,7 @@ export class CompatMessage {
       return text;
     };
     expect(0x7b, 'expected an object');
+    /** @type {{ iv?: string, data?: string }} */
     const got = {};
     for (let i = 0; i < 2; i++) {
       if (i === 1) expect(0x2c, 'expected two members');
@@ -94,12 +96,14 @@ export class CompatMessage {
     expect(0x7d, 'expected exactly two members');
     ws();
     if (pos !== s.length) throw fail('trailing bytes');
-    return new CompatMessage(got.iv, got.data);
+    return new CompatMessage(/** @type {string} */ (got.iv), /** @type {string} */ (got.data));
   }
 }
 
 /**
  * Decodes and checks a message's IV and data (Rust's `decode_parts`).
+ * @param {string} dataB64
+ * @param {string} ivB64
  * @returns {{ iv: Uint8Array, data: Uint8Array }}
  */
 export function decodeParts(dataB64, ivB64) {
@@ -136,6 +140,7 @@ export const COMPAT_LIMIT = 2 ** 30;
  * give it back with {@link ChatCrypto#restoreEncryptions}.
  */
 export class ChatCrypto {
+  /** @type {CryptoKey|null} */
   #key = null;
   #encryptions = 0;
 

@@ -21,8 +21,9 @@
 // and counts up by one (see client/src/crypto/seq.rs); `resumeTopic` continues
 // above a persisted value.
 
-import { checkBytes, concat, utf8 } from './bytes.js';
-import { Identity, PublicKey, pairKey, randomBytes, sha256 } from './identity.js';
+import { checkBytes, concat, utf8 } from '../bytes.js';
+import { Identity, PublicKey, pairKey } from './identity.js';
+import { randomBytes, sha256 } from './webcrypto.js';
 import {
   COMMIT_LABEL,
   Flags,
@@ -33,7 +34,7 @@ import {
   WRAP_LABEL,
   ctxDigest,
 } from './envelope.js';
-import { SealError } from './crypto-errors.js';
+import { SealError } from './errors.js';
 import { aesKey, gcmEncrypt, hkdfAesKey, hkdfKey, hmacKey, hmacSign, ZERO_IV } from './aead.js';
 import { pad } from './pad.js';
 import { SigningIdentity, signWith } from './signing.js';
@@ -52,7 +53,30 @@ function nowFloor() {
   return BigInt(Date.now()) << 16n;
 }
 
-/** Derives and caches a peer's pairwise CryptoKeys. */
+/**
+ * What a sealer returns with a record (Rust's `Sealed`).
+ * @typedef {object} Sealed
+ * @property {Uint8Array} record
+ * @property {import('./envelope.js').ModeName} mode
+ * @property {bigint} seq
+ * @property {number} len
+ */
+
+/**
+ * A peer: its pairwise keys (derived once) and the DIRECT records sealed under them.
+ * @typedef {{ keys: Promise<{ aes: CryptoKey, hkdf: CryptoKey }>, directSeals: number }} Pair
+ */
+
+/**
+ * A topic: its bytes, the next sequence number (`null`: exhausted) and context digests.
+ * @typedef {{ bytes: Uint8Array, next: bigint|null, multiCtx: Promise<Uint8Array>, direct: Map<string, Promise<Uint8Array>> }} TopicState
+ */
+
+/**
+ * Derives and caches a peer's pairwise CryptoKeys.
+ * @param {Identity} identity
+ * @param {PublicKey} peer
+ */
 async function derivePair(identity, peer) {
   const k = await pairKey(identity, peer);
   try {
@@ -64,12 +88,14 @@ async function derivePair(identity, peer) {
 
 /** Seals records from one identity. */
 export class Sealer {
+  /** @type {Identity} */
   #identity;
+  /** @type {SigningIdentity|null} */
   #signer = null;
   #pad = true;
-  /** fp hex → { peer, keys: Promise<{aes, hkdf}>, directSeals: number } */
+  /** fp hex → { peer, keys: Promise<{aes, hkdf}>, directSeals: number } @type {Map<string, Pair>} */
   #pairs = new Map();
-  /** topic → { bytes, next: bigint|null, multiCtx: Promise, direct: Map<fp hex, Promise<ctx>> } */
+  /** topic → { bytes, next: bigint|null, multiCtx: Promise, direct: Map<fp hex, Promise<ctx>> } @type {Map<string, TopicState>} */
   #topics = new Map();
 
   /**
@@ -117,6 +143,10 @@ export class Sealer {
     this.#signer = signer ?? null;
   }
 
+  /**
+   * @param {string} topic
+   * @returns {TopicState}
+   */
   #topicState(topic) {
     let ts = this.#topics.get(topic);
     if (ts) return ts;
@@ -126,11 +156,17 @@ export class Sealer {
       throw new SealError('TopicTooLong', `topic name is ${bytes.length} bytes; at most 65535 can be sealed to`, { len: bytes.length });
     }
     const own = this.#identity.fingerprint();
-    ts = { bytes, next: nowFloor(), multiCtx: ctxDigest(Mode.Multi, bytes, own), direct: new Map() };
+    // The topic's length was checked above: its digests exist.
+    const multiCtx = /** @type {Promise<Uint8Array>} */ (ctxDigest(Mode.Multi, bytes, own));
+    ts = { bytes, next: nowFloor(), multiCtx, direct: new Map() };
     this.#topics.set(topic, ts);
     return ts;
   }
 
+  /**
+   * @param {PublicKey} peer
+   * @returns {Pair}
+   */
   #pair(peer) {
     const fp = peer.fingerprint().toHex();
     let p = this.#pairs.get(fp);
@@ -196,6 +232,7 @@ export class Sealer {
     for (const ts of this.#topics.values()) ts.direct.delete(fp);
   }
 
+  /** @param {TopicState} ts */
   #takeSeq(ts) {
     const seq = ts.next;
     if (seq === null) throw new SealError('SeqExhausted', 'sequence numbers exhausted (the next would exceed u64::MAX)');
@@ -203,6 +240,10 @@ export class Sealer {
     return seq;
   }
 
+  /**
+   * @param {Uint8Array} plaintext
+   * @param {boolean} padded
+   */
   #body(plaintext, padded) {
     checkBytes(plaintext, 'plaintext');
     if (plaintext.length > MAX_PLAINTEXT_LEN) {
@@ -211,6 +252,11 @@ export class Sealer {
     return padded ? pad(plaintext) : plaintext;
   }
 
+  /**
+   * @param {Uint8Array} record
+   * @param {Uint8Array} ctx
+   * @param {SigningIdentity|null} signer
+   */
   async #finish(record, ctx, signer) {
     if (!signer) return record;
     return concat(record, await signWith(signer, concat(SIG_LABEL, ctx, record)));
@@ -234,7 +280,7 @@ export class Sealer {
    * @param {string} topic
    * @param {PublicKey} recipient
    * @param {Uint8Array} plaintext
-   * @returns {Promise<{ record: Uint8Array, mode: string, seq: bigint, len: number }>}
+   * @returns {Promise<Sealed>}
    */
   async sealDirectDetailed(topic, recipient, plaintext) {
     if (!(recipient instanceof PublicKey)) throw new TypeError('recipient must be a PublicKey');
@@ -248,7 +294,7 @@ export class Sealer {
     const fp = recipient.fingerprint().toHex();
     let ctxP = ts.direct.get(fp);
     if (!ctxP) {
-      ctxP = ctxDigest(Mode.Direct, ts.bytes, this.#identity.fingerprint(), recipient.fingerprint());
+      ctxP = /** @type {Promise<Uint8Array>} */ (ctxDigest(Mode.Direct, ts.bytes, this.#identity.fingerprint(), recipient.fingerprint()));
       ts.direct.set(fp, ctxP);
     }
     // Number and count are taken before any await.
@@ -283,7 +329,7 @@ export class Sealer {
    * @param {string} topic
    * @param {PublicKey[]} recipients
    * @param {Uint8Array} plaintext
-   * @returns {Promise<{ record: Uint8Array, mode: string, seq: bigint, len: number }>}
+   * @returns {Promise<Sealed>}
    */
   async sealMultiDetailed(topic, recipients, plaintext) {
     if (!Array.isArray(recipients)) throw new TypeError('recipients must be an array of PublicKey');

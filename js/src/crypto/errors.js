@@ -2,13 +2,28 @@
 // Rust enum variant (client/src/crypto/{open,seal,compat}.rs), so code and logs
 // read the same in both SDKs. Messages never contain key material or plaintext.
 
-function init(err, name, code, kind, details) {
-  err.name = name;
-  /** @type {string} */
-  err.code = code;
-  err.kind = kind;
-  for (const [k, v] of Object.entries(details)) if (k !== 'cause' && v !== undefined) err[k] = v;
+/**
+ * Copies an error's details (need/have, found, seq/highest, kid…) onto it.
+ * @param {object} err
+ * @param {Record<string, unknown>} details
+ */
+function setDetails(err, details) {
+  for (const [k, v] of Object.entries(details)) if (k !== 'cause' && v !== undefined) /** @type {Record<string, unknown>} */ (err)[k] = v;
 }
+
+/**
+ * @typedef {'Truncated'|'UnsupportedVersion'|'UnknownMode'|'ReservedFlags'|'ReservedByte'
+ *   |'NoRecipients'|'TooManyRecipients'|'TopicTooLong'|'Reflected'|'UnknownSender'
+ *   |'NotForMe'|'NotARecipient'|'DuplicateEntry'|'DirectAuthFailed'|'WrapAuthFailed'
+ *   |'CkCommitMismatch'|'PayloadAuthFailed'|'Replayed'|'TooOld'|'UnknownSigner'
+ *   |'SignatureInvalid'|'Unsigned'|'BadPadding'|'LegacyRefused'|'LegacyMalformed'
+ *   |'LegacyAuthFailed'} OpenErrorKind
+ * @typedef {'OwnKey'|'KidCollision'} TrustErrorKind
+ * @typedef {'TopicTooLong'|'SelfRecipient'|'NoRecipients'|'TooManyRecipients'
+ *   |'DuplicateRecipient'|'PlaintextTooLarge'|'SeqExhausted'|'SigningKeyIsIdentityKey'} SealErrorKind
+ * @typedef {'IvBase64'|'DataBase64'|'IvLength'|'TruncatedTag'|'Decrypt'|'BudgetExhausted'
+ *   |'InvalidUtf8'|'Json'} CompatErrorKind
+ */
 
 /**
  * Why a record was not opened: one `kind` per failed check, as Rust's `OpenError`:
@@ -21,26 +36,36 @@ function init(err, name, code, kind, details) {
  */
 export class OpenError extends Error {
   /**
-   * @param {string} kind
+   * @param {OpenErrorKind} kind
    * @param {string} message
    * @param {Record<string, unknown>} [details] e.g. need/have, found, seq/highest, kid
    */
   constructor(kind, message, details = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    init(this, 'OpenError', 'HERMIT_OPEN', kind, details);
+    this.name = 'OpenError';
+    /** @type {'HERMIT_OPEN'} */
+    this.code = 'HERMIT_OPEN';
+    /** @type {OpenErrorKind} */
+    this.kind = kind;
+    setDetails(this, details);
   }
 }
 
 /** Why a key could not be trusted: kind `OwnKey` or `KidCollision`. */
 export class TrustError extends Error {
   /**
-   * @param {string} kind
+   * @param {TrustErrorKind} kind
    * @param {string} message
    * @param {Record<string, unknown>} [details]
    */
   constructor(kind, message, details = {}) {
     super(message);
-    init(this, 'TrustError', 'HERMIT_TRUST', kind, details);
+    this.name = 'TrustError';
+    /** @type {'HERMIT_TRUST'} */
+    this.code = 'HERMIT_TRUST';
+    /** @type {TrustErrorKind} */
+    this.kind = kind;
+    setDetails(this, details);
   }
 }
 
@@ -51,13 +76,18 @@ export class TrustError extends Error {
  */
 export class SealError extends Error {
   /**
-   * @param {string} kind
+   * @param {SealErrorKind} kind
    * @param {string} message
    * @param {Record<string, unknown>} [details]
    */
   constructor(kind, message, details = {}) {
     super(message);
-    init(this, 'SealError', 'HERMIT_SEAL', kind, details);
+    this.name = 'SealError';
+    /** @type {'HERMIT_SEAL'} */
+    this.code = 'HERMIT_SEAL';
+    /** @type {SealErrorKind} */
+    this.kind = kind;
+    setDetails(this, details);
   }
 }
 
@@ -68,12 +98,17 @@ export class SealError extends Error {
  */
 export class CompatError extends Error {
   /**
-   * @param {string} kind
+   * @param {CompatErrorKind} kind
    * @param {string} message
    * @param {Record<string, unknown>} [details]
    */
   constructor(kind, message, details = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    init(this, 'CompatError', 'HERMIT_COMPAT', kind, details);
+    this.name = 'CompatError';
+    /** @type {'HERMIT_COMPAT'} */
+    this.code = 'HERMIT_COMPAT';
+    /** @type {CompatErrorKind} */
+    this.kind = kind;
+    setDetails(this, details);
   }
 }

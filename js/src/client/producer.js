@@ -18,35 +18,14 @@
  * no separate delivery timeout (the client's request timeout bounds every
  * batch once it is sent).
  *
- * @module producer
+ * @module client/producer
  */
 
-import { Ack, BatchBuilder, ClientError, HEADER_LEN, RECORD_LEN_PREFIX, REQUEST_HEADER_LEN, checkTopic, nowNs } from './protocol.js';
-
-/**
- * FNV-1a, 32 bits: the partitioner's hash (client/src/partitioner.rs), so a
- * key lands in the same partition from every SDK.
- * @param {Uint8Array} bytes
- * @returns {number}
- */
-export function fnv1a32(bytes) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < bytes.length; i++) {
-    h ^= bytes[i];
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
-}
-
-/**
- * The partition of a keyed record among `partitions` (≥ 1).
- * @param {Uint8Array} key
- * @param {number} partitions
- * @returns {number}
- */
-export function partitionForKey(key, partitions) {
-  return fnv1a32(key) % Math.max(1, partitions);
-}
+import { ClientError } from '../protocol/error.js';
+import { Ack, REQUEST_HEADER_LEN } from '../protocol/frame.js';
+import { BatchBuilder, HEADER_LEN, RECORD_LEN_PREFIX, nowNs } from '../protocol/record.js';
+import { checkTopic } from '../protocol/topic.js';
+import { partitionForKey } from './partitioner.js';
 
 /**
  * @typedef {object} ProducerOptions
@@ -68,13 +47,15 @@ export function partitionForKey(key, partitions) {
 
 /** One record queued in a {@link Producer}: where it goes, and when it is stored. */
 export class Delivery {
+  /** @type {Batch} */
+  #batch;
+
   /**
    * @param {Batch} batch
    * @param {number} index
    */
   constructor(batch, index) {
-    /** @private */
-    this._batch = batch;
+    this.#batch = batch;
     /** The record's index in its batch. @type {number} */
     this.index = index;
     /** The partition the record was assigned to. @type {number} */
@@ -88,7 +69,7 @@ export class Delivery {
    * @returns {Promise<Delivered>}
    */
   get delivered() {
-    return this._batch.done.then((base) => ({ partition: this.partition, offset: base + this.index }));
+    return this.#batch.done.then((base) => ({ partition: this.partition, offset: base + this.index }));
   }
 
   /**
@@ -96,14 +77,14 @@ export class Delivery {
    * @returns {{ ok: true, value: Delivered } | { ok: false, error: ClientError } | null}
    */
   tryResult() {
-    const b = this._batch;
+    const b = this.#batch;
     if (b.error) return { ok: false, error: b.error };
     if (b.baseOffset === null) return null;
     return { ok: true, value: { partition: this.partition, offset: b.baseOffset + this.index } };
   }
 }
 
-/** A batch being filled, then in flight. @private */
+/** A batch being filled, then in flight. */
 class Batch {
   /**
    * @param {string} topic
@@ -144,60 +125,77 @@ class Batch {
  * batches in flight over one {@link Client}.
  */
 export class Producer {
+  /** @type {import('./connection.js').Client} */
+  #client;
+  /** @type {number} */
+  #ack;
+  /** @type {number} */
+  #lingerMs;
+  /** @type {number} */
+  #batchRecords;
+  /** @type {number} */
+  #batchBytes;
+  /** @type {number} */
+  #bufferBytes;
+  /** @type {number} */
+  #maxInFlight;
+  /** @type {Map<string, { partitions: number|null, known: boolean, sticky: number, ready: Promise<void>, open: Map<string, Batch> }>} */
+  #topics;
+  /** @type {number} */
+  #buffered;
+  /** @type {number} */
+  #nextSeq;
+  /** Batches not finished (open, queued or in flight). @type {Set<Batch>} */
+  #outstanding;
+  /** Closed, waiting until fewer than maxInFlight are in flight. @type {Batch[]} */
+  #queue;
+  /** @type {number} */
+  #inFlight;
+  /** @type {Array<() => void>} */
+  #spaceWaiters;
+  /** @type {Array<() => void>} */
+  #progressWaiters;
+  /** @type {boolean} */
+  #closing;
+
   /**
    * @param {import('./connection.js').Client} client
    * @param {ProducerOptions} [options]
    */
   constructor(client, options = {}) {
-    /** @private */
-    this._client = client;
+    this.#client = client;
     const ack = options.ack ?? Ack.Durable;
-    /** @private */
-    this._ack = ack === 'durable' ? Ack.Durable : ack === 'written' ? Ack.Written : ack;
-    if (this._ack !== Ack.Durable && this._ack !== Ack.Written) {
+    this.#ack = ack === 'durable' ? Ack.Durable : ack === 'written' ? Ack.Written : ack;
+    if (this.#ack !== Ack.Durable && this.#ack !== Ack.Written) {
       throw new ClientError('InvalidArgument', `invalid argument: ack must be Ack.Durable or Ack.Written`);
     }
-    /** @private */
-    this._lingerMs = Math.max(0, options.lingerMs ?? 5);
-    /** @private */
-    this._batchRecords = Math.max(1, options.batchRecords ?? 100);
+    this.#lingerMs = Math.max(0, options.lingerMs ?? 5);
+    this.#batchRecords = Math.max(1, options.batchRecords ?? 100);
     // Never build a batch the broker cannot take in one frame (over WebSocket
     // the frame limit is the message limit, 1 MiB by default).
     const frameRoom = client.maxFrame - (REQUEST_HEADER_LEN - 4 + 1 + 255 + 4 + 1);
-    /** @private */
-    this._batchBytes = Math.max(HEADER_LEN + RECORD_LEN_PREFIX, Math.min(options.batchBytes ?? 256 * 1024, frameRoom));
-    /** @private */
-    this._bufferBytes = options.bufferBytes ?? 32 << 20;
-    /** @private */
-    this._maxInFlight = Math.max(1, options.maxInFlight ?? 256);
-    /** @private @type {Map<string, { partitions: number|null, known: boolean, sticky: number, ready: Promise<void>, open: Map<string, Batch> }>} */
-    this._topics = new Map();
-    /** @private */
-    this._buffered = 0;
-    /** @private */
-    this._nextSeq = 0;
-    /** @private @type {Set<Batch>} batches not finished (open, queued or in flight) */
-    this._outstanding = new Set();
-    /** @private @type {Batch[]} closed, waiting for an in-flight slot */
-    this._queue = [];
-    /** @private */
-    this._inFlight = 0;
-    /** @private @type {Array<() => void>} */
-    this._spaceWaiters = [];
-    /** @private @type {Array<() => void>} */
-    this._progressWaiters = [];
-    /** @private */
-    this._closing = false;
+    this.#batchBytes = Math.max(HEADER_LEN + RECORD_LEN_PREFIX, Math.min(options.batchBytes ?? 256 * 1024, frameRoom));
+    this.#bufferBytes = options.bufferBytes ?? 32 << 20;
+    this.#maxInFlight = Math.max(1, options.maxInFlight ?? 256);
+    this.#topics = new Map();
+    this.#buffered = 0;
+    this.#nextSeq = 0;
+    this.#outstanding = new Set();
+    this.#queue = [];
+    this.#inFlight = 0;
+    this.#spaceWaiters = [];
+    this.#progressWaiters = [];
+    this.#closing = false;
   }
 
   /** The client records are sent through. @returns {import('./connection.js').Client} */
   get client() {
-    return this._client;
+    return this.#client;
   }
 
   /** Bytes held (records and batch overhead, from `send` until acknowledged). */
   get bufferedBytes() {
-    return this._buffered;
+    return this.#buffered;
   }
 
   /**
@@ -215,67 +213,66 @@ export class Producer {
     if (!(value instanceof Uint8Array) || !(k instanceof Uint8Array)) {
       throw new ClientError('InvalidArgument', 'invalid argument: key and value must be Uint8Arrays');
     }
-    if (this._closing) throw new ClientError('Closed', 'closed: the producer was closed');
+    if (this.#closing) throw new ClientError('Closed', 'closed: the producer was closed');
     checkTopic(topic);
-    const acc = await this._topic(topic);
+    const acc = await this.#topic(topic);
     const need = RECORD_LEN_PREFIX + value.length;
-    while (this._buffered > 0 && this._buffered + need + HEADER_LEN + k.length > this._bufferBytes) {
+    while (this.#buffered > 0 && this.#buffered + need + HEADER_LEN + k.length > this.#bufferBytes) {
       // Full: lingering batches go now, so their acks free space.
-      this._closeAll();
-      await new Promise((resolve) => this._spaceWaiters.push(() => resolve(undefined)));
-      if (this._closing) throw new ClientError('Closed', 'closed: the producer was closed');
+      this.#closeAll();
+      await new Promise((resolve) => this.#spaceWaiters.push(() => resolve(undefined)));
+      if (this.#closing) throw new ClientError('Closed', 'closed: the producer was closed');
     }
-    if (this._closing) throw new ClientError('Closed', 'closed: the producer was closed');
+    if (this.#closing) throw new ClientError('Closed', 'closed: the producer was closed');
     const n = acc.partitions ?? 1;
     const keyed = k.length > 0;
     const partition = keyed ? partitionForKey(k, n) : acc.sticky % n;
-    const slot = keyed ? `k:${partition}:${hexKey(k)}` : `p:${partition}`;
-    let batch = acc.open.get(slot);
-    if (batch && batch.builder.recordCount > 0 && batch.builder.length + need > this._batchBytes) {
-      this._closeBatch(acc, slot, batch);
+    const openKey = keyed ? `k:${partition}:${hexKey(k)}` : `p:${partition}`;
+    let batch = acc.open.get(openKey);
+    if (batch && batch.builder.recordCount > 0 && batch.builder.length + need > this.#batchBytes) {
+      this.#closeBatch(acc, openKey, batch);
       batch = undefined;
     }
     if (!batch) {
-      batch = new Batch(topic, partition, k, this._nextSeq++);
-      this._outstanding.add(batch);
-      this._buffered += batch.reserved;
-      acc.open.set(slot, batch);
+      batch = new Batch(topic, partition, k, this.#nextSeq++);
+      this.#outstanding.add(batch);
+      this.#buffered += batch.reserved;
+      acc.open.set(openKey, batch);
       const b = batch;
       b.timer = setTimeout(() => {
-        if (acc.open.get(slot) === b) this._closeBatch(acc, slot, b);
-      }, this._lingerMs);
+        if (acc.open.get(openKey) === b) this.#closeBatch(acc, openKey, b);
+      }, this.#lingerMs);
     }
     batch.builder.push(value);
     batch.reserved += need;
-    this._buffered += need;
+    this.#buffered += need;
     const delivery = new Delivery(batch, batch.builder.recordCount - 1);
-    if (batch.builder.recordCount >= this._batchRecords || batch.builder.length >= this._batchBytes) {
-      this._closeBatch(acc, slot, batch);
+    if (batch.builder.recordCount >= this.#batchRecords || batch.builder.length >= this.#batchBytes) {
+      this.#closeBatch(acc, openKey, batch);
     }
     return delivery;
   }
 
   /**
-   * @private
    * @param {string} topic
    */
-  async _topic(topic) {
-    let acc = this._topics.get(topic);
+  async #topic(topic) {
+    let acc = this.#topics.get(topic);
     if (!acc) {
       const entry = { partitions: /** @type {number|null} */ (null), known: false, sticky: 0, ready: Promise.resolve(), open: new Map() };
       // Keyless records start at a random partition, so many producers (tabs)
       // do not all fill partition 0 first — as the Rust producer spreads them.
-      entry.ready = this._resolve(entry, topic).then(() => {
+      entry.ready = this.#resolve(entry, topic).then(() => {
         entry.sticky = Math.floor(Math.random() * (entry.partitions ?? 1));
       });
-      this._topics.set(topic, entry);
+      this.#topics.set(topic, entry);
       acc = entry;
     }
     try {
       await acc.ready;
     } catch (e) {
       // Ask again at the next send (the connection may be back, the ACL changed).
-      if (this._topics.get(topic) === acc) this._topics.delete(topic);
+      if (this.#topics.get(topic) === acc) this.#topics.delete(topic);
       throw e;
     }
     return acc;
@@ -286,13 +283,12 @@ export class Producer {
    * the first produce when the broker auto-creates) or one whose metadata is
    * refused gets partition 0; after its first acknowledgement metadata is
    * asked once more.
-   * @private
    * @param {{ partitions: number|null, known: boolean }} entry
    * @param {string} topic
    */
-  async _resolve(entry, topic) {
+  async #resolve(entry, topic) {
     try {
-      const meta = await this._client.metadata(topic);
+      const meta = await this.#client.metadata(topic);
       const t = meta.find((m) => m.name === topic);
       if (t) {
         entry.partitions = Math.max(1, t.partitions.length);
@@ -305,76 +301,72 @@ export class Producer {
     }
   }
 
-  /** @private */
-  _closeAll() {
-    for (const acc of this._topics.values()) {
-      for (const [slot, b] of [...acc.open]) this._closeBatch(acc, slot, b);
+  #closeAll() {
+    for (const acc of this.#topics.values()) {
+      for (const [openKey, b] of [...acc.open]) this.#closeBatch(acc, openKey, b);
     }
   }
 
   /**
    * Close a batch to new records and queue it for sending.
-   * @private
    * @param {{ sticky: number, partitions: number|null, open: Map<string, Batch> }} acc
-   * @param {string} slot
+   * @param {string} openKey
    * @param {Batch} batch
    */
-  _closeBatch(acc, slot, batch) {
+  #closeBatch(acc, openKey, batch) {
     clearTimeout(batch.timer);
-    acc.open.delete(slot);
-    if (slot.startsWith('p:') && batch.partition === acc.sticky % (acc.partitions ?? 1)) {
+    acc.open.delete(openKey);
+    if (openKey.startsWith('p:') && batch.partition === acc.sticky % (acc.partitions ?? 1)) {
       acc.sticky = (acc.sticky + 1) % (acc.partitions ?? 1);
     }
-    this._queue.push(batch);
-    this._pump();
+    this.#queue.push(batch);
+    this.#pump();
   }
 
-  /** @private */
-  _pump() {
-    while (this._inFlight < this._maxInFlight && this._queue.length > 0) {
-      const batch = /** @type {Batch} */ (this._queue.shift());
-      this._inFlight++;
+  #pump() {
+    while (this.#inFlight < this.#maxInFlight && this.#queue.length > 0) {
+      const batch = /** @type {Batch} */ (this.#queue.shift());
+      this.#inFlight++;
       let bytes;
       try {
         bytes = batch.builder.finish(nowNs());
       } catch (e) {
-        this._finish(batch, null, /** @type {ClientError} */ (e));
+        this.#finish(batch, null, /** @type {ClientError} */ (e));
         continue;
       }
       batch.builder = /** @type {any} */ (null); // the records are in `bytes` now
-      this._client.produce(batch.topic, batch.partition, this._ack, bytes).then(
-        (base) => this._finish(batch, base, null),
-        (e) => this._finish(batch, null, e instanceof ClientError ? e : new ClientError('ConnectionLost', String(e), { cause: e })),
+      this.#client.produce(batch.topic, batch.partition, this.#ack, bytes).then(
+        (base) => this.#finish(batch, base, null),
+        (e) => this.#finish(batch, null, e instanceof ClientError ? e : new ClientError('ConnectionLost', String(e), { cause: e })),
       );
     }
   }
 
   /**
-   * @private
    * @param {Batch} batch
    * @param {number|null} base
    * @param {ClientError|null} error
    */
-  _finish(batch, base, error) {
-    this._inFlight--;
-    this._buffered -= batch.reserved;
-    this._outstanding.delete(batch);
+  #finish(batch, base, error) {
+    this.#inFlight--;
+    this.#buffered -= batch.reserved;
+    this.#outstanding.delete(batch);
     if (error) {
       batch.error = error;
       batch.reject(error);
     } else {
       batch.baseOffset = base;
       batch.resolve(/** @type {number} */ (base));
-      const acc = this._topics.get(batch.topic);
+      const acc = this.#topics.get(batch.topic);
       if (acc && !acc.known) {
         // The first ack of an auto-created topic: learn its partition count.
         acc.known = true;
-        this._resolve(acc, batch.topic).catch(() => {});
+        this.#resolve(acc, batch.topic).catch(() => {});
       }
     }
-    for (const w of this._spaceWaiters.splice(0)) w();
-    for (const w of this._progressWaiters.splice(0)) w();
-    this._pump();
+    for (const w of this.#spaceWaiters.splice(0)) w();
+    for (const w of this.#progressWaiters.splice(0)) w();
+    this.#pump();
   }
 
   /**
@@ -383,11 +375,11 @@ export class Producer {
    * @returns {Promise<void>}
    */
   async flush() {
-    const target = this._nextSeq;
-    this._closeAll();
-    const pendingBefore = () => [...this._outstanding].some((b) => b.seq < target);
+    const target = this.#nextSeq;
+    this.#closeAll();
+    const pendingBefore = () => [...this.#outstanding].some((b) => b.seq < target);
     while (pendingBefore()) {
-      await new Promise((resolve) => this._progressWaiters.push(() => resolve(undefined)));
+      await new Promise((resolve) => this.#progressWaiters.push(() => resolve(undefined)));
     }
   }
 
@@ -397,8 +389,8 @@ export class Producer {
    * @returns {Promise<void>}
    */
   async close() {
-    this._closing = true;
-    for (const w of this._spaceWaiters.splice(0)) w();
+    this.#closing = true;
+    for (const w of this.#spaceWaiters.splice(0)) w();
     await this.flush();
   }
 }

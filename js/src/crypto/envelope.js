@@ -8,8 +8,9 @@
 //
 // `Header.parse` / `RecordView.parse` check structure only; the Opener authenticates.
 
-import { Kid, sha256 } from './identity.js';
-import { OpenError } from './crypto-errors.js';
+import { Kid } from './identity.js';
+import { sha256 } from './webcrypto.js';
+import { OpenError } from './errors.js';
 
 /** The only record version this code reads or writes. */
 export const VERSION = 0x01;
@@ -48,7 +49,9 @@ export const Mode = Object.freeze({
   Multi: 'multi',
 });
 
-/** Mode byte of a `Mode` value. @param {string} mode @returns {number} */
+/** @typedef {'direct'|'multi'} ModeName a {@link Mode} value */
+
+/** Mode byte of a `Mode` value. @param {ModeName} mode @returns {number} */
 export function modeByte(mode) {
   return mode === Mode.Direct ? 0x01 : 0x02;
 }
@@ -56,6 +59,10 @@ export function modeByte(mode) {
 /** Flag bits. */
 export const Flags = Object.freeze({ SIGNED: 0x01, PADDED: 0x02, KNOWN: 0x03 });
 
+/**
+ * @param {number} need
+ * @param {number} have
+ */
 function truncated(need, have) {
   return new OpenError('Truncated', `record truncated: need ${need} more bytes, have ${have}`, { need, have });
 }
@@ -63,15 +70,19 @@ function truncated(need, have) {
 /** The 20-byte common header. */
 export class Header {
   /**
-   * @param {string} mode `Mode.Direct` or `Mode.Multi`
+   * @param {ModeName} mode `Mode.Direct` or `Mode.Multi`
    * @param {number} flags
    * @param {Kid} sender
    * @param {bigint} seq
    */
   constructor(mode, flags, sender, seq) {
+    /** @type {ModeName} */
     this.mode = mode;
+    /** @type {number} */
     this.flags = flags;
+    /** @type {Kid} */
     this.sender = sender;
+    /** @type {bigint} */
     this.seq = seq;
   }
 
@@ -123,17 +134,45 @@ export class Header {
 }
 
 /**
+ * @typedef {object} DirectBody
+ * @property {Kid} recipient
+ * @property {Uint8Array} prefix
+ * @property {Uint8Array} iv
+ * @property {Uint8Array} ciphertext
+ * @property {Uint8Array} tag
+ * @property {Uint8Array} sealed
+ */
+
+/**
+ * @typedef {object} MultiBody
+ * @property {Uint8Array} prefix
+ * @property {Uint8Array} msgSalt
+ * @property {Uint8Array} ckCommit
+ * @property {number} n
+ * @property {Array<{ kidBytes: Uint8Array, wrapped: Uint8Array }>} entries
+ * @property {Uint8Array} entryBytes
+ * @property {Uint8Array} payload
+ */
+
+/**
  * A structurally valid record as subarrays of its fields.
  *
  * `body` is `{ recipient, prefix, iv, ciphertext, tag }` for DIRECT and
  * `{ prefix, msgSalt, ckCommit, n, entries: [{ kid, wrapped }], payload }` for MULTI.
  */
 export class RecordView {
+  /**
+   * @param {Header} header
+   * @param {DirectBody|MultiBody} body
+   * @param {Uint8Array} signedPart
+   * @param {Uint8Array|undefined} signature
+   */
   constructor(header, body, signedPart, signature) {
     /** @type {Header} */
     this.header = header;
+    /** @type {DirectBody|MultiBody} */
     this.body = body;
-    /** Everything the signature covers (the whole record if unsigned). */
+    /** Everything the signature covers (the whole record if unsigned). @type {Uint8Array} */
     this.signedPart = signedPart;
     /** The 64-byte trailer, if SIGNED. @type {Uint8Array|undefined} */
     this.signature = signature;
@@ -202,7 +241,7 @@ export class RecordView {
  * `ctx_digest = SHA-256("sealed-record/v1" || mode || u16(len topic) || topic ||
  * fp(sender) [|| fp(recipient) in DIRECT])`; `undefined` if the topic is longer
  * than 65535 UTF-8 bytes.
- * @param {string} mode
+ * @param {ModeName} mode
  * @param {Uint8Array} topicBytes UTF-8 of the topic
  * @param {import('./identity.js').Fingerprint} sender
  * @param {import('./identity.js').Fingerprint} [recipient]

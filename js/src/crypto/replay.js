@@ -53,18 +53,27 @@ function bitmapByte(i) {
 export class ReplayWindow {
   /** @param {bigint} highest @param {boolean} allSeen */
   constructor(highest, allSeen) {
+    /** @type {bigint} */
     this.highest = highest;
     this.seen = new Uint8Array(Number(WINDOW)).fill(allSeen ? 1 : 0);
   }
 
-  /** A window whose first record is `seq`. */
+  /**
+   * A window whose first record is `seq`.
+   * @param {bigint} seq
+   * @returns {ReplayWindow}
+   */
   static startingWith(seq) {
     const w = new ReplayWindow(seq, false);
     w.seen[Number(seq % WINDOW)] = 1;
     return w;
   }
 
-  /** Restored from a persisted high-water mark: everything up to it counts as seen. */
+  /**
+   * Restored from a persisted high-water mark: everything up to it counts as seen.
+   * @param {bigint} highest
+   * @returns {ReplayWindow}
+   */
   static restored(highest) {
     return new ReplayWindow(highest, true);
   }

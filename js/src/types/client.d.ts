@@ -1,0 +1,182 @@
+// Declarations of client/: connect and Client, fetch responses, the producer
+// and its partitioner, the consumer.
+// Part of the hand-written public API (../index.d.ts); test/types.test.mjs
+// holds it to the code.
+
+import type { ClientError, TopicMetadata, TopicPage } from './protocol.js';
+
+// ---- client/connection.js, client/records.js --------------------------------
+
+export const SUBPROTOCOL: 'hermitmq.v3';
+export const CLOSE_PROTOCOL_ERROR: 4002;
+export const CLOSE_TIMEOUT: 4008;
+
+/** What `connect` needs of an identity (an `Identity` has both). */
+export interface AuthIdentity {
+  spki(): Promise<Uint8Array>;
+  signAuth(nonce: Uint8Array, brokerId: Uint8Array): Promise<Uint8Array>;
+}
+
+export interface ConnectOptions {
+  /** Authenticate as this key when the broker offers or requires it. */
+  identity?: AuthIdentity;
+  /** Limit on any answer (a fetch gets its maxWaitMs on top); default 30 000. */
+  timeoutMs?: number;
+  /** Limit on upgrade + hello + Authenticate; default 5 000. */
+  connectTimeoutMs?: number;
+  /** Most requests in flight; default 512. */
+  maxInFlight?: number;
+  /** Largest response frame; default 128 MiB. */
+  maxResponseBytes?: number;
+  /** A WebSocket constructor; default globalThis.WebSocket, else the `ws` package. */
+  WebSocket?: unknown;
+  /** Extra options for the `ws` package (Node only). */
+  wsOptions?: { [option: string]: unknown };
+}
+
+/** One record read from a partition. */
+export interface Record {
+  topic: string;
+  partition: number;
+  offset: number;
+  /** ns since the Unix epoch. */
+  timestampNs: bigint;
+  /** The batch key (empty for none). */
+  key: Uint8Array;
+  value: Uint8Array;
+}
+
+export class FetchResponse {
+  constructor(topic: string, partition: number, highWatermark: number, logStart: number, batches: Uint8Array);
+  readonly topic: string;
+  readonly partition: number;
+  readonly highWatermark: number;
+  readonly logStart: number;
+  readonly batches: Uint8Array;
+  nextOffset(): number | null;
+  /** Records at or after fromOffset; throws ClientError CorruptBatch at a bad batch. */
+  records(fromOffset?: number): Generator<Record>;
+}
+
+export interface TopicSettings {
+  /** 1..=4096; default 1. */
+  partitions?: number;
+  cleanup?: number;
+  /** 0 = broker default, U64_MAX = forever. */
+  retentionMs?: number | bigint;
+  retentionBytes?: number | bigint;
+}
+
+/** One WebSocket connection to a broker with pipelined requests. */
+export class Client {
+  private constructor();
+  readonly url: string;
+  /** Largest frame the broker accepts (after the length prefix). */
+  readonly maxFrame: number;
+  readonly brokerFlags: number;
+  readonly brokerId: Uint8Array | null;
+  /** SHA-256 of the identity's SPKI once authenticated, else null. */
+  readonly principal: Uint8Array | null;
+  readonly principalHex: string | null;
+  readonly inFlight: number;
+  readonly isClosed: boolean;
+  /** Resolves with the close code and reason once the WebSocket closed. */
+  readonly closed: Promise<{ code: number; reason: string }>;
+  produce(topic: string, partition: number, ack: number, batch: Uint8Array): Promise<number>;
+  fetch(topic: string, partition: number, offset: number, maxBytes?: number, maxWaitMs?: number): Promise<FetchResponse>;
+  commit(group: string, topic: string, partition: number, offset: number): Promise<void>;
+  committed(group: string, topic: string, partition: number): Promise<number | null>;
+  /** Every topic (one page at most: else PayloadTooLarge) or one. */
+  metadata(topic?: string | null): Promise<TopicMetadata[]>;
+  /** One page after the cursor `after` (null: from the first); `limit` 1..=1000, default 1000. */
+  listTopics(opts?: { after?: string | null; limit?: number }): Promise<TopicPage>;
+  /** Every topic the caller may describe, fetched one page at a time. */
+  allTopics(opts?: { limit?: number }): AsyncGenerator<TopicMetadata, void, void>;
+  createTopic(topic: string, settings?: TopicSettings): Promise<void>;
+  deleteTopic(topic: string): Promise<void>;
+  /** Round trip in ms. */
+  ping(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Open a connection: hello v3, Authenticate with opts.identity when offered. */
+export function connect(url: string, opts?: ConnectOptions): Promise<Client>;
+
+// ---- client/consumer.js -----------------------------------------------------
+
+export interface ConsumerOptions {
+  group?: string | null;
+  partitions?: number[] | null;
+  /** Default 'committed'. */
+  start?: 'committed' | 'earliest' | 'latest' | { offset: number };
+  /** Start without a committed offset; default 'earliest'. */
+  fallback?: 'earliest' | 'latest';
+  /** Default 'earliest'. */
+  reset?: 'earliest' | 'latest' | 'error';
+  /** Default 1 MiB (capped to the broker's frame limit). */
+  maxBytes?: number;
+  /** Default 500. */
+  maxWaitMs?: number;
+  /** Default 5000; null never. */
+  autoCommitMs?: number | null;
+  /** Default 100. */
+  retryBackoffMs?: number;
+}
+
+export class Consumer implements AsyncIterable<Record> {
+  private constructor();
+  static create(client: Client, topic: string, options?: ConsumerOptions): Promise<Consumer>;
+  readonly topic: string;
+  position(partition: number): number | null;
+  seek(partition: number, offset: number): void;
+  tryNext(): Record | null;
+  next(): Promise<Record>;
+  [Symbol.asyncIterator](): AsyncGenerator<Record>;
+  commit(): Promise<void>;
+  committed(): Array<[number, number | null]>;
+  close(): Promise<void>;
+}
+
+// ---- client/producer.js, client/partitioner.js ------------------------------
+
+export function fnv1a32(bytes: Uint8Array): number;
+export function partitionForKey(key: Uint8Array, partitions: number): number;
+
+export interface ProducerOptions {
+  /** Default Ack.Durable. */
+  ack?: number | 'durable' | 'written';
+  /** Default 5. */
+  lingerMs?: number;
+  /** Default 100. */
+  batchRecords?: number;
+  /** Default 256 KiB (capped to the broker's frame limit). */
+  batchBytes?: number;
+  /** Default 32 MiB. */
+  bufferBytes?: number;
+  /** Default 256. */
+  maxInFlight?: number;
+}
+
+export interface Delivered {
+  partition: number;
+  offset: number;
+}
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ClientError } | null;
+
+export class Delivery {
+  private constructor();
+  readonly partition: number;
+  readonly index: number;
+  readonly delivered: Promise<Delivered>;
+  tryResult(): Outcome<Delivered>;
+}
+
+export class Producer {
+  constructor(client: Client, options?: ProducerOptions);
+  readonly client: Client;
+  readonly bufferedBytes: number;
+  send(topic: string, key: Uint8Array | null, value: Uint8Array): Promise<Delivery>;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
