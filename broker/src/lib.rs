@@ -9,7 +9,7 @@
 //! - [`admin`]: the admin HTTP listener: `/metrics`, `/healthz`, `/readyz`.
 //! - [`metrics`]: the counters and histograms the broker keeps where things happen.
 //! - [`auth`]: principals, `Authenticate` verification, ACLs, the broker id.
-//! - [`log`]: the storage engine (segments, index, recovery, group commit,
+//! - [`log`]: the log, the broker's storage (segments, index, recovery, group commit,
 //!   retention, compaction).
 //! - [`offsets`]: consumer-group offsets over the internal compacted topic.
 //! - [`engine`]: the log and the offsets composed — what the server uses.

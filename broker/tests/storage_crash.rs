@@ -835,7 +835,7 @@ fn a_compacted_topics_fence_in_its_active_segment_survives_a_restart() {
     assert!(
         matches!(
             first_segment.findings[..],
-            [hermit_broker::log::check::Finding::Damaged { position: 0, .. }]
+            [hermit_broker::log::check::Finding::Corrupt { position: 0, .. }]
         ),
         "{first_segment:?}"
     );

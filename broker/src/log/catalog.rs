@@ -25,8 +25,8 @@
 //! [`super::slab`]).
 //!
 //! Recovery follows the segment rule (STORAGE.md §3.2): a crash can only
-//! tear the tail — entries after the last fsync — so damage with nothing
-//! valid after it is truncated; damage with valid entries after it is
+//! tear the tail — entries after the last fsync — so corruption with nothing
+//! valid after it is truncated; corruption with valid entries after it is
 //! skipped, reported, and the file rewritten without it (in
 //! `absolute-consistency` mode the start is refused instead).
 
@@ -37,6 +37,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use hermit_protocol::Cleanup;
+use hermit_protocol::codec::Reader;
 
 use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
@@ -139,26 +140,25 @@ impl Entry {
 
     /// Decode a body whose CRC matched; `None` if it is not a valid entry.
     fn decode(body: &[u8]) -> Option<Entry> {
-        let mut r = Cursor(body);
-        let kind = r.u8()?;
-        let incarnation = r.u64()?;
-        let n = r.u16()? as usize;
-        let name = std::str::from_utf8(r.take(n)?).ok()?.to_owned();
+        let mut r = Reader::new(body);
+        let kind = r.u8().ok()?;
+        let incarnation = r.u64().ok()?;
+        let name = r.str16("topic").ok()?.to_owned();
         hermit_protocol::TopicName::new_any(name.as_str()).ok()?;
         let entry = match kind {
             CREATE => {
-                let partitions = r.u32()?;
+                let partitions = r.u32().ok()?;
                 if partitions == 0 || partitions > hermit_protocol::frame::MAX_PARTITIONS {
                     return None;
                 }
-                let cleanup = match r.u8()? {
+                let cleanup = match r.u8().ok()? {
                     0 => Cleanup::Delete,
                     1 => Cleanup::Compact,
                     _ => return None,
                 };
-                let retention_ms = Some(r.u64()?).filter(|v| *v != 0);
-                let retention_bytes = Some(r.u64()?).filter(|v| *v != 0);
-                let first_slot = Some(r.u64()?).filter(|v| *v != u64::MAX);
+                let retention_ms = Some(r.u64().ok()?).filter(|v| *v != 0);
+                let retention_bytes = Some(r.u64().ok()?).filter(|v| *v != 0);
+                let first_slot = Some(r.u64().ok()?).filter(|v| *v != u64::MAX);
                 if first_slot.is_some_and(|s| s + u64::from(partitions) > super::slab::MAX_SLOTS) {
                     return None;
                 }
@@ -177,7 +177,7 @@ impl Entry {
             DELETE => Entry::Delete { name, incarnation },
             _ => return None,
         };
-        r.0.is_empty().then_some(entry)
+        r.finish().ok().map(|()| entry)
     }
 }
 
@@ -192,7 +192,12 @@ impl Entry {
                 settings,
                 ..
             } => (0..settings.partitions)
-                .map(|p| (p, super::partition_dir(data_dir, name, p, *incarnation)))
+                .map(|p| {
+                    (
+                        p,
+                        super::layout::partition_dir(data_dir, name, p, *incarnation),
+                    )
+                })
                 .collect(),
             Entry::Delete { .. } => Vec::new(),
         }
@@ -204,41 +209,12 @@ fn push_name(body: &mut Vec<u8>, name: &str) {
     body.extend_from_slice(name.as_bytes());
 }
 
-struct Cursor<'a>(&'a [u8]);
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        Some(head)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        self.take(1).map(|b| b[0])
-    }
-    fn u16(&mut self) -> Option<u16> {
-        self.take(2).map(|b| u16::from_be_bytes([b[0], b[1]]))
-    }
-    fn u32(&mut self) -> Option<u32> {
-        self.take(4)
-            .and_then(|b| b.try_into().ok())
-            .map(u32::from_be_bytes)
-    }
-    fn u64(&mut self) -> Option<u64> {
-        self.take(8)
-            .and_then(|b| b.try_into().ok())
-            .map(u64::from_be_bytes)
-    }
-}
-
 /// What reading a catalog file found.
 #[derive(Debug, Default)]
 pub struct Replay {
     /// Every valid entry, in file order.
     pub entries: Vec<(u64, Entry)>,
-    /// Damaged byte ranges `[from, to)` skipped (valid entries follow each).
+    /// Corrupt byte ranges `[from, to)` skipped (valid entries follow each).
     pub skipped: Vec<(u64, u64)>,
     /// Where a torn tail starts (nothing valid after it), if there is one.
     pub torn_at: Option<u64>,
@@ -293,7 +269,7 @@ pub fn read(path: &Path) -> Result<Replay> {
                 out.valid_end = pos;
             }
             None => {
-                // Damage: look for the next valid entry after it.
+                // Corruption: look for the next valid entry after it.
                 match resync(&file, path, pos + 1, len)? {
                     Some(at) => {
                         out.skipped.push((pos, at));
@@ -389,7 +365,8 @@ fn resync(file: &File, path: &Path, from: u64, len: u64) -> Result<Option<u64>> 
     Ok(None)
 }
 
-struct State {
+/// The catalog's write position and sync progress, under its lock.
+struct CatalogState {
     /// Bytes appended (the next entry goes here), `pending` included.
     len: u64,
     /// Bytes known durable.
@@ -408,7 +385,7 @@ pub struct Catalog {
     path: PathBuf,
     file: File,
     io: Io,
-    state: Mutex<State>,
+    state: Mutex<CatalogState>,
     synced_cv: Condvar,
 }
 
@@ -436,23 +413,24 @@ impl Catalog {
             fsutil::write_atomic(io, &path, MAGIC)?;
         }
         let replay = read(&path)?;
-        let damaged = !replay.skipped.is_empty() || replay.torn_at.is_some();
-        if damaged && mode == RecoveryMode::AbsoluteConsistency {
-            let at = replay
-                .skipped
-                .first()
-                .map(|s| s.0)
-                .or(replay.torn_at)
-                .unwrap_or(0);
+        let corrupt = !replay.skipped.is_empty() || replay.torn_at.is_some();
+        if corrupt && mode == RecoveryMode::AbsoluteConsistency {
+            let message = match (replay.skipped.first(), replay.torn_at) {
+                (Some(&(at, _)), _) => format!("the topic catalog is corrupt at byte {at}"),
+                (None, at) => format!(
+                    "the topic catalog has a torn tail at byte {}",
+                    at.unwrap_or(0)
+                ),
+            };
             return Err(StorageError::BadMetadata {
                 path: path.clone(),
-                message: format!("the topic catalog is damaged at byte {at}"),
+                message,
             });
         }
         for (from, to) in &replay.skipped {
             tracing::error!(
                 catalog = %path.display(), from_byte = from, to_byte = to,
-                "damaged range in the topic catalog, with valid entries after it: skipped \
+                "corrupt range in the topic catalog, with valid entries after it: skipped \
                  (topics created there are lost; their directories are kept)"
             );
         }
@@ -461,9 +439,9 @@ impl Catalog {
         remove_deleted(&deleted)?;
         let dead = total - live.len();
         let mut expected_len = replay.valid_end;
-        if damaged || (dead > 0 && dead >= live.len()) {
+        if corrupt || (dead > 0 && dead >= live.len()) {
             // Rewrite it with the live entries only: drops deleted topics,
-            // the damage and a torn tail, atomically.
+            // the corruption and a torn tail, atomically.
             let mut bytes = MAGIC.to_vec();
             for e in &live {
                 bytes.extend_from_slice(&e.encode());
@@ -489,7 +467,7 @@ impl Catalog {
                 path,
                 file,
                 io: io.clone(),
-                state: Mutex::new(State {
+                state: Mutex::new(CatalogState {
                     len,
                     synced: len,
                     failed: None,
@@ -502,7 +480,7 @@ impl Catalog {
         ))
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, CatalogState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -774,7 +752,7 @@ mod tests {
         let b_at = bytes.len();
         bytes.extend_from_slice(&b);
         bytes.extend_from_slice(&c);
-        // Damage inside b, c intact after it.
+        // Corruption inside b, c intact after it.
         bytes[b_at + ENTRY_HEAD + 3] ^= 1;
         // And a torn tail: half of another entry.
         bytes.extend_from_slice(&create("d", 4).encode()[..10]);

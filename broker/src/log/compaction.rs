@@ -19,8 +19,8 @@ use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
 use super::index::IndexBuilder;
 use super::io::{Appender, OpenMode};
-use super::partition::{Partition, ScanCheck, ScanScope, remove_segment_files};
-use super::segment::{Parts, RolledSegment, SegmentFile, Verification};
+use super::partition::{Partition, ScanCheck, ScanScope};
+use super::segment::{Parts, RolledSegment, SegmentFile, Verification, remove_segment_files};
 
 /// Decides whether a batch survives: `(key, base_offset, payload_len, timestamp_ns)`.
 type KeepFn<'a> = &'a dyn Fn(&[u8], u64, u32, u64) -> bool;
@@ -129,7 +129,7 @@ impl Partition {
         for seg in &rolled {
             let v = seg.verify(opts, &mut scratch)?;
             if !v.bad.is_empty() {
-                // Never rewrite around damage: the corrupt range stays fenced as it is.
+                // Never rewrite around corruption: the corrupt range stays fenced as it is.
                 continue;
             }
             self.scan_batches(

@@ -61,7 +61,7 @@ pub enum Corruption {
     },
 }
 
-/// Errors of the storage engine.
+/// Errors of the log (the broker's storage).
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
     /// A system call failed.
@@ -108,7 +108,7 @@ pub enum StorageError {
         partition: u32,
         /// First unreadable offset.
         from: u64,
-        /// First readable offset after the damage.
+        /// First readable offset after the corruption.
         to: u64,
     },
     /// A metadata file is invalid.

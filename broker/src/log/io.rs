@@ -1,4 +1,4 @@
-//! The I/O seam under the storage engine: every operation that changes what
+//! The I/O seam under the log: every operation that changes what
 //! is on disk, or makes it durable, goes through a [`FileSystem`].
 //!
 //! The broker runs on [`RealFs`], which makes the system calls it always

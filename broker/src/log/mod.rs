@@ -1,11 +1,16 @@
-//! The storage engine: a data directory of topics, each a set of partitions,
-//! each a segmented write-ahead log.
+//! The log: the broker's storage. A data directory of topics, each a set
+//! of partitions, each a segmented write-ahead log.
 //!
 //! # Layout
+//! - [`options`]: the storage options ([`LogOptions`]) and their checks.
+//! - [`layout`]: where things are in a data directory.
+//! - [`topic`]: topics as the log holds them, and their effective policy.
 //! - [`reader`]: the segment reader, the only way to scan a log file.
 //! - [`index`]: the sparse, memory-mapped offset index.
 //! - [`segment`]: file naming, rolled segments, verification.
+//! - [`slab`]: slots, where small partitions keep their log.
 //! - [`catalog`]: the topic catalog, one append-only file.
+//! - `files`: the open-file budget the partitions count their files in.
 //! - `cache`: the open partitions, an LRU bounded by the files they hold.
 //! - [`partition`]: append, zero-copy reads, group-commit fsync, recovery, retention.
 //! - [`check`]: offline, read-only verification and dump of a data directory.
@@ -13,13 +18,14 @@
 //! - [`sync`]: the group-commit thread.
 //! - [`clock`]: the broker clock append times and retention are measured with.
 //! - [`lock`]: the data directory lock.
-//! - [`options`]: the storage options ([`LogOptions`]) and their checks.
+//! - [`io`]: the I/O seam every change to the disk goes through.
 //! - [`fsutil`]: durable directory and file replacement helpers.
 //! - [`error`]: the error type, [`StorageError`], with paths in every I/O error.
 //!
 //! ```text
 //! <data_dir>/LOCK
 //! <data_dir>/catalog                 the topics (append-only, see [`catalog`])
+//! <data_dir>/slabs/<n:08x>           the slots of small partitions (see [`slab`])
 //! <data_dir>/partitions/<topic>@<partition>@<incarnation:016x>/<base:020>.log|.idx
 //! <data_dir>/trash/                  partitions being deleted
 //! ```
@@ -30,9 +36,11 @@ pub mod check;
 pub mod clock;
 pub mod compaction;
 pub mod error;
+mod files;
 pub mod fsutil;
 pub mod index;
 pub mod io;
+pub mod layout;
 pub mod lock;
 pub mod options;
 pub mod partition;
@@ -40,6 +48,7 @@ pub mod reader;
 pub mod segment;
 pub mod slab;
 pub mod sync;
+pub mod topic;
 
 use std::collections::BTreeSet;
 use std::fs::{self, File};
@@ -53,172 +62,23 @@ use hermit_protocol::frame::TopicSettings;
 use hermit_protocol::{Cleanup, TopicName};
 
 pub use error::{Corruption, Result, StorageError};
+pub use layout::{CLEAN_FILE, PARTITIONS_DIR, parse_partition_dir, partition_dir};
 pub use options::{FsyncPolicy, InvalidOption, Limit, LogOptions, RecoveryMode, VerifyRolled};
 pub use partition::{Appended, FileRange, Partition, ReadOutcome, ScanCheck, ScanScope};
+pub use topic::{Topic, TopicPolicy};
 
 use crate::metrics::{Histogram, PartitionStats};
 use cache::OpenPartitions;
 pub use catalog::StoredSettings;
 use catalog::{Catalog, Entry};
 use error::IoContext;
+use layout::unique_name;
 use lock::DirLock;
 use sync::SyncQueue;
-
-/// A topic's effective cleanup and retention policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TopicPolicy {
-    /// Delete or compact.
-    pub cleanup: Cleanup,
-    /// Retention by age in ms (`u64::MAX`: forever).
-    pub retention_ms: u64,
-    /// Retention by size in bytes per partition (`u64::MAX`: unlimited).
-    pub retention_bytes: u64,
-    /// Tombstone grace period in ms.
-    pub delete_retention_ms: u64,
-}
-
-impl TopicPolicy {
-    /// The effective policy of stored settings under the broker's defaults.
-    pub fn of(settings: &StoredSettings, opts: &LogOptions) -> TopicPolicy {
-        TopicPolicy {
-            cleanup: settings.cleanup,
-            retention_ms: settings.retention_ms.unwrap_or(opts.retention_ms.as_u64()),
-            retention_bytes: settings
-                .retention_bytes
-                .unwrap_or(opts.retention_bytes.as_u64()),
-            delete_retention_ms: opts.delete_retention_ms,
-        }
-    }
-}
-
-/// A topic: its name, incarnation and policy. Its partitions are opened on
-/// use ([`Log::partition`], [`Log::open_partition`]); a topic nobody uses
-/// holds no file and costs only this struct in memory.
-#[derive(Debug)]
-pub struct Topic {
-    name: Box<str>,
-    incarnation: u64,
-    partitions: u32,
-    policy: TopicPolicy,
-    /// The slot of partition 0 (partition `p` has `first_slot + p`).
-    first_slot: Option<u64>,
-    /// Bit `p` (for partitions below 64): partition `p` was opened in this
-    /// run, so its files hold nothing unsynced from an earlier run.
-    opened: AtomicU64,
-    /// Traffic per partition since the start, made when one is first
-    /// opened: a topic never used in this run costs one pointer.
-    stats: OnceLock<Arc<[PartitionStats]>>,
-}
-
-impl Topic {
-    /// Name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// Traffic per partition since the start, if a partition of it was
-    /// opened in this run (none otherwise).
-    pub fn stats(&self) -> Option<&Arc<[PartitionStats]>> {
-        self.stats.get()
-    }
-
-    /// Make `p` (one of this topic's partitions) count into this topic's stats.
-    fn count(&self, p: &Partition) {
-        let stats = self.stats.get_or_init(|| {
-            (0..self.partitions)
-                .map(|_| PartitionStats::default())
-                .collect()
-        });
-        p.count_into(stats.clone());
-    }
-
-    /// The incarnation: the broker clock (ns) at its creation, unique among
-    /// all topics ever created in this data directory.
-    pub fn incarnation(&self) -> u64 {
-        self.incarnation
-    }
-
-    /// Number of partitions.
-    pub fn partition_count(&self) -> u32 {
-        self.partitions
-    }
-
-    /// Effective policy.
-    pub fn policy(&self) -> TopicPolicy {
-        self.policy
-    }
-
-    /// The slot of partition `partition`, if the topic has slots.
-    pub fn slot(&self, partition: u32) -> Option<u64> {
-        self.first_slot.map(|s| s + u64::from(partition))
-    }
-}
-
-/// A topic in the name-ordered set: ordered and looked up by name.
-#[derive(Debug, Clone)]
-struct ByName(Arc<Topic>);
-
-impl PartialEq for ByName {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.name == other.0.name
-    }
-}
-impl Eq for ByName {}
-impl PartialOrd for ByName {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for ByName {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.name.cmp(&other.0.name)
-    }
-}
-impl std::borrow::Borrow<str> for ByName {
-    fn borrow(&self) -> &str {
-        &self.0.name
-    }
-}
-
-/// The directory holding every partition directory.
-pub const PARTITIONS_DIR: &str = "partitions";
-
-/// Written by [`Log::close`] once everything is durable, removed (durably)
-/// by [`Log::open`] before anything is written.
-pub const CLEAN_FILE: &str = "clean";
-
-/// The directory of partition `partition` of the topic `name` of
-/// incarnation `incarnation`: `<data_dir>/partitions/<name>@<partition>@<incarnation:016x>`.
-/// `@` is outside the topic alphabet, so the name is unambiguous; the
-/// incarnation keeps a topic created again under a deleted name away from
-/// whatever of the old one a crash left behind.
-/// A name longer than 200 bytes is cut there (the incarnation alone makes
-/// the directory unique), so the whole stays within a file name's 255 bytes.
-pub fn partition_dir(data_dir: &Path, name: &str, partition: u32, incarnation: u64) -> PathBuf {
-    // Topic names are ASCII, so any byte index is a char boundary.
-    let cut = name.get(..name.len().min(200)).unwrap_or(name);
-    data_dir
-        .join(PARTITIONS_DIR)
-        .join(format!("{cut}@{partition}@{incarnation:016x}"))
-}
-
-/// Parse a partition directory's name into (topic name, cut at 200 bytes;
-/// partition; incarnation).
-pub fn parse_partition_dir(name: &str) -> Option<(&str, u32, u64)> {
-    let (rest, incarnation) = name.rsplit_once('@')?;
-    let (topic, partition) = rest.rsplit_once('@')?;
-    if incarnation.len() != 16 {
-        return None;
-    }
-    Some((
-        topic,
-        partition.parse().ok()?,
-        u64::from_str_radix(incarnation, 16).ok()?,
-    ))
-}
+use topic::ByName;
 
 /// The log of one broker: its topics and their partitions. It knows no
-/// consumer groups; [`Engine`](crate::engine::Engine) keeps their offsets
+/// consumer groups; the engine (`Engine`) keeps their offsets
 /// above it, in one of its topics.
 pub struct Log {
     dir: PathBuf,
@@ -737,7 +597,7 @@ impl Log {
         if partition < 64 {
             topic.opened.fetch_or(1 << partition, Ordering::AcqRel);
         }
-        topic.count(&p);
+        count_into_topic(topic, &p);
         self.cache_misses.fetch_add(1, Ordering::Relaxed);
         let closed = self.lock_open().insert(key, p.clone());
         // Dropped outside the cache's lock: closing files takes syscalls.
@@ -761,7 +621,7 @@ impl Log {
     /// Find the closed partitions with rolled segments (once per start, in
     /// the cleaner): one directory listing per partition directory.
     /// Directories the catalog does not know are reported, never removed:
-    /// after a crash they hold only unacknowledged writes, but after damage
+    /// after a crash they hold only unacknowledged writes, but after corruption
     /// to the catalog they may hold data an operator wants back.
     fn survey(&self) -> Result<()> {
         let parts_dir = self.dir.join(PARTITIONS_DIR);
@@ -802,7 +662,7 @@ impl Log {
                 count = unknown.len(),
                 first = %unknown[0].display(),
                 "partition directories that no topic in the catalog owns (left by a crash \
-                 during their topic's creation, or by a damaged catalog): left alone"
+                 during their topic's creation, or by a corrupt catalog): left alone"
             );
         }
         self.lock_open().cleanup_due.extend(found);
@@ -922,7 +782,7 @@ impl Log {
                             durable: true,
                         },
                     )?;
-                    topic.count(&part);
+                    count_into_topic(&topic, &part);
                     let closed = self.lock_open().insert((incarnation, p), part.clone());
                     drop(closed);
                     Some(part)
@@ -973,7 +833,7 @@ impl Log {
     /// moved to `trash/` and removed. Then `before_reuse` runs, while the
     /// name cannot be created again: what a layer above keeps per topic
     /// (group offsets, see
-    /// [`Engine::delete_topic`](crate::engine::Engine::delete_topic)) is
+    /// `Engine::delete_topic`) is
     /// dropped there, so a topic created later under the name inherits
     /// nothing. Its error is returned; the topic is gone either way.
     pub fn delete_topic(
@@ -1210,12 +1070,12 @@ impl Drop for Log {
     }
 }
 
-/// A fresh directory name for `name` in `trash/`: the clock makes it
-/// unique (deletions run one at a time under the admin lock, and leftovers
-/// are removed at start); the name is cut so that the whole stays within a
-/// file name's 255 bytes (a topic name may have 249).
-fn unique_name(name: &str) -> String {
-    // Topic names are ASCII, so any byte index is a char boundary.
-    let cut = name.get(..name.len().min(200)).unwrap_or("topic");
-    format!("{:016x}-{cut}", clock::now_ns())
+/// Make `p` (one of `topic`'s partitions) count into `topic`'s stats.
+fn count_into_topic(topic: &Topic, p: &Partition) {
+    let stats = topic.stats.get_or_init(|| {
+        (0..topic.partitions)
+            .map(|_| PartitionStats::default())
+            .collect()
+    });
+    p.count_into(stats.clone());
 }

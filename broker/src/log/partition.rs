@@ -17,17 +17,17 @@ use hermit_protocol::{Cleanup, WireError};
 use tokio::sync::watch;
 
 use super::error::{IoContext, Result, StorageError};
+use super::files::FileBudget;
 use super::fsutil;
 use super::index::IndexBuilder;
 use super::io::{Io, OpenMode};
+use super::options::LogOptions;
 use super::options::{FsyncPolicy, RecoveryMode, VerifyRolled};
-use super::reader::{self, Continuity, ScanOptions, SegmentReader, WholeBatch};
-use super::segment::{
-    self, HARD_MAX_BATCH, RolledSegment, SegmentFile, Verification, idx_name, log_name,
-};
+use super::reader::{self, Continuity, HARD_MAX_BATCH, ScanOptions, SegmentReader, WholeBatch};
+use super::segment::{self, RolledSegment, SegmentFile, Verification, idx_name, log_name};
 use super::slab::SLOT_BYTES;
-use super::sync::SyncQueue;
-use super::{LogOptions, TopicPolicy};
+use super::sync::{SyncQueue, SyncTarget, Syncable};
+use super::topic::TopicPolicy;
 use crate::metrics::PartitionStats;
 
 pub use super::clock::now_ns;
@@ -98,13 +98,20 @@ pub enum ScanScope<'a> {
 pub enum ScanCheck {
     /// Bytes this broker checked already — rolled segments it verified, the
     /// active segment (every batch was CRC-checked on append or at
-    /// recovery): headers and lengths only, no CRC; damage is an error.
+    /// recovery): headers and lengths only, no CRC; corruption is an error.
     Checked,
-    /// CRC-check every batch. At damage the rest of that segment is skipped
+    /// CRC-check every batch. At a corrupt batch the rest of that segment is skipped
     /// (never yielded) and reported, and the scan goes on with the next
-    /// segment: for readers that must start even on a damaged log, whose
-    /// damage the partition's own verification fences and reports.
-    SkipDamaged,
+    /// segment: for readers that must start even on a corrupt log, whose
+    /// corruption the partition's own verification fences and reports.
+    SkipCorrupt,
+}
+
+impl ScanCheck {
+    /// The old name of [`ScanCheck::SkipCorrupt`].
+    #[deprecated(note = "use `ScanCheck::SkipCorrupt`")]
+    #[allow(non_upper_case_globals)]
+    pub const SkipDamaged: ScanCheck = ScanCheck::SkipCorrupt;
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -187,7 +194,7 @@ pub struct Partition {
     created_ns: Option<u64>,
     /// The log's count of segment files open in all its partitions (the
     /// `open_files` budget), kept up to date as segments come and go.
-    files: OnceLock<(Arc<AtomicUsize>, super::cache::Budget)>,
+    files: OnceLock<FileBudget>,
     /// What this partition has added to `files`.
     files_reported: AtomicUsize,
     /// Its topic's traffic counters (this partition's is `[id]`), given by
@@ -216,15 +223,6 @@ pub struct Placement {
 const DIR_NEW: u8 = 1;
 /// The partition directory's own entry in its parent needs an fsync.
 const DIR_PARENT: u8 = 2;
-
-/// What a sync makes durable: captured before the fsync starts.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct SyncTarget {
-    offset: u64,
-    base: u64,
-    position: u64,
-    dirs: u8,
-}
 
 impl std::fmt::Debug for Partition {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -318,11 +316,8 @@ fn move_slot_bytes(
 
 impl Drop for Partition {
     fn drop(&mut self) {
-        if let Some((c, _)) = self.files.get() {
-            c.fetch_sub(
-                self.files_reported.load(Ordering::Acquire),
-                Ordering::AcqRel,
-            );
+        if let Some(budget) = self.files.get() {
+            budget.remove(self.files_reported.load(Ordering::Acquire));
         }
     }
 }
@@ -392,8 +387,8 @@ impl Partition {
                     ));
                 }
                 None => {
-                    // Damage with valid batches after it: out into a
-                    // directory, whose recovery fences the damaged range.
+                    // Corruption with valid batches after it: out into a
+                    // directory, whose recovery fences the corrupt range.
                     let len = slot.file.metadata().ctx("stat slab", &slot.path)?.len();
                     let end = len.clamp(slot.origin(), slot.origin() + SLOT_BYTES);
                     let last = Self::slot_append_ns(&slot)?;
@@ -501,7 +496,7 @@ impl Partition {
             dirs |= DIR_NEW;
         }
         if !bad.is_empty() {
-            // Roll over the damaged segment with its fenced ranges, so the rolled
+            // Roll over the corrupt segment with its fenced ranges, so the rolled
             // segments' fencing serves it, and write on in a fresh segment.
             let idx_path = dir.join(idx_name(active.base));
             let index = active.index.clone().finish();
@@ -614,7 +609,7 @@ impl Partition {
     /// an active segment. Zeros after the last batch are the slot's clean
     /// end. A torn tail — bytes that are not a batch, with no valid batch
     /// after them — is zeroed (or refused, in absolute-consistency mode).
-    /// Returns `None` for damage with valid batches after it, which only a
+    /// Returns `None` for corruption with valid batches after it, which only a
     /// partition directory can fence: the caller moves the slot out.
     fn recover_slot(slot: &Arc<SegmentFile>, ctx: &Opening<'_>) -> Result<Option<(Active, u64)>> {
         let origin = slot.origin();
@@ -630,7 +625,7 @@ impl Partition {
             ScanOptions::verify(Continuity::Strict(0), SLOT_BYTES),
             &mut buf,
         );
-        let damage = loop {
+        let corruption = loop {
             match reader.next_batch() {
                 Ok(Some(b)) => index.observe(b.header.base_offset, b.position),
                 Ok(None) => break None,
@@ -640,7 +635,7 @@ impl Partition {
         };
         let (at, next_offset) = (reader.position(), reader.next_offset().unwrap_or(0));
         let mut zeroed = false;
-        if let Some(err) = damage {
+        if let Some(err) = corruption {
             let mut rest = vec![0u8; (end - at) as usize];
             slot.file
                 .read_exact_at(&mut rest, at)
@@ -758,10 +753,10 @@ impl Partition {
     }
 
     /// Scan the active segment from its start. A torn or corrupt *tail* —
-    /// damage with no valid batch after it, what a crash leaves — is
-    /// truncated (or refused, in absolute-consistency mode). Damage with
+    /// bad bytes with no valid batch after them, what a crash leaves — is
+    /// truncated (or refused, in absolute-consistency mode). Corruption with
     /// valid batches after it is not a crash artifact: those batches were
-    /// acknowledged, so nothing is truncated; the damaged ranges are
+    /// acknowledged, so nothing is truncated; the corrupt ranges are
     /// returned to be fenced. Returns the segment, the next offset and the
     /// fenced ranges, and whether the segment file was created (its
     /// directory entry is not fsynced yet). The recovered bytes are fsynced: after a crash they
@@ -795,7 +790,7 @@ impl Partition {
                 ScanOptions::verify(Continuity::Strict(expected), HARD_MAX_BATCH),
                 &mut buf,
             );
-            let damage = loop {
+            let corruption = loop {
                 match reader.next_batch() {
                     Ok(Some(b)) => {
                         index.observe(b.header.base_offset, b.position);
@@ -806,7 +801,7 @@ impl Partition {
                 }
             };
             let (at, next) = (reader.position(), reader.next_offset().unwrap_or(expected));
-            let Some(err) = damage else {
+            let Some(err) = corruption else {
                 break (at, next);
             };
             match reader::find_resync(&file, &path, at + 1, len, next, segment::max_end(base))? {
@@ -1267,10 +1262,10 @@ impl Partition {
         self.hw_tx.send_modify(|_| {}); // wake waiters so they see the failure
     }
 
-    /// Count this partition's segment files in `counter` from now on (and
+    /// Count this partition's segment files in `budget` from now on (and
     /// take them out of it when it is dropped).
-    pub(crate) fn count_files_in(&self, counter: Arc<AtomicUsize>, budget: super::cache::Budget) {
-        if self.files.set((counter, budget)).is_ok() {
+    pub(crate) fn count_files_in(&self, budget: FileBudget) {
+        if self.files.set(budget).is_ok() {
             let inner = self.lock();
             self.report_files(&inner);
         }
@@ -1278,19 +1273,14 @@ impl Partition {
 
     /// Bring the log's file count up to date with this partition's segments.
     fn report_files(&self, inner: &Inner) {
-        if let Some((c, budget)) = self.files.get() {
+        if let Some(budget) = self.files.get() {
             // A slot's slab is held by the log, not the partition.
             let now = inner.rolled.len() + usize::from(!inner.active.file.is_slot());
             let old = self.files_reported.swap(now, Ordering::AcqRel);
             if now >= old {
-                let total = c.fetch_add(now - old, Ordering::AcqRel) + now - old;
-                if now > old {
-                    // A roll added a file: close idle partitions now, not at
-                    // the next open, so the budget holds between opens too.
-                    budget.over(total);
-                }
+                budget.add(now - old);
             } else {
-                c.fetch_sub(old - now, Ordering::AcqRel);
+                budget.remove(old - now);
             }
         }
     }
@@ -1632,7 +1622,7 @@ impl Partition {
                 topic = %self.topic, partition = self.id, base = seg.base, bytes = seg.size,
                 "retention: deleting segment"
             );
-            remove_segment_files(&self.opts.io, seg)?;
+            segment::remove_segment_files(&self.opts.io, seg)?;
         }
         if !doomed.is_empty() {
             fsutil::fsync_dir(&self.opts.io, &self.dir)?;
@@ -1674,18 +1664,18 @@ impl Partition {
         };
         for (file, size) in spans {
             let mut opts = ScanOptions::verify(Continuity::Unchecked, HARD_MAX_BATCH);
-            opts.verify_crc = check == ScanCheck::SkipDamaged;
+            opts.verify_crc = check == ScanCheck::SkipCorrupt;
             let mut reader =
                 SegmentReader::new(&file.file, &file.path, file.origin(), size, opts, scratch);
             loop {
                 match reader.next_whole_batch() {
                     Ok(Some(b)) => f(&b)?,
                     Ok(None) => break,
-                    Err(e) if check == ScanCheck::SkipDamaged => {
+                    Err(e) if check == ScanCheck::SkipCorrupt => {
                         tracing::error!(
                             topic = %self.topic, partition = self.id,
                             segment = %file.path.display(), error = %e,
-                            "damaged segment; the scan skips its rest"
+                            "corrupt segment; the scan skips its rest"
                         );
                         break;
                     }
@@ -1742,19 +1732,34 @@ impl Partition {
     }
 }
 
-/// Unlink a segment's log and index (readers holding it keep their open file).
-pub(crate) fn remove_segment_files(io: &Io, seg: &RolledSegment) -> Result<()> {
-    let remove_if_there = |path: &Path, what: &'static str| match io.remove_file(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(StorageError::io(what, path, e)),
-    };
-    remove_if_there(&seg.idx_path, "remove index")?;
-    io.remove_file(&seg.file.path)
-        .ctx("remove segment", &seg.file.path)?;
-    // After the log: a marker left without it is removed at the next open.
-    let marker = seg.file.path.with_file_name(segment::dense_name(seg.base));
-    remove_if_there(&marker, "remove density marker")
+impl Syncable for Partition {
+    fn topic(&self) -> &str {
+        Partition::topic(self)
+    }
+
+    fn id(&self) -> u32 {
+        Partition::id(self)
+    }
+
+    fn dequeued(&self) {
+        Partition::dequeued(self)
+    }
+
+    fn sync_target(&self) -> Result<Option<(SyncTarget, Arc<SegmentFile>)>> {
+        Partition::sync_target(self)
+    }
+
+    fn sync(&self) -> Result<bool> {
+        Partition::sync(self)
+    }
+
+    fn synced_to(&self, target: SyncTarget) {
+        Partition::synced_to(self, target)
+    }
+
+    fn sync_failed(&self, err: &StorageError) {
+        Partition::sync_failed(self, err)
+    }
 }
 
 enum Planned {
