@@ -19,7 +19,8 @@ use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
 use super::index::IndexBuilder;
 use super::io::{Appender, OpenMode};
-use super::partition::{Partition, ScanCheck, ScanScope};
+use super::partition::Partition;
+use super::partition::scan::{ScanCheck, ScanScope};
 use super::segment::{Parts, RolledSegment, SegmentFile, Verification, remove_segment_files};
 
 /// Decides whether a batch survives: `(key, base_offset, payload_len, timestamp_ns)`.

@@ -9,6 +9,10 @@ use super::clock;
 /// The directory holding every partition directory.
 pub const PARTITIONS_DIR: &str = "partitions";
 
+/// The directory partitions of deleted topics are moved to before they
+/// are removed (emptied at every start).
+pub const TRASH_DIR: &str = "trash";
+
 /// Written by `Log::close` once everything is durable, removed (durably)
 /// by `Log::open` before anything is written.
 pub const CLEAN_FILE: &str = "clean";

@@ -11,7 +11,7 @@ use hermit_protocol::record::{HEADER_LEN, RecordHeader};
 use super::clock;
 use super::error::{IoContext, Result, StorageError};
 use super::index::{Index, IndexBuilder};
-use super::io::Io;
+use super::io::{Io, OpenMode};
 use super::options::LogOptions;
 use super::reader::{self, Continuity, ScanOptions, SegmentReader};
 
@@ -135,6 +135,26 @@ impl SegmentFile {
             kind: super::error::Corruption::BadHeader(e),
         })
     }
+}
+
+/// Open a segment file for writing, creating it with `create`.
+pub(crate) fn open_rw(io: &Io, path: &Path, create: bool) -> Result<File> {
+    io.open(
+        path,
+        if create {
+            OpenMode::Create
+        } else {
+            OpenMode::Existing
+        },
+    )
+    .ctx(
+        if create {
+            "create segment"
+        } else {
+            "open segment"
+        },
+        path,
+    )
 }
 
 /// A byte and offset range of a rolled segment found corrupt: never served.
