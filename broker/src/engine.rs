@@ -26,7 +26,8 @@ use crate::offsets::{OFFSETS_TOPIC, OffsetStore};
 
 // What the network layer names, from here: it talks to the engine only.
 pub use crate::log::{
-    Appended, FsyncPolicy, LogOptions, Partition, Result, StorageError, Topic, TopicPolicy,
+    Appended, BodySource, FsyncPolicy, LogOptions, Partition, Result, Served, StorageError, Topic,
+    TopicPolicy,
 };
 pub use hermit_protocol::frame::TopicSettings;
 
@@ -222,6 +223,33 @@ impl Engine {
     /// partition's directory and recovers its active segment.
     pub fn partition(&self, topic: &str, partition: u32, create: bool) -> Result<Arc<Partition>> {
         self.log.partition(topic, partition, create)
+    }
+
+    /// [`Engine::partition`] for async callers: on the blocking pool (see
+    /// [`Log::partition_off_thread`]).
+    pub async fn partition_off_thread(
+        &self,
+        topic: &str,
+        partition: u32,
+        create: bool,
+    ) -> Result<Arc<Partition>> {
+        self.log
+            .partition_off_thread(topic, partition, create)
+            .await
+    }
+
+    /// Read from `partition` for a fetch, on an async worker: whole batches
+    /// from `offset` (about `max_bytes`, at least one batch) as a body
+    /// source, and the bounds. A segment that must be verified first is
+    /// verified off the async workers (see [`Partition::read_settled`]).
+    pub async fn read(
+        &self,
+        partition: &Arc<Partition>,
+        offset: u64,
+        max_bytes: u32,
+        scratch: &mut Vec<u8>,
+    ) -> Result<Served> {
+        partition.read_settled(offset, max_bytes, scratch).await
     }
 
     /// Append one record batch to `partition` (see [`Partition::append`]).

@@ -267,7 +267,7 @@ impl Partition {
                 base: seg.base,
                 end_offset: seg.end_offset,
                 size: pos,
-                file: Arc::new(SegmentFile::new(seg.file.path.clone(), file)),
+                file: Arc::new(SegmentFile::new(seg.file.path.clone(), file, io.clone())),
                 idx_path: seg.idx_path.clone(),
                 index,
                 append_ns: seg.append_ns(),

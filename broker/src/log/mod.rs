@@ -13,6 +13,7 @@
 //! - [`layout`]: where things are in a data directory.
 //! - [`topic`]: topics as the log holds them, and their effective policy.
 //! - [`reader`]: the segment reader, the only way to scan a log file.
+//! - [`body`]: body sources, what a read returns for the bytes of a fetch.
 //! - [`index`]: the sparse, memory-mapped offset index.
 //! - [`segment`]: file naming, rolled segments, verification.
 //! - [`slab`]: slots, where small partitions keep their log.
@@ -37,6 +38,7 @@
 //! <data_dir>/trash/                  partitions being deleted
 //! ```
 
+pub mod body;
 mod cache;
 pub mod catalog;
 pub mod check;
@@ -61,11 +63,12 @@ pub mod sync;
 pub mod topic;
 mod topics;
 
+pub use body::BodySource;
 pub use catalog::StoredSettings;
 pub use error::{Corruption, Result, StorageError};
 pub use layout::{CLEAN_FILE, PARTITIONS_DIR, parse_partition_dir, partition_dir};
 pub use options::{FsyncPolicy, InvalidOption, Limit, LogOptions, RecoveryMode, VerifyRolled};
-pub use partition::read::{FileRange, ReadOutcome};
+pub use partition::read::{FileRange, ReadOutcome, Served};
 pub use partition::scan::{ScanCheck, ScanScope};
 pub use partition::{Appended, Partition};
 pub use store::Log;

@@ -43,9 +43,24 @@ impl Log {
         self.open_partition(&t, partition)
     }
 
+    /// [`Log::partition`] for async callers: run on the blocking pool, as
+    /// opening a partition reads its directory and recovers its active
+    /// segment, and creating a topic writes.
+    pub async fn partition_off_thread(
+        self: &Arc<Self>,
+        topic: &str,
+        partition: u32,
+        create: bool,
+    ) -> Result<Arc<Partition>> {
+        let (log, name) = (self.clone(), topic.to_owned());
+        tokio::task::spawn_blocking(move || log.partition(&name, partition, create))
+            .await
+            .unwrap_or_else(|e| Err(StorageError::panicked("opening a partition", e)))
+    }
+
     /// The partition if it is open now; `Ok(None)` if it exists but is
     /// closed (opening it does file I/O: callers on async threads open it
-    /// elsewhere, with [`Log::partition`]). Unknown topics and partitions
+    /// elsewhere, with [`Log::partition_off_thread`]). Unknown topics and partitions
     /// are errors, as in [`Log::partition`] without `create`.
     pub fn partition_if_open(&self, topic: &str, partition: u32) -> Result<Option<Arc<Partition>>> {
         let t = self

@@ -1,7 +1,6 @@
 //! Segment files: naming, the rolled-segment type and its verification.
 
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -57,6 +56,8 @@ pub struct SegmentFile {
     pub path: PathBuf,
     /// The open file.
     pub file: Arc<File>,
+    /// What reads of it for a fetch, and a slot's release, go through.
+    io: Io,
     slot: Option<SlotRange>,
 }
 
@@ -65,8 +66,6 @@ struct SlotRange {
     origin: u64,
     /// Bytes of the slot, punched out when it is released.
     len: u64,
-    /// What the punch goes through.
-    io: Io,
     /// Punch the slot out of its slab when the last reader lets go.
     release: AtomicBool,
 }
@@ -75,7 +74,7 @@ impl Drop for SegmentFile {
     fn drop(&mut self) {
         if let Some(s) = &self.slot
             && s.release.load(Ordering::Acquire)
-            && let Err(e) = s.io.punch_hole(&self.file, s.origin, s.len)
+            && let Err(e) = self.io.punch_hole(&self.file, s.origin, s.len)
         {
             tracing::warn!(slab = %self.path.display(), error = %e, "could not release a slot; its block stays allocated");
         }
@@ -83,11 +82,12 @@ impl Drop for SegmentFile {
 }
 
 impl SegmentFile {
-    /// A segment file of its own.
-    pub fn new(path: PathBuf, file: File) -> SegmentFile {
+    /// A segment file of its own, read for fetches through `io`.
+    pub fn new(path: PathBuf, file: File, io: Io) -> SegmentFile {
         SegmentFile {
             path,
             file: Arc::new(file),
+            io,
             slot: None,
         }
     }
@@ -97,10 +97,10 @@ impl SegmentFile {
         SegmentFile {
             path: PathBuf::from(format!("{}@{origin}", slab.display())),
             file,
+            io,
             slot: Some(SlotRange {
                 origin,
                 len,
-                io,
                 release: AtomicBool::new(false),
             }),
         }
@@ -123,11 +123,17 @@ impl SegmentFile {
         }
     }
 
-    /// Read the header at `position`.
+    /// What reads of it for a fetch go through.
+    pub(crate) fn io(&self) -> &Io {
+        &self.io
+    }
+
+    /// Read the header at `position` (through the I/O seam: a read starts
+    /// there).
     pub fn header_at(&self, position: u64) -> Result<RecordHeader> {
         let mut buf = [0u8; HEADER_LEN];
-        self.file
-            .read_exact_at(&mut buf, position)
+        self.io
+            .read_exact_at(&self.file, &mut buf, position)
             .ctx("read header", &self.path)?;
         RecordHeader::decode(&buf).map_err(|e| StorageError::Corrupt {
             path: self.path.clone(),
@@ -283,7 +289,7 @@ impl RolledSegment {
         let meta = file.metadata().ctx("stat segment", &path)?;
         let size = meta.len();
         let append_ns = stored_append_time(&meta, &path)?;
-        let file = Arc::new(SegmentFile::new(path, file));
+        let file = Arc::new(SegmentFile::new(path, file, opts.io.clone()));
         let idx_path = dir.join(idx_name(base));
         let index = match Index::load(&idx_path, base, size)? {
             Some(index) if index_tail_matches(&file, &index, base) => Some(index),

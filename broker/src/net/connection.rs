@@ -44,7 +44,8 @@ use super::stream::ByteStream;
 use super::{Arrival, Metrics, Shared};
 use crate::auth::{Action, AuthMode, Denied, Principal, Who, fresh_nonce, verify_authenticate};
 use crate::config::FsyncPolicy;
-use crate::log::{Partition, ReadOutcome, StorageError};
+use crate::engine::Served;
+use crate::log::{Partition, StorageError};
 
 /// Stop reading new requests while this many bytes of responses wait to be written.
 const OUT_HIGH_WATER: usize = 4 << 20;
@@ -1302,24 +1303,18 @@ impl State {
         }
     }
 
-    /// Read from a partition, verifying an old segment first if needed.
+    /// Read from a partition for a fetch: the engine verifies an old
+    /// segment first if needed, off the async workers.
     async fn read(
         &mut self,
         part: &Arc<Partition>,
         offset: u64,
         max_bytes: u32,
-    ) -> Result<ReadOutcome, StorageError> {
-        loop {
-            match part.read(offset, max_bytes, &mut self.scratch)? {
-                ReadOutcome::Unverified(seg) => {
-                    let p = part.clone();
-                    tokio::task::spawn_blocking(move || p.verify_segment(&seg))
-                        .await
-                        .unwrap_or_else(|e| Err(StorageError::panicked("verification", e)))?;
-                }
-                other => return Ok(other),
-            }
-        }
+    ) -> Result<Served, StorageError> {
+        self.shared
+            .engine
+            .read(part, offset, max_bytes, &mut self.scratch)
+            .await
     }
 
     async fn fetch(&mut self, corr: u32, f: Fetch<'_>) {
@@ -1377,27 +1372,28 @@ impl State {
         // Subscribe before reading, so data arriving in between is not missed.
         let mut rx = waiting.then(|| f.partition.subscribe());
         match self.read(&f.partition.clone(), f.offset, f.max_bytes).await {
-            Ok(ReadOutcome::Data {
-                range,
+            Ok(Served {
+                body: Some(body),
                 high_watermark,
                 log_start,
             }) => {
+                let len = body.len();
                 let header = frame::encode_fetch_header(
                     f.correlation_id,
                     high_watermark,
                     log_start,
-                    range.len as u32,
+                    len as u32,
                 );
                 self.shared
                     .metrics
                     .fetch_responses
                     .fetch_add(1, Ordering::Relaxed);
-                self.shared.quotas.charge_fetch(who, range.len);
-                self.out
-                    .push_file(&header, range.file, range.position, range.len);
+                self.shared.quotas.charge_fetch(who, len);
+                self.out.push_body(&header, body);
                 self.fetch_answered(&f);
             }
-            Ok(ReadOutcome::Empty {
+            Ok(Served {
+                body: None,
                 high_watermark,
                 log_start,
             }) => match rx.take() {
@@ -1432,11 +1428,6 @@ impl State {
                     self.fetch_answered(&f);
                 }
             },
-            Ok(ReadOutcome::Unverified(_)) => {
-                // State::read verifies until the outcome is something else.
-                let e = StorageError::VerificationUnsettled;
-                self.storage_error(f.correlation_id, Op::Fetch, &e);
-            }
             Err(e) => self.storage_error(f.correlation_id, Op::Fetch, &e),
         }
     }
@@ -1608,8 +1599,5 @@ async fn partition_off_thread(
     partition: u32,
     create: bool,
 ) -> Result<Arc<Partition>, StorageError> {
-    let (log, name) = (log.clone(), topic.to_owned());
-    tokio::task::spawn_blocking(move || log.partition(&name, partition, create))
-        .await
-        .unwrap_or_else(|e| Err(StorageError::panicked("opening a partition", e)))
+    log.partition_off_thread(topic, partition, create).await
 }

@@ -1,10 +1,12 @@
 //! The read path: whole batches from the offset asked for, as a byte range
 //! of a segment file (no record bytes are copied), and the lazy
-//! verification of segments rolled before this start.
+//! verification of segments rolled before this start — settled here, off
+//! the async workers, for a fetch ([`Partition::read_settled`]).
 
 use std::sync::Arc;
 
 use super::{Inner, Partition, Visible};
+use crate::log::body::BodySource;
 use crate::log::error::{Result, StorageError};
 use crate::log::reader::{HARD_MAX_BATCH, ScanOptions, SegmentReader};
 use crate::log::segment::{RolledSegment, SegmentFile};
@@ -47,6 +49,28 @@ pub enum ReadOutcome {
     /// The range lies in a segment from before this start that has not been
     /// CRC-verified yet: call [`Partition::verify_segment`] (blocking) and retry.
     Unverified(Arc<RolledSegment>),
+}
+
+impl FileRange {
+    /// The range as the body of a fetch response (the segment stays open
+    /// while the body lives).
+    pub fn into_body(self) -> BodySource {
+        BodySource::file_range(self.file, self.position, self.len)
+    }
+}
+
+/// What a read for a fetch serves, its verification settled (see
+/// [`Partition::read_settled`]).
+#[derive(Debug)]
+pub struct Served {
+    /// Visible end of the log.
+    pub high_watermark: u64,
+    /// First stored offset.
+    pub log_start: u64,
+    /// Whole batches, the first containing (or following) the offset;
+    /// `None`: nothing at the offset yet (it equals the high watermark) —
+    /// wait for data.
+    pub body: Option<BodySource>,
 }
 
 enum Planned {
@@ -123,6 +147,52 @@ impl Partition {
                 // The offset falls in a hole at the end of a compacted segment:
                 // continue in the next one.
                 None => after_base = Some(plan.segment_base),
+            }
+        }
+    }
+
+    /// [`Partition::read`] for a fetch, called on an async worker: the read
+    /// runs inline (a short lock, an index lookup, at most a walk over
+    /// headers through `scratch`). When it reaches a segment from before
+    /// this start that is not verified yet, the verification — a CRC pass
+    /// over the whole segment — runs on the blocking pool, so no async
+    /// worker waits for it, and the read is made again. Nothing unverified
+    /// is served.
+    pub async fn read_settled(
+        self: &Arc<Self>,
+        offset: u64,
+        max_bytes: u32,
+        scratch: &mut Vec<u8>,
+    ) -> Result<Served> {
+        loop {
+            match self.read(offset, max_bytes, scratch)? {
+                ReadOutcome::Data {
+                    range,
+                    high_watermark,
+                    log_start,
+                } => {
+                    return Ok(Served {
+                        high_watermark,
+                        log_start,
+                        body: Some(range.into_body()),
+                    });
+                }
+                ReadOutcome::Empty {
+                    high_watermark,
+                    log_start,
+                } => {
+                    return Ok(Served {
+                        high_watermark,
+                        log_start,
+                        body: None,
+                    });
+                }
+                ReadOutcome::Unverified(seg) => {
+                    let p = self.clone();
+                    tokio::task::spawn_blocking(move || p.verify_segment(&seg))
+                        .await
+                        .unwrap_or_else(|e| Err(StorageError::panicked("verification", e)))?;
+                }
             }
         }
     }

@@ -215,7 +215,7 @@ impl Partition {
                 }
             }
         };
-        let file = SegmentFile::new(path, file);
+        let file = SegmentFile::new(path, file, opts.io.clone());
         if truncated {
             // Truncation moved the mtime to now; the survivors are older.
             segment::stamp_append_time(&file, stored_append_ns)?;

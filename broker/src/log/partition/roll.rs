@@ -41,7 +41,7 @@ impl Partition {
         self.dirs_unsynced.store(0, Ordering::Release);
         let new = Active {
             base: new_base,
-            file: Arc::new(SegmentFile::new(path, file)),
+            file: Arc::new(SegmentFile::new(path, file, io.clone())),
             size: 0,
             index: IndexBuilder::new(new_base, self.opts.index_interval_bytes),
             first_append_ns: None,

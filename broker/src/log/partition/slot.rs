@@ -54,7 +54,7 @@ pub(super) fn move_slot_bytes(
     let file = open_rw(io, &staged, true)?;
     io.write_at(&file, &[&bytes], 0)
         .ctx("write segment", &staged)?;
-    let seg = SegmentFile::new(dir.join(log_name(base)), file);
+    let seg = SegmentFile::new(dir.join(log_name(base)), file, io.clone());
     if last_append_ns > 0 {
         segment::stamp_append_time(&seg, last_append_ns)?;
     }
