@@ -13,7 +13,7 @@ use crate::log::sync::{SyncTarget, Syncable};
 
 impl Partition {
     /// Called by the sync queue when it takes the partition, before syncing it.
-    pub(crate) fn dequeued(&self) {
+    fn dequeued(&self) {
         self.queued.store(false, Ordering::SeqCst);
     }
 
@@ -52,7 +52,7 @@ impl Partition {
 
     /// What a sync would make durable now, with the file to fsync; `None`
     /// when everything is durable already.
-    pub(crate) fn sync_target(&self) -> Result<Option<(SyncTarget, Arc<SegmentFile>)>> {
+    fn sync_target(&self) -> Result<Option<(SyncTarget, Arc<SegmentFile>)>> {
         let inner = self.lock();
         if let Some(reason) = &inner.failed {
             return Err(self.failed_error(reason));
@@ -75,7 +75,7 @@ impl Partition {
     /// Everything in `target` is durable (an fsync that started after it
     /// was captured succeeded): advance the synced offset and, under
     /// `fsync = always`, the visible end.
-    pub(crate) fn synced_to(&self, target: SyncTarget) {
+    fn synced_to(&self, target: SyncTarget) {
         self.dirs_unsynced.fetch_and(!target.dirs, Ordering::AcqRel);
         let offset = target.offset;
         let mut inner = self.lock();
@@ -95,7 +95,7 @@ impl Partition {
     /// A sync failed. After a failed fsync the page cache may have dropped
     /// the dirty pages: retrying could report success for lost data. The
     /// partition stops here.
-    pub(crate) fn sync_failed(&self, err: &StorageError) {
+    fn sync_failed(&self, err: &StorageError) {
         tracing::error!(topic = %self.topic, partition = self.id, error = %err, "fsync failed; partition stops accepting writes");
         self.lock().failed = Some(err.to_string());
         self.hw_tx.send_modify(|_| {}); // wake waiters so they see the failure
