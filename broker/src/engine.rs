@@ -8,16 +8,27 @@
 //! topic's offsets; the network layer talks to the engine. Nothing in `log/`
 //! knows groups or the engine (as in raft-engine, whose `Engine` composes pipe
 //! log and memtables and nothing below knows it).
+//!
+//! The network layer names nothing below: the types it handles (the
+//! [`Partition`] handle, [`StorageError`], [`Appended`], [`Topic`], …) are
+//! re-exported here, and the log's operations it needs are the engine's.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use hermit_protocol::Cleanup;
-use hermit_protocol::frame::TopicSettings;
+use hermit_protocol::frame::{PartitionMetadata, TopicMetadata};
+use tokio::sync::watch;
 
-use crate::log::{Appended, Log, LogOptions, Result, StorageError};
 use crate::offsets::{OFFSETS_TOPIC, OffsetStore};
+
+// What the network layer names, from here: it talks to the engine only.
+pub use crate::log::{
+    Appended, BodySource, FsyncPolicy, Limit, Log, LogOptions, Partition, Result, Served,
+    StorageError, Topic, TopicPolicy,
+};
+pub use hermit_protocol::frame::TopicSettings;
 
 /// The log and the consumer-group offsets over it.
 pub struct Engine {
@@ -142,9 +153,9 @@ impl Engine {
     }
 
     /// The partition commits are appended to: a commit is durable once its
-    /// [`synced_offset`](crate::log::Partition::synced_offset) reaches the
-    /// commit's `next_offset`.
-    pub fn offsets_partition(&self) -> &Arc<crate::log::Partition> {
+    /// [`synced_offset`](Partition::synced_offset) reaches the commit's
+    /// `next_offset`.
+    pub fn offsets_partition(&self) -> &Arc<Partition> {
         self.offsets.partition()
     }
 
@@ -158,6 +169,119 @@ impl Engine {
             .delete_topic(name, || self.offsets.forget_topic(name))
     }
 
+    /// The data directory.
+    pub fn dir(&self) -> &Path {
+        self.log.dir()
+    }
+
+    /// The storage options the log runs with.
+    pub fn options(&self) -> &LogOptions {
+        self.log.options()
+    }
+
+    /// Watch the group-commit generation: it changes after every round
+    /// (see [`Log::sync_generation`]).
+    pub fn sync_generation(&self) -> watch::Receiver<u64> {
+        self.log.sync_generation()
+    }
+
+    /// A topic by name.
+    pub fn topic(&self, name: &str) -> Option<Arc<Topic>> {
+        self.log.topic(name)
+    }
+
+    /// One page of a topic listing (see [`Log::topics_after`]).
+    pub fn topics_after(&self, after: Option<&str>, limit: usize) -> Vec<Arc<Topic>> {
+        self.log.topics_after(after, limit)
+    }
+
+    /// Create a topic (see [`Log::create_topic`]): blocks until the
+    /// creation is durable.
+    pub fn create_topic(&self, name: &str, settings: TopicSettings) -> Result<Arc<Topic>> {
+        self.log.create_topic(name, settings)
+    }
+
+    /// The partition if it is open now, with no I/O (see
+    /// [`Log::partition_if_open`]).
+    pub fn partition_if_open(&self, topic: &str, partition: u32) -> Result<Option<Arc<Partition>>> {
+        self.log.partition_if_open(topic, partition)
+    }
+
+    /// Create the unknown topic `topic` in slots and return its partition,
+    /// with no read (see [`Log::auto_create_in_slot`]).
+    pub fn auto_create_in_slot(
+        &self,
+        topic: &str,
+        partition: u32,
+    ) -> Result<Option<Arc<Partition>>> {
+        self.log.auto_create_in_slot(topic, partition)
+    }
+
+    /// A partition, opened — and with `create` its topic created — if
+    /// needed (see [`Log::partition`]). Blocking: opening reads the
+    /// partition's directory and recovers its active segment.
+    pub fn partition(&self, topic: &str, partition: u32, create: bool) -> Result<Arc<Partition>> {
+        self.log.partition(topic, partition, create)
+    }
+
+    /// [`Engine::partition`] for async callers: on the blocking pool (see
+    /// [`Log::partition_off_thread`]).
+    pub async fn partition_off_thread(
+        &self,
+        topic: &str,
+        partition: u32,
+        create: bool,
+    ) -> Result<Arc<Partition>> {
+        self.log
+            .partition_off_thread(topic, partition, create)
+            .await
+    }
+
+    /// Read from `partition` for a fetch, on an async worker: whole batches
+    /// from `offset` (about `max_bytes`, at least one batch) as a body
+    /// source, and the bounds. A segment that must be verified first is
+    /// verified off the async workers (see [`Partition::read_settled`]).
+    pub async fn read(
+        &self,
+        partition: &Arc<Partition>,
+        offset: u64,
+        max_bytes: u32,
+        scratch: &mut Vec<u8>,
+    ) -> Result<Served> {
+        partition.read_settled(offset, max_bytes, scratch).await
+    }
+
+    /// Append one record batch to `partition` (see [`Partition::append`]).
+    #[inline]
+    pub fn append(&self, partition: &Arc<Partition>, batch: &[u8]) -> Result<Appended> {
+        partition.append(batch)
+    }
+
+    /// What `Metadata` says about a topic: its effective policy and each
+    /// partition's bounds. Blocking: partitions that are not open are
+    /// opened for their bounds.
+    pub fn topic_metadata(&self, topic: &Arc<Topic>) -> Result<TopicMetadata> {
+        let policy = topic.policy();
+        let partitions = (0..topic.partition_count())
+            .map(|i| {
+                let p = self.log.open_partition(topic, i)?;
+                let (log_start, high_watermark) = p.bounds();
+                Ok(PartitionMetadata {
+                    partition: i,
+                    log_start,
+                    high_watermark,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(TopicMetadata {
+            name: topic.name().to_owned(),
+            cleanup: policy.cleanup,
+            retention_ms: policy.retention_ms,
+            retention_bytes: policy.retention_bytes,
+            partitions,
+        })
+    }
+
     /// Start the log's background threads (see [`Log::start_background`]).
     pub fn start_background(&self, cleanup_every: Duration) {
         self.log.start_background(cleanup_every);
@@ -167,5 +291,44 @@ impl Engine {
     /// makes the offsets durable, and an fsync of every partition.
     pub fn close(&self) -> Result<()> {
         self.log.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hermit_protocol::record::BatchBuilder;
+
+    use super::*;
+
+    #[test]
+    fn metadata_gives_each_partitions_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = LogOptions {
+            fsync: FsyncPolicy::Never,
+            ..LogOptions::default()
+        };
+        let engine = Engine::open(dir.path(), opts).unwrap();
+        let settings = TopicSettings {
+            partitions: 2,
+            cleanup: Cleanup::Delete,
+            retention_ms: 0,
+            retention_bytes: 0,
+        };
+        let topic = engine.create_topic("t", settings).unwrap();
+        let p = engine.partition("t", 1, false).unwrap();
+        let mut b = BatchBuilder::new(b"k");
+        b.push(b"v");
+        engine.append(&p, &b.finish(1).unwrap()).unwrap();
+        let meta = engine.topic_metadata(&topic).unwrap();
+        assert_eq!(meta.name, "t");
+        let bounds: Vec<_> = meta
+            .partitions
+            .iter()
+            .map(|m| (m.partition, m.log_start, m.high_watermark))
+            .collect();
+        assert_eq!(bounds, [(0, 0, 0), (1, 0, 1)]);
+        assert!(engine.partition_if_open("t", 1).unwrap().is_some());
+        assert_eq!(engine.topics_after(None, 10).len(), 2, "t and the offsets");
+        engine.close().unwrap();
     }
 }

@@ -8,8 +8,8 @@
 //! From the bottom up; each layer uses only those below it, declares its
 //! own options and checks them:
 //! - [`metrics`]: histograms the broker keeps where things happen.
-//! - [`log`]: the log (segments, index, recovery, group commit, retention,
-//!   compaction) and its options.
+//! - [`log`]: the log, the broker's storage (segments, index, recovery,
+//!   group commit, retention, compaction) and its options.
 //! - [`offsets`]: consumer-group offsets over the internal compacted topic.
 //! - [`engine`]: the log and the offsets composed — what the server uses.
 //! - [`auth`]: principals, `Authenticate` verification, ACLs, the broker id.

@@ -86,12 +86,12 @@ fn rolled_damage_tail_and_missing_index_are_told_apart_and_nothing_changes() {
     let p = report.partitions.iter().find(|p| p.topic == "chk").unwrap();
     assert!(matches!(
         p.segments[0].findings[..],
-        [Finding::Damaged { .. }]
+        [Finding::Corrupt { .. }]
     ));
     assert_eq!(p.segments[1].findings, [Finding::IndexMissing]);
     assert!(matches!(
         p.segments.last().unwrap().findings[..],
-        [Finding::DamagedTail { .. }]
+        [Finding::TornTail { .. }]
     ));
     let _ = pdir;
 }
@@ -113,7 +113,7 @@ fn damage_inside_the_active_segment_with_valid_batches_after_it_is_corruption() 
     let p = report.partitions.iter().find(|p| p.topic == "chk").unwrap();
     assert!(matches!(
         p.segments.last().unwrap().findings[..],
-        [Finding::Damaged { .. }]
+        [Finding::Corrupt { .. }]
     ));
 }
 

@@ -484,6 +484,42 @@ fn bit_flip_in_a_rolled_batch_is_fenced_with_background_verification() {
     }
 }
 
+/// The read a fetch makes (on an async worker) settles verification
+/// itself, off the worker: what is intact is served, as a body source of the
+/// stored bytes; the corrupt batch is refused.
+#[test]
+fn a_fetch_read_verifies_an_old_segment_itself_and_serves_only_intact_batches() {
+    let fx = build();
+    let (seg, (pos, len, base)) = rolled_target(&fx);
+    let seg_base = batches_in(&seg)[0].2;
+    let to = next_of(&fx.batch(base).1);
+    let d = fx.copy();
+    let seg_log = partition_dir(d.path(), TOPIC, 0).join(seg.file_name().unwrap());
+    // The batch's last byte: covered by its CRC.
+    flip_bit(&seg_log, pos + len - 1, 0);
+    let log = open(d.path(), default_opts());
+    let p = topic_part(&log);
+    assert!(p.corrupt_ranges().is_empty(), "not verified yet");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let mut scratch = Vec::new();
+    let served = rt
+        .block_on(p.read_settled(seg_base, 1, &mut scratch))
+        .unwrap();
+    let body = served.body.expect("the segment's first batch");
+    let want = &fx.batch(seg_base).1;
+    assert_eq!(body.len(), want.len() as u64);
+    let mut got = vec![0u8; want.len()];
+    assert_eq!(body.read_at(&mut got, 0).unwrap(), want.len());
+    assert!(&got == want, "the stored bytes");
+    assert_eq!(p.corrupt_ranges().len(), 1, "verified by the read");
+    match rt.block_on(p.read_settled(base, 1 << 20, &mut scratch)) {
+        Err(StorageError::CorruptRange { from, to: t, .. }) => assert_eq!((from, t), (base, to)),
+        other => panic!("expected CorruptRange, got {other:?}"),
+    }
+}
+
 #[test]
 fn absolute_consistency_refuses_to_open_damaged_logs() {
     let fx = build();
@@ -835,7 +871,7 @@ fn a_compacted_topics_fence_in_its_active_segment_survives_a_restart() {
     assert!(
         matches!(
             first_segment.findings[..],
-            [hermit_broker::log::check::Finding::Damaged { position: 0, .. }]
+            [hermit_broker::log::check::Finding::Corrupt { position: 0, .. }]
         ),
         "{first_segment:?}"
     );

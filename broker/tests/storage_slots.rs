@@ -169,7 +169,7 @@ fn a_torn_tail_in_a_slot_is_zeroed_and_what_came_before_is_kept() {
     assert!(
         matches!(
             report.partitions[0].segments[0].findings[..],
-            [Finding::DamagedTail { .. }]
+            [Finding::TornTail { .. }]
         ),
         "{report:?}"
     );

@@ -120,9 +120,8 @@ fn a_torn_catalog_tail_is_truncated_and_loses_no_earlier_topic() {
         recovery_mode: RecoveryMode::AbsoluteConsistency,
         ..dir_opts()
     };
-    let e =
-        Log::open(dir.path(), strict).expect_err("absolute-consistency refuses a damaged catalog");
-    assert!(e.to_string().contains("catalog is damaged"), "{e}");
+    let e = Log::open(dir.path(), strict).expect_err("absolute-consistency refuses a torn catalog");
+    assert!(e.to_string().contains("catalog has a torn tail"), "{e}");
     let log = open(dir.path(), dir_opts());
     assert!(log.topic("torn").is_none());
     assert_eq!(records(&log, "kept"), 1);

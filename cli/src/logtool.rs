@@ -62,14 +62,14 @@ fn check(dir: PathBuf) -> anyhow::Result<()> {
         for s in &p.segments {
             for f in &s.findings {
                 let what = match f {
-                    Finding::DamagedTail {
+                    Finding::TornTail {
                         position,
                         bytes,
                         reason,
                     } => format!(
                         "torn tail at byte {position} ({bytes} bytes: {reason}); the next start truncates it"
                     ),
-                    Finding::Damaged { position, reason } => {
+                    Finding::Corrupt { position, reason } => {
                         format!("CORRUPT at byte {position}: {reason}; this range is never served")
                     }
                     Finding::Gap { end, next_base } => {

@@ -13,30 +13,16 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
+use super::files::{CloseIdle, FileBudget};
 use super::partition::Partition;
 
-/// How a partition whose files grew asks its cache to close idle ones.
-#[derive(Clone)]
-pub(crate) struct Budget {
-    cache: Weak<Mutex<OpenPartitions>>,
-    limit: usize,
-}
-
-impl Budget {
-    /// The log now holds `total` files: above the limit, close idle
-    /// partitions. Skipped when the cache is busy (whoever holds it closes
-    /// what is needed before letting go: every cache operation does).
-    pub(crate) fn over(&self, total: usize) {
-        if total <= self.limit {
-            return;
-        }
-        let Some(cache) = self.cache.upgrade() else {
-            return;
-        };
-        let closed = match cache.try_lock() {
+impl CloseIdle for Mutex<OpenPartitions> {
+    fn close_idle(&self) {
+        let closed = match self.try_lock() {
             Ok(mut c) => c.evict(),
             Err(_) => return,
         };
+        // Dropped outside the lock: closing files takes syscalls.
         drop(closed);
     }
 }
@@ -47,14 +33,15 @@ const OPEN_PER_FILE: usize = 4;
 /// The key of a partition: its topic's incarnation and its number.
 pub(crate) type Key = (u64, u32);
 
-struct Slot {
+/// A partition in the cache, and when it was last used.
+struct Cached {
     partition: Arc<Partition>,
     tick: u64,
 }
 
 /// The open partitions (see the module documentation).
 pub(crate) struct OpenPartitions {
-    slots: HashMap<Key, Slot>,
+    entries: HashMap<Key, Cached>,
     lru: BTreeMap<u64, Key>,
     tick: u64,
     /// Segment files held by every live partition, kept by the partitions.
@@ -62,7 +49,7 @@ pub(crate) struct OpenPartitions {
     limit: usize,
     /// Partitions closed so far (for metrics).
     pub(crate) evictions: u64,
-    /// Itself, for the partitions' [`Budget`].
+    /// Itself, for the partitions' [`FileBudget`].
     me: Weak<Mutex<OpenPartitions>>,
     /// Closed partitions that hold rolled segments: retention and
     /// compaction open them (the others have nothing to delete or compact).
@@ -76,7 +63,7 @@ impl OpenPartitions {
             Mutex::new(OpenPartitions {
                 me: me.clone(),
                 cleanup_due: HashSet::new(),
-                slots: HashMap::new(),
+                entries: HashMap::new(),
                 lru: BTreeMap::new(),
                 tick: 0,
                 files: Arc::new(AtomicUsize::new(0)),
@@ -89,17 +76,17 @@ impl OpenPartitions {
     /// The partition, if open, marked as just used.
     pub(crate) fn get(&mut self, key: Key) -> Option<Arc<Partition>> {
         let tick = self.next_tick();
-        let slot = self.slots.get_mut(&key)?;
-        self.lru.remove(&slot.tick);
+        let cached = self.entries.get_mut(&key)?;
+        self.lru.remove(&cached.tick);
         self.lru.insert(tick, key);
-        slot.tick = tick;
-        Some(slot.partition.clone())
+        cached.tick = tick;
+        Some(cached.partition.clone())
     }
 
     /// The partition, if open, without marking it used (background work
     /// must not keep partitions open that nobody uses).
     pub(crate) fn peek(&self, key: Key) -> Option<Arc<Partition>> {
-        self.slots.get(&key).map(|s| s.partition.clone())
+        self.entries.get(&key).map(|c| c.partition.clone())
     }
 
     /// Close idle partitions if the files held are over the limit (after
@@ -112,15 +99,10 @@ impl OpenPartitions {
     /// make room: the caller drops them outside its lock.
     pub(crate) fn insert(&mut self, key: Key, partition: Arc<Partition>) -> Vec<Arc<Partition>> {
         let tick = self.next_tick();
-        partition.count_files_in(
-            self.files.clone(),
-            Budget {
-                cache: self.me.clone(),
-                limit: self.limit,
-            },
-        );
+        let me: Weak<dyn CloseIdle> = self.me.clone();
+        partition.count_files_in(FileBudget::new(self.files.clone(), me, self.limit));
         self.lru.insert(tick, key);
-        if let Some(old) = self.slots.insert(key, Slot { partition, tick }) {
+        if let Some(old) = self.entries.insert(key, Cached { partition, tick }) {
             // Never happens (opens are serialised and re-check); keep the books right.
             self.lru.remove(&old.tick);
         }
@@ -134,7 +116,7 @@ impl OpenPartitions {
         // The files of what is closed here are counted out when the caller
         // drops it: count them out of this pass by hand.
         let mut files = self.files.load(Ordering::Acquire);
-        let mut open = self.slots.len();
+        let mut open = self.entries.len();
         let (limit, max_open) = (self.limit, self.max_open());
         let fits = move |files: usize, open: usize| files <= limit && open <= max_open;
         if fits(files, open) {
@@ -145,22 +127,22 @@ impl OpenPartitions {
             if fits(files, open) {
                 break;
             }
-            let slot = &self.slots[key];
+            let cached = &self.entries[key];
             // Only the cache holds it: nobody can take it while we hold the
             // lock the cache lives under, so closing it is safe.
-            if Arc::strong_count(&slot.partition) == 1 {
-                files = files.saturating_sub(slot.partition.files_held());
+            if Arc::strong_count(&cached.partition) == 1 {
+                files = files.saturating_sub(cached.partition.files_held());
                 open -= 1;
                 idle.push((tick, *key));
-                if slot.partition.files_held() > 1 {
+                if cached.partition.files_held() > 1 {
                     self.cleanup_due.insert(*key);
                 }
             }
         }
         for (tick, key) in idle {
             self.lru.remove(&tick);
-            if let Some(slot) = self.slots.remove(&key) {
-                out.push(slot.partition);
+            if let Some(cached) = self.entries.remove(&key) {
+                out.push(cached.partition);
             }
         }
         self.evictions += out.len() as u64;
@@ -175,9 +157,9 @@ impl OpenPartitions {
     ) -> Vec<Arc<Partition>> {
         let mut out = Vec::new();
         for p in 0..partitions {
-            if let Some(slot) = self.slots.remove(&(incarnation, p)) {
-                self.lru.remove(&slot.tick);
-                out.push(slot.partition);
+            if let Some(cached) = self.entries.remove(&(incarnation, p)) {
+                self.lru.remove(&cached.tick);
+                out.push(cached.partition);
             }
         }
         out
@@ -185,7 +167,7 @@ impl OpenPartitions {
 
     /// Every open partition.
     pub(crate) fn all(&self) -> Vec<Arc<Partition>> {
-        self.slots.values().map(|s| s.partition.clone()).collect()
+        self.entries.values().map(|c| c.partition.clone()).collect()
     }
 
     /// Most partitions kept open: partitions in slots hold no file of
@@ -208,7 +190,7 @@ impl OpenPartitions {
 
     /// Open partitions.
     pub(crate) fn len(&self) -> usize {
-        self.slots.len()
+        self.entries.len()
     }
 
     fn next_tick(&mut self) -> u64 {

@@ -11,17 +11,18 @@ use super::catalog::{self, Entry};
 use super::error::{IoContext, Result, StorageError};
 use super::index::Index;
 use super::lock::DirLock;
-use super::reader::{self, Continuity, ScanOptions, SegmentReader};
-use super::segment::{self, HARD_MAX_BATCH, idx_name};
+use super::reader::{self, Continuity, HARD_MAX_BATCH, ScanOptions, SegmentReader};
+use super::segment::{self, idx_name};
 use super::slab;
 use hermit_protocol::Cleanup;
 
 /// What is wrong with a segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Finding {
-    /// The log ends in a torn or corrupt batch at `position` (a crash leaves
-    /// this in the last segment; recovery truncates it there).
-    DamagedTail {
+    /// The log ends in a torn or corrupt batch at `position`, with no valid
+    /// batch after it (a crash leaves this in the last segment; recovery
+    /// truncates it there). Called `DamagedTail` before.
+    TornTail {
         /// First bad byte.
         position: u64,
         /// Bytes after it.
@@ -29,8 +30,9 @@ pub enum Finding {
         /// What was wrong.
         reason: String,
     },
-    /// Damage in a rolled segment (never served by the broker).
-    Damaged {
+    /// Corruption in a rolled segment, or in the last one with valid batches
+    /// after it (never served by the broker). Called `Damaged` before.
+    Corrupt {
         /// First bad byte.
         position: u64,
         /// What was wrong.
@@ -50,9 +52,9 @@ pub enum Finding {
 }
 
 impl Finding {
-    /// Whether this is damage to data (not a rebuildable index, not a crash tail).
+    /// Whether this is corrupt data (not a rebuildable index, not a crash's torn tail).
     pub fn is_corruption(&self) -> bool {
-        matches!(self, Finding::Damaged { .. } | Finding::Gap { .. })
+        matches!(self, Finding::Corrupt { .. } | Finding::Gap { .. })
     }
 }
 
@@ -89,7 +91,7 @@ pub struct PartitionReport {
 pub struct CheckReport {
     /// Partitions.
     pub partitions: Vec<PartitionReport>,
-    /// Problems outside any segment (damage in the topic catalog, …).
+    /// Problems outside any segment (corruption in the topic catalog, …).
     pub other: Vec<String>,
 }
 
@@ -104,7 +106,7 @@ impl CheckReport {
                 .all(|s| s.findings.is_empty())
     }
 
-    /// Whether data is damaged (beyond a crash tail and rebuildable indexes).
+    /// Whether data is corrupt (beyond a crash tail and rebuildable indexes).
     pub fn has_corruption(&self) -> bool {
         !self.other.is_empty()
             || self
@@ -212,7 +214,7 @@ fn zeros_to_end(span: &Span, from: u64) -> Result<bool> {
 }
 
 /// Every partition of every topic in the catalog of `data_dir`, by topic
-/// name, read-only; and damage found in the catalog (a torn tail, what a
+/// name, read-only; and corruption found in the catalog (a torn tail, what a
 /// crash leaves, is not reported: the broker truncates it).
 pub fn catalog_partitions(data_dir: &Path) -> Result<(Vec<CatalogPartition>, Vec<String>)> {
     let path = data_dir.join(catalog::CATALOG_FILE);
@@ -222,7 +224,7 @@ pub fn catalog_partitions(data_dir: &Path) -> Result<(Vec<CatalogPartition>, Vec
         .iter()
         .map(|(from, to)| {
             format!(
-                "{}: damaged entries at bytes {from}..{to} (valid entries follow)",
+                "{}: corrupt entries at bytes {from}..{to} (valid entries follow)",
                 path.display()
             )
         })
@@ -321,7 +323,7 @@ fn check_partition(cp: &CatalogPartition, spans: Vec<Span>) -> Result<PartitionR
         let last = next_base.is_none();
         let (file, path) = (&span.file, &span.path);
         let size = span.end - span.start;
-        // A compacted topic's segment that recovery rolled with damage keeps
+        // A compacted topic's segment that recovery rolled with corruption keeps
         // dense offsets, and the broker verifies it so (segment::dense_name).
         let dense = dense || dir.join(segment::dense_name(base)).exists();
         let continuity = if dense || last {
@@ -349,7 +351,7 @@ fn check_partition(cp: &CatalogPartition, spans: Vec<Span>) -> Result<PartitionR
                     break;
                 }
                 Err(StorageError::Corrupt { position, kind, .. }) => {
-                    // Damage in the last segment is a torn tail only if no
+                    // Corruption in the last segment is a torn tail only if no
                     // valid batch follows it (recovery applies the same rule).
                     let valid_after = last
                         && reader::find_resync(
@@ -362,13 +364,13 @@ fn check_partition(cp: &CatalogPartition, spans: Vec<Span>) -> Result<PartitionR
                         )?
                         .is_some();
                     findings.push(if last && !valid_after {
-                        Finding::DamagedTail {
+                        Finding::TornTail {
                             position,
                             bytes: span.end - position,
                             reason: kind.to_string(),
                         }
                     } else {
-                        Finding::Damaged {
+                        Finding::Corrupt {
                             position,
                             reason: kind.to_string(),
                         }
@@ -390,7 +392,7 @@ fn check_partition(cp: &CatalogPartition, spans: Vec<Span>) -> Result<PartitionR
             });
         }
         if !last && findings.is_empty() {
-            // (A damaged segment's index cannot be judged past the damage.)
+            // (A corrupt segment's index cannot be judged past the corruption.)
             // The index of a rolled segment must hold exactly the entries a
             // walk produces, whatever interval wrote it: check that every
             // entry names a batch start and that entries are a subsequence.
@@ -439,7 +441,7 @@ pub struct DumpEntry {
 }
 
 /// Every valid batch header of a partition of the data directory
-/// `data_dir`, in order, and the damage that ended a segment's scan, if
+/// `data_dir`, in order, and the corruption that ended a segment's scan, if
 /// any. Read-only; no lock is taken (a dump of a live broker's directory
 /// may end in a half-written batch).
 pub fn dump_partition(
@@ -447,7 +449,7 @@ pub fn dump_partition(
     cp: &CatalogPartition,
     mut each: impl FnMut(&DumpEntry),
 ) -> Result<Vec<(PathBuf, String)>> {
-    let mut damage = Vec::new();
+    let mut corrupt = Vec::new();
     let mut scratch = Vec::new();
     for span in spans(data_dir, cp)? {
         let opts = ScanOptions::verify(Continuity::Unchecked, HARD_MAX_BATCH);
@@ -473,12 +475,12 @@ pub fn dump_partition(
                     break;
                 }
                 Err(e @ StorageError::Corrupt { .. }) => {
-                    damage.push((span.name.clone(), e.to_string()));
+                    corrupt.push((span.name.clone(), e.to_string()));
                     break;
                 }
                 Err(e) => return Err(e),
             }
         }
     }
-    Ok(damage)
+    Ok(corrupt)
 }

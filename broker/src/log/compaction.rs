@@ -19,8 +19,9 @@ use super::error::{IoContext, Result, StorageError};
 use super::fsutil;
 use super::index::IndexBuilder;
 use super::io::{Appender, OpenMode};
-use super::partition::{Partition, ScanCheck, ScanScope, remove_segment_files};
-use super::segment::{Parts, RolledSegment, SegmentFile, Verification};
+use super::partition::Partition;
+use super::partition::scan::{ScanCheck, ScanScope};
+use super::segment::{Parts, RolledSegment, SegmentFile, Verification, remove_segment_files};
 
 /// Decides whether a batch survives: `(key, base_offset, payload_len, timestamp_ns)`.
 type KeepFn<'a> = &'a dyn Fn(&[u8], u64, u32, u64) -> bool;
@@ -129,7 +130,7 @@ impl Partition {
         for seg in &rolled {
             let v = seg.verify(opts, &mut scratch)?;
             if !v.bad.is_empty() {
-                // Never rewrite around damage: the corrupt range stays fenced as it is.
+                // Never rewrite around corruption: the corrupt range stays fenced as it is.
                 continue;
             }
             self.scan_batches(
@@ -266,7 +267,7 @@ impl Partition {
                 base: seg.base,
                 end_offset: seg.end_offset,
                 size: pos,
-                file: Arc::new(SegmentFile::new(seg.file.path.clone(), file)),
+                file: Arc::new(SegmentFile::new(seg.file.path.clone(), file, io.clone())),
                 idx_path: seg.idx_path.clone(),
                 index,
                 append_ns: seg.append_ns(),

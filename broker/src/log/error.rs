@@ -61,7 +61,7 @@ pub enum Corruption {
     },
 }
 
-/// Errors of the storage engine.
+/// Errors of the log (the broker's storage).
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
     /// A system call failed.
@@ -108,7 +108,7 @@ pub enum StorageError {
         partition: u32,
         /// First unreadable offset.
         from: u64,
-        /// First readable offset after the damage.
+        /// First readable offset after the corruption.
         to: u64,
     },
     /// A metadata file is invalid.
@@ -198,10 +198,6 @@ pub enum StorageError {
         /// What the runtime said of it.
         message: String,
     },
-    /// A verification of a rolled segment was run, and the read still found
-    /// the segment unverified.
-    #[error("segment verification did not settle")]
-    VerificationUnsettled,
     /// A test's fault injection stopped an operation where a crash could.
     #[error("injected fault: {0}")]
     InjectedFault(String),
@@ -238,7 +234,6 @@ impl StorageError {
             | StorageError::InternalTopic(_)
             | StorageError::OldLayout { .. }
             | StorageError::Panicked { .. }
-            | StorageError::VerificationUnsettled
             | StorageError::InjectedFault(_) => Status::StorageError,
             StorageError::CorruptRange { .. } => Status::CorruptData,
             StorageError::InvalidBatch(e) => e.status(),
@@ -281,7 +276,6 @@ mod tests {
                 path: PathBuf::from("data"),
             },
             StorageError::panicked("close", "boom"),
-            StorageError::VerificationUnsettled,
             StorageError::InjectedFault("stop".into()),
         ] {
             assert_eq!(e.status(), Status::StorageError, "{e}");

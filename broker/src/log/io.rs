@@ -1,5 +1,6 @@
-//! The I/O seam under the storage engine: every operation that changes what
-//! is on disk, or makes it durable, goes through a [`FileSystem`].
+//! The I/O seam under the log: every operation that changes what
+//! is on disk, or makes it durable, goes through a [`FileSystem`] — and so
+//! do the reads of what a fetch serves.
 //!
 //! The broker runs on [`RealFs`], which makes the system calls it always
 //! made. A test can give [`LogOptions::io`](super::LogOptions::io) another
@@ -7,12 +8,19 @@
 //! the page cache behind this seam and decides, at a simulated crash, which
 //! unsynced writes, creations and renames survive.
 //!
-//! Reads (`pread`, `sendfile`, `mmap` of an index, directory listings,
-//! `stat`) stay on the real file: a file system that changes what is on
-//! disk only through the seam can rebuild any state it wants under them.
+//! Reads for a fetch go through it too: the bytes of a body source (a
+//! `pread` of a segment's range, [`FileSystem::read_at`], or the file
+//! `sendfile` sends it from, [`FileSystem::sendfile_source`] — a file
+//! system that answers `None` there has every range copied through its
+//! `read_at`) and the batch header a read starts at. So a simulation can
+//! fail them. The other reads (the scans of recovery and verification,
+//! `mmap` of an index, directory listings, `stat`) stay on the real file: a
+//! file system that changes what is on disk only through the seam can
+//! rebuild any state it wants under them.
 
 use std::fs::{File, OpenOptions};
 use std::io::{IoSlice, Write};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -59,6 +67,19 @@ pub trait FileSystem: Send + Sync + 'static {
     fn remove_file(&self, path: &Path) -> std::io::Result<()>;
     /// Remove a directory and everything in it.
     fn remove_dir_all(&self, path: &Path) -> std::io::Result<()>;
+    /// `pread`: read into `buf` from `pos` of `file`, a segment a fetch
+    /// serves from; fewer bytes than asked only at the end of the file.
+    /// Default: the real read.
+    fn read_at(&self, file: &File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+        FileExt::read_at(file, buf, pos)
+    }
+    /// The file a range of `file` may be sent from by `sendfile(2)`, which
+    /// the kernel reads itself. Default: `file`. `None` has every range of
+    /// it copied through [`FileSystem::read_at`] instead (a simulation that
+    /// fails reads).
+    fn sendfile_source<'f>(&self, file: &'f File) -> Option<&'f File> {
+        Some(file)
+    }
 }
 
 /// The file system a log writes through: cheap to clone, [`RealFs`] by default.
@@ -74,6 +95,28 @@ impl Io {
     /// The real file system.
     pub fn real() -> Io {
         Io(Arc::new(RealFs))
+    }
+
+    /// Fill `buf` from `pos` of `file` with [`FileSystem::read_at`]; a file
+    /// that ends first is an `UnexpectedEof` error.
+    pub fn read_exact_at(
+        &self,
+        file: &File,
+        mut buf: &mut [u8],
+        mut pos: u64,
+    ) -> std::io::Result<()> {
+        while !buf.is_empty() {
+            match self.read_at(file, buf, pos) {
+                Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => {
+                    buf = &mut buf[n..];
+                    pos += n as u64;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 }
 
@@ -242,5 +285,77 @@ impl Write for Appender<'_> {
             self.buf.clear();
         }
         Ok(())
+    }
+}
+
+/// A file system for tests of the read seam: the real one, except that it
+/// counts the reads made through it, can fail them, and refuses `sendfile`
+/// (so every range is read through it).
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::fs::File;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    use super::{FileSystem, OpenMode, RealFs};
+
+    #[derive(Debug, Default)]
+    pub(crate) struct ReadsThrough {
+        /// Reads made through it.
+        pub(crate) reads: AtomicUsize,
+        /// Fail every read from now on.
+        pub(crate) fail: AtomicBool,
+    }
+
+    impl FileSystem for ReadsThrough {
+        fn open(&self, path: &Path, mode: OpenMode) -> std::io::Result<File> {
+            RealFs.open(path, mode)
+        }
+        fn write_at(&self, file: &File, parts: &[&[u8]], pos: u64) -> std::io::Result<()> {
+            RealFs.write_at(file, parts, pos)
+        }
+        fn set_len(&self, file: &File, len: u64) -> std::io::Result<()> {
+            RealFs.set_len(file, len)
+        }
+        fn punch_hole(&self, file: &File, pos: u64, len: u64) -> std::io::Result<()> {
+            RealFs.punch_hole(file, pos, len)
+        }
+        fn sync_data(&self, file: &File) -> std::io::Result<()> {
+            RealFs.sync_data(file)
+        }
+        fn sync_all(&self, file: &File) -> std::io::Result<()> {
+            RealFs.sync_all(file)
+        }
+        fn sync_dir(&self, dir: &Path) -> std::io::Result<()> {
+            RealFs.sync_dir(dir)
+        }
+        fn sync_filesystem(&self, any: &File) -> std::io::Result<()> {
+            RealFs.sync_filesystem(any)
+        }
+        fn create_dir(&self, path: &Path) -> std::io::Result<()> {
+            RealFs.create_dir(path)
+        }
+        fn create_dir_all(&self, path: &Path) -> std::io::Result<()> {
+            RealFs.create_dir_all(path)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+            RealFs.rename(from, to)
+        }
+        fn remove_file(&self, path: &Path) -> std::io::Result<()> {
+            RealFs.remove_file(path)
+        }
+        fn remove_dir_all(&self, path: &Path) -> std::io::Result<()> {
+            RealFs.remove_dir_all(path)
+        }
+        fn read_at(&self, file: &File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+            self.reads.fetch_add(1, Ordering::Relaxed);
+            if self.fail.load(Ordering::Relaxed) {
+                return Err(std::io::Error::other("injected read fault"));
+            }
+            RealFs.read_at(file, buf, pos)
+        }
+        fn sendfile_source<'f>(&self, _file: &'f File) -> Option<&'f File> {
+            None
+        }
     }
 }

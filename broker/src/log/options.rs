@@ -1,6 +1,6 @@
 //! The log's options: what a broker's configuration says about storage,
 //! declared and checked here, where they are used. The broker's
-//! configuration (`crate::config`) reads them from its file, environment
+//! configuration (`config`) reads them from its file, environment
 //! and flags under the same names, and hands them over as [`LogOptions`].
 
 use std::fmt;

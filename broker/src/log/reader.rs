@@ -16,6 +16,10 @@ use hermit_protocol::record::{CRC_START, HEADER_LEN, RecordHeader};
 
 use super::error::{Corruption, Result, StorageError};
 
+/// Largest batch any scan accepts: beyond every configurable limit
+/// (1 GiB payload, 1 MiB key), so lowering a limit never makes old data "corrupt".
+pub const HARD_MAX_BATCH: u64 = HEADER_LEN as u64 + (1 << 20) + (1 << 30);
+
 /// How batch offsets must follow each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Continuity {
@@ -355,9 +359,9 @@ impl<'f> SegmentReader<'f> {
 /// batch (CRC-checked, base offset at least `min_offset`, ending at or
 /// before `offset_limit`) starts. Returns its position and base offset.
 /// Recovery, verification and `hermit log check` all resume here after
-/// damage, so they fence the same ranges.
+/// corruption, so they fence the same ranges.
 ///
-/// This tells a torn tail from damage in the middle of a log: a crash only
+/// This tells a torn tail from corruption in the middle of a log: a crash only
 /// ever leaves an incomplete *last* write, so if any valid batch follows
 /// the first bad one, the bad bytes are corruption and what follows is
 /// acknowledged data that must not be truncated away.
@@ -406,10 +410,7 @@ pub fn find_resync(
             if !plausible {
                 continue;
             }
-            let mut opts = ScanOptions::verify(
-                Continuity::Monotonic(min_offset),
-                super::segment::HARD_MAX_BATCH,
-            );
+            let mut opts = ScanOptions::verify(Continuity::Monotonic(min_offset), HARD_MAX_BATCH);
             opts.buffer = 64 * 1024;
             opts.offset_limit = Some(offset_limit);
             let mut reader = SegmentReader::new(file, path, at, end, opts, &mut scratch);
@@ -550,7 +551,7 @@ mod tests {
         let first = batch(0, 3, 10);
         let mut second = batch(3, 2, 10);
         let third = batch(5, 1, 10);
-        second[40] ^= 0xff; // payload damage: CRC fails, lengths intact
+        second[40] ^= 0xff; // payload corruption: CRC fails, lengths intact
         let (f, len) = file_with(&[first.clone(), second.clone(), third.clone()]);
         let at = (first.len() + second.len()) as u64;
         assert_eq!(

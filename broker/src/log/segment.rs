@@ -1,23 +1,20 @@
 //! Segment files: naming, the rolled-segment type and its verification.
 
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use hermit_protocol::record::{HEADER_LEN, RecordHeader};
 
-use super::LogOptions;
 use super::clock;
 use super::error::{IoContext, Result, StorageError};
 use super::index::{Index, IndexBuilder};
-use super::io::Io;
+use super::io::{Io, OpenMode};
+use super::options::LogOptions;
 use super::reader::{self, Continuity, ScanOptions, SegmentReader};
 
-/// Largest batch any scan accepts: beyond every configurable limit
-/// (1 GiB payload, 1 MiB key), so lowering a limit never makes old data "corrupt".
-pub const HARD_MAX_BATCH: u64 = HEADER_LEN as u64 + (1 << 20) + (1 << 30);
+pub use super::reader::HARD_MAX_BATCH;
 
 /// `<base:020>.log`.
 pub fn log_name(base: u64) -> String {
@@ -31,10 +28,10 @@ pub fn idx_name(base: u64) -> String {
 
 /// `<base:020>.dense`: a marker that the segment at `base` holds dense
 /// offsets although its topic is compacted. Recovery writes it when it rolls
-/// an active segment whose damage it fenced by exact continuity (an active
+/// an active segment whose corruption it fenced by exact continuity (an active
 /// segment is never compacted), so a restart verifies that segment by the
 /// same rule and fences the same ranges. Compaction never rewrites a
-/// segment with damage, so a marked segment stays dense until retention
+/// segment with corruption, so a marked segment stays dense until retention
 /// deletes it.
 pub fn dense_name(base: u64) -> String {
     format!("{base:020}.dense")
@@ -59,14 +56,16 @@ pub struct SegmentFile {
     pub path: PathBuf,
     /// The open file.
     pub file: Arc<File>,
+    /// What reads of it for a fetch, and a slot's release, go through.
+    io: Io,
     slot: Option<SlotRange>,
 }
 
 #[derive(Debug)]
 struct SlotRange {
     origin: u64,
-    /// What the punch goes through.
-    io: Io,
+    /// Bytes of the slot, punched out when it is released.
+    len: u64,
     /// Punch the slot out of its slab when the last reader lets go.
     release: AtomicBool,
 }
@@ -75,31 +74,33 @@ impl Drop for SegmentFile {
     fn drop(&mut self) {
         if let Some(s) = &self.slot
             && s.release.load(Ordering::Acquire)
-            && let Err(e) = super::slab::punch(&s.io, &self.file, &self.path, s.origin)
+            && let Err(e) = self.io.punch_hole(&self.file, s.origin, s.len)
         {
-            tracing::warn!(error = %e, "could not release a slot; its block stays allocated");
+            tracing::warn!(slab = %self.path.display(), error = %e, "could not release a slot; its block stays allocated");
         }
     }
 }
 
 impl SegmentFile {
-    /// A segment file of its own.
-    pub fn new(path: PathBuf, file: File) -> SegmentFile {
+    /// A segment file of its own, read for fetches through `io`.
+    pub fn new(path: PathBuf, file: File, io: Io) -> SegmentFile {
         SegmentFile {
             path,
             file: Arc::new(file),
+            io,
             slot: None,
         }
     }
 
-    /// The segment in the slot at `origin` of the slab `file`.
-    pub fn in_slot(slab: &Path, file: Arc<File>, origin: u64, io: Io) -> SegmentFile {
+    /// The segment in the slot of `len` bytes at `origin` of the slab `file`.
+    pub fn in_slot(slab: &Path, file: Arc<File>, origin: u64, len: u64, io: Io) -> SegmentFile {
         SegmentFile {
             path: PathBuf::from(format!("{}@{origin}", slab.display())),
             file,
+            io,
             slot: Some(SlotRange {
                 origin,
-                io,
+                len,
                 release: AtomicBool::new(false),
             }),
         }
@@ -122,11 +123,17 @@ impl SegmentFile {
         }
     }
 
-    /// Read the header at `position`.
+    /// What reads of it for a fetch go through.
+    pub(crate) fn io(&self) -> &Io {
+        &self.io
+    }
+
+    /// Read the header at `position` (through the I/O seam: a read starts
+    /// there).
     pub fn header_at(&self, position: u64) -> Result<RecordHeader> {
         let mut buf = [0u8; HEADER_LEN];
-        self.file
-            .read_exact_at(&mut buf, position)
+        self.io
+            .read_exact_at(&self.file, &mut buf, position)
             .ctx("read header", &self.path)?;
         RecordHeader::decode(&buf).map_err(|e| StorageError::Corrupt {
             path: self.path.clone(),
@@ -136,12 +143,32 @@ impl SegmentFile {
     }
 }
 
+/// Open a segment file for writing, creating it with `create`.
+pub(crate) fn open_rw(io: &Io, path: &Path, create: bool) -> Result<File> {
+    io.open(
+        path,
+        if create {
+            OpenMode::Create
+        } else {
+            OpenMode::Existing
+        },
+    )
+    .ctx(
+        if create {
+            "create segment"
+        } else {
+            "open segment"
+        },
+        path,
+    )
+}
+
 /// A byte and offset range of a rolled segment found corrupt: never served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BadRange {
     /// First unreadable offset.
     pub from_offset: u64,
-    /// First readable offset after the damage.
+    /// First readable offset after the corruption.
     pub to_offset: u64,
     /// First bad byte.
     pub from_pos: u64,
@@ -187,7 +214,7 @@ pub struct RolledSegment {
     /// previous one ended, the first at `base`, the last ending at
     /// `end_offset`. True for topics that are never compacted; compaction
     /// leaves holes. Verification holds dense segments to exact continuity,
-    /// which is what catches a damaged `base_offset` (the CRC does not cover it).
+    /// which is what catches a corrupt `base_offset` (the CRC does not cover it).
     dense: bool,
     /// Broker clock (ns) of the segment's newest append: what retention
     /// ages it by. Persisted as the `.log`'s mtime (see [`stamp_append_time`]).
@@ -222,7 +249,7 @@ impl RolledSegment {
     /// A segment rolled by this process, with what is known of its contents:
     /// `Verification::default()` when every batch was CRC-checked on append,
     /// or the result of the check (e.g. an active segment recovered with
-    /// damage inside).
+    /// corruption inside).
     pub fn rolled(parts: Parts, verification: Verification) -> RolledSegment {
         let s = Self::unverified(parts);
         report(&s, &verification);
@@ -262,7 +289,7 @@ impl RolledSegment {
         let meta = file.metadata().ctx("stat segment", &path)?;
         let size = meta.len();
         let append_ns = stored_append_time(&meta, &path)?;
-        let file = Arc::new(SegmentFile::new(path, file));
+        let file = Arc::new(SegmentFile::new(path, file, opts.io.clone()));
         let idx_path = dir.join(idx_name(base));
         let index = match Index::load(&idx_path, base, size)? {
             Some(index) if index_tail_matches(&file, &index, base) => Some(index),
@@ -377,6 +404,21 @@ fn index_tail_matches(file: &SegmentFile, index: &Index, base: u64) -> bool {
         .is_ok_and(|h| h.base_offset == base + u64::from(last.rel_offset))
 }
 
+/// Unlink a segment's log and index (readers holding it keep their open file).
+pub(crate) fn remove_segment_files(io: &Io, seg: &RolledSegment) -> Result<()> {
+    let remove_if_there = |path: &Path, what: &'static str| match io.remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(StorageError::io(what, path, e)),
+    };
+    remove_if_there(&seg.idx_path, "remove index")?;
+    io.remove_file(&seg.file.path)
+        .ctx("remove segment", &seg.file.path)?;
+    // After the log: a marker left without it is removed at the next open.
+    let marker = seg.file.path.with_file_name(dense_name(seg.base));
+    remove_if_there(&marker, "remove density marker")
+}
+
 /// Record `append_ns` (broker clock) as the segment's append time: the
 /// `.log`'s mtime. The kernel moves the mtime on every write anyway, so it
 /// is close to the truth even for an active segment after a crash; setting
@@ -405,13 +447,13 @@ pub fn max_end(base: u64) -> u64 {
     base.saturating_add(u64::from(u32::MAX))
 }
 
-/// Walk a rolled segment verifying every batch; on damage, resynchronise at
+/// Walk a rolled segment verifying every batch; on corruption, resynchronise at
 /// the next valid batch ([`reader::find_resync`], as recovery does). Returns
 /// a fresh index builder and the verification result.
 ///
 /// A `dense` segment is held to exact offset continuity from `base` to
 /// `end_offset`: a batch whose base offset is off (a flipped bit there passes
-/// the CRC) and batches missing at the end are damage, not holes.
+/// the CRC) and batches missing at the end are corruption, not holes.
 #[allow(clippy::too_many_arguments)]
 pub fn verify_scan(
     file: &SegmentFile,
@@ -464,7 +506,7 @@ pub fn verify_scan(
         };
         let bad_pos = *position;
         let bad_offset = reader.next_offset().unwrap_or(expected);
-        tracing::debug!(error = %err, "verification found damage");
+        tracing::debug!(error = %err, "verification found corruption");
         let limit = end_offset.min(max_end(base));
         let resync =
             reader::find_resync(&file.file, &file.path, bad_pos + 1, size, bad_offset, limit)?;

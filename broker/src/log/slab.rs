@@ -35,7 +35,7 @@ pub const SLOT_BYTES: u64 = 4096;
 /// Slots in a slab file (a 256 MiB file, sparse where slots are unused).
 pub const SLAB_SLOTS: u64 = 65_536;
 /// Slots a data directory may ever hand out (2^40: 4 PiB of slots). A
-/// catalog entry naming one beyond is damage, so slot arithmetic never
+/// catalog entry naming one beyond is corruption, so slot arithmetic never
 /// overflows.
 pub const MAX_SLOTS: u64 = 1 << 40;
 /// The directory of the slab files, in the data directory.
@@ -60,14 +60,15 @@ fn parse_slab_name(name: &str) -> Option<u64> {
 /// The slab files of a data directory and the next free slot.
 pub struct Slabs {
     dir: PathBuf,
-    state: Mutex<State>,
+    state: Mutex<SlabsState>,
     /// The log's count of open files (the `open_files` budget): each open
     /// slab counts one.
     files: Arc<AtomicUsize>,
     io: Io,
 }
 
-struct State {
+/// The slabs' bookkeeping, under their lock.
+struct SlabsState {
     open: HashMap<u64, Arc<File>>,
     next: u64,
     /// The slots' segment files in use (by a partition or a reader): one
@@ -111,7 +112,7 @@ impl Slabs {
         }
         Ok(Slabs {
             dir,
-            state: Mutex::new(State {
+            state: Mutex::new(SlabsState {
                 open: HashMap::new(),
                 next,
                 live: HashMap::new(),
@@ -122,7 +123,7 @@ impl Slabs {
         })
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SlabsState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -165,7 +166,13 @@ impl Slabs {
         if let Some(seg) = st.live.get(&slot).and_then(Weak::upgrade) {
             return Ok(seg);
         }
-        let seg = Arc::new(SegmentFile::in_slot(&path, file, origin, self.io.clone()));
+        let seg = Arc::new(SegmentFile::in_slot(
+            &path,
+            file,
+            origin,
+            SLOT_BYTES,
+            self.io.clone(),
+        ));
         st.live.insert(slot, Arc::downgrade(&seg));
         if st.live.len() >= 2 * st.pruned_at.max(1024) {
             st.live.retain(|_, w| w.strong_count() > 0);

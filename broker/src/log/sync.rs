@@ -18,15 +18,51 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::catalog::Catalog;
+use super::error::{Result, StorageError};
 use super::io::Io;
 use super::options::FsyncPolicy;
-use super::partition::{Partition, SyncTarget};
 use super::segment::SegmentFile;
 use crate::metrics::Histogram;
 
+/// What a sync makes durable: captured before the fsync starts.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SyncTarget {
+    /// Everything below this offset.
+    pub(super) offset: u64,
+    /// The active segment's base and the position written in it: how far
+    /// what is synced may be shown to consumers.
+    pub(super) base: u64,
+    pub(super) position: u64,
+    /// Directory entries (the partition's flags) the sync covers.
+    pub(super) dirs: u8,
+}
+
+/// What the group commit syncs: a partition with unsynced writes. The
+/// queue knows a partition only through these calls, so the partition can
+/// hold its queue without the two depending on each other.
+pub(crate) trait Syncable: Send + Sync {
+    /// Its topic (for the errors a round reports).
+    fn topic(&self) -> &str;
+    /// Its partition number (for the errors a round reports).
+    fn id(&self) -> u32;
+    /// The queue took it, before syncing it: the next write queues it again.
+    fn dequeued(&self);
+    /// What a sync would make durable now, with the file to fsync; `None`
+    /// when everything is durable already.
+    fn sync_target(&self) -> Result<Option<(SyncTarget, Arc<SegmentFile>)>>;
+    /// Sync it on its own (directory entries, then the file); whether an
+    /// fsync was issued.
+    fn sync(&self) -> Result<bool>;
+    /// Everything in `target` is durable.
+    fn synced_to(&self, target: SyncTarget);
+    /// A sync that covered it failed: it stops taking writes.
+    fn sync_failed(&self, err: &StorageError);
+}
+
+/// The queue's own state, under its lock.
 #[derive(Default)]
-struct State {
-    dirty: Vec<Arc<Partition>>,
+struct QueueState {
+    dirty: Vec<Arc<dyn Syncable>>,
     /// The catalog has unsynced entries (a creation or deletion waits).
     catalog_dirty: bool,
     shutdown: bool,
@@ -37,7 +73,7 @@ struct State {
 }
 
 /// A slab to fdatasync in a round, and what that makes durable.
-type SlabRound<'a> = (Arc<SegmentFile>, Vec<(&'a Arc<Partition>, SyncTarget)>);
+type SlabRound<'a> = (Arc<SegmentFile>, Vec<(&'a Arc<dyn Syncable>, SyncTarget)>);
 
 /// From this many partitions to sync in one round, one `syncfs` of the data
 /// directory's file system replaces one `fdatasync` (and up to two
@@ -49,7 +85,7 @@ pub const SYNCFS_MIN: usize = 16;
 
 /// Partitions waiting for an fsync, and the thread that syncs them.
 pub struct SyncQueue {
-    state: Mutex<State>,
+    state: Mutex<QueueState>,
     wake: Condvar,
     generation: watch::Sender<u64>,
     /// Group-commit rounds run.
@@ -91,7 +127,7 @@ impl SyncQueue {
     /// slabs and the file system through `io`.
     pub fn new(io: Io) -> Arc<SyncQueue> {
         Arc::new(SyncQueue {
-            state: Mutex::new(State::default()),
+            state: Mutex::new(QueueState::default()),
             wake: Condvar::new(),
             generation: watch::channel(0).0,
             rounds: AtomicU64::new(0),
@@ -105,7 +141,7 @@ impl SyncQueue {
         })
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, QueueState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -131,7 +167,7 @@ impl SyncQueue {
     /// move out of a slot makes records durable by itself, their topic's
     /// creation must be (a round syncs the catalog first; these do not
     /// wait for one). Nothing to do, and no fsync, when nothing is unsynced.
-    pub(crate) fn sync_catalog(&self) -> super::Result<()> {
+    pub(crate) fn sync_catalog(&self) -> Result<()> {
         match self.catalog.get() {
             Some(c) => c.sync().map(|_| ()),
             None => Ok(()),
@@ -146,20 +182,20 @@ impl SyncQueue {
 
     /// One `syncfs` of the data directory's file system (close under
     /// `fsync = never`: it covers partitions closed since the start).
-    pub(crate) fn sync_filesystem(&self) -> super::Result<()> {
+    pub(crate) fn sync_filesystem(&self) -> Result<()> {
         match self.fs.get() {
             Some(fs) => {
                 self.syncfs.fetch_add(1, Ordering::Relaxed);
                 self.io
                     .sync_filesystem(fs)
-                    .map_err(|e| super::StorageError::io("syncfs", Path::new("."), e))
+                    .map_err(|e| StorageError::io("syncfs", Path::new("."), e))
             }
             None => Ok(()),
         }
     }
 
     /// Queue a partition that has unsynced writes.
-    pub(crate) fn push(&self, p: Arc<Partition>) {
+    pub(crate) fn push(&self, p: Arc<dyn Syncable>) {
         let mut st = self.lock();
         st.dirty.push(p);
         let idle = st.idle;
@@ -255,7 +291,7 @@ impl SyncQueue {
 
     /// One group commit over `batch`: the catalog, then every partition,
     /// then a new generation for the durable-ack waiters.
-    fn round(&self, batch: &[Arc<Partition>]) {
+    fn round(&self, batch: &[Arc<dyn Syncable>]) {
         let started = Instant::now();
         {
             self.rounds.fetch_add(1, Ordering::Relaxed);
@@ -309,7 +345,7 @@ impl SyncQueue {
                             }
                         }
                         Err(e) => {
-                            let e = super::StorageError::io("fsync", &file.path, e);
+                            let e = StorageError::io("fsync", &file.path, e);
                             tracing::error!(slab = %file.path.display(), error = %e, "group commit fsync of a slab failed");
                             for (p, _) in ps {
                                 p.sync_failed(&e);
@@ -333,7 +369,7 @@ impl SyncQueue {
     /// catalog) has written, sync the whole file system — data and
     /// directory entries — then advance them all. On an error every one of
     /// them fails: `syncfs` does not say which file's writeback failed.
-    fn sync_round_whole(&self, batch: &[Arc<Partition>]) {
+    fn sync_round_whole(&self, batch: &[Arc<dyn Syncable>]) {
         let catalog = self.catalog.get();
         if let Some(c) = catalog
             && let Err(e) = c.flush()

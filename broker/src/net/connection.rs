@@ -118,7 +118,7 @@ impl<S: ByteStream> Connection<S> {
         permit: OwnedSemaphorePermit,
     ) -> Self {
         let (wake_tx, wake_rx) = mpsc::unbounded_channel();
-        let sync_rx = shared.log.sync_generation();
+        let sync_rx = shared.engine.sync_generation();
         let sendfile = stream.can_sendfile();
         Connection {
             stream,

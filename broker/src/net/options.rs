@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use super::http::Origins;
 use crate::auth::{AclRule, AuthMode};
-use crate::log::Limit;
+use crate::engine::Limit;
 
 /// What a [`Server`](super::Server) and its connections run with. Each
 /// field is the configuration key of the same name (docs/OPERATIONS.md).

@@ -1,17 +1,16 @@
 //! The per-connection output queue: small encoded frames in one reusable
-//! buffer, and fetch bodies as file ranges — sent with `sendfile(2)` when
-//! the stream can take them that way (plain TCP), otherwise copied through
-//! a bounded buffer (`pread` from the segment, then an ordinary write).
+//! buffer, and fetch bodies as the body sources the log returned — sent
+//! with `sendfile(2)` when the stream can take them that way (plain TCP)
+//! and the body is a file range, otherwise copied through a bounded buffer
+//! (read from the body source, then an ordinary write).
 //!
 //! Responses leave in the order they were queued, each whole: a fetch's
 //! header goes into the buffer and its records follow straight from the
-//! segment file, so no other frame can interleave with them.
+//! body source, so no other frame can interleave with them.
 
 use std::collections::VecDeque;
 use std::io;
-use std::os::unix::fs::FileExt;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::task::{Context, Poll, Waker};
 
@@ -19,7 +18,7 @@ use bytes::{Buf, BytesMut};
 
 use super::metrics::Metrics;
 use super::stream::ByteStream;
-use crate::log::segment::SegmentFile;
+use crate::engine::BodySource;
 
 /// Largest single `sendfile` call (the kernel caps one call near 2 GiB anyway).
 const MAX_SENDFILE: u64 = 1 << 30;
@@ -33,19 +32,19 @@ const COPY_BUF: usize = 256 * 1024;
 enum Item {
     /// The next `n` bytes of the buffer.
     Bytes(usize),
-    /// A byte range of a segment file.
-    File {
-        file: Arc<SegmentFile>,
-        /// Where the next byte comes from.
+    /// A fetch body.
+    Body {
+        body: BodySource,
+        /// Where the next byte comes from, counted from the body's start.
         pos: u64,
-        /// Bytes not yet taken from the file: sent, with `sendfile`; read
+        /// Bytes not yet taken from the body: sent, with `sendfile`; read
         /// into the copy buffer, on the copy path (the item is done once
         /// this is 0 and the buffer is drained).
         remaining: u64,
     },
 }
 
-/// Record bytes read from a segment and not yet written (copy path only).
+/// Record bytes read from a body and not yet written (copy path only).
 struct CopyBuf {
     buf: Box<[u8]>,
     start: usize,
@@ -57,7 +56,8 @@ pub struct Outbox {
     buf: BytesMut,
     items: VecDeque<Item>,
     /// File ranges go out by `sendfile` (else by the bounded copy); fixed
-    /// per connection by [`ByteStream::can_sendfile`].
+    /// per connection by [`ByteStream::can_sendfile`]. A body the log asks
+    /// to have read through it takes the copy either way.
     sendfile: bool,
     /// The copy path's buffer, present only while a range is being copied.
     copy: Option<CopyBuf>,
@@ -88,7 +88,7 @@ impl Outbox {
         self.items.len()
     }
 
-    /// Bytes buffered (not counting file ranges).
+    /// Bytes buffered (not counting fetch bodies).
     pub fn buffered_bytes(&self) -> usize {
         self.buf.len()
     }
@@ -108,13 +108,14 @@ impl Outbox {
         }
     }
 
-    /// Append a fetch response: its header, then `len` bytes of `file` from `pos`.
-    pub fn push_file(&mut self, header: &[u8], file: Arc<SegmentFile>, pos: u64, len: u64) {
+    /// Append a fetch response: its header, then the bytes of `body`.
+    pub fn push_body(&mut self, header: &[u8], body: BodySource) {
         self.push_frame(|b| b.extend_from_slice(header));
+        let len = body.len();
         if len > 0 {
-            self.items.push_back(Item::File {
-                file,
-                pos,
+            self.items.push_back(Item::Body {
+                body,
+                pos: 0,
                 remaining: len,
             });
         }
@@ -165,42 +166,48 @@ impl Outbox {
                     Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
                     Poll::Pending => break,
                 },
-                Item::File {
-                    file,
-                    pos,
-                    remaining,
-                } if self.sendfile => {
-                    let count = (*remaining).min(MAX_SENDFILE) as usize;
-                    match stream.poll_sendfile(cx, &file.file, pos, count) {
-                        Poll::Ready(Ok(0)) => return Poll::Ready(Err(ended_early(file))),
-                        Poll::Ready(Ok(w)) => {
-                            self.unflushed = true;
-                            metrics.sendfile_calls.fetch_add(1, Ordering::Relaxed);
-                            metrics
-                                .sendfile_bytes
-                                .fetch_add(w as u64, Ordering::Relaxed);
-                            *remaining -= w as u64;
-                            written += w;
-                            if *remaining == 0 {
-                                self.items.pop_front();
-                            }
-                        }
-                        Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                        Poll::Pending => break,
-                    }
-                }
-                Item::File {
-                    file,
+                Item::Body {
+                    body,
                     pos,
                     remaining,
                 } => {
+                    // A file range goes by `sendfile` on a stream that takes
+                    // it, unless the log wants it read through its seam.
+                    let source = if self.sendfile {
+                        body.sendfile_source()
+                    } else {
+                        None
+                    };
+                    if let Some((file, start)) = source {
+                        let count = (*remaining).min(MAX_SENDFILE) as usize;
+                        let mut at = start + *pos;
+                        match stream.poll_sendfile(cx, file, &mut at, count) {
+                            Poll::Ready(Ok(0)) => return Poll::Ready(Err(body.ended_early())),
+                            Poll::Ready(Ok(w)) => {
+                                self.unflushed = true;
+                                metrics.sendfile_calls.fetch_add(1, Ordering::Relaxed);
+                                metrics
+                                    .sendfile_bytes
+                                    .fetch_add(w as u64, Ordering::Relaxed);
+                                *pos += w as u64;
+                                *remaining -= w as u64;
+                                written += w;
+                                if *remaining == 0 {
+                                    self.items.pop_front();
+                                }
+                            }
+                            Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                            Poll::Pending => break,
+                        }
+                        continue;
+                    }
                     let copy = self.copy.get_or_insert_with(|| CopyBuf {
                         buf: Box::default(),
                         start: 0,
                         end: 0,
                     });
                     if copy.start == copy.end
-                        && let Err(e) = refill(copy, file, pos, remaining)
+                        && let Err(e) = refill(copy, body, pos, remaining)
                     {
                         return Poll::Ready(Err(e));
                     }
@@ -251,16 +258,16 @@ impl Outbox {
     }
 }
 
-/// Read the next chunk of a file range into the (empty) copy buffer,
-/// growing the buffer up to [`COPY_BUF`] as the range needs.
+/// Read the next chunk of a body into the (empty) copy buffer, growing
+/// the buffer up to [`COPY_BUF`] as the body needs.
 ///
-/// `read_at` blocks the calling runtime worker for the read; record bytes
-/// are normally in the page cache (they were just written, or are being
-/// read sequentially), and `sendfile` blocks the same way on a cache miss.
-/// See docs/INTERNALS.md §2.
+/// Reading a file range (a `pread`) blocks the calling runtime worker for
+/// the read; record bytes are normally in the page cache (they were just
+/// written, or are being read sequentially), and `sendfile` blocks the
+/// same way on a cache miss. See docs/INTERNALS.md §2.
 fn refill(
     copy: &mut CopyBuf,
-    file: &SegmentFile,
+    body: &BodySource,
     pos: &mut u64,
     remaining: &mut u64,
 ) -> io::Result<()> {
@@ -269,16 +276,11 @@ fn refill(
         copy.buf = vec![0u8; want].into_boxed_slice();
     }
     let n = loop {
-        match file.file.read_at(&mut copy.buf[..want], *pos) {
-            Ok(0) => return Err(ended_early(file)),
+        match body.read_at(&mut copy.buf[..want], *pos) {
+            Ok(0) => return Err(body.ended_early()),
             Ok(n) => break n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                return Err(io::Error::new(
-                    e.kind(),
-                    format!("reading segment {}: {e}", file.path.display()),
-                ));
-            }
+            Err(e) => return Err(e),
         }
     };
     *pos += n as u64;
@@ -288,25 +290,17 @@ fn refill(
     Ok(())
 }
 
-/// The error for a file range that ends before the bytes promised.
-fn ended_early(file: &SegmentFile) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::UnexpectedEof,
-        format!(
-            "segment {} ended before the range being sent",
-            file.path.display()
-        ),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use std::future::poll_fn;
     use std::io::Write;
+    use std::sync::Arc;
 
     use tokio::io::AsyncReadExt;
 
     use super::*;
+    use crate::log::io::Io;
+    use crate::log::segment::SegmentFile;
 
     fn segment(bytes: &[u8]) -> (tempfile::TempDir, Arc<SegmentFile>) {
         let dir = tempfile::tempdir().unwrap();
@@ -314,7 +308,12 @@ mod tests {
         let mut f = std::fs::File::create(&path).unwrap();
         f.write_all(bytes).unwrap();
         let file = std::fs::File::open(&path).unwrap();
-        (dir, Arc::new(SegmentFile::new(path, file)))
+        (dir, Arc::new(SegmentFile::new(path, file, Io::real())))
+    }
+
+    /// `len` bytes of `file` from `pos`, as a read returns them.
+    fn range(file: &Arc<SegmentFile>, pos: u64, len: u64) -> BodySource {
+        BodySource::file_range(file.clone(), pos, len)
     }
 
     /// Drive the outbox until it is empty (or fails), as the connection does.
@@ -338,9 +337,9 @@ mod tests {
         });
         let metrics = Metrics::default();
         let mut out = Outbox::new(a.can_sendfile());
-        out.push_file(b"head", file.clone(), 10, 2_500_000);
+        out.push_body(b"head", range(&file, 10, 2_500_000));
         out.push_frame(|b| b.extend_from_slice(b"mid"));
-        out.push_file(b"", file, 0, 7);
+        out.push_body(b"", range(&file, 0, 7));
         out.push_frame(|b| b.extend_from_slice(b"tail"));
         drain(&mut out, &mut a, &metrics).await.unwrap();
         assert!(out.copy.is_none(), "the copy buffer is freed once idle");
@@ -361,7 +360,7 @@ mod tests {
         let (mut a, _b) = tokio::io::duplex(1 << 20);
         let metrics = Metrics::default();
         let mut out = Outbox::new(false);
-        out.push_file(b"h", file, 500, 600);
+        out.push_body(b"h", range(&file, 500, 600));
         let err = drain(&mut out, &mut a, &metrics).await.unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
         assert!(
@@ -370,5 +369,72 @@ mod tests {
         );
         // What the file had was sent before the error.
         assert_eq!(Metrics::get(&metrics.copied_bytes), 500);
+    }
+
+    #[tokio::test]
+    async fn a_body_in_memory_goes_in_order_with_the_frames() {
+        let (mut a, mut b) = tokio::io::duplex(16);
+        let reader = tokio::spawn(async move {
+            let mut got = Vec::new();
+            b.read_to_end(&mut got).await.unwrap();
+            got
+        });
+        let metrics = Metrics::default();
+        let mut out = Outbox::new(a.can_sendfile());
+        out.push_body(
+            b"head",
+            BodySource::bytes(bytes::Bytes::from_static(b"a body in memory")),
+        );
+        out.push_frame(|b| b.extend_from_slice(b"tail"));
+        drain(&mut out, &mut a, &metrics).await.unwrap();
+        drop(a);
+        assert_eq!(reader.await.unwrap(), b"heada body in memorytail");
+        assert_eq!(Metrics::get(&metrics.copied_bytes), 16);
+    }
+
+    /// Over TCP, a file range goes by `sendfile` — unless the log's I/O seam
+    /// wants it read through it: then it is copied, the same bytes.
+    #[tokio::test]
+    async fn over_tcp_a_range_is_sent_from_its_file_unless_the_seam_refuses() {
+        use crate::log::io::testing::ReadsThrough;
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i % 253) as u8).collect();
+        let seam = Arc::new(ReadsThrough::default());
+        for (io, by_sendfile) in [(Io::real(), true), (Io::new(seam.clone()), false)] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("00000000000000000000.log");
+            std::fs::File::create(&path)
+                .unwrap()
+                .write_all(&data)
+                .unwrap();
+            let file = std::fs::File::open(&path).unwrap();
+            let seg = Arc::new(SegmentFile::new(path, file, io));
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let reader = tokio::spawn(async move {
+                let (mut s, _) = listener.accept().await.unwrap();
+                let mut got = Vec::new();
+                s.read_to_end(&mut got).await.unwrap();
+                got
+            });
+            let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let metrics = Metrics::default();
+            let mut out = Outbox::new(tcp.can_sendfile());
+            out.push_body(b"h", range(&seg, 5, 250_000));
+            drain(&mut out, &mut tcp, &metrics).await.unwrap();
+            drop(tcp);
+            let mut want = b"h".to_vec();
+            want.extend_from_slice(&data[5..250_005]);
+            assert!(reader.await.unwrap() == want, "bytes differ");
+            let (sent, copied) = (
+                Metrics::get(&metrics.sendfile_bytes),
+                Metrics::get(&metrics.copied_bytes),
+            );
+            if by_sendfile {
+                assert_eq!((sent, copied), (250_000, 0));
+            } else {
+                assert_eq!((sent, copied), (0, 250_000));
+            }
+        }
+        assert!(seam.reads.load(std::sync::atomic::Ordering::Relaxed) > 0);
     }
 }

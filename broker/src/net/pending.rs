@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use tokio::time::Instant;
 
 use super::metrics::Metrics;
-use crate::log::Partition;
+use crate::engine::Partition;
 
 /// What an ack waits for and answers with.
 pub(super) enum AckBody {

@@ -19,7 +19,7 @@ use tokio::time::Instant;
 
 use super::options::QuotaOptions;
 use crate::auth::Principal;
-use crate::log::Limit;
+use crate::engine::Limit;
 
 /// Token buckets are pruned once the map holds this many: keys are free to
 /// make, so the map must not grow with every principal ever seen.

@@ -20,7 +20,7 @@ use super::shared::{Arrival, Shared};
 use super::stream::ByteStream;
 use crate::auth::{Acl, AclError, BrokerId, BrokerIdError};
 use crate::engine::Engine;
-use crate::log::Log;
+use crate::engine::Log;
 use crate::tls::{self, TlsAcceptor, TlsError};
 
 /// Why a [`Server`] could not be built from its configuration.
@@ -97,12 +97,11 @@ impl Server {
         options: impl Into<ServerOptions>,
     ) -> Result<Server, ServerError> {
         let options = options.into();
-        let log = engine.log().clone();
         let limits = Limits::for_payload(options.max_payload, options.max_key);
         let permits = Arc::new(Semaphore::new(options.max_connections as usize));
         let access = &options.access;
         let acl = Acl::compile(access.mode, &access.admins, &access.rules)?;
-        let broker_id = BrokerId::load_or_create(log.dir())?;
+        let broker_id = BrokerId::load_or_create(engine.dir())?;
         let quotas = Arc::new(quota::Quotas::new(&options.quotas));
         let origins = Origins::new(&options.allowed_origins).map_err(ServerError::Origins)?;
         if options.allowed_origins.iter().any(|o| o == "*") {
@@ -138,7 +137,6 @@ impl Server {
         Ok(Server {
             shared: Arc::new(Shared {
                 engine,
-                log,
                 options,
                 limits,
                 metrics: Arc::new(Metrics::default()),
@@ -209,7 +207,7 @@ impl Server {
 
     /// The log it serves.
     pub fn log(&self) -> &Arc<Log> {
-        &self.shared.log
+        self.shared.engine.log()
     }
 
     /// The engine it serves (the log and the group offsets).

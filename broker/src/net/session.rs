@@ -26,7 +26,7 @@ use super::pending::{AckBody, PendingAck, PendingFetch};
 use super::quota::{self, Permit, TopicPermit};
 use super::shared::{Arrival, Shared};
 use crate::auth::{Action, AuthMode, Denied, Principal, Who, fresh_nonce};
-use crate::log::{Partition, StorageError};
+use crate::engine::{Partition, StorageError};
 
 /// Why a connection stops reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -251,18 +251,21 @@ impl Session {
         topic: &str,
         partition: u32,
     ) -> Option<Arc<Partition>> {
-        let first = match self.shared.log.partition_if_open(topic, partition) {
+        let first = match self.shared.engine.partition_if_open(topic, partition) {
             Ok(Some(p)) => Ok(p),
             Ok(None) => {
                 // Closed: opening it reads its directory and recovers its
                 // active segment — off the async threads.
-                partition_off_thread(&self.shared.log, topic, partition, false).await
+                self.shared
+                    .engine
+                    .partition_off_thread(topic, partition, false)
+                    .await
             }
             Err(e) => Err(e),
         };
         let res = match first {
             Err(StorageError::UnknownTopic(t))
-                if self.shared.log.options().auto_create
+                if self.shared.engine.options().auto_create
                     && self.check(Action::Create, topic).is_err() =>
             {
                 Err(StorageError::UnknownTopic(format!(
@@ -270,7 +273,7 @@ impl Session {
                     self.who
                 )))
             }
-            Err(StorageError::UnknownTopic(_)) if self.shared.log.options().auto_create => {
+            Err(StorageError::UnknownTopic(_)) if self.shared.engine.options().auto_create => {
                 let permit = match self.topic_permit(topic) {
                     Ok(permit) => permit,
                     Err(msg) => {
@@ -280,11 +283,14 @@ impl Session {
                 };
                 // With slots, creating a topic and opening its new partition
                 // reads nothing: no need to leave the async thread.
-                let res = match self.shared.log.auto_create_in_slot(topic, partition) {
+                let res = match self.shared.engine.auto_create_in_slot(topic, partition) {
                     Ok(Some(p)) => Ok(p),
                     Err(e) => Err(e),
                     Ok(None) => {
-                        partition_off_thread(&self.shared.log, topic, partition, true).await
+                        self.shared
+                            .engine
+                            .partition_off_thread(topic, partition, true)
+                            .await
                     }
                 };
                 if res.is_ok()
@@ -444,18 +450,4 @@ impl Session {
             );
         }
     }
-}
-
-/// [`Log::partition`](crate::log::Log::partition) on the blocking pool: it may read a partition's
-/// directory and recover its active segment, or create directories.
-pub(super) async fn partition_off_thread(
-    log: &Arc<crate::log::Log>,
-    topic: &str,
-    partition: u32,
-    create: bool,
-) -> Result<Arc<Partition>, StorageError> {
-    let (log, name) = (log.clone(), topic.to_owned());
-    tokio::task::spawn_blocking(move || log.partition(&name, partition, create))
-        .await
-        .unwrap_or_else(|e| Err(StorageError::panicked("opening a partition", e)))
 }

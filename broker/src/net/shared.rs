@@ -11,7 +11,6 @@ use super::options::ServerOptions;
 use super::quota;
 use crate::auth::{Acl, BrokerId, Principal};
 use crate::engine::Engine;
-use crate::log::Log;
 
 /// How a connection arrived, as far as access control cares.
 #[derive(Debug, Clone, Copy, Default)]
@@ -27,11 +26,8 @@ pub(super) struct Arrival {
 
 /// What every connection shares.
 pub(super) struct Shared {
-    /// Commits, committed offsets and topic deletion (which forgets offsets).
+    /// The log and the group offsets: everything the requests read and write.
     pub(super) engine: Arc<Engine>,
-    /// The engine's log: the data path (produce, fetch, topics) goes
-    /// straight to storage.
-    pub(super) log: Arc<Log>,
     pub(super) options: ServerOptions,
     pub(super) limits: Limits,
     pub(super) metrics: Arc<Metrics>,

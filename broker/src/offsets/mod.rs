@@ -91,11 +91,11 @@ impl OffsetStore {
         let store = OffsetStore { shards, log };
         let mut scratch = Vec::new();
         let mut loaded = 0u64;
-        // Damage is skipped, not fatal: the partition's own verification
+        // Corruption is skipped, not fatal: the partition's own verification
         // fences and reports it; offsets after it in its segment are lost.
         store
             .log
-            .scan_batches(ScanScope::All, ScanCheck::SkipDamaged, &mut scratch, |b| {
+            .scan_batches(ScanScope::All, ScanCheck::SkipCorrupt, &mut scratch, |b| {
                 let Ok((view, _)) = hermit_protocol::BatchView::parse(b.bytes) else {
                     return Ok(());
                 };

@@ -5,7 +5,7 @@ use hermit_protocol::Op;
 use hermit_protocol::frame::{Commit, ResponseBody};
 use tokio::time::Instant;
 
-use crate::log::FsyncPolicy;
+use crate::engine::FsyncPolicy;
 use crate::net::access::Access;
 use crate::net::pending::{AckBody, PendingAck};
 use crate::net::request::OpHandler;
@@ -41,7 +41,7 @@ impl OpHandler for Handler {
             Err(e) => return s.storage_error(corr, Op::Commit, &e),
         };
         let offsets = s.shared.engine.offsets_partition().clone();
-        if s.shared.log.options().fsync == FsyncPolicy::Never
+        if s.shared.engine.options().fsync == FsyncPolicy::Never
             || offsets.synced_offset() >= a.next_offset
         {
             s.respond(corr, &ResponseBody::Commit);

@@ -7,7 +7,7 @@ use hermit_protocol::frame::{CreateTopic, ResponseBody};
 use hermit_protocol::{Op, Status};
 
 use crate::auth::Action;
-use crate::log::StorageError;
+use crate::engine::StorageError;
 use crate::net::access::Access;
 use crate::net::request::OpHandler;
 use crate::net::session::Session;
@@ -42,7 +42,7 @@ impl OpHandler for Handler {
             Ok(permit) => permit,
             Err(msg) => return s.error(corr, op, Status::Unauthorized, &msg, None),
         };
-        let log = s.shared.log.clone();
+        let log = s.shared.engine.clone();
         let name = c.topic.as_str().to_owned();
         let settings = c.settings;
         let res =

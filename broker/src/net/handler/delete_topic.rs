@@ -5,7 +5,7 @@ use hermit_protocol::frame::ResponseBody;
 use hermit_protocol::{Op, TopicName};
 
 use crate::auth::Action;
-use crate::log::StorageError;
+use crate::engine::StorageError;
 use crate::net::access::Access;
 use crate::net::request::OpHandler;
 use crate::net::session::Session;

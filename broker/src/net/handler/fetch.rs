@@ -12,7 +12,7 @@ use hermit_protocol::frame::{self, Fetch};
 use tokio::time::Instant;
 
 use crate::auth::Action;
-use crate::log::{Partition, ReadOutcome, StorageError};
+use crate::engine::{Partition, Served, StorageError};
 use crate::net::access::Access;
 use crate::net::pending::{Parked, PendingFetch};
 use crate::net::quota;
@@ -56,24 +56,18 @@ impl OpHandler for Handler {
     }
 }
 
-/// Read from a partition, verifying an old segment first if needed.
+/// Read from a partition for a fetch: the engine verifies an old segment
+/// first if needed, off the async workers.
 async fn read(
     s: &mut Session,
     part: &Arc<Partition>,
     offset: u64,
     max_bytes: u32,
-) -> Result<ReadOutcome, StorageError> {
-    loop {
-        match part.read(offset, max_bytes, &mut s.scratch)? {
-            ReadOutcome::Unverified(seg) => {
-                let p = part.clone();
-                tokio::task::spawn_blocking(move || p.verify_segment(&seg))
-                    .await
-                    .unwrap_or_else(|e| Err(StorageError::panicked("verification", e)))?;
-            }
-            other => return Ok(other),
-        }
-    }
+) -> Result<Served, StorageError> {
+    s.shared
+        .engine
+        .read(part, offset, max_bytes, &mut s.scratch)
+        .await
 }
 
 /// Answer a fetch if there is data or its wait is over; otherwise park it
@@ -104,27 +98,24 @@ async fn attempt_fetch(s: &mut Session, mut f: PendingFetch) {
     // Subscribe before reading, so data arriving in between is not missed.
     let mut rx = waiting.then(|| f.partition.subscribe());
     match read(s, &f.partition.clone(), f.offset, f.max_bytes).await {
-        Ok(ReadOutcome::Data {
-            range,
+        Ok(Served {
+            body: Some(body),
             high_watermark,
             log_start,
         }) => {
-            let header = frame::encode_fetch_header(
-                f.correlation_id,
-                high_watermark,
-                log_start,
-                range.len as u32,
-            );
+            let len = body.len();
+            let header =
+                frame::encode_fetch_header(f.correlation_id, high_watermark, log_start, len as u32);
             s.shared
                 .metrics
                 .fetch_responses
                 .fetch_add(1, Ordering::Relaxed);
-            s.shared.quotas.charge_fetch(who, range.len);
-            s.out
-                .push_file(&header, range.file, range.position, range.len);
+            s.shared.quotas.charge_fetch(who, len);
+            s.out.push_body(&header, body);
             fetch_answered(s, &f);
         }
-        Ok(ReadOutcome::Empty {
+        Ok(Served {
+            body: None,
             high_watermark,
             log_start,
         }) => match rx.take() {
@@ -159,11 +150,6 @@ async fn attempt_fetch(s: &mut Session, mut f: PendingFetch) {
                 fetch_answered(s, &f);
             }
         },
-        Ok(ReadOutcome::Unverified(_)) => {
-            // State::read verifies until the outcome is something else.
-            let e = StorageError::VerificationUnsettled;
-            s.storage_error(f.correlation_id, Op::Fetch, &e);
-        }
         Err(e) => s.storage_error(f.correlation_id, Op::Fetch, &e),
     }
 }

@@ -6,7 +6,7 @@ use hermit_protocol::{Op, Status, TopicName};
 
 use super::page::{Cut, LIST_SCAN_FACTOR, PageError, topic_page, topics_metadata};
 use crate::auth::Action;
-use crate::log::StorageError;
+use crate::engine::StorageError;
 use crate::net::access::Access;
 use crate::net::request::OpHandler;
 use crate::net::session::Session;
@@ -30,14 +30,14 @@ impl OpHandler for Handler {
         let Some(t) = t else {
             return all_topics(s, corr).await;
         };
-        let Some(t) = s.shared.log.topic(t.as_str()) else {
+        let Some(t) = s.shared.engine.topic(t.as_str()) else {
             return s.storage_error(
                 corr,
                 Op::Metadata,
                 &StorageError::UnknownTopic(t.as_str().to_owned()),
             );
         };
-        let body = match topics_metadata(s.shared.log.clone(), vec![t]).await {
+        let body = match topics_metadata(s.shared.engine.clone(), vec![t]).await {
             Ok(body) => body,
             Err(e) => return s.storage_error(corr, Op::Metadata, &e),
         };

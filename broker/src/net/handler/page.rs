@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use hermit_protocol::frame::{PartitionMetadata, TopicMetadata, TopicPage};
+use hermit_protocol::frame::{TopicMetadata, TopicPage};
 use hermit_protocol::topic::INTERNAL_PREFIX;
 
 use crate::auth::Action;
-use crate::log::StorageError;
+use crate::engine::{Engine, StorageError, Topic};
 use crate::net::session::Session;
 
 /// A topic listing looks at no more than this many catalog entries per
@@ -38,7 +38,7 @@ pub(super) async fn topic_page(
         return Ok((TopicPage::default(), None));
     }
     // One entry more than the scan may look at tells whether any remain.
-    let entries = s.shared.log.topics_after(after, scan + 1);
+    let entries = s.shared.engine.topics_after(after, scan + 1);
     let mut chosen = Vec::new();
     let mut last: Option<&str> = None;
     let mut cut = None;
@@ -64,7 +64,7 @@ pub(super) async fn topic_page(
         last = Some(name);
     }
     let next = cut.and(last.map(str::to_owned));
-    let metas = topics_metadata(s.shared.log.clone(), chosen.clone())
+    let metas = topics_metadata(s.shared.engine.clone(), chosen.clone())
         .await
         .map_err(PageError::Storage)?;
     let mut topics = Vec::with_capacity(metas.len());
@@ -96,13 +96,13 @@ pub(super) async fn topic_page(
 /// The metadata of `topics`, built off the async threads (it may open
 /// closed partitions).
 pub(super) async fn topics_metadata(
-    log: Arc<crate::log::Log>,
-    topics: Vec<Arc<crate::log::Topic>>,
+    engine: Arc<Engine>,
+    topics: Vec<Arc<Topic>>,
 ) -> Result<Vec<TopicMetadata>, StorageError> {
     tokio::task::spawn_blocking(move || {
         topics
             .iter()
-            .map(|t| topic_metadata(&log, t))
+            .map(|t| engine.topic_metadata(t))
             .collect::<Result<Vec<_>, _>>()
     })
     .await
@@ -127,31 +127,4 @@ pub(super) enum Cut {
     Scan,
     /// The next topic's metadata would not fit in the frame.
     Frame,
-}
-
-/// What Metadata says about one topic: its effective policy and each
-/// partition's bounds (opening the partitions that are not open).
-fn topic_metadata(
-    log: &crate::log::Log,
-    t: &Arc<crate::log::Topic>,
-) -> Result<TopicMetadata, StorageError> {
-    let policy = t.policy();
-    let partitions = (0..t.partition_count())
-        .map(|i| {
-            let p = log.open_partition(t, i)?;
-            let (log_start, high_watermark) = p.bounds();
-            Ok(PartitionMetadata {
-                partition: i,
-                log_start,
-                high_watermark,
-            })
-        })
-        .collect::<Result<Vec<_>, StorageError>>()?;
-    Ok(TopicMetadata {
-        name: t.name().to_owned(),
-        cleanup: policy.cleanup,
-        retention_ms: policy.retention_ms,
-        retention_bytes: policy.retention_bytes,
-        partitions,
-    })
 }

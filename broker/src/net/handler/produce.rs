@@ -8,8 +8,8 @@ use hermit_protocol::{Ack, Op};
 use tokio::time::Instant;
 
 use crate::auth::Action;
-use crate::log::FsyncPolicy;
-use crate::log::StorageError;
+use crate::engine::FsyncPolicy;
+use crate::engine::StorageError;
 use crate::net::access::Access;
 use crate::net::pending::{AckBody, PendingAck};
 use crate::net::request::OpHandler;
@@ -28,7 +28,7 @@ impl OpHandler for Handler {
 
     async fn handle(s: &mut Session, corr: u32, p: Self::Request<'_>) {
         let received = Instant::now();
-        let fsync = s.shared.log.options().fsync;
+        let fsync = s.shared.engine.options().fsync;
         if p.ack == Ack::Durable && fsync == FsyncPolicy::Never {
             s.storage_error(corr, Op::Produce, &StorageError::NotDurable);
             return;
