@@ -20,6 +20,10 @@
 //!
 //! stdout carries data only; logs, progress and errors go to stderr.
 
+// No function over 120 lines (clippy.toml): long ones are prompts to ask
+// what they are two of. Tests may be longer.
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
+
 // First: its `outln!`/`out!` macros are used by the modules below.
 #[macro_use]
 mod out;
