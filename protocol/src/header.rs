@@ -61,6 +61,15 @@ impl RequestHeader {
         out.put_u32(self.correlation_id);
     }
 
+    /// Overwrite the length prefix of the frame at the start of `frame`
+    /// (a head written before its body's length was known). Does nothing
+    /// to a shorter buffer.
+    pub fn set_len(frame: &mut [u8], len: u32) {
+        if let Some(at) = frame.get_mut(..LEN_PREFIX) {
+            at.copy_from_slice(&len.to_be_bytes());
+        }
+    }
+
     /// Overwrite the correlation id of the request frame at the start of `frame`
     /// (a frame encoded once and sent many times). Does nothing to a shorter buffer.
     pub fn set_correlation_id(frame: &mut [u8], correlation_id: u32) {
@@ -143,7 +152,17 @@ mod tests {
         assert_eq!(peek_len(&buf[..3]), None);
         assert_eq!(peek_len(&buf), Some(0x0102_0304));
         RequestHeader::set_correlation_id(&mut buf, 7);
-        assert_eq!(RequestHeader::peek(&buf).map(|h| h.correlation_id), Some(7));
+        RequestHeader::set_len(&mut buf, 5);
+        assert_eq!(
+            RequestHeader::peek(&buf),
+            Some(RequestHeader {
+                len: 5,
+                op: 8,
+                correlation_id: 7
+            })
+        );
+        RequestHeader::set_len(&mut buf[..3], 9);
+        assert_eq!(peek_len(&buf), Some(5));
 
         let s = ResponseHeader {
             len: 7,

@@ -25,7 +25,8 @@ use bytes::{Buf, Bytes, BytesMut};
 use hermit_protocol::frame::{
     FrameCheck, REQUEST_HEADER_LEN, ResponseBody, check_response, decode_response,
 };
-use hermit_protocol::{Op, Status};
+use hermit_protocol::header::{RESPONSE_HEADER_LEN, RequestHeader, ResponseHeader};
+use hermit_protocol::{Op, Status, WireError};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
@@ -284,11 +285,13 @@ impl Conn {
 
     /// Handle the frame of `len` bytes at the start of `buf`, consuming it.
     fn dispatch(&self, buf: &mut BytesMut, len: usize) -> Result<(), ClientError> {
-        let corr = u32::from_be_bytes([buf[5], buf[6], buf[7], buf[8]]);
-        let op = buf[4] & !hermit_protocol::frame::RESPONSE_BIT;
-        let is_fetch = buf[4] & !hermit_protocol::frame::RESPONSE_BIT == Op::Fetch as u8
-            && len >= 11
-            && u16::from_be_bytes([buf[9], buf[10]]) == Status::Ok.code();
+        // Whole (check_response): at least a response header.
+        let head = ResponseHeader::peek(&buf[..len]).ok_or(WireError::UnexpectedEof {
+            need: RESPONSE_HEADER_LEN,
+            have: len,
+        })?;
+        let (corr, op) = (head.correlation_id, head.op_code());
+        let is_fetch = op == Op::Fetch as u8 && head.is_ok();
         let (result, fetch_frame) = if is_fetch {
             // Records stay where the socket put them: the frame becomes a
             // shared buffer and every record is a slice of it.
@@ -486,8 +489,8 @@ async fn write_loop<W: AsyncWrite + Unpin>(
             let start = heads.len();
             heads.extend_from_slice(&m.head);
             let len = (m.head.len() - 4 + m.body.as_ref().map_or(0, Bytes::len)) as u32;
-            heads[start..start + 4].copy_from_slice(&len.to_be_bytes());
-            heads[start + 5..start + REQUEST_HEADER_LEN].copy_from_slice(&m.corr.to_be_bytes());
+            RequestHeader::set_len(&mut heads[start..], len);
+            RequestHeader::set_correlation_id(&mut heads[start..], m.corr);
             ranges.push(start..heads.len());
         }
         let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(msgs.len() * 2);
@@ -561,8 +564,8 @@ mod tests {
         let head = produce_head("chat", 3, Ack::Durable).unwrap();
         let mut frame = head.to_vec();
         let len = (frame.len() - 4 + batch.len()) as u32;
-        frame[..4].copy_from_slice(&len.to_be_bytes());
-        frame[5..9].copy_from_slice(&7u32.to_be_bytes());
+        RequestHeader::set_len(&mut frame, len);
+        RequestHeader::set_correlation_id(&mut frame, 7);
         frame.extend_from_slice(&batch);
         let f = decode_request(&frame, &Limits::default()).unwrap();
         assert_eq!(f.correlation_id, 7);

@@ -11,6 +11,7 @@ use hermit_protocol::auth::MECHANISM_P256_ECDSA;
 use hermit_protocol::frame::{
     Authenticate, FrameCheck, ResponseBody, check_response, decode_response,
 };
+use hermit_protocol::header::ResponseHeader;
 use hermit_protocol::hello::{
     BROKER_HELLO_V3_LEN, BrokerFlags, BrokerHello, HELLO_LEN, Hello, PROTOCOL_VERSION, VERSION_3,
 };
@@ -248,7 +249,7 @@ where
         }
         Ok(_) => Err(ClientError::Protocol(WireError::InvalidField {
             field: "response op",
-            value: u64::from(frame[4]),
+            value: u64::from(ResponseHeader::peek(&frame).map_or(0, |h| h.op)),
         })),
         Err(e) if e.status == Status::Unauthorized => Err(ClientError::AuthFailed {
             addr: addr.to_owned(),
