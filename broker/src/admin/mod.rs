@@ -20,7 +20,7 @@
 //!
 //! The encoder is `prometheus-client`'s: it escapes label values and
 //! writes the exposition format; every value is read from the broker's own
-//! counters when scraped (one [`Collector`]), so the record path pays one
+//! counters when scraped (one `prometheus_client` `Collector`), so the record path pays one
 //! relaxed atomic add per counter and no registry lookup.
 //!
 //! # Layout

@@ -5,7 +5,7 @@
 //! response: base_offset u64
 //! ```
 //! The batch header is checked against the receiver's limits as soon as it
-//! arrives ([`check_prefix`], called by `frame::check_request` on a frame
+//! arrives (`check_prefix`, called by `frame::check_request` on a frame
 //! still being received), so a hostile length is refused before anything is
 //! reserved for it.
 
@@ -106,7 +106,7 @@ pub(crate) fn check_prefix<'a>(
 
 /// Whether `body` (a produce frame's bytes after its header, maybe still
 /// arriving) holds the topic, partition, ack and the whole batch header:
-/// enough for [`check_prefix`] to judge the batch.
+/// enough for `check_prefix` to judge the batch.
 pub fn prefix_buffered(body: &[u8]) -> bool {
     body.first()
         .is_some_and(|&n| body.len() >= 1 + usize::from(n) + 4 + 1 + crate::record::HEADER_LEN)
