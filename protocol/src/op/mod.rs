@@ -18,8 +18,9 @@
 //! answer and their codecs; this file only maps op codes and enum variants
 //! onto them. Adding an op: a module, then a line in [`Op`], [`Request`]
 //! and [`ResponseBody`] and an arm in each `match` below — they are
-//! exhaustive, so the compiler names every place (docs/INTERNALS.md, "How
-//! to add a request type").
+//! exhaustive, so the compiler names every place — and a line in
+//! [`for_each_op!`](crate::for_each_op), from which the broker derives its
+//! dispatcher (docs/INTERNALS.md, "How to add a request type").
 
 pub mod authenticate;
 pub mod commit;
@@ -49,6 +50,28 @@ use fetch::{Fetch, FetchAnswer};
 use list_topics::{ListTopics, TopicPage};
 use metadata::TopicMetadata;
 use produce::Produce;
+
+/// Every op, as `Variant(binding) => module` (`Variant => module` for an
+/// op whose request has no body): hands the list to the macro named
+/// `$then`, so other crates can derive their per-op code from this one
+/// table — the broker's dispatcher calls `net::handler::<module>` for each.
+#[macro_export]
+macro_rules! for_each_op {
+    ($then:ident) => {
+        $then! {
+            Produce(request) => produce,
+            Fetch(request) => fetch,
+            Commit(request) => commit,
+            Committed(request) => committed,
+            Metadata(request) => metadata,
+            CreateTopic(request) => create_topic,
+            DeleteTopic(request) => delete_topic,
+            Ping => ping,
+            Authenticate(request) => authenticate,
+            ListTopics(request) => list_topics,
+        }
+    };
+}
 
 /// The operations of the protocol (version 2; `Authenticate` and
 /// `ListTopics` are version 3's).

@@ -16,20 +16,12 @@
 //! Each handler implements [`OpHandler`]: its `access` is checked here before
 //! it runs (a refused request gets `Unauthorized` and does nothing), then
 //! its `handle` answers. `page` builds the topic pages Metadata and
-//! ListTopics share. Adding an op: its module here and one arm in
-//! [`dispatch`] (docs/INTERNALS.md, "How to add a request type").
+//! ListTopics share. The modules and [`dispatch`] are derived from the
+//! protocol's op table (`hermit_protocol::for_each_op!`): adding an op
+//! there asks for its module here, `<module>.rs` with a `Handler`
+//! (docs/INTERNALS.md, "How to add a request type").
 
-pub(super) mod authenticate;
-pub(super) mod commit;
-pub(super) mod committed;
-pub(super) mod create_topic;
-pub(super) mod delete_topic;
-pub(super) mod fetch;
-pub(super) mod list_topics;
-pub(super) mod metadata;
 mod page;
-pub(super) mod ping;
-pub(super) mod produce;
 
 use hermit_protocol::{Request, RequestFrame};
 
@@ -49,19 +41,23 @@ macro_rules! run {
     }};
 }
 
-/// Answer one decoded request.
-pub(super) async fn dispatch(s: &mut Session, f: RequestFrame<'_>) {
-    let corr = f.correlation_id;
-    match f.request {
-        Request::Produce(r) => run!(produce::Handler, s, corr, r),
-        Request::Fetch(r) => run!(fetch::Handler, s, corr, r),
-        Request::Commit(r) => run!(commit::Handler, s, corr, r),
-        Request::Committed(r) => run!(committed::Handler, s, corr, r),
-        Request::Metadata(r) => run!(metadata::Handler, s, corr, r),
-        Request::CreateTopic(r) => run!(create_topic::Handler, s, corr, r),
-        Request::DeleteTopic(r) => run!(delete_topic::Handler, s, corr, r),
-        Request::Ping => run!(ping::Handler, s, corr, ()),
-        Request::Authenticate(r) => run!(authenticate::Handler, s, corr, r),
-        Request::ListTopics(r) => run!(list_topics::Handler, s, corr, r),
-    }
+/// The handlers' modules and the dispatcher, one of each per op of the
+/// protocol's op table ([`hermit_protocol::for_each_op`]): an op added
+/// there names its handler here, and the build fails until it exists.
+macro_rules! handlers {
+    ($($op:ident $(($request:ident))? => $module:ident),* $(,)?) => {
+        $(pub(super) mod $module;)*
+
+        /// Answer one decoded request.
+        pub(super) async fn dispatch(s: &mut Session, f: RequestFrame<'_>) {
+            let corr = f.correlation_id;
+            match f.request {
+                $(Request::$op $(($request))? => {
+                    run!($module::Handler, s, corr, ($($request)?))
+                })*
+            }
+        }
+    };
 }
+
+hermit_protocol::for_each_op!(handlers);
