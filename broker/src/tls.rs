@@ -7,54 +7,27 @@
 //! configuration does not depend on which providers other crates in the
 //! binary happened to enable.
 
-use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use hermit_pem::PemError;
 use rustls::RootCertStore;
-use rustls::pki_types::pem::{self, PemObject as _};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::WebPkiClientVerifier;
 
 pub use rustls::{ServerConfig, ServerConnection};
 pub use tokio_rustls::TlsAcceptor;
 
-/// The ALPN protocol name HermitMQ speaks over TLS. The server offers only
-/// this one: a client that asks for another (say `h2`) is refused in the
-/// handshake rather than fed frames it cannot read.
-pub const ALPN: &[u8] = b"hermitmq";
+/// The ALPN protocol name HermitMQ speaks over TLS.
+pub use hermit_pem::ALPN;
 
 /// Why a TLS configuration could not be built. Each variant names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum TlsError {
-    /// The file could not be read.
-    #[error("cannot read {}: {source}", path.display())]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// What the OS said.
-        source: io::Error,
-    },
-    /// The file is not valid PEM.
-    #[error("{} is not valid PEM: {source}", path.display())]
-    Pem {
-        /// The file.
-        path: PathBuf,
-        /// What the PEM parser said.
-        source: pem::Error,
-    },
-    /// The file holds no `BEGIN CERTIFICATE` section.
-    #[error("{} holds no certificate (PEM `-----BEGIN CERTIFICATE-----` expected)", path.display())]
-    NoCertificate {
-        /// The file.
-        path: PathBuf,
-    },
-    /// The file holds no private key section.
-    #[error("{} holds no private key (PEM PKCS#8 `BEGIN PRIVATE KEY` or SEC1 `BEGIN EC PRIVATE KEY` expected)", path.display())]
-    NoKey {
-        /// The file.
-        path: PathBuf,
-    },
+    /// A PEM file could not be read, is not PEM, or lacks the certificate
+    /// or key it must hold (the error names the file).
+    #[error(transparent)]
+    File(#[from] PemError),
     /// A certificate of the client CA file is not a usable trust anchor.
     #[error("{} holds a certificate that is not a usable CA: {source}", path.display())]
     BadCa {
@@ -156,47 +129,15 @@ pub fn peer_spki(conn: &ServerConnection) -> Option<Vec<u8>> {
     Some(parsed.subject_public_key_info().as_ref().to_vec())
 }
 
-// PEM files are read and parsed by rustls (`PemObject`); what is ours is
-// only which error names which file.
+// PEM files are read once, the same way, by the broker and the client
+// (`hermit-pem`, rustls parsing); what is ours is which error names which file.
 
-/// Every certificate in a PEM file, in order; at least one.
 fn load_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
-    let certs = CertificateDer::pem_file_iter(path)
-        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
-        .map_err(|e| TlsError::pem(path, e))?;
-    if certs.is_empty() {
-        return Err(TlsError::NoCertificate {
-            path: path.to_owned(),
-        });
-    }
-    Ok(certs)
+    Ok(hermit_pem::load_certs(path)?)
 }
 
-/// The first private key in a PEM file.
 fn load_key(path: &Path) -> Result<PrivateKeyDer<'static>, TlsError> {
-    // The file's bytes are the key: read here to be wiped once parsed
-    // (rustls keeps its own copy), not through rustls' buffered reader.
-    let bytes = std::fs::read(path)
-        .map(zeroize::Zeroizing::new)
-        .map_err(|e| TlsError::pem(path, pem::Error::Io(e)))?;
-    PrivateKeyDer::from_pem_slice(&bytes).map_err(|e| match e {
-        pem::Error::NoItemsFound => TlsError::NoKey {
-            path: path.to_owned(),
-        },
-        e => TlsError::pem(path, e),
-    })
-}
-
-impl TlsError {
-    /// What rustls' PEM reader said about `path`: it could not read the
-    /// file ([`TlsError::Read`]), or the file is not PEM ([`TlsError::Pem`]).
-    fn pem(path: &Path, e: pem::Error) -> TlsError {
-        let path = path.to_owned();
-        match e {
-            pem::Error::Io(source) => TlsError::Read { path, source },
-            source => TlsError::Pem { path, source },
-        }
-    }
+    Ok(hermit_pem::load_key(path)?)
 }
 
 #[cfg(test)]
@@ -221,7 +162,7 @@ mod tests {
         let missing = dir.path().join("missing.pem");
         let e = server_config(&missing, &key, None).unwrap_err();
         assert!(
-            matches!(e, TlsError::Read { ref path, .. } if path == &missing),
+            matches!(e, TlsError::File(PemError::Read { ref path, .. }) if path == &missing),
             "{e}"
         );
         assert!(e.to_string().contains("missing.pem"));
@@ -229,12 +170,12 @@ mod tests {
         // A key where the certificate should be, and the other way round.
         let e = server_config(&key, &key, None).unwrap_err();
         assert!(
-            matches!(e, TlsError::NoCertificate { ref path } if path == &key),
+            matches!(e, TlsError::File(PemError::NoCertificate { ref path }) if path == &key),
             "{e}"
         );
         let e = server_config(&cert, &cert, None).unwrap_err();
         assert!(
-            matches!(e, TlsError::NoKey { ref path } if path == &cert),
+            matches!(e, TlsError::File(PemError::NoKey { ref path }) if path == &cert),
             "{e}"
         );
 
@@ -247,7 +188,7 @@ mod tests {
 
         let e = server_config(&cert, &key, Some(&key)).unwrap_err();
         assert!(
-            matches!(e, TlsError::NoCertificate { ref path } if path == &key),
+            matches!(e, TlsError::File(PemError::NoCertificate { ref path }) if path == &key),
             "{e}"
         );
     }

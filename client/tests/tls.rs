@@ -216,14 +216,21 @@ fn config_errors_name_the_file() {
     let empty = write(dir.path(), "empty.pem", "");
     let e = client_config(Some(&empty)).unwrap_err();
     assert!(
-        matches!(e, hermit_client::tls::TlsError::NoCertificate { .. }),
+        matches!(
+            e,
+            hermit_client::tls::TlsError::File(hermit_client::tls::PemError::NoCertificate { .. })
+        ),
         "{e}"
     );
     let ca = ca("test CA");
     let ca_file = write(dir.path(), "ca.pem", &ca.pem);
     let e = client_config_with_cert(Some(&ca_file), &ca_file, &ca_file).unwrap_err();
     assert!(
-        matches!(e, hermit_client::tls::TlsError::NoKey { ref path } if path == &ca_file),
+        matches!(
+            e,
+            hermit_client::tls::TlsError::File(hermit_client::tls::PemError::NoKey { ref path })
+                if path == &ca_file
+        ),
         "{e}"
     );
 }
