@@ -54,7 +54,7 @@ pub struct Config {
     pub cleanup_interval_ms: u64,
     /// How long a tombstone (empty payload) survives compaction. Default 1 day.
     pub delete_retention_ms: u64,
-    /// What recovery does with damage. Default `tolerate-tail-corruption`.
+    /// What recovery does with a torn or corrupt tail. Default `tolerate-tail-corruption`.
     pub recovery_mode: RecoveryMode,
     /// When segments from before this start are verified. Default `background`.
     /// (Called `verify_sealed` before "seal" was kept for cryptography; the

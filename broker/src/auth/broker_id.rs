@@ -32,7 +32,7 @@ pub enum BrokerIdError {
     /// The file exists but does not hold 32 hex digits. It is never
     /// overwritten: a new id would make this a different broker to every
     /// client that remembers it.
-    #[error("broker id file {} is damaged: expected 32 hex digits", path.display())]
+    #[error("broker id file {} is corrupt: expected 32 hex digits", path.display())]
     Invalid {
         /// The file.
         path: PathBuf,
