@@ -87,6 +87,9 @@ pub struct Config {
     pub handshake_timeout_ms: u64,
     /// Close connections idle (no request, nothing in flight) this long. Default 600,000 ms.
     pub idle_timeout_ms: u64,
+    /// Close a connection whose queued answers have not moved for this
+    /// long (a client that stopped reading). Default 30,000 ms.
+    pub write_stall_timeout_ms: u64,
     /// On shutdown, how long in-flight requests may take to finish. Default 10,000 ms.
     pub drain_timeout_ms: u64,
     /// Log format: `text` or `json`. Default `text`.
@@ -152,6 +155,12 @@ pub struct Config {
 
     /// Bytes all connections together may hold in frames being received. Default 256 MiB.
     pub receive_budget_bytes: u64,
+    /// Bytes of answers all connections together may hold queued, not yet
+    /// written to their clients. Default 256 MiB.
+    pub send_budget_bytes: u64,
+    /// Bytes of answers one connection may hold queued before it stops
+    /// taking up requests (and reading). Default 4 MiB.
+    pub max_send_queue_bytes: u64,
     /// Produce rate per principal (anonymous callers share one), bytes/s. Default unlimited.
     pub produce_bytes_per_sec: Limit,
     /// Fetch rate per principal (anonymous callers share one), bytes/s. Default unlimited.
@@ -193,6 +202,7 @@ impl Default for Config {
             max_in_flight: 1024,
             handshake_timeout_ms: 5_000,
             idle_timeout_ms: 600_000,
+            write_stall_timeout_ms: 30_000,
             drain_timeout_ms: 10_000,
             log_format: LogFormat::Text,
             log_level: "info".into(),
@@ -215,6 +225,8 @@ impl Default for Config {
             metrics_top_principals: 20,
             ws_max_message: 1 << 20,
             receive_budget_bytes: 256 << 20,
+            send_budget_bytes: 256 << 20,
+            max_send_queue_bytes: 4 << 20,
             produce_bytes_per_sec: Limit::Unlimited,
             fetch_bytes_per_sec: Limit::Unlimited,
             max_topics_per_principal: 1000,
@@ -259,6 +271,7 @@ const KEYS: &[(&str, Kind)] = &[
     ("max_in_flight", Kind::Int),
     ("handshake_timeout_ms", Kind::Int),
     ("idle_timeout_ms", Kind::Int),
+    ("write_stall_timeout_ms", Kind::Int),
     ("drain_timeout_ms", Kind::Int),
     ("log_format", Kind::Str),
     ("log_level", Kind::Str),
@@ -278,6 +291,8 @@ const KEYS: &[(&str, Kind)] = &[
     ("metrics_top_principals", Kind::Int),
     ("ws_max_message", Kind::Int),
     ("receive_budget_bytes", Kind::Int),
+    ("send_budget_bytes", Kind::Int),
+    ("max_send_queue_bytes", Kind::Int),
     ("produce_bytes_per_sec", Kind::IntOrStr),
     ("fetch_bytes_per_sec", Kind::IntOrStr),
     ("max_topics_per_principal", Kind::Int),
@@ -465,6 +480,7 @@ impl Config {
             max_in_flight: self.max_in_flight,
             handshake_timeout_ms: self.handshake_timeout_ms,
             idle_timeout_ms: self.idle_timeout_ms,
+            write_stall_timeout_ms: self.write_stall_timeout_ms,
             drain_timeout_ms: self.drain_timeout_ms,
             max_payload: self.max_payload,
             max_key: self.max_key,
@@ -485,6 +501,8 @@ impl Config {
             web_root: self.web_root.clone(),
             quotas: QuotaOptions {
                 receive_budget_bytes: self.receive_budget_bytes,
+                send_budget_bytes: self.send_budget_bytes,
+                max_send_queue_bytes: self.max_send_queue_bytes,
                 produce_bytes_per_sec: self.produce_bytes_per_sec,
                 fetch_bytes_per_sec: self.fetch_bytes_per_sec,
                 max_topics_per_principal: self.max_topics_per_principal,

@@ -24,10 +24,14 @@ use std::time::Duration;
 pub use hermit_benches::process::{BrokerProcess, Limits, Usage};
 
 /// The `hermit` binary of this workspace, built (in the profile the tests
-/// run in) the first time it is asked for.
+/// run in) the first time it is asked for; `HERMITMQ_BIN` names another
+/// (to run a test against an older build, as the JavaScript tests do).
 pub fn hermit_bin() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
+        if let Some(bin) = std::env::var_os("HERMITMQ_BIN") {
+            return PathBuf::from(bin);
+        }
         // target/<profile>/deps/<test-exe> → target/<profile>/hermit
         let exe = std::env::current_exe().expect("the test knows its own path");
         let profile_dir = exe

@@ -106,6 +106,12 @@ impl Collector for Scrape {
         let m = server.metrics();
         requests(e, &m)?;
         connections(e, &m)?;
+        gauge(
+            e,
+            "hermit_send_budget_used_bytes",
+            "Bytes of answers queued by every connection, not yet written (send_budget_bytes).",
+            server.send_budget_used() as f64,
+        )?;
         access(e, server, &m, observed.top_principals)
     }
 }
@@ -414,6 +420,12 @@ fn connections(e: &mut DescriptorEncoder, m: &Metrics) -> std::fmt::Result {
         "hermit_websocket_upgrades",
         "WebSocket upgrades accepted.",
         get(&m.ws_upgrades),
+    )?;
+    counter(
+        e,
+        "hermit_write_stalls",
+        "Connections closed because their answers were not read for write_stall_timeout_ms.",
+        get(&m.write_stalls),
     )?;
     Ok(())
 }

@@ -38,13 +38,12 @@ use super::handler;
 use super::metrics::Metrics;
 use super::outbox::Outbox;
 use super::quota::Admission;
+use super::send_budget::SendBudget;
 use super::session::{Closing, Session};
 use super::shared::{Arrival, Shared};
 use super::stream::ByteStream;
 use crate::auth::AuthMode;
 
-/// Stop reading new requests while this many bytes of responses wait to be written.
-const OUT_HIGH_WATER: usize = 4 << 20;
 /// The read buffer is shrunk back when a large frame left it bigger than this.
 const RBUF_KEEP: usize = 1 << 20;
 /// Initial read buffer.
@@ -103,6 +102,15 @@ pub(super) struct Connection<S> {
     recv_permit: Option<OwnedSemaphorePermit>,
     /// Set while the connection waits for receive budget (and reads nothing).
     budget_wait: Option<BudgetWait>,
+    /// The server's send budget (answers queued by every connection).
+    send_budget: Arc<SendBudget>,
+    /// `max_send_queue_bytes`: this connection takes up no request while it
+    /// has this many bytes of answers queued.
+    max_queue: usize,
+    /// Since when the queued answers have not moved (`None`: nothing queued,
+    /// or bytes just went out): `write_stall_timeout_ms` after it, the
+    /// connection is closed.
+    stalled_since: Option<Instant>,
 }
 
 impl<S: ByteStream> Connection<S> {
@@ -124,6 +132,10 @@ impl<S: ByteStream> Connection<S> {
             stream,
             peer,
             rbuf: BytesMut::with_capacity(RBUF_INITIAL),
+            send_budget: shared.send_budget.clone(),
+            max_queue: usize::try_from(shared.options.quotas.max_send_queue_bytes)
+                .unwrap_or(usize::MAX),
+            stalled_since: None,
             st: Session::new(shared, arrival, peer, sendfile, wake_tx),
             wake_rx,
             sync_rx,
@@ -248,6 +260,7 @@ impl<S: ByteStream> Connection<S> {
             self.st.take_principal_permit(0, Op::Ping as u8, p);
         }
         let idle = Duration::from_millis(self.st.shared.options.idle_timeout_ms);
+        let stall = Duration::from_millis(self.st.shared.options.write_stall_timeout_ms);
         let max_in_flight = self.st.shared.options.max_in_flight as usize;
         let metrics = self.st.shared.metrics.clone();
         let mut last_progress = Instant::now();
@@ -260,6 +273,12 @@ impl<S: ByteStream> Connection<S> {
             self.process_frames(max_in_flight).await;
             if !self.st.out.is_empty() && self.st.out.write_now(&mut self.stream, &metrics)? > 0 {
                 last_progress = Instant::now();
+                self.stalled_since = None;
+            }
+            if self.st.out.is_empty() {
+                self.stalled_since = None;
+            } else if self.stalled_since.is_none() {
+                self.stalled_since = Some(Instant::now());
             }
             if self.st.closing.is_some() && self.st.acks.is_empty() && self.st.fetches.is_empty() {
                 // The closing notice goes last, after every answer, so a
@@ -277,7 +296,7 @@ impl<S: ByteStream> Connection<S> {
             let throttled = self.st.throttle_until.is_some();
             let can_read = self.st.closing.is_none()
                 && in_flight < max_in_flight
-                && self.st.out.buffered_bytes() < OUT_HIGH_WATER
+                && !self.output_full()
                 && self.budget_wait.is_none()
                 && !throttled;
             let budget_wait = &mut self.budget_wait;
@@ -287,6 +306,11 @@ impl<S: ByteStream> Connection<S> {
             let has_acks = !self.st.acks.is_empty();
             let has_fetches = !self.st.fetches.is_empty();
             let shutting = self.st.closing.is_none();
+            // Stopped only by the send budget (its own queue is under its
+            // cap): wait for room, which another connection's writes make.
+            let budget_full = self.send_budget.is_full();
+            let stalled = self.stalled_since.unwrap_or_else(Instant::now) + stall;
+            let send_budget = &self.send_budget;
             let (stream, rbuf, out) = (&mut self.stream, &mut self.rbuf, &mut self.st.out);
             tokio::select! {
                 biased;
@@ -331,25 +355,52 @@ impl<S: ByteStream> Connection<S> {
                     match r? {
                         Io::Wrote(0) => {}
                         Io::Read(0) => self.st.begin_closing(Closing::PeerClosed),
-                        Io::Wrote(_) | Io::Read(_) => last_progress = Instant::now(),
+                        Io::Wrote(_) => {
+                            last_progress = Instant::now();
+                            self.stalled_since = None;
+                        }
+                        Io::Read(_) => last_progress = Instant::now(),
                     }
                 }
+                () = send_budget.room(), if budget_full => {}
+                _ = tokio::time::sleep_until(stalled), if want_write => {
+                    self.st.shared.metrics.write_stalls.fetch_add(1, Ordering::Relaxed);
+                    tracing::debug!(target: "audit", peer = %self.peer, who = %self.st.who, "answers not read for write_stall_timeout_ms; closing");
+                    return Ok(());
+                }
                 _ = tokio::time::sleep_until(last_progress + idle) => {
-                    let waiting = !self.st.acks.is_empty()
-                        || !self.st.fetches.is_empty()
-                        || self.budget_wait.is_some();
-                    if self.st.out.is_empty() && waiting {
-                        // Legitimately waiting on the log: not idle.
-                        last_progress = Instant::now();
-                    } else if !self.st.out.is_empty() {
-                        tracing::debug!(peer = %self.peer, "client stopped reading its responses; closing");
+                    if self.on_idle(&mut last_progress) {
                         return Ok(());
-                    } else {
-                        self.st.begin_closing(Closing::Idle);
                     }
                 }
             }
         }
+    }
+
+    /// No progress for `idle_timeout_ms`: still waiting on the log (not
+    /// idle), a client that stopped reading (true: end now), or idle (the
+    /// connection closes gently).
+    fn on_idle(&mut self, last_progress: &mut Instant) -> bool {
+        let waiting =
+            !self.st.acks.is_empty() || !self.st.fetches.is_empty() || self.budget_wait.is_some();
+        if self.st.out.is_empty() && waiting {
+            // Legitimately waiting on the log: not idle.
+            *last_progress = Instant::now();
+        } else if !self.st.out.is_empty() {
+            tracing::debug!(peer = %self.peer, "client stopped reading its responses; closing");
+            return true;
+        } else {
+            self.st.begin_closing(Closing::Idle);
+        }
+        false
+    }
+
+    /// Whether this connection may not take up another request now: its own
+    /// queued answers are at `max_send_queue_bytes`, or every connection's
+    /// together fill the send budget.
+    #[inline]
+    fn output_full(&self) -> bool {
+        self.st.out.buffered_bytes() >= self.max_queue || self.send_budget.is_full()
     }
 
     /// A budgeted frame was consumed: give its buffer back to the allocator
@@ -368,7 +419,10 @@ impl<S: ByteStream> Connection<S> {
     /// in-flight limit allows.
     async fn process_frames(&mut self, max_in_flight: usize) {
         loop {
-            if self.st.closing.is_some() || self.st.in_flight() >= max_in_flight {
+            if self.st.closing.is_some()
+                || self.st.in_flight() >= max_in_flight
+                || self.output_full()
+            {
                 return;
             }
             let limits = self.st.shared.limits;

@@ -70,6 +70,9 @@ pub struct Metrics {
     pub auth_failures: [AtomicU64; crate::auth::AuthError::REASONS.len()],
     /// Requests refused `Unauthorized` by the access rules.
     pub unauthorized: AtomicU64,
+    /// Connections closed because their queued answers did not move for
+    /// `write_stall_timeout_ms`.
+    pub write_stalls: AtomicU64,
 }
 
 impl Metrics {

@@ -28,7 +28,8 @@
 //!   plain TCP and through a bounded `pread` + write copy on other streams.
 //! - `quota`: the budgets and quotas every connection shares (receive
 //!   budget, byte rates, topics and connections per principal, connections
-//!   per address).
+//!   per address); `send_budget`: the bytes of answers every connection
+//!   together may hold queued.
 
 mod accept;
 mod access;
@@ -41,6 +42,7 @@ mod outbox;
 mod pending;
 mod quota;
 mod request;
+mod send_budget;
 mod server;
 mod session;
 mod shared;

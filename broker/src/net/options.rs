@@ -22,6 +22,9 @@ pub struct ServerOptions {
     pub handshake_timeout_ms: u64,
     /// `idle_timeout_ms`: connections idle this long are closed; also caps a long poll's wait.
     pub idle_timeout_ms: u64,
+    /// `write_stall_timeout_ms`: a connection whose queued answers do not
+    /// move for this long is closed.
+    pub write_stall_timeout_ms: u64,
     /// `drain_timeout_ms`: how long in-flight requests may take to finish at shutdown.
     pub drain_timeout_ms: u64,
     /// `max_payload`: largest record batch payload.
@@ -77,6 +80,11 @@ pub struct TlsFiles {
 pub struct QuotaOptions {
     /// `receive_budget_bytes`: bytes all connections together may hold in frames being received.
     pub receive_budget_bytes: u64,
+    /// `send_budget_bytes`: bytes of answers all connections together may hold queued.
+    pub send_budget_bytes: u64,
+    /// `max_send_queue_bytes`: bytes of answers one connection may hold
+    /// queued before it stops taking up requests.
+    pub max_send_queue_bytes: u64,
     /// `produce_bytes_per_sec`: produce rate per principal.
     pub produce_bytes_per_sec: Limit,
     /// `fetch_bytes_per_sec`: fetch rate per principal.
@@ -117,6 +125,7 @@ impl ServerOptions {
             ("max_in_flight", self.max_in_flight > 0),
             ("handshake_timeout_ms", self.handshake_timeout_ms > 0),
             ("idle_timeout_ms", self.idle_timeout_ms > 0),
+            ("write_stall_timeout_ms", self.write_stall_timeout_ms > 0),
         ] {
             if !positive {
                 return Err(invalid(key, "must be positive"));
@@ -166,6 +175,20 @@ impl QuotaOptions {
             return Err(invalid(
                 "receive_budget_bytes",
                 format!("must be at least max_payload + max_key ({largest_batch} bytes)"),
+            ));
+        }
+        // One connection's cap well under the whole budget: a few clients
+        // that never read cannot take it all.
+        if self.max_send_queue_bytes < 64 << 10 {
+            return Err(invalid("max_send_queue_bytes", "must be at least 64 KiB"));
+        }
+        if self.send_budget_bytes < 4 * self.max_send_queue_bytes {
+            return Err(invalid(
+                "send_budget_bytes",
+                format!(
+                    "must be at least 4 × max_send_queue_bytes ({} bytes)",
+                    4 * self.max_send_queue_bytes
+                ),
             ));
         }
         for (key, limit) in [

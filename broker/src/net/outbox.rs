@@ -11,12 +11,14 @@
 use std::collections::VecDeque;
 use std::io;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::task::{Context, Poll, Waker};
 
 use bytes::{Buf, BytesMut};
 
 use super::metrics::Metrics;
+use super::send_budget::SendBudget;
 use super::stream::ByteStream;
 use crate::engine::BodySource;
 
@@ -64,6 +66,9 @@ pub struct Outbox {
     /// Bytes were written since the stream was last flushed: a buffering
     /// stream (TLS, WebSocket) may still hold them.
     unflushed: bool,
+    /// The server's send budget, charged with the bytes in `buf` (given back
+    /// as they are written, or when the outbox is dropped).
+    budget: Option<Arc<SendBudget>>,
 }
 
 impl Outbox {
@@ -75,7 +80,15 @@ impl Outbox {
             sendfile,
             copy: None,
             unflushed: false,
+            budget: None,
         }
+    }
+
+    /// An empty outbox whose buffered bytes are charged to `budget`.
+    pub(crate) fn with_budget(sendfile: bool, budget: Arc<SendBudget>) -> Self {
+        let mut out = Outbox::new(sendfile);
+        out.budget = Some(budget);
+        out
     }
 
     /// Whether everything has been written and flushed.
@@ -100,6 +113,9 @@ impl Outbox {
         let n = self.buf.len() - before;
         if n == 0 {
             return;
+        }
+        if let Some(b) = &self.budget {
+            b.charge(n);
         }
         if let Some(Item::Bytes(m)) = self.items.back_mut() {
             *m += n;
@@ -157,6 +173,9 @@ impl Outbox {
                     Poll::Ready(Ok(w)) => {
                         self.unflushed = true;
                         self.buf.advance(w);
+                        if let Some(b) = &self.budget {
+                            b.give(w);
+                        }
                         *n -= w;
                         written += w;
                         if *n == 0 {
@@ -254,6 +273,15 @@ impl Outbox {
             Poll::Ready(Ok(written))
         } else {
             Poll::Pending
+        }
+    }
+}
+
+impl Drop for Outbox {
+    fn drop(&mut self) {
+        // What was never written goes back to the budget with the connection.
+        if let Some(b) = &self.budget {
+            b.give(self.buf.len());
         }
     }
 }

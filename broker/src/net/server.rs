@@ -16,6 +16,7 @@ use super::http::Origins;
 use super::metrics::Metrics;
 use super::options::ServerOptions;
 use super::quota;
+use super::send_budget::SendBudget;
 use super::shared::{Arrival, Shared};
 use super::stream::ByteStream;
 use crate::auth::{Acl, AclError, BrokerId, BrokerIdError};
@@ -103,6 +104,7 @@ impl Server {
         let acl = Acl::compile(access.mode, &access.admins, &access.rules)?;
         let broker_id = BrokerId::load_or_create(engine.dir())?;
         let quotas = Arc::new(quota::Quotas::new(&options.quotas));
+        let send_budget = Arc::new(SendBudget::new(options.quotas.send_budget_bytes));
         let origins = Origins::new(&options.allowed_origins).map_err(ServerError::Origins)?;
         if options.allowed_origins.iter().any(|o| o == "*") {
             tracing::warn!(
@@ -145,6 +147,7 @@ impl Server {
                 acl,
                 broker_id,
                 quotas,
+                send_budget,
                 origins,
             }),
             extra: Arc::new(std::sync::Mutex::new(Vec::new())),
@@ -213,6 +216,11 @@ impl Server {
     /// The engine it serves (the log and the group offsets).
     pub fn engine(&self) -> &Arc<Engine> {
         &self.shared.engine
+    }
+
+    /// Bytes of answers every connection has queued (the send budget's use).
+    pub(crate) fn send_budget_used(&self) -> usize {
+        self.shared.send_budget.used()
     }
 
     /// Its quotas (throttling counts per principal, for the metrics).

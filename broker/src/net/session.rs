@@ -95,8 +95,8 @@ impl Session {
     ) -> Session {
         Session {
             who: shared.acl.who(arrival.principal),
+            out: Outbox::with_budget(sendfile, shared.send_budget.clone()),
             shared,
-            out: Outbox::new(sendfile),
             acks: VecDeque::new(),
             fetches: Vec::new(),
             wake_tx,

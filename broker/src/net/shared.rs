@@ -9,6 +9,7 @@ use super::http::Origins;
 use super::metrics::Metrics;
 use super::options::ServerOptions;
 use super::quota;
+use super::send_budget::SendBudget;
 use crate::auth::{Acl, BrokerId, Principal};
 use crate::engine::Engine;
 
@@ -42,6 +43,8 @@ pub(super) struct Shared {
     pub(super) broker_id: BrokerId,
     /// Receive budget, byte rates and the per-principal and per-address caps.
     pub(super) quotas: Arc<quota::Quotas>,
+    /// `send_budget_bytes`: answers queued by every connection together.
+    pub(super) send_budget: Arc<SendBudget>,
     /// Who may open WebSocket connections from a browser.
     pub(super) origins: Origins,
 }
