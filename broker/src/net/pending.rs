@@ -41,6 +41,26 @@ pub(super) struct PendingFetch {
     /// Counted in `fetches_parked` while it waits for data (kept once
     /// parked: its answer's latency is then a long poll's wait, not counted).
     pub(super) parked: Option<Parked>,
+    /// The task that wakes the connection for it (data arrived, deadline,
+    /// throttle over), aborted when the fetch goes: a long poll never
+    /// outlives its connection.
+    pub(super) waiter: Option<Waiter>,
+}
+
+/// A spawned wake-up task, aborted when dropped.
+pub(super) struct Waiter(tokio::task::AbortHandle);
+
+impl Waiter {
+    /// Run `wake` as the waiter.
+    pub(super) fn spawn(wake: impl std::future::Future<Output = ()> + Send + 'static) -> Waiter {
+        Waiter(tokio::spawn(wake).abort_handle())
+    }
+}
+
+impl Drop for Waiter {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// One parked long poll in [`Metrics::fetches_parked`], for as long as it lives.

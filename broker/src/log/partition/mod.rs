@@ -263,6 +263,12 @@ impl Partition {
         self.hw_tx.subscribe()
     }
 
+    /// How many watch the high watermark now ([`Partition::subscribe`]):
+    /// the long polls waiting on this partition.
+    pub fn watchers(&self) -> usize {
+        self.hw_tx.receiver_count()
+    }
+
     /// The error that failed this partition, if any.
     pub fn failure(&self) -> Option<String> {
         self.lock().failed.clone()

@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use crate::auth::Action;
 use crate::engine::{Partition, Served, StorageError};
 use crate::net::access::Access;
-use crate::net::pending::{Parked, PendingFetch};
+use crate::net::pending::{Parked, PendingFetch, Waiter};
 use crate::net::quota;
 use crate::net::request::OpHandler;
 use crate::net::session::Session;
@@ -51,6 +51,7 @@ impl OpHandler for Handler {
             deadline,
             received,
             parked: None,
+            waiter: None,
         };
         attempt_fetch(s, pending).await;
     }
@@ -87,10 +88,10 @@ async fn attempt_fetch(s: &mut Session, mut f: PendingFetch) {
         tracing::debug!(target: "audit", peer = %s.peer, who = %s.who, delay_ms = delay.as_millis() as u64, "fetch throttled: fetch_bytes_per_sec exceeded");
         let tx = s.wake_tx.clone();
         let corr = f.correlation_id;
-        tokio::spawn(async move {
+        f.waiter = Some(Waiter::spawn(async move {
             tokio::time::sleep(delay).await;
             let _ = tx.send(corr);
-        });
+        }));
         s.fetches.push(f);
         return;
     }
@@ -134,10 +135,10 @@ async fn attempt_fetch(s: &mut Session, mut f: PendingFetch) {
             Some(mut rx) => {
                 let tx = s.wake_tx.clone();
                 let (corr, deadline) = (f.correlation_id, f.deadline);
-                tokio::spawn(async move {
+                f.waiter = Some(Waiter::spawn(async move {
                     let _ = tokio::time::timeout_at(deadline, rx.changed()).await;
                     let _ = tx.send(corr);
-                });
+                }));
                 if f.parked.is_none() {
                     f.parked = Some(Parked::new(&s.shared.metrics));
                 }
