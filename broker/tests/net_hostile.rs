@@ -6,8 +6,9 @@ mod netcommon;
 
 use std::time::Duration;
 
+use hermit_broker::config::{AclRule, AuthMode, Config};
 use hermit_broker::net::Metrics;
-use hermit_protocol::Status;
+use hermit_protocol::{Ack, Status};
 use netcommon::*;
 
 /// Issue 31 item 3: a long poll parked on a connection goes with it. Fifty
@@ -34,4 +35,47 @@ async fn a_parked_fetch_goes_with_its_connection() {
         Metrics::get(&broker.metrics().fetches_parked) == 0
     })
     .await;
+}
+
+/// Everyone authenticated may produce to and create any topic.
+fn open_acl(c: &mut Config) {
+    c.auth = AuthMode::Required;
+    c.acl = vec![AclRule {
+        principal: "*".into(),
+        topics: "*".into(),
+        allow: vec!["produce".into(), "create".into(), "consume".into()],
+        groups: None,
+    }];
+}
+
+/// Issue 31 item 6: a produce that auto-creates a topic but names a
+/// partition the new topic lacks still spends a `max_topics_per_principal`
+/// permit — the topic exists. (Before, the failed produce gave the permit
+/// back: 300 topics against a quota of 5.)
+#[tokio::test]
+async fn a_topic_auto_created_by_a_failing_produce_is_charged() {
+    let key = Key::new();
+    let dir = scratch_dir();
+    let broker = start(dir.path(), |c| {
+        open_acl(c);
+        c.max_topics_per_principal = 5;
+    })
+    .await;
+    let mut c = connect_as(broker.addr(), &key).await;
+    let b = batch(1, 10, 1);
+    for i in 0..10 {
+        // default_partitions = 1: partition 3 does not exist.
+        let t = format!("q{i}");
+        let r = c.send(&produce_req(&t, 3, &b, Ack::Written)).await;
+        let answer = c.recv().await.expect("an answer");
+        assert_eq!(answer.corr, r);
+        assert_ne!(answer.status, Status::Ok, "{t}: partition 3 cannot exist");
+    }
+    let created = (0..10)
+        .filter(|i| broker.log().topic(&format!("q{i}")).is_some())
+        .count();
+    assert_eq!(
+        created, 5,
+        "a quota of 5 topics, whatever the produce's outcome"
+    );
 }

@@ -293,8 +293,12 @@ impl Session {
                             .await
                     }
                 };
-                if res.is_ok()
-                    && let Some(permit) = permit
+                // Charged whenever the topic now exists, whatever became of
+                // the request (a partition the new topic lacks still made
+                // the topic); `keep` charges nobody for a topic someone
+                // else's creation recorded first.
+                if let Some(permit) = permit
+                    && (res.is_ok() || self.shared.engine.topic(topic).is_some())
                 {
                     permit.keep(topic);
                 }
