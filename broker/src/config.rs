@@ -90,6 +90,13 @@ pub struct Config {
     /// Close a connection whose queued answers have not moved for this
     /// long (a client that stopped reading). Default 30,000 ms.
     pub write_stall_timeout_ms: u64,
+    /// With `auth = "required"`, a connection that has not authenticated
+    /// this long after its hello is closed. Default 10,000 ms.
+    pub auth_timeout_ms: u64,
+    /// With `auth = "required"`, connections that have not authenticated
+    /// yet, at most (a hello-only client cannot hold every connection
+    /// permit). Default 512.
+    pub max_unauthenticated_connections: u32,
     /// On shutdown, how long in-flight requests may take to finish. Default 10,000 ms.
     pub drain_timeout_ms: u64,
     /// Log format: `text` or `json`. Default `text`.
@@ -203,6 +210,8 @@ impl Default for Config {
             handshake_timeout_ms: 5_000,
             idle_timeout_ms: 600_000,
             write_stall_timeout_ms: 30_000,
+            auth_timeout_ms: 10_000,
+            max_unauthenticated_connections: 512,
             drain_timeout_ms: 10_000,
             log_format: LogFormat::Text,
             log_level: "info".into(),
@@ -272,6 +281,8 @@ const KEYS: &[(&str, Kind)] = &[
     ("handshake_timeout_ms", Kind::Int),
     ("idle_timeout_ms", Kind::Int),
     ("write_stall_timeout_ms", Kind::Int),
+    ("auth_timeout_ms", Kind::Int),
+    ("max_unauthenticated_connections", Kind::Int),
     ("drain_timeout_ms", Kind::Int),
     ("log_format", Kind::Str),
     ("log_level", Kind::Str),
@@ -481,6 +492,8 @@ impl Config {
             handshake_timeout_ms: self.handshake_timeout_ms,
             idle_timeout_ms: self.idle_timeout_ms,
             write_stall_timeout_ms: self.write_stall_timeout_ms,
+            auth_timeout_ms: self.auth_timeout_ms,
+            max_unauthenticated_connections: self.max_unauthenticated_connections,
             drain_timeout_ms: self.drain_timeout_ms,
             max_payload: self.max_payload,
             max_key: self.max_key,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use hermit_broker::config::{AclRule, AuthMode, Config};
 use hermit_broker::net::Metrics;
-use hermit_protocol::{Ack, Status};
+use hermit_protocol::{Ack, Request, Status};
 use netcommon::*;
 
 /// Issue 31 item 3: a long poll parked on a connection goes with it. Fifty
@@ -77,5 +77,74 @@ async fn a_topic_auto_created_by_a_failing_produce_is_charged() {
     assert_eq!(
         created, 5,
         "a quota of 5 topics, whatever the produce's outcome"
+    );
+}
+
+/// Issue 31 item 5: with `auth = "required"`, a connection that sends its
+/// hello and never authenticates is told so and closed after
+/// `auth_timeout_ms`, not after the 600 s idle timeout.
+#[tokio::test]
+async fn an_unauthenticated_connection_is_closed_at_the_auth_deadline() {
+    let dir = scratch_dir();
+    let broker = start(dir.path(), |c| {
+        open_acl(c);
+        c.auth_timeout_ms = 300;
+    })
+    .await;
+    let mut c = Raw::connect(broker.addr()).await;
+    let started = std::time::Instant::now();
+    let said = c.until_closed().await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        said.iter()
+            .any(|r| r.corr == 0 && r.status == Status::Unauthorized),
+        "{said:?}"
+    );
+    // One that authenticates in time stays.
+    let key = Key::new();
+    let mut ok = connect_as(broker.addr(), &key).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(ok.call(&Request::Ping).await.status, Status::Ok);
+}
+
+/// Issue 31 item 5: hello-only connections cannot hold every connection
+/// permit: past `max_unauthenticated_connections` a new one is refused at
+/// its hello, and a slot frees when one of them authenticates.
+#[tokio::test]
+async fn connections_waiting_to_authenticate_have_their_own_cap() {
+    let dir = scratch_dir();
+    let broker = start(dir.path(), |c| {
+        open_acl(c);
+        c.max_unauthenticated_connections = 3;
+    })
+    .await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(Raw::connect(broker.addr()).await);
+    }
+    let mut fourth = Raw::connect(broker.addr()).await;
+    let said = fourth.until_closed().await;
+    assert!(
+        said.iter()
+            .any(|r| r.corr == 0 && r.status == Status::TooManyConnections),
+        "{said:?}"
+    );
+    // Authenticating gives the slot back.
+    let key = Key::new();
+    let hello = held[0].hello.clone().unwrap();
+    let sig = key.sign_for(&hello.nonce, &hello.broker_id);
+    assert_eq!(
+        held[0].call(&authenticate(&key.spki, &sig)).await.status,
+        Status::Ok
+    );
+    let mut fifth = Raw::connect(broker.addr()).await;
+    let sig = key.sign_for(&fifth.hello.clone().unwrap().nonce, &hello.broker_id);
+    assert_eq!(
+        fifth.call(&authenticate(&key.spki, &sig)).await.status,
+        Status::Ok
     );
 }

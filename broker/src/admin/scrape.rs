@@ -408,6 +408,10 @@ fn connections(e: &mut DescriptorEncoder, m: &Metrics) -> std::fmt::Result {
             get(&m.refused_by_principal),
         ),
         ([("reason", "websocket".to_owned())], get(&m.ws_refused)),
+        (
+            [("reason", "unauthenticated".to_owned())],
+            get(&m.refused_unauthenticated),
+        ),
     ];
     counters(
         e,
@@ -420,6 +424,12 @@ fn connections(e: &mut DescriptorEncoder, m: &Metrics) -> std::fmt::Result {
         "hermit_websocket_upgrades",
         "WebSocket upgrades accepted.",
         get(&m.ws_upgrades),
+    )?;
+    counter(
+        e,
+        "hermit_auth_timeouts",
+        "Connections closed for not authenticating within auth_timeout_ms.",
+        get(&m.auth_timeouts),
     )?;
     counter(
         e,

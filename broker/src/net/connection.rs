@@ -258,6 +258,8 @@ impl<S: ByteStream> Connection<S> {
         }
         if let Some(p) = self.st.arrival.principal {
             self.st.take_principal_permit(0, Op::Ping as u8, p);
+        } else {
+            self.must_authenticate();
         }
         let idle = Duration::from_millis(self.st.shared.options.idle_timeout_ms);
         let stall = Duration::from_millis(self.st.shared.options.write_stall_timeout_ms);
@@ -311,6 +313,10 @@ impl<S: ByteStream> Connection<S> {
             let budget_full = self.send_budget.is_full();
             let stalled = self.stalled_since.unwrap_or_else(Instant::now) + stall;
             let send_budget = &self.send_budget;
+            let (must_auth, auth_deadline) = match &self.st.unauthenticated {
+                Some((_, at)) => (self.st.closing.is_none(), *at),
+                None => (false, Instant::now()),
+            };
             let (stream, rbuf, out) = (&mut self.stream, &mut self.rbuf, &mut self.st.out);
             tokio::select! {
                 biased;
@@ -363,6 +369,7 @@ impl<S: ByteStream> Connection<S> {
                     }
                 }
                 () = send_budget.room(), if budget_full => {}
+                _ = tokio::time::sleep_until(auth_deadline), if must_auth => self.auth_timed_out(),
                 _ = tokio::time::sleep_until(stalled), if want_write => {
                     self.st.shared.metrics.write_stalls.fetch_add(1, Ordering::Relaxed);
                     tracing::debug!(target: "audit", peer = %self.peer, who = %self.st.who, "answers not read for write_stall_timeout_ms; closing");
@@ -375,6 +382,59 @@ impl<S: ByteStream> Connection<S> {
                 }
             }
         }
+    }
+
+    /// With `auth = "required"`: take one of the
+    /// `max_unauthenticated_connections` permits until an `Authenticate`
+    /// succeeds (by `auth_timeout_ms` from now), or refuse the connection
+    /// with a notice when they are all held.
+    fn must_authenticate(&mut self) {
+        let shared = &self.st.shared;
+        if !shared.acl.mode().requires_principal() {
+            return;
+        }
+        match shared.unauthenticated.clone().try_acquire_owned() {
+            Ok(permit) => {
+                let deadline =
+                    Instant::now() + Duration::from_millis(shared.options.auth_timeout_ms);
+                self.st.unauthenticated = Some((permit, deadline));
+            }
+            Err(_) => {
+                shared
+                    .metrics
+                    .refused_unauthenticated
+                    .fetch_add(1, Ordering::Relaxed);
+                let max = shared.options.max_unauthenticated_connections;
+                tracing::debug!(target: "audit", peer = %self.peer, max, "connection refused: max_unauthenticated_connections are waiting to authenticate");
+                self.st.error(
+                    0,
+                    Op::Ping as u8,
+                    Status::TooManyConnections,
+                    "max_unauthenticated_connections connections are waiting to authenticate; retry later",
+                    None,
+                );
+                self.st.begin_closing(Closing::BadInput);
+            }
+        }
+    }
+
+    /// No `Authenticate` within `auth_timeout_ms`: say so and close.
+    fn auth_timed_out(&mut self) {
+        self.st
+            .shared
+            .metrics
+            .auth_timeouts
+            .fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(target: "audit", peer = %self.peer, "no Authenticate within auth_timeout_ms; closing");
+        self.st.error(
+            0,
+            Op::Ping as u8,
+            Status::Unauthorized,
+            "no Authenticate within auth_timeout_ms (the broker requires authentication)",
+            None,
+        );
+        self.st.unauthenticated = None;
+        self.st.begin_closing(Closing::BadInput);
     }
 
     /// No progress for `idle_timeout_ms`: still waiting on the log (not

@@ -73,6 +73,11 @@ pub struct Metrics {
     /// Connections closed because their queued answers did not move for
     /// `write_stall_timeout_ms`.
     pub write_stalls: AtomicU64,
+    /// Connections refused at their hello because
+    /// `max_unauthenticated_connections` were waiting to authenticate.
+    pub refused_unauthenticated: AtomicU64,
+    /// Connections closed for not authenticating within `auth_timeout_ms`.
+    pub auth_timeouts: AtomicU64,
 }
 
 impl Metrics {

@@ -25,6 +25,12 @@ pub struct ServerOptions {
     /// `write_stall_timeout_ms`: a connection whose queued answers do not
     /// move for this long is closed.
     pub write_stall_timeout_ms: u64,
+    /// `auth_timeout_ms`: with `auth = "required"`, how long after its hello
+    /// a connection has to authenticate.
+    pub auth_timeout_ms: u64,
+    /// `max_unauthenticated_connections`: with `auth = "required"`,
+    /// connections not authenticated yet, at most.
+    pub max_unauthenticated_connections: u32,
     /// `drain_timeout_ms`: how long in-flight requests may take to finish at shutdown.
     pub drain_timeout_ms: u64,
     /// `max_payload`: largest record batch payload.
@@ -126,6 +132,11 @@ impl ServerOptions {
             ("handshake_timeout_ms", self.handshake_timeout_ms > 0),
             ("idle_timeout_ms", self.idle_timeout_ms > 0),
             ("write_stall_timeout_ms", self.write_stall_timeout_ms > 0),
+            ("auth_timeout_ms", self.auth_timeout_ms > 0),
+            (
+                "max_unauthenticated_connections",
+                self.max_unauthenticated_connections > 0,
+            ),
         ] {
             if !positive {
                 return Err(invalid(key, "must be positive"));

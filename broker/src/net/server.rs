@@ -105,6 +105,9 @@ impl Server {
         let broker_id = BrokerId::load_or_create(engine.dir())?;
         let quotas = Arc::new(quota::Quotas::new(&options.quotas));
         let send_budget = Arc::new(SendBudget::new(options.quotas.send_budget_bytes));
+        let unauthenticated = Arc::new(Semaphore::new(
+            options.max_unauthenticated_connections as usize,
+        ));
         let origins = Origins::new(&options.allowed_origins).map_err(ServerError::Origins)?;
         if options.allowed_origins.iter().any(|o| o == "*") {
             tracing::warn!(
@@ -148,6 +151,7 @@ impl Server {
                 broker_id,
                 quotas,
                 send_budget,
+                unauthenticated,
                 origins,
             }),
             extra: Arc::new(std::sync::Mutex::new(Vec::new())),

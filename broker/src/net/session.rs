@@ -17,7 +17,7 @@ use std::sync::atomic::Ordering;
 use hermit_protocol::frame::{self, ErrorBody, ResponseBody};
 use hermit_protocol::hello::{NONCE_LEN, PROTOCOL_VERSION};
 use hermit_protocol::{Op, Status};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio::time::Instant;
 
 use super::access::Access;
@@ -65,6 +65,10 @@ pub(super) struct Session {
     /// One of the principal's `max_connections_per_principal` permits, held
     /// while the connection runs as that principal.
     pub(super) principal_permit: Option<Permit<Principal>>,
+    /// With `auth = "required"`, one of the `max_unauthenticated_connections`
+    /// permits, held from the hello until an `Authenticate` succeeds; the
+    /// connection must authenticate by `auth_deadline`.
+    pub(super) unauthenticated: Option<(OwnedSemaphorePermit, Instant)>,
     /// A throttled produce answer is held until then, and the connection
     /// reads nothing more meanwhile (so the principal's producer slows down
     /// instead of piling requests up here).
@@ -108,6 +112,7 @@ impl Session {
             arrival,
             peer,
             principal_permit: None,
+            unauthenticated: None,
             throttle_until: None,
             cursors: VecDeque::new(),
             next_cursor: 0,

@@ -43,6 +43,9 @@ pub(super) struct Shared {
     pub(super) broker_id: BrokerId,
     /// Receive budget, byte rates and the per-principal and per-address caps.
     pub(super) quotas: Arc<quota::Quotas>,
+    /// `max_unauthenticated_connections` permits (with `auth = "required"`),
+    /// one held by each connection from its hello to its `Authenticate`.
+    pub(super) unauthenticated: Arc<Semaphore>,
     /// `send_budget_bytes`: answers queued by every connection together.
     pub(super) send_budget: Arc<SendBudget>,
     /// Who may open WebSocket connections from a browser.

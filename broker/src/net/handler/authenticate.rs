@@ -51,6 +51,7 @@ impl OpHandler for Handler {
                     return;
                 }
                 s.who = s.shared.acl.who(Some(p));
+                s.unauthenticated = None;
                 tracing::info!(target: "audit", peer = %s.peer, principal = %p, admin = s.who.is_admin(), "authenticated");
                 s.respond(
                     corr,
