@@ -135,14 +135,14 @@ async fn connections_waiting_to_authenticate_have_their_own_cap() {
     );
     // Authenticating gives the slot back.
     let key = Key::new();
-    let hello = held[0].hello.clone().unwrap();
+    let hello = held[0].hello.unwrap();
     let sig = key.sign_for(&hello.nonce, &hello.broker_id);
     assert_eq!(
         held[0].call(&authenticate(&key.spki, &sig)).await.status,
         Status::Ok
     );
     let mut fifth = Raw::connect(broker.addr()).await;
-    let sig = key.sign_for(&fifth.hello.clone().unwrap().nonce, &hello.broker_id);
+    let sig = key.sign_for(&fifth.hello.unwrap().nonce, &hello.broker_id);
     assert_eq!(
         fifth.call(&authenticate(&key.spki, &sig)).await.status,
         Status::Ok
