@@ -6,6 +6,8 @@ mod netcommon;
 
 use std::time::Duration;
 
+use tokio::io::AsyncReadExt;
+
 use hermit_broker::config::{AclRule, AuthMode, Config};
 use hermit_broker::net::Metrics;
 use hermit_protocol::{Ack, Request, Status};
@@ -147,4 +149,52 @@ async fn connections_waiting_to_authenticate_have_their_own_cap() {
         fifth.call(&authenticate(&key.spki, &sig)).await.status,
         Status::Ok
     );
+}
+
+/// Issue 31 item 4: a socket counts against `max_connections_per_address`
+/// from its accept, before its WebSocket upgrade (or TLS handshake): three
+/// sockets that never send their HTTP request hold an address's cap of 3,
+/// and the next connection from it — on any listener — is refused at
+/// once. (Before, sockets awaiting their handshake were not counted, and a
+/// refused one was held up to the handshake timeout.)
+#[tokio::test]
+async fn sockets_count_against_the_caps_from_their_accept() {
+    let dir = scratch_dir();
+    let broker = start(dir.path(), |c| {
+        c.ws_listen = Some(std::net::SocketAddr::from(([127, 0, 0, 1], 0)));
+        c.max_connections_per_address = 3;
+    })
+    .await;
+    let ws = broker.ws_addr().unwrap();
+    let mut silent = Vec::new();
+    for _ in 0..3 {
+        silent.push(tokio::net::TcpStream::connect(ws).await.unwrap());
+    }
+    eventually(Duration::from_secs(5), || {
+        Metrics::get(&broker.metrics().connections_accepted) == 3
+    })
+    .await;
+    // A plain connection from the same address: refused, with the notice.
+    let mut plain = Raw::connect(broker.addr()).await;
+    let started = std::time::Instant::now();
+    let said = plain.until_closed().await;
+    assert!(
+        said.iter()
+            .any(|r| r.corr == 0 && r.status == Status::TooManyConnections),
+        "{said:?}"
+    );
+    // Another silent socket on the WebSocket listener: closed at once, not
+    // held for the handshake timeout.
+    let mut extra = tokio::net::TcpStream::connect(ws).await.unwrap();
+    let mut buf = [0u8; 16];
+    let n = tokio::time::timeout(Duration::from_secs(2), extra.read(&mut buf))
+        .await
+        .expect("closed within 2 s, not the 5 s handshake timeout")
+        .unwrap_or(0);
+    assert_eq!(n, 0);
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert_eq!(Metrics::get(&broker.metrics().refused_by_address), 2);
+    // From another address, a connection is served.
+    let mut other = Raw::connect_from([127, 0, 0, 2].into(), broker.addr()).await;
+    assert_eq!(other.call(&Request::Ping).await.status, Status::Ok);
 }

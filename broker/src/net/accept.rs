@@ -3,7 +3,7 @@
 //! certificate), the HTTP request of a WebSocket listener (an upgrade or a
 //! static file), then the connection itself — or a refusal that says why.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -13,9 +13,11 @@ use hermit_protocol::hello::{BrokerFlags, BrokerHello, HELLO_LEN, Hello, NONCE_L
 use hermit_protocol::{Op, Status};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio::sync::OwnedSemaphorePermit;
 use tokio_rustls::server::TlsStream;
 
 use super::connection::Connection;
+use super::quota::Permit;
 use super::shared::{Arrival, Shared};
 use super::stream::ByteStream;
 use super::{http, ws};
@@ -66,6 +68,7 @@ pub(super) async fn serve_tls(
     acceptor: TlsAcceptor,
     tcp: TcpStream,
     peer: SocketAddr,
+    admitted: Admitted,
 ) {
     let Some((stream, principal)) = tls_handshake(&shared, acceptor, tcp, peer).await else {
         return;
@@ -75,7 +78,7 @@ pub(super) async fn serve_tls(
         principal,
         max_frame: None,
     };
-    serve(shared, stream, peer, arrival).await
+    serve(shared, stream, peer, arrival, admitted).await
 }
 
 /// A WebSocket connection: TLS first for `wss_listen`, then the HTTP
@@ -86,9 +89,10 @@ pub(super) async fn serve_ws(
     acceptor: Option<TlsAcceptor>,
     tcp: TcpStream,
     peer: SocketAddr,
+    admitted: Admitted,
 ) {
     match acceptor {
-        None => upgrade(shared, tcp, peer, Arrival::default()).await,
+        None => upgrade(shared, tcp, peer, Arrival::default(), admitted).await,
         Some(a) => {
             let Some((stream, principal)) = tls_handshake(&shared, a, tcp, peer).await else {
                 return;
@@ -98,15 +102,20 @@ pub(super) async fn serve_ws(
                 principal,
                 max_frame: None,
             };
-            upgrade(shared, stream, peer, arrival).await
+            upgrade(shared, stream, peer, arrival, admitted).await
         }
     }
 }
 
 /// Read the HTTP request on a WebSocket listener and upgrade it, serve a
 /// file, or refuse it.
-async fn upgrade<S>(shared: Arc<Shared>, mut stream: S, peer: SocketAddr, mut arrival: Arrival)
-where
+async fn upgrade<S>(
+    shared: Arc<Shared>,
+    mut stream: S,
+    peer: SocketAddr,
+    mut arrival: Arrival,
+    admitted: Admitted,
+) where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let limit = Duration::from_millis(shared.options.handshake_timeout_ms);
@@ -192,24 +201,26 @@ where
         shared.stop.subscribe(),
         shared.metrics.clone(),
     );
-    serve(shared, ws, peer, arrival).await
+    serve(shared, ws, peer, arrival, admitted).await
 }
 
-/// Serve one accepted stream: as a connection if its address is under
-/// `max_connections_per_address` and a `max_connections` permit is free,
-/// else refused.
-pub(super) async fn serve<S: ByteStream>(
-    shared: Arc<Shared>,
-    stream: S,
-    peer: SocketAddr,
-    arrival: Arrival,
-) {
+/// What a connection holds from its accept to its close: one of its
+/// address's `max_connections_per_address` and one of the broker's
+/// `max_connections`. Taken at accept — before a TLS handshake or a
+/// WebSocket upgrade — so a socket that never finishes one still counts.
+pub(super) struct Admitted {
+    _address: Permit<IpAddr>,
+    _connection: OwnedSemaphorePermit,
+}
+
+/// Count a socket just accepted from `peer` against the caps; `Err` (the
+/// refusal's message, counted and logged) when it is over one.
+pub(super) fn admit(shared: &Shared, peer: SocketAddr) -> Result<Admitted, &'static str> {
     shared
         .metrics
         .connections_accepted
         .fetch_add(1, Ordering::Relaxed);
-    // Held until the connection ends, whichever way it ends.
-    let Some(_address_permit) = shared.quotas.address_permit(peer.ip()) else {
+    let Some(address) = shared.quotas.address_permit(peer.ip()) else {
         shared
             .metrics
             .refused_by_address
@@ -220,41 +231,58 @@ pub(super) async fn serve<S: ByteStream>(
             max = shared.options.quotas.max_connections_per_address,
             "connection refused: max_connections_per_address reached for this address"
         );
-        let msg = "this address has reached max_connections_per_address; retry later";
-        return refuse(stream, shared, msg).await;
+        return Err("this address has reached max_connections_per_address; retry later");
     };
     match shared.permits.clone().try_acquire_owned() {
-        Ok(permit) => {
-            let stop = shared.stop.subscribe();
-            Connection::new(stream, peer, arrival, shared, stop, permit)
-                .run()
-                .await
-        }
+        Ok(connection) => Ok(Admitted {
+            _address: address,
+            _connection: connection,
+        }),
         Err(_) => {
             shared
                 .metrics
                 .connections_refused
                 .fetch_add(1, Ordering::Relaxed);
             tracing::warn!(%peer, max = shared.options.max_connections, "connection limit reached; refusing");
-            let msg = "the broker has reached max_connections; retry later";
-            refuse(stream, shared, msg).await
+            Err("the broker has reached max_connections; retry later")
         }
     }
 }
 
+/// Serve one admitted stream as a connection until it closes.
+pub(super) async fn serve<S: ByteStream>(
+    shared: Arc<Shared>,
+    stream: S,
+    peer: SocketAddr,
+    arrival: Arrival,
+    admitted: Admitted,
+) {
+    let stop = shared.stop.subscribe();
+    Connection::new(stream, peer, arrival, shared, stop, admitted)
+        .run()
+        .await
+}
+
+/// How long a refused connection is kept to read the client's hello (so
+/// the refusal answers its version and the close is not a reset): bounded,
+/// so refused sockets do not pile up.
+const REFUSE_LINGER: Duration = Duration::from_millis(250);
+
 /// Answer a connection over a limit: its hello, then a `TooManyConnections`
 /// notice (correlation id 0) saying which, then close.
-async fn refuse<S: ByteStream>(mut stream: S, shared: Arc<Shared>, message: &str) {
+pub(super) async fn refuse<S: ByteStream>(mut stream: S, shared: Arc<Shared>, message: &str) {
     let mut hello = [0u8; HELLO_LEN];
-    let limit = Duration::from_millis(shared.options.handshake_timeout_ms);
-    let Ok(Ok(_)) = tokio::time::timeout(limit, stream.read_exact(&mut hello)).await else {
-        return;
-    };
-    let Ok(theirs) = Hello::decode(&hello) else {
-        return;
+    // Not heard within the linger: answered as a version-3 client.
+    let version = match tokio::time::timeout(REFUSE_LINGER, stream.read_exact(&mut hello)).await {
+        Ok(Ok(_)) => match Hello::decode(&hello) {
+            Ok(theirs) => theirs.version,
+            Err(_) => return,
+        },
+        Ok(Err(_)) => return,
+        Err(_) => VERSION_3,
     };
     let mut out = bytes::BytesMut::new();
-    if theirs.version >= VERSION_3 {
+    if version >= VERSION_3 {
         // No nonce worth signing: this connection is about to close.
         let ours = BrokerHello {
             max_frame: shared.limits.max_frame,
@@ -276,5 +304,5 @@ async fn refuse<S: ByteStream>(mut stream: S, shared: Arc<Shared>, message: &str
         stream.write_all(&out).await?;
         stream.flush().await
     };
-    let _ = tokio::time::timeout(limit, write).await;
+    let _ = tokio::time::timeout(REFUSE_LINGER, write).await;
 }

@@ -34,6 +34,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 use tokio::time::Instant;
 
+use super::accept::Admitted;
 use super::handler;
 use super::metrics::Metrics;
 use super::outbox::Outbox;
@@ -97,7 +98,8 @@ pub(super) struct Connection<S> {
     wake_rx: mpsc::UnboundedReceiver<u32>,
     sync_rx: watch::Receiver<u64>,
     shutdown: watch::Receiver<bool>,
-    _permit: OwnedSemaphorePermit,
+    /// Its address's and the broker's connection permits, held to the end.
+    _admitted: Admitted,
     /// Receive budget held for the large frame being read into `rbuf`.
     recv_permit: Option<OwnedSemaphorePermit>,
     /// Set while the connection waits for receive budget (and reads nothing).
@@ -123,7 +125,7 @@ impl<S: ByteStream> Connection<S> {
         arrival: Arrival,
         shared: Arc<Shared>,
         shutdown: watch::Receiver<bool>,
-        permit: OwnedSemaphorePermit,
+        admitted: Admitted,
     ) -> Self {
         let (wake_tx, wake_rx) = mpsc::unbounded_channel();
         let sync_rx = shared.engine.sync_generation();
@@ -140,7 +142,7 @@ impl<S: ByteStream> Connection<S> {
             wake_rx,
             sync_rx,
             shutdown,
-            _permit: permit,
+            _admitted: admitted,
             recv_permit: None,
             budget_wait: None,
         }

@@ -250,7 +250,15 @@ impl Server {
         stream: S,
         peer: SocketAddr,
     ) -> impl Future<Output = ()> + Send + use<S> {
-        accept::serve(self.shared.clone(), stream, peer, Arrival::default())
+        let shared = self.shared.clone();
+        async move {
+            match accept::admit(&shared, peer) {
+                Ok(admitted) => {
+                    accept::serve(shared, stream, peer, Arrival::default(), admitted).await
+                }
+                Err(why) => accept::refuse(stream, shared, why).await,
+            }
+        }
     }
 
     /// Serve `listener` until `shutdown` completes; then stop accepting, let
@@ -272,6 +280,11 @@ impl Server {
             tracing::info!(addr = %l.local_addr()?, "{}", kind.name());
         }
         let mut first = 0;
+        // One descriptor held back: when accept fails for want of
+        // descriptors, it is let go so the waiting connection can be taken
+        // and closed at once, instead of the listener spinning on it (and
+        // the admin listener, the log and new connections finding none).
+        let mut reserve = std::fs::File::open("/dev/null").ok();
         loop {
             tokio::select! {
                 _ = &mut shutdown => break,
@@ -289,13 +302,21 @@ impl Server {
                             tracing::debug!(%peer, error = %e, "cannot set TCP_NODELAY");
                         }
                         let shared = self.shared.clone();
-                        match &listeners[i].1 {
-                            Kind::Plain => tasks.spawn(accept::serve(shared, stream, peer, Arrival::default())),
-                            Kind::Tls(a) => tasks.spawn(accept::serve_tls(shared, a.clone(), stream, peer)),
-                            Kind::Ws(a) => tasks.spawn(accept::serve_ws(shared, a.clone(), stream, peer)),
+                        // Counted at accept, before any handshake.
+                        match (accept::admit(&shared, peer), &listeners[i].1) {
+                            (Ok(a), Kind::Plain) => tasks.spawn(accept::serve(shared, stream, peer, Arrival::default(), a)),
+                            (Ok(a), Kind::Tls(tls)) => tasks.spawn(accept::serve_tls(shared, tls.clone(), stream, peer, a)),
+                            (Ok(a), Kind::Ws(tls)) => tasks.spawn(accept::serve_ws(shared, tls.clone(), stream, peer, a)),
+                            (Err(why), Kind::Plain) => tasks.spawn(accept::refuse(stream, shared, why)),
+                            // No protocol before a handshake to say why in: closed.
+                            (Err(_), _) => { drop(stream); continue; }
                         };
                     }
                     Err(e) => {
+                        if out_of_descriptors(&e) && reserve.take().is_some() {
+                            shed_one(&listeners[i].0, &self.shared).await;
+                            reserve = std::fs::File::open("/dev/null").ok();
+                        }
                         // Out of file descriptors and the like: wait, do not die.
                         tracing::error!(error = %e, retry_in = ?backoff, "accept failed");
                         tokio::time::sleep(backoff).await;
@@ -325,6 +346,28 @@ impl Server {
             while tasks.join_next().await.is_some() {}
         }
         Ok(())
+    }
+}
+
+/// Whether an accept failed for want of file descriptors.
+fn out_of_descriptors(e: &io::Error) -> bool {
+    let emfile = rustix::io::Errno::MFILE.raw_os_error();
+    let enfile = rustix::io::Errno::NFILE.raw_os_error();
+    e.raw_os_error().is_some_and(|n| n == emfile || n == enfile)
+}
+
+/// With a descriptor freed: take one waiting connection and close it (it is
+/// refused, counted as over `max_connections`).
+async fn shed_one(listener: &TcpListener, shared: &Shared) {
+    if let Ok(Ok((stream, peer))) =
+        tokio::time::timeout(Duration::from_millis(10), listener.accept()).await
+    {
+        shared
+            .metrics
+            .connections_refused
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::warn!(%peer, "out of file descriptors: connection closed at accept");
+        drop(stream);
     }
 }
 
