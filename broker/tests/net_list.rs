@@ -285,3 +285,92 @@ async fn a_listing_shows_only_what_the_caller_may_describe_with_a_bounded_scan()
     all.sort();
     assert_eq!(names_of(&pages(&mut adm, MAX_LIST_LIMIT).await), all);
 }
+
+/// What a caller sees of one ListTopics answer: status, message, the names
+/// listed and the next cursor.
+type Seen = (Status, String, Option<(Vec<String>, Option<String>)>);
+
+/// Run the same ListTopics script as `key` against a broker: crafted
+/// `after` values, names it may see, cursors it was given.
+async fn list_script(addr: SocketAddr, key: &Key) -> Vec<Seen> {
+    let mut raw = connect_as(addr, key).await;
+    let mine = format!("inbox.{}", key.hex);
+    let mut seen = Vec::new();
+    let mut ask = async |raw: &mut Raw, after: Option<&str>, limit: u32| {
+        let r = raw.call(&list_req(after, limit)).await;
+        let page = r
+            .page
+            .map(|(t, n)| (t.into_iter().map(|t| t.name).collect(), n));
+        (r.status, r.message, page)
+    };
+    // Crafted places in the order, around and among the hidden inboxes.
+    for after in [
+        "inbox.0", "inbox.5", "inbox.8", "inbox.f", "a", "inbox", "pub", "zzz",
+    ] {
+        for limit in [1, 3, 1000] {
+            seen.push(ask(&mut raw, Some(after), limit).await);
+        }
+    }
+    // Names it may see, and the whole listing in one page.
+    for after in [None, Some(mine.as_str()), Some("pub.a"), Some("pub.e")] {
+        seen.push(ask(&mut raw, after, 1000).await);
+    }
+    seen
+}
+
+/// Issue 31 item 2: no sequence of ListTopics requests tells a caller a
+/// name it may not describe. Two brokers whose catalogs differ only in
+/// names the caller may not see (other users' inboxes, sorting before or
+/// after its own) give it the same answers to the same script, crafted
+/// `after` values included; a walk with small pages lists the same names
+/// (its page boundaries may differ: docs/SECURITY.md §3). On f19e5d6 an
+/// `after` such as "inbox.5" was accepted, and whether a one-topic page
+/// carried a cursor told how many hidden names sorted after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listings_do_not_depend_on_names_the_caller_may_not_see() {
+    let (me, admin) = (Key::new(), Key::new());
+    let rules = |c: &mut Config| {
+        quick(c);
+        c.auth = AuthMode::Required;
+        c.admins = vec![admin.hex.clone()];
+        c.acl = vec![
+            AclRule {
+                principal: "*".into(),
+                topics: "pub.*".into(),
+                allow: vec!["describe".into()],
+                groups: None,
+            },
+            AclRule {
+                principal: "*".into(),
+                topics: "inbox.{principal}".into(),
+                allow: vec!["describe".into(), "consume".into()],
+                groups: None,
+            },
+        ];
+    };
+    let visible: Vec<String> = ["pub.a", "pub.b", "pub.c", "pub.d", "pub.e"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([format!("inbox.{}", me.hex)])
+        .collect();
+    let mut answers = Vec::new();
+    let mut walks = Vec::new();
+    for hidden_prefix in ["1", "9"] {
+        let dir = scratch_dir();
+        let broker = start(dir.path(), rules).await;
+        let mut names = visible.clone();
+        names.extend((0..12).map(|i| format!("inbox.{hidden_prefix}{i:063}")));
+        create_all(broker.addr(), Some(&admin), &names).await;
+        answers.push(list_script(broker.addr(), &me).await);
+        let mut raw = connect_as(broker.addr(), &me).await;
+        walks.push(names_of(&pages(&mut raw, 1).await));
+    }
+    assert_eq!(
+        answers[0], answers[1],
+        "the same answers, whatever is hidden"
+    );
+    assert_eq!(walks[0], walks[1], "the same names listed");
+    let mut expected = visible.clone();
+    expected.sort();
+    assert_eq!(walks[0], expected);
+}

@@ -3,7 +3,7 @@
 //! certificate), the HTTP request of a WebSocket listener (an upgrade or a
 //! static file), then the connection itself — or a refusal that says why.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -13,11 +13,10 @@ use hermit_protocol::hello::{BrokerFlags, BrokerHello, HELLO_LEN, Hello, NONCE_L
 use hermit_protocol::{Op, Status};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::OwnedSemaphorePermit;
 use tokio_rustls::server::TlsStream;
 
+use super::admission::Admitted;
 use super::connection::Connection;
-use super::quota::Permit;
 use super::shared::{Arrival, Shared};
 use super::stream::ByteStream;
 use super::{http, ws};
@@ -202,51 +201,6 @@ async fn upgrade<S>(
         shared.metrics.clone(),
     );
     serve(shared, ws, peer, arrival, admitted).await
-}
-
-/// What a connection holds from its accept to its close: one of its
-/// address's `max_connections_per_address` and one of the broker's
-/// `max_connections`. Taken at accept — before a TLS handshake or a
-/// WebSocket upgrade — so a socket that never finishes one still counts.
-pub(super) struct Admitted {
-    _address: Permit<IpAddr>,
-    _connection: OwnedSemaphorePermit,
-}
-
-/// Count a socket just accepted from `peer` against the caps; `Err` (the
-/// refusal's message, counted and logged) when it is over one.
-pub(super) fn admit(shared: &Shared, peer: SocketAddr) -> Result<Admitted, &'static str> {
-    shared
-        .metrics
-        .connections_accepted
-        .fetch_add(1, Ordering::Relaxed);
-    let Some(address) = shared.quotas.address_permit(peer.ip()) else {
-        shared
-            .metrics
-            .refused_by_address
-            .fetch_add(1, Ordering::Relaxed);
-        tracing::debug!(
-            target: "audit",
-            %peer,
-            max = shared.options.quotas.max_connections_per_address,
-            "connection refused: max_connections_per_address reached for this address"
-        );
-        return Err("this address has reached max_connections_per_address; retry later");
-    };
-    match shared.permits.clone().try_acquire_owned() {
-        Ok(connection) => Ok(Admitted {
-            _address: address,
-            _connection: connection,
-        }),
-        Err(_) => {
-            shared
-                .metrics
-                .connections_refused
-                .fetch_add(1, Ordering::Relaxed);
-            tracing::warn!(%peer, max = shared.options.max_connections, "connection limit reached; refusing");
-            Err("the broker has reached max_connections; retry later")
-        }
-    }
 }
 
 /// Serve one admitted stream as a connection until it closes.

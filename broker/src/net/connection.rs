@@ -34,7 +34,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 use tokio::time::Instant;
 
-use super::accept::Admitted;
+use super::admission::Admitted;
 use super::handler;
 use super::metrics::Metrics;
 use super::outbox::Outbox;

@@ -13,6 +13,8 @@
 //!   one frame per binary message.
 //! - `accept`: the front door of each connection (connection caps, TLS
 //!   handshake, WebSocket upgrade) before its state machine runs.
+//! - `admission`: what a socket holds against the connection caps from its
+//!   accept to its close.
 //! - `connection`: one connection's I/O (hello, reading and checking
 //!   pipelined frames under the receive budget, writing answers as they
 //!   become ready), generic over the stream.
@@ -33,6 +35,7 @@
 
 mod accept;
 mod access;
+mod admission;
 mod connection;
 mod handler;
 pub(crate) mod http;

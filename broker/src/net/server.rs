@@ -11,7 +11,6 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
-use super::accept;
 use super::http::Origins;
 use super::metrics::Metrics;
 use super::options::ServerOptions;
@@ -19,6 +18,7 @@ use super::quota;
 use super::send_budget::SendBudget;
 use super::shared::{Arrival, Shared};
 use super::stream::ByteStream;
+use super::{accept, admission};
 use crate::auth::{Acl, AclError, BrokerId, BrokerIdError};
 use crate::engine::Engine;
 use crate::engine::Log;
@@ -252,7 +252,7 @@ impl Server {
     ) -> impl Future<Output = ()> + Send + use<S> {
         let shared = self.shared.clone();
         async move {
-            match accept::admit(&shared, peer) {
+            match admission::admit(&shared, peer) {
                 Ok(admitted) => {
                     accept::serve(shared, stream, peer, Arrival::default(), admitted).await
                 }
@@ -303,7 +303,7 @@ impl Server {
                         }
                         let shared = self.shared.clone();
                         // Counted at accept, before any handshake.
-                        match (accept::admit(&shared, peer), &listeners[i].1) {
+                        match (admission::admit(&shared, peer), &listeners[i].1) {
                             (Ok(a), Kind::Plain) => tasks.spawn(accept::serve(shared, stream, peer, Arrival::default(), a)),
                             (Ok(a), Kind::Tls(tls)) => tasks.spawn(accept::serve_tls(shared, tls.clone(), stream, peer, a)),
                             (Ok(a), Kind::Ws(tls)) => tasks.spawn(accept::serve_ws(shared, tls.clone(), stream, peer, a)),

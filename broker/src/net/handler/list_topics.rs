@@ -9,6 +9,7 @@ use hermit_protocol::frame::{
 use hermit_protocol::{Op, Status};
 
 use super::page::{LIST_SCAN_FACTOR, PageError, topic_page};
+use crate::auth::{Action, AuthMode};
 use crate::net::access::Access;
 use crate::net::request::OpHandler;
 use crate::net::session::Session;
@@ -58,7 +59,28 @@ impl OpHandler for Handler {
                 };
                 Some(name)
             }
-            other => other.map(str::to_owned),
+            // A name: from a caller for whom some names are hidden, only one
+            // it may describe and that exists — a place in the order it can
+            // see. Any other string would let it probe where hidden names
+            // sort (docs/SECURITY.md §3). Admins, and everyone with auth
+            // off, see every name: any place will do.
+            Some(a) => {
+                let sees_all = s.who.is_admin() || s.shared.acl.mode() == AuthMode::Off;
+                if !sees_all
+                    && (s.check(Action::Describe, a).is_err() || s.shared.engine.topic(a).is_none())
+                {
+                    return s.error(
+                        corr,
+                        Op::ListTopics as u8,
+                        Status::InvalidRequest,
+                        "after must be a topic you may describe, or a cursor this connection \
+                         was given: list again from the start",
+                        None,
+                    );
+                }
+                Some(a.to_owned())
+            }
+            None => None,
         };
         match topic_page(s, after.as_deref(), limit, limit * LIST_SCAN_FACTOR, room).await {
             Ok((mut page, _)) => {
