@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
 
+use crate::admin::hosts::AdminHosts;
 use crate::auth::{Acl, AclError};
 use crate::log::LogOptions;
 use crate::net::{AccessOptions, QuotaOptions, ServerOptions, TlsFiles};
@@ -132,6 +133,12 @@ pub struct Config {
     /// least 16 characters); required when `admin_listen` is not on
     /// loopback. Default none.
     pub admin_token_file: Option<PathBuf>,
+    /// Host names and addresses (`metrics.example.com`, `10.0.0.5`, or
+    /// `"*"` for any) the admin listener answers to, besides `localhost`,
+    /// loopback addresses and the address a connection arrived on; a
+    /// request naming another `Host` gets `421` (a web page re-pointing its
+    /// own name at the broker must not read `/metrics`). File only. Default none.
+    pub admin_hosts: Vec<String>,
     /// Topics shown with per-partition series in `/metrics`: the busiest
     /// this many (all topics are in the totals). Default 50.
     pub metrics_top_topics: u32,
@@ -210,6 +217,7 @@ impl Default for Config {
             web_root: None,
             admin_listen: Some(SocketAddr::from(([127, 0, 0, 1], 9644))),
             admin_token_file: None,
+            admin_hosts: Vec::new(),
             metrics_top_topics: 50,
             metrics_top_groups: 200,
             metrics_top_principals: 20,
@@ -289,7 +297,7 @@ const KEYS: &[(&str, Kind)] = &[
 
 /// Keys that hold lists or tables: set in the config file only, never by
 /// environment variable or flag.
-const FILE_ONLY_KEYS: &[&str] = &["admins", "acl", "allowed_origins"];
+const FILE_ONLY_KEYS: &[&str] = &["admins", "acl", "allowed_origins", "admin_hosts"];
 
 /// Environment variables that start with `HERMIT_` but belong to the CLI, not the broker.
 pub const CLIENT_ENV_VARS: &[&str] = &["HERMIT_PASSWORD", "HERMIT_BROKER", "HERMIT_IDENTITY"];
@@ -523,6 +531,7 @@ impl Config {
             .map_err(|(key, message)| (key.to_owned(), message))?;
         self.validate_websocket()
             .map_err(|(key, message)| (key.to_owned(), message))?;
+        self.validate_admin_hosts()?;
         self.validate_security()
     }
 
@@ -649,6 +658,18 @@ impl Config {
             return Err(("admin_token_file", "is an empty path".into()));
         }
         Ok(())
+    }
+
+    fn validate_admin_hosts(&self) -> Result<(), (String, String)> {
+        if self.admin_listen.is_none() && !self.admin_hosts.is_empty() {
+            return Err((
+                "admin_hosts".into(),
+                "is set but admin_listen is \"off\"".into(),
+            ));
+        }
+        AdminHosts::new(&self.admin_hosts)
+            .map(drop)
+            .map_err(|e| (format!("admin_hosts[{}]", e.index), e.message))
     }
 
     fn validate_security(&self) -> Result<(), (String, String)> {

@@ -125,6 +125,38 @@ fn the_admin_listener_is_on_loopback_by_default_and_needs_a_token_elsewhere() {
 }
 
 #[test]
+fn admin_hosts_is_a_file_only_list_checked_entry_by_entry() {
+    assert!(load_file("", &[]).unwrap().admin_hosts.is_empty());
+    let c = load_file(
+        "admin_hosts = [\"metrics.example.com\", \"10.0.0.5\", \"[fd00::5]\"]\n",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(c.admin_hosts.len(), 3);
+    let e = load_file("admin_hosts = [\"ok.example\", \"http://x:9644/\"]\n", &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`admin_hosts[1]`") && e.contains("hermit.toml"),
+        "{e}"
+    );
+    let e = load_file(
+        "admin_listen = \"off\"\nadmin_hosts = [\"metrics.example.com\"]\n",
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("admin_hosts") && e.contains("off"), "{e}");
+    let e = Config::load(None, env(&[("HERMIT_ADMIN_HOSTS", "x")]), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("admin_hosts") && e.contains("config file"),
+        "{e}"
+    );
+}
+
+#[test]
 fn the_inbox_policy_parses_and_compiles() {
     let c = load_file(&format!("listen = \"0.0.0.0:9092\"\n{INBOX_POLICY}"), &[]).unwrap();
     assert_eq!(c.auth, AuthMode::Required);
