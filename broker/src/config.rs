@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer};
 
 use crate::admin::hosts::AdminHosts;
-use crate::auth::{Acl, AclError};
+use crate::auth::{Acl, AclError, preset};
 use crate::log::LogOptions;
 use crate::net::{AccessOptions, QuotaOptions, ServerOptions, TlsFiles};
 
@@ -104,6 +104,10 @@ pub struct Config {
     pub admins: Vec<String>,
     /// Access rules (`[[acl]]` tables). File only. Default none.
     pub acl: Vec<AclRule>,
+    /// A named set of access rules added to `acl` (`"chat-inbox"`: the
+    /// rules of docs/SECURITY.md §3); needs `auth = "optional"` or
+    /// `"required"`. Default none.
+    pub acl_preset: Option<String>,
 
     /// Address of the TLS listener (in addition to `listen`). Default none.
     pub tls_listen: Option<SocketAddr>,
@@ -207,6 +211,7 @@ impl Default for Config {
             allow_anonymous: false,
             admins: Vec::new(),
             acl: Vec::new(),
+            acl_preset: None,
             tls_listen: None,
             tls_cert: None,
             tls_key: None,
@@ -272,6 +277,7 @@ const KEYS: &[(&str, Kind)] = &[
     ("log_level", Kind::Str),
     ("auth", Kind::Str),
     ("allow_anonymous", Kind::Bool),
+    ("acl_preset", Kind::Str),
     ("tls_listen", Kind::Str),
     ("tls_cert", Kind::Str),
     ("tls_key", Kind::Str),
@@ -481,7 +487,7 @@ impl Config {
             access: AccessOptions {
                 mode: self.auth,
                 admins: self.admins.clone(),
-                rules: self.acl.clone(),
+                rules: self.acl_rules(),
             },
             tls: TlsFiles {
                 cert: self.tls_cert.clone(),
@@ -501,6 +507,18 @@ impl Config {
             },
             exposed_without_auth: self.exposed_without_auth(),
         }
+    }
+
+    /// The access rules in force: the `[[acl]]` rules as written, then
+    /// those of `acl_preset` (after them, so an error in a written rule
+    /// keeps its index `acl[i]`).
+    pub fn acl_rules(&self) -> Vec<AclRule> {
+        let preset = self.acl_preset.as_deref().and_then(preset::rules);
+        self.acl
+            .iter()
+            .cloned()
+            .chain(preset.into_iter().flatten())
+            .collect()
     }
 
     /// The non-loopback listeners served without authentication: non-empty
@@ -673,7 +691,24 @@ impl Config {
     }
 
     fn validate_security(&self) -> Result<(), (String, String)> {
-        Acl::compile(self.auth, &self.admins, &self.acl).map_err(|e| (e.key, e.message))?;
+        if let Some(name) = &self.acl_preset {
+            if preset::rules(name).is_none() {
+                let known: Vec<&str> = preset::names().collect();
+                return Err((
+                    "acl_preset".into(),
+                    format!("unknown preset {name:?} (known: {})", known.join(", ")),
+                ));
+            }
+            if self.auth == AuthMode::Off {
+                return Err((
+                    "acl_preset".into(),
+                    "needs auth = \"optional\" or \"required\" (with auth = \"off\" everyone \
+                     may do everything, so the preset would be ignored)"
+                        .into(),
+                ));
+            }
+        }
+        Acl::compile(self.auth, &self.admins, &self.acl_rules()).map_err(|e| (e.key, e.message))?;
         match self.auth {
             AuthMode::Off => {
                 let exposed: Vec<String> = self
@@ -727,13 +762,14 @@ impl From<&Config> for ServerOptions {
 }
 
 impl Acl {
-    /// Compiles `config.auth`, `config.admins` and `config.acl`.
+    /// Compiles `config.auth`, `config.admins` and the rules of
+    /// [`Config::acl_rules`] (`acl` and `acl_preset`).
     ///
     /// # Errors
     /// What [`Acl::compile`] refuses.
-    #[deprecated(note = "use Acl::compile(config.auth, &config.admins, &config.acl)")]
+    #[deprecated(note = "use Acl::compile(config.auth, &config.admins, &config.acl_rules())")]
     pub fn from_config(config: &Config) -> Result<Acl, AclError> {
-        Acl::compile(config.auth, &config.admins, &config.acl)
+        Acl::compile(config.auth, &config.admins, &config.acl_rules())
     }
 }
 

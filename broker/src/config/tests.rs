@@ -172,6 +172,64 @@ fn the_inbox_policy_parses_and_compiles() {
 }
 
 #[test]
+fn acl_preset_adds_its_rules_after_the_written_ones() {
+    let c = load_file(
+        &format!("listen = \"0.0.0.0:9092\"\nacl_preset = \"chat-inbox\"\n{INBOX_POLICY}"),
+        &[],
+    )
+    .unwrap();
+    let rules = c.acl_rules();
+    assert_eq!(rules[..2], c.acl[..], "the written rules first");
+    assert_eq!(
+        rules[2..],
+        crate::auth::preset::rules("chat-inbox").unwrap()[..]
+    );
+    let options = c.server_options();
+    assert_eq!(options.access.rules, rules);
+    // Alone, from an environment variable or a flag, with auth optional.
+    for (env_pairs, flags) in [
+        (vec![("HERMIT_ACL_PRESET", "chat-inbox")], vec![]),
+        (vec![], vec![("acl_preset", "chat-inbox".to_owned())]),
+    ] {
+        let c = Config::load(
+            None,
+            env(&[&[("HERMIT_AUTH", "optional")], &env_pairs[..]].concat()),
+            &flags,
+        )
+        .unwrap();
+        assert!(c.acl.is_empty());
+        assert_eq!(c.acl_rules().len(), 4);
+    }
+    // An error in a written rule keeps its index.
+    let e = load_file(
+        "auth = \"required\"\nacl_preset = \"chat-inbox\"\n[[acl]]\nprincipal = \"*\"\ntopics = \"x\"\nallow = [\"read\"]\n",
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("`acl[0].allow`"), "{e}");
+    // Unknown names and auth = "off" are refused, naming the key.
+    let e = load_file("auth = \"required\"\nacl_preset = \"chat\"\n", &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`acl_preset`") && e.contains("\"chat\"") && e.contains("chat-inbox"),
+        "{e}"
+    );
+    let e = Config::load(None, env(&[("HERMIT_ACL_PRESET", "nope")]), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("HERMIT_ACL_PRESET") && e.contains("nope"), "{e}");
+    let e = load_file("acl_preset = \"chat-inbox\"\n", &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`acl_preset`") && e.contains("optional") && e.contains("required"),
+        "{e}"
+    );
+}
+
+#[test]
 fn the_secure_default() {
     // Loopback with the defaults (the README's first command).
     let c = Config::load(None, env(&[]), &[]).unwrap();
