@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
 
-use crate::auth::{Acl, AclError};
+use crate::admin::hosts::AdminHosts;
+use crate::auth::{Acl, AclError, preset};
 use crate::log::LogOptions;
 use crate::net::{AccessOptions, QuotaOptions, ServerOptions, TlsFiles};
 
@@ -113,6 +114,10 @@ pub struct Config {
     pub admins: Vec<String>,
     /// Access rules (`[[acl]]` tables). File only. Default none.
     pub acl: Vec<AclRule>,
+    /// A named set of access rules added to `acl` (`"chat-inbox"`: the
+    /// rules of docs/SECURITY.md §3); needs `auth = "optional"` or
+    /// `"required"`. Default none.
+    pub acl_preset: Option<String>,
 
     /// Address of the TLS listener (in addition to `listen`). Default none.
     pub tls_listen: Option<SocketAddr>,
@@ -142,6 +147,12 @@ pub struct Config {
     /// least 16 characters); required when `admin_listen` is not on
     /// loopback. Default none.
     pub admin_token_file: Option<PathBuf>,
+    /// Host names and addresses (`metrics.example.com`, `10.0.0.5`, or
+    /// `"*"` for any) the admin listener answers to, besides `localhost`,
+    /// loopback addresses and the address a connection arrived on; a
+    /// request naming another `Host` gets `421` (a web page re-pointing its
+    /// own name at the broker must not read `/metrics`). File only. Default none.
+    pub admin_hosts: Vec<String>,
     /// Topics shown with per-partition series in `/metrics`: the busiest
     /// this many (all topics are in the totals). Default 50.
     pub metrics_top_topics: u32,
@@ -219,6 +230,7 @@ impl Default for Config {
             allow_anonymous: false,
             admins: Vec::new(),
             acl: Vec::new(),
+            acl_preset: None,
             tls_listen: None,
             tls_cert: None,
             tls_key: None,
@@ -229,6 +241,7 @@ impl Default for Config {
             web_root: None,
             admin_listen: Some(SocketAddr::from(([127, 0, 0, 1], 9644))),
             admin_token_file: None,
+            admin_hosts: Vec::new(),
             metrics_top_topics: 50,
             metrics_top_groups: 200,
             metrics_top_principals: 20,
@@ -288,6 +301,7 @@ const KEYS: &[(&str, Kind)] = &[
     ("log_level", Kind::Str),
     ("auth", Kind::Str),
     ("allow_anonymous", Kind::Bool),
+    ("acl_preset", Kind::Str),
     ("tls_listen", Kind::Str),
     ("tls_cert", Kind::Str),
     ("tls_key", Kind::Str),
@@ -315,7 +329,7 @@ const KEYS: &[(&str, Kind)] = &[
 
 /// Keys that hold lists or tables: set in the config file only, never by
 /// environment variable or flag.
-const FILE_ONLY_KEYS: &[&str] = &["admins", "acl", "allowed_origins"];
+const FILE_ONLY_KEYS: &[&str] = &["admins", "acl", "allowed_origins", "admin_hosts"];
 
 /// Environment variables that start with `HERMIT_` but belong to the CLI, not the broker.
 pub const CLIENT_ENV_VARS: &[&str] = &["HERMIT_PASSWORD", "HERMIT_BROKER", "HERMIT_IDENTITY"];
@@ -502,7 +516,7 @@ impl Config {
             access: AccessOptions {
                 mode: self.auth,
                 admins: self.admins.clone(),
-                rules: self.acl.clone(),
+                rules: self.acl_rules(),
             },
             tls: TlsFiles {
                 cert: self.tls_cert.clone(),
@@ -524,6 +538,18 @@ impl Config {
             },
             exposed_without_auth: self.exposed_without_auth(),
         }
+    }
+
+    /// The access rules in force: the `[[acl]]` rules as written, then
+    /// those of `acl_preset` (after them, so an error in a written rule
+    /// keeps its index `acl[i]`).
+    pub fn acl_rules(&self) -> Vec<AclRule> {
+        let preset = self.acl_preset.as_deref().and_then(preset::rules);
+        self.acl
+            .iter()
+            .cloned()
+            .chain(preset.into_iter().flatten())
+            .collect()
     }
 
     /// The non-loopback listeners served without authentication: non-empty
@@ -554,6 +580,7 @@ impl Config {
             .map_err(|(key, message)| (key.to_owned(), message))?;
         self.validate_websocket()
             .map_err(|(key, message)| (key.to_owned(), message))?;
+        self.validate_admin_hosts()?;
         self.validate_security()
     }
 
@@ -682,8 +709,37 @@ impl Config {
         Ok(())
     }
 
+    fn validate_admin_hosts(&self) -> Result<(), (String, String)> {
+        if self.admin_listen.is_none() && !self.admin_hosts.is_empty() {
+            return Err((
+                "admin_hosts".into(),
+                "is set but admin_listen is \"off\"".into(),
+            ));
+        }
+        AdminHosts::new(&self.admin_hosts)
+            .map(drop)
+            .map_err(|e| (format!("admin_hosts[{}]", e.index), e.message))
+    }
+
     fn validate_security(&self) -> Result<(), (String, String)> {
-        Acl::compile(self.auth, &self.admins, &self.acl).map_err(|e| (e.key, e.message))?;
+        if let Some(name) = &self.acl_preset {
+            if preset::rules(name).is_none() {
+                let known: Vec<&str> = preset::names().collect();
+                return Err((
+                    "acl_preset".into(),
+                    format!("unknown preset {name:?} (known: {})", known.join(", ")),
+                ));
+            }
+            if self.auth == AuthMode::Off {
+                return Err((
+                    "acl_preset".into(),
+                    "needs auth = \"optional\" or \"required\" (with auth = \"off\" everyone \
+                     may do everything, so the preset would be ignored)"
+                        .into(),
+                ));
+            }
+        }
+        Acl::compile(self.auth, &self.admins, &self.acl_rules()).map_err(|e| (e.key, e.message))?;
         match self.auth {
             AuthMode::Off => {
                 let exposed: Vec<String> = self
@@ -737,13 +793,14 @@ impl From<&Config> for ServerOptions {
 }
 
 impl Acl {
-    /// Compiles `config.auth`, `config.admins` and `config.acl`.
+    /// Compiles `config.auth`, `config.admins` and the rules of
+    /// [`Config::acl_rules`] (`acl` and `acl_preset`).
     ///
     /// # Errors
     /// What [`Acl::compile`] refuses.
-    #[deprecated(note = "use Acl::compile(config.auth, &config.admins, &config.acl)")]
+    #[deprecated(note = "use Acl::compile(config.auth, &config.admins, &config.acl_rules())")]
     pub fn from_config(config: &Config) -> Result<Acl, AclError> {
-        Acl::compile(config.auth, &config.admins, &config.acl)
+        Acl::compile(config.auth, &config.admins, &config.acl_rules())
     }
 }
 

@@ -635,6 +635,53 @@ async fn web_root_serves_its_files_and_nothing_outside_it() {
     broker.shutdown().await.unwrap();
 }
 
+/// `GET //host` once answered `Location: //host/`, a protocol-relative URL
+/// a browser follows to another site: redirects are built from the checked
+/// path only, so they stay on this origin whatever the target looked like.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn web_root_redirects_never_leave_the_origin() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir(root.path().join("sub")).unwrap();
+    std::fs::write(root.path().join("sub/index.html"), "sub").unwrap();
+    std::fs::create_dir(root.path().join("evil.example")).unwrap();
+    std::fs::create_dir(root.path().join("a b")).unwrap();
+    std::fs::create_dir(root.path().join("x\r\nSet-Cookie: y=1")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let web_root = root.path().to_path_buf();
+    let (broker, addr) = ws_broker(dir.path(), move |c| c.web_root = Some(web_root)).await;
+    for (target, location) in [
+        ("//evil.example", "/evil.example/"),
+        ("///evil.example", "/evil.example/"),
+        ("//evil.example?x=1", "/evil.example/"),
+        ("/%2Fevil.example", "/evil.example/"),
+        ("/%2F%2Fevil.example", "/evil.example/"),
+        ("/./evil.example", "/evil.example/"),
+        ("//sub", "/sub/"),
+        ("/sub", "/sub/"),
+        ("/a%20b", "/a%20b/"),
+        ("/x%0D%0ASet-Cookie:%20y=1", "/x%0D%0ASet-Cookie:%20y=1/"),
+    ] {
+        let (a, _) = get(addr, "GET", target).await;
+        assert_eq!(a.status, 301, "{target}: {}", a.head);
+        let found: Vec<&str> = a
+            .head
+            .lines()
+            .filter_map(|l| l.strip_prefix("Location: "))
+            .collect();
+        assert_eq!(found, [location], "{target}: {}", a.head);
+        assert!(
+            !a.head.lines().any(|l| l.starts_with("Set-Cookie")),
+            "{target}: {}",
+            a.head
+        );
+    }
+    // Where a slash is already there, the file is served as before.
+    let (a, body) = get(addr, "GET", "//sub/").await;
+    assert_eq!(a.status, 200, "{}", a.head);
+    assert_eq!(body, b"sub");
+    broker.shutdown().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_acl_holds_over_websocket() {
     let (alice, bob, admin) = (Key::new(), Key::new(), Key::new());

@@ -4,6 +4,8 @@ use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use super::hosts::HostsError;
+
 /// Why the admin listener could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum AdminError {
@@ -24,6 +26,9 @@ pub enum AdminError {
         /// What is wrong (never the token).
         reason: String,
     },
+    /// An `admin_hosts` entry is not a host name or an address.
+    #[error(transparent)]
+    Hosts(#[from] HostsError),
     /// The address cannot be bound.
     #[error("cannot listen on {addr} (admin_listen): {source}")]
     Bind {

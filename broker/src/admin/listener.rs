@@ -1,9 +1,10 @@
 //! [`Admin`]: the admin listener — bound before the log is opened, one
-//! request per connection, a few connections at once.
+//! request per connection, a few connections at once (and a few more kept
+//! for the probes), only for requests that name it in `Host`.
 
 use std::fmt::Write as _;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,20 +13,38 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 use super::error::AdminError;
+use super::hosts::AdminHosts;
 use super::observed::{Observed, Phase};
 use super::scrape;
 use super::token::Token;
 use crate::config::Config;
 use crate::net::Server;
+use crate::net::http::Request;
 
-/// Admin connections served at once; more are closed unanswered.
-const MAX_CONNECTIONS: usize = 16;
+/// Admin connections served at once for any path; beyond them a
+/// connection gets a probe slot, or is closed unanswered.
+pub const MAX_CONNECTIONS: usize = 16;
 
-/// How long a client may take to send its request head.
-const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+/// Connections kept, beyond [`MAX_CONNECTIONS`], for `/healthz` and
+/// `/readyz`: when clients that send nothing (or slowly) hold every other
+/// connection, a probe still gets its answer. Any other path asked on one
+/// is answered `503` with `Retry-After: 1`.
+pub const PROBE_SLOTS: usize = 4;
+
+/// How long a client may take to send its request head. Probes and
+/// scrapers send it at once, in one packet; a client that sends nothing
+/// holds a connection this long at most.
+pub const HEAD_DEADLINE: Duration = Duration::from_secs(2);
 
 /// How long writing an answer may take.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Which connections may use a slot: any request, or the probes only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Any,
+    Probe,
+}
 
 /// The admin listener's state, shared by its connections and the broker's
 /// start and shutdown (cloning gives another handle).
@@ -33,6 +52,7 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Admin {
     observed: Arc<Observed>,
     token: Option<Arc<Token>>,
+    hosts: Arc<AdminHosts>,
 }
 
 impl std::fmt::Debug for Admin {
@@ -43,12 +63,39 @@ impl std::fmt::Debug for Admin {
     }
 }
 
+/// One answer: status line, content type, extra header lines, body.
+struct Answer {
+    status: u16,
+    reason: &'static str,
+    content_type: &'static str,
+    extra: &'static [&'static str],
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn text(status: u16, reason: &'static str, body: &[u8]) -> Answer {
+        Answer {
+            status,
+            reason,
+            content_type: TEXT,
+            extra: &[],
+            body: body.to_vec(),
+        }
+    }
+
+    fn with(mut self, extra: &'static [&'static str]) -> Answer {
+        self.extra = extra;
+        self
+    }
+}
+
 impl Admin {
-    /// Read `admin_token_file` (if set) and bind `admin_listen`; `None`
-    /// when it is `"off"`. Serve with [`Admin::serve`].
+    /// Read `admin_token_file` (if set), compile `admin_hosts` and bind
+    /// `admin_listen`; `None` when it is `"off"`. Serve with [`Admin::serve`].
     ///
     /// # Errors
-    /// An unreadable or unusable token file, or an address that cannot be bound.
+    /// An unreadable or unusable token file, an invalid `admin_hosts`
+    /// entry, or an address that cannot be bound.
     pub async fn bind(config: &Config) -> Result<Option<(Admin, TcpListener)>, AdminError> {
         let Some(addr) = config.admin_listen else {
             return Ok(None);
@@ -58,6 +105,13 @@ impl Admin {
             .as_deref()
             .map(Token::load)
             .transpose()?;
+        let hosts = AdminHosts::new(&config.admin_hosts)?;
+        if hosts.any() {
+            tracing::warn!(
+                "admin_hosts = [\"*\"]: the admin listener answers any Host, so a web page that \
+                 re-points its own name at this address can read what needs no token"
+            );
+        }
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| AdminError::Bind { addr, source })?;
@@ -68,6 +122,7 @@ impl Admin {
                 config.metrics_top_principals as usize,
             )),
             token: token.map(Arc::new),
+            hosts: Arc::new(hosts),
         };
         Ok(Some((admin, listener)))
     }
@@ -94,7 +149,8 @@ impl Admin {
 
     /// Serve `listener` until the task is dropped (the process ends).
     pub async fn serve(self, listener: TcpListener) {
-        let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+        let any = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+        let probes = Arc::new(Semaphore::new(PROBE_SLOTS));
         loop {
             let (stream, peer) = match listener.accept().await {
                 Ok(c) => c,
@@ -104,20 +160,26 @@ impl Admin {
                     continue;
                 }
             };
-            let Ok(permit) = permits.clone().try_acquire_owned() else {
-                tracing::debug!(%peer, "admin listener: too many connections; closing one");
-                continue;
+            let (permit, slot) = match any.clone().try_acquire_owned() {
+                Ok(permit) => (permit, Slot::Any),
+                Err(_) => match probes.clone().try_acquire_owned() {
+                    Ok(permit) => (permit, Slot::Probe),
+                    Err(_) => {
+                        tracing::debug!(%peer, "admin listener: too many connections; closing one");
+                        continue;
+                    }
+                },
             };
             let admin = self.clone();
             tokio::spawn(async move {
-                admin.answer(stream, peer).await;
+                admin.answer(stream, peer, slot).await;
                 drop(permit);
             });
         }
     }
 
-    async fn answer(&self, mut stream: TcpStream, peer: SocketAddr) {
-        let request = match crate::net::http::read_head(&mut stream, HEAD_TIMEOUT).await {
+    async fn answer(&self, mut stream: TcpStream, peer: SocketAddr, slot: Slot) {
+        let request = match crate::net::http::read_head(&mut stream, HEAD_DEADLINE).await {
             Ok((r, _)) => r,
             Err(e) => {
                 if let Some((status, reason)) = e.status() {
@@ -137,70 +199,92 @@ impl Admin {
                 return;
             }
         };
-        let head_only = request.method == "HEAD";
-        let path = request.target.split('?').next().unwrap_or("");
-        let (status, reason, content_type, extra, body): (u16, &str, &str, &[&str], Vec<u8>) =
-            if request.method != "GET" && !head_only {
-                (
-                    405,
-                    "Method Not Allowed",
-                    TEXT,
-                    &["Allow: GET, HEAD"],
-                    b"GET or HEAD only\n".to_vec(),
-                )
-            } else {
-                match path {
-                    "/healthz" => (200, "OK", TEXT, &[], b"ok\n".to_vec()),
-                    "/readyz" => match self.observed.phase() {
-                        Phase::Ready => (200, "OK", TEXT, &[], b"ready\n".to_vec()),
-                        Phase::Starting => (
-                            503,
-                            "Service Unavailable",
-                            TEXT,
-                            &[],
-                            b"recovering\n".to_vec(),
-                        ),
-                        Phase::Stopping => (
-                            503,
-                            "Service Unavailable",
-                            TEXT,
-                            &[],
-                            b"shutting down\n".to_vec(),
-                        ),
-                    },
-                    "/metrics" => {
-                        let authorized = self
-                            .token
-                            .as_ref()
-                            .is_none_or(|t| t.accepts(request.header("authorization").as_deref()));
-                        if authorized {
-                            (200, "OK", METRICS_TYPE, &[], self.render().into_bytes())
-                        } else {
-                            tracing::info!(target: "audit", %peer, "admin listener: /metrics refused without the bearer token");
-                            (
-                                401,
-                                "Unauthorized",
-                                TEXT,
-                                &["WWW-Authenticate: Bearer"],
-                                b"a bearer token is required\n".to_vec(),
-                            )
-                        }
-                    }
-                    _ => (
-                        404,
-                        "Not Found",
-                        TEXT,
-                        &[],
-                        b"not found: /metrics, /healthz, /readyz\n".to_vec(),
-                    ),
-                }
-            };
-        let body = if head_only { &[][..] } else { &body[..] };
+        let local = stream.local_addr().ok().map(|a| a.ip());
+        let answer = self.route(&request, peer, local, slot);
+        let body = if request.method == "HEAD" {
+            &[][..]
+        } else {
+            &answer.body[..]
+        };
         let _ = tokio::time::timeout(
             WRITE_TIMEOUT,
-            send(&mut stream, status, reason, content_type, extra, body),
+            send(
+                &mut stream,
+                answer.status,
+                answer.reason,
+                answer.content_type,
+                answer.extra,
+                body,
+            ),
         )
         .await;
+    }
+
+    /// The answer to `request`, which arrived from `peer` at address `local`
+    /// on a connection holding `slot`.
+    fn route(
+        &self,
+        request: &Request,
+        peer: SocketAddr,
+        local: Option<IpAddr>,
+        slot: Slot,
+    ) -> Answer {
+        // Before anything else: a page that rebound its own name to this
+        // address must learn nothing, not even which paths exist.
+        let Some(host) = request.header("host") else {
+            return Answer::text(400, "Bad Request", b"a Host header is required\n");
+        };
+        if !self.hosts.accepts(&host, local) {
+            tracing::info!(target: "audit", %peer, host = ?host, "admin listener: request refused for its Host (admin_hosts)");
+            return Answer::text(
+                421,
+                "Misdirected Request",
+                b"this Host is not one of the admin listener's names (admin_hosts)\n",
+            );
+        }
+        if request.method != "GET" && request.method != "HEAD" {
+            return Answer::text(405, "Method Not Allowed", b"GET or HEAD only\n")
+                .with(&["Allow: GET, HEAD"]);
+        }
+        let path = request.target.split('?').next().unwrap_or("");
+        match path {
+            "/healthz" => Answer::text(200, "OK", b"ok\n"),
+            "/readyz" => match self.observed.phase() {
+                Phase::Ready => Answer::text(200, "OK", b"ready\n"),
+                Phase::Starting => Answer::text(503, "Service Unavailable", b"recovering\n"),
+                Phase::Stopping => Answer::text(503, "Service Unavailable", b"shutting down\n"),
+            },
+            _ if slot == Slot::Probe => Answer::text(
+                503,
+                "Service Unavailable",
+                b"busy: every admin connection is in use; only /healthz and /readyz are answered\n",
+            )
+            .with(&["Retry-After: 1"]),
+            "/metrics" => {
+                let authorized = self
+                    .token
+                    .as_ref()
+                    .is_none_or(|t| t.accepts(request.header("authorization").as_deref()));
+                if authorized {
+                    Answer {
+                        status: 200,
+                        reason: "OK",
+                        content_type: METRICS_TYPE,
+                        extra: &[],
+                        body: self.render().into_bytes(),
+                    }
+                } else {
+                    tracing::info!(target: "audit", %peer, "admin listener: /metrics refused without the bearer token");
+                    Answer::text(401, "Unauthorized", b"a bearer token is required\n")
+                        .with(&["WWW-Authenticate: Bearer"])
+                }
+            }
+            _ => Answer::text(
+                404,
+                "Not Found",
+                b"not found: /metrics, /healthz, /readyz\n",
+            ),
+        }
     }
 
     /// The whole `/metrics` answer, in the Prometheus text format.

@@ -23,9 +23,17 @@
 //! counters when scraped (one `prometheus_client` `Collector`), so the record path pays one
 //! relaxed atomic add per counter and no registry lookup.
 //!
+//! **Guarded.** It answers only requests whose `Host` is one of its names
+//! (loopback names, the address the connection arrived on, `admin_hosts`),
+//! so a web page cannot read `/metrics` by re-pointing its own name at the
+//! broker (DNS rebinding); [`MAX_CONNECTIONS`] connections serve any path
+//! and [`PROBE_SLOTS`] more only the probes, each with [`HEAD_DEADLINE`] to
+//! send its request, so clients that send nothing cannot silence the probes.
+//!
 //! # Layout
 //! - `listener`: [`Admin`] — binding `admin_listen`, the HTTP answers of
-//!   `/metrics`, `/healthz` and `/readyz`.
+//!   `/metrics`, `/healthz` and `/readyz`, the connection slots.
+//! - [`hosts`]: [`AdminHosts`](hosts::AdminHosts), the `Host` names it answers to.
 //! - `observed`: what the answers read: the broker's [`Phase`], its server
 //!   once it exists, the busiest topics as last chosen.
 //! - `scrape`: one `/metrics` scrape, section by section.
@@ -33,12 +41,13 @@
 //! - `error`: [`AdminError`].
 
 mod error;
+pub mod hosts;
 mod listener;
 mod observed;
 mod scrape;
 mod token;
 
 pub use error::AdminError;
-pub use listener::Admin;
+pub use listener::{Admin, HEAD_DEADLINE, MAX_CONNECTIONS, PROBE_SLOTS};
 pub use observed::{Phase, RECHOOSE};
 pub use token::MIN_TOKEN_LEN;

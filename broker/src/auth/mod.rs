@@ -13,6 +13,8 @@
 //!   against this connection's nonce and the broker id.
 //! - [`acl`]: [`Acl`], compiled once from the configuration; [`Acl::check`]
 //!   answers "may this caller do this action on this topic", allocation-free.
+//! - [`preset`]: the named rule sets `acl_preset` adds (`chat-inbox`), in
+//!   one table.
 //! - [`broker_id`]: [`BrokerId`] (made once per data directory) and
 //!   [`fresh_nonce`] (once per connection).
 //!
@@ -31,6 +33,7 @@
 pub mod acl;
 pub mod broker_id;
 pub mod options;
+pub mod preset;
 pub mod principal;
 pub mod verify;
 

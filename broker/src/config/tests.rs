@@ -125,6 +125,38 @@ fn the_admin_listener_is_on_loopback_by_default_and_needs_a_token_elsewhere() {
 }
 
 #[test]
+fn admin_hosts_is_a_file_only_list_checked_entry_by_entry() {
+    assert!(load_file("", &[]).unwrap().admin_hosts.is_empty());
+    let c = load_file(
+        "admin_hosts = [\"metrics.example.com\", \"10.0.0.5\", \"[fd00::5]\"]\n",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(c.admin_hosts.len(), 3);
+    let e = load_file("admin_hosts = [\"ok.example\", \"http://x:9644/\"]\n", &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`admin_hosts[1]`") && e.contains("hermit.toml"),
+        "{e}"
+    );
+    let e = load_file(
+        "admin_listen = \"off\"\nadmin_hosts = [\"metrics.example.com\"]\n",
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("admin_hosts") && e.contains("off"), "{e}");
+    let e = Config::load(None, env(&[("HERMIT_ADMIN_HOSTS", "x")]), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("admin_hosts") && e.contains("config file"),
+        "{e}"
+    );
+}
+
+#[test]
 fn the_inbox_policy_parses_and_compiles() {
     let c = load_file(&format!("listen = \"0.0.0.0:9092\"\n{INBOX_POLICY}"), &[]).unwrap();
     assert_eq!(c.auth, AuthMode::Required);
@@ -137,6 +169,64 @@ fn the_inbox_policy_parses_and_compiles() {
     let acl = Acl::compile(c.auth, &c.admins, &c.acl).unwrap();
     let admin = acl.who(crate::auth::Principal::from_hex(&c.admins[0]));
     assert!(admin.is_admin());
+}
+
+#[test]
+fn acl_preset_adds_its_rules_after_the_written_ones() {
+    let c = load_file(
+        &format!("listen = \"0.0.0.0:9092\"\nacl_preset = \"chat-inbox\"\n{INBOX_POLICY}"),
+        &[],
+    )
+    .unwrap();
+    let rules = c.acl_rules();
+    assert_eq!(rules[..2], c.acl[..], "the written rules first");
+    assert_eq!(
+        rules[2..],
+        crate::auth::preset::rules("chat-inbox").unwrap()[..]
+    );
+    let options = c.server_options();
+    assert_eq!(options.access.rules, rules);
+    // Alone, from an environment variable or a flag, with auth optional.
+    for (env_pairs, flags) in [
+        (vec![("HERMIT_ACL_PRESET", "chat-inbox")], vec![]),
+        (vec![], vec![("acl_preset", "chat-inbox".to_owned())]),
+    ] {
+        let c = Config::load(
+            None,
+            env(&[&[("HERMIT_AUTH", "optional")], &env_pairs[..]].concat()),
+            &flags,
+        )
+        .unwrap();
+        assert!(c.acl.is_empty());
+        assert_eq!(c.acl_rules().len(), 4);
+    }
+    // An error in a written rule keeps its index.
+    let e = load_file(
+        "auth = \"required\"\nacl_preset = \"chat-inbox\"\n[[acl]]\nprincipal = \"*\"\ntopics = \"x\"\nallow = [\"read\"]\n",
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("`acl[0].allow`"), "{e}");
+    // Unknown names and auth = "off" are refused, naming the key.
+    let e = load_file("auth = \"required\"\nacl_preset = \"chat\"\n", &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`acl_preset`") && e.contains("\"chat\"") && e.contains("chat-inbox"),
+        "{e}"
+    );
+    let e = Config::load(None, env(&[("HERMIT_ACL_PRESET", "nope")]), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("HERMIT_ACL_PRESET") && e.contains("nope"), "{e}");
+    let e = load_file("acl_preset = \"chat-inbox\"\n", &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`acl_preset`") && e.contains("optional") && e.contains("required"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! upgrade closes the connection: static files are few and small, and one
 //! request per connection keeps this front door simple to bound.
 
+use std::fmt::Write as _;
 use std::io;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -343,7 +344,8 @@ pub(crate) async fn respond<S: AsyncWrite + Unpin>(
 /// Answer a plain GET or HEAD with a file from `root`, or 404. Paths are
 /// percent-decoded, may not climb out of `root` (no `..`, no symbolic link
 /// leading outside), hide dotfiles, and map a directory to its
-/// `index.html` (redirecting `/dir` to `/dir/` so relative links work).
+/// `index.html` (redirecting `/dir` to `/dir/` so relative links work; the
+/// redirect is built from the checked path, so it never leaves the origin).
 pub(crate) async fn serve_file<S: AsyncWrite + Unpin>(
     stream: &mut S,
     root: &Path,
@@ -367,9 +369,9 @@ pub(crate) async fn serve_file<S: AsyncWrite + Unpin>(
         return respond(stream, 404, "Not Found", None, "not found").await;
     };
     if redirect {
-        let location = format!("Location: {path}/");
+        let location = directory_url(&relative);
         let head = format!(
-            "HTTP/1.1 301 Moved Permanently\r\n{location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            "HTTP/1.1 301 Moved Permanently\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         );
         stream.write_all(head.as_bytes()).await?;
         stream.flush().await?;
@@ -414,6 +416,27 @@ fn safe_relative(path: &str) -> Option<PathBuf> {
         out.push(seg);
     }
     Some(out)
+}
+
+/// The URL of directory `relative` with its trailing slash, made from the
+/// checked segments and never from the target as sent: `GET //evil.example`
+/// must not answer `Location: //evil.example/`, a protocol-relative URL
+/// that leaves this origin. Empty and `.` segments are gone, so the result
+/// starts with exactly one `/`; each segment is percent-encoded again, so
+/// no decoded `/`, `\`, CR or LF reaches the header.
+fn directory_url(relative: &Path) -> String {
+    let mut url = String::from("/");
+    for seg in relative.iter() {
+        for &b in seg.as_encoded_bytes() {
+            if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b) {
+                url.push(char::from(b));
+            } else {
+                let _ = write!(url, "%{b:02X}");
+            }
+        }
+        url.push('/');
+    }
+    url
 }
 
 fn percent_decode(s: &str) -> Option<String> {
@@ -538,6 +561,17 @@ mod tests {
         ] {
             assert_eq!(safe_relative(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn redirects_are_made_from_the_checked_segments() {
+        let url = |target: &str| directory_url(&safe_relative(target).expect("a safe path"));
+        assert_eq!(url("/sub"), "/sub/");
+        assert_eq!(url("//evil.example"), "/evil.example/");
+        assert_eq!(url("/%2F%2Fevil.example/./x"), "/evil.example/x/");
+        assert_eq!(url("/a%20b"), "/a%20b/");
+        assert_eq!(url("/x%0d%0ay:%20z"), "/x%0D%0Ay:%20z/");
+        assert_eq!(url("/%C3%A9t%C3%A9"), "/%C3%A9t%C3%A9/");
     }
 
     #[test]
