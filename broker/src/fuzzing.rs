@@ -10,6 +10,7 @@ use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::net::Metrics;
+use crate::net::SendBudget;
 use crate::net::ws::WsStream;
 
 /// What the connection behind the WebSocket adapter read from one client.
@@ -57,6 +58,7 @@ pub fn ws_inbound(client: &[u8], prefix: usize, chunk: usize, max_message: usize
             max_message,
             stop,
             Arc::new(Metrics::default()),
+            Arc::new(SendBudget::new(u64::MAX)),
         );
         let mut bytes = Vec::new();
         let mut buf = [0u8; 4096];

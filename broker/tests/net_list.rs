@@ -296,7 +296,7 @@ async fn list_script(addr: SocketAddr, key: &Key) -> Vec<Seen> {
     let mut raw = connect_as(addr, key).await;
     let mine = format!("inbox.{}", key.hex);
     let mut seen = Vec::new();
-    let mut ask = async |raw: &mut Raw, after: Option<&str>, limit: u32| {
+    let ask = async |raw: &mut Raw, after: Option<&str>, limit: u32| {
         let r = raw.call(&list_req(after, limit)).await;
         let page = r
             .page

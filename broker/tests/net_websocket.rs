@@ -335,6 +335,52 @@ async fn produce_fetch_and_commit_over_websocket_take_the_copy_path() {
     broker.shutdown().await.unwrap();
 }
 
+/// A WebSocket answer is one message, assembled whole in the broker (and
+/// in the browser): a batch larger than `ws_max_message` holds — written
+/// over TCP, where frames may be larger — is refused with
+/// `PayloadTooLarge` naming the key, never sent (before issue 31 it went out
+/// as one oversized message, assembled outside every budget). The
+/// connection stays, and the batches after it are served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_larger_than_a_websocket_message_is_refused_not_assembled() {
+    let dir = tempfile::tempdir().unwrap();
+    let (broker, addr) = ws_broker(dir.path(), |c| c.ws_max_message = 64 * 1024).await;
+    let mut tcp = Raw::connect(broker.addr()).await;
+    let big = batch(200, 1000, 1);
+    assert!(big.len() > 64 * 1024);
+    assert_eq!(
+        tcp.produce("big", &big, Ack::Written).await.status,
+        Status::Ok
+    );
+    let small = batch(1, 100, 2);
+    assert_eq!(
+        tcp.produce("big", &small, Ack::Written).await.status,
+        Status::Ok
+    );
+
+    let mut ws = Ws::connect(addr).await;
+    let r = ws.call(&fetch_req("big", 0, 0, u32::MAX, 0)).await;
+    assert_eq!(r.status, Status::PayloadTooLarge, "{}", r.message);
+    assert!(r.fetch.is_none());
+    assert!(
+        r.message.contains("ws_max_message") && r.message.contains("offset 0"),
+        "{}",
+        r.message
+    );
+    assert_eq!(counter(broker.metrics(), |m| &m.fetch_too_large_for_ws), 1);
+    // Still open; the next batch is served.
+    ws.ping_op().await;
+    let r = ws.call(&fetch_req("big", 0, 200, u32::MAX, 0)).await;
+    assert_eq!(r.status, Status::Ok, "{}", r.message);
+    assert_eq!(r.batch_bases(), vec![200]);
+    // Over TCP the big batch is served as always.
+    let r = tcp.fetch("big", 0, u32::MAX, 0).await;
+    assert_eq!(r.status, Status::Ok, "{}", r.message);
+    assert_eq!(r.batch_bases(), vec![0, 200]);
+    drop(ws);
+    broker.shutdown().await.unwrap();
+}
+
 /// Open a WebSocket, say hello, send `bad`, and expect the close `code`.
 async fn expect_close_after(addr: SocketAddr, hello: bool, bad: &[u8], code: u16, what: &str) {
     let mut ws = if hello {

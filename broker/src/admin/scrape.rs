@@ -433,6 +433,12 @@ fn connections(e: &mut DescriptorEncoder, m: &Metrics) -> std::fmt::Result {
     )?;
     counter(
         e,
+        "hermit_fetch_too_large_for_websocket",
+        "Fetches refused over a WebSocket: the batch at their offset is larger than ws_max_message holds.",
+        get(&m.fetch_too_large_for_ws),
+    )?;
+    counter(
+        e,
         "hermit_write_stalls",
         "Connections closed because their answers were not read for write_stall_timeout_ms.",
         get(&m.write_stalls),

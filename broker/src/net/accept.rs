@@ -199,6 +199,7 @@ async fn upgrade<S>(
         max_message as usize,
         shared.stop.subscribe(),
         shared.metrics.clone(),
+        shared.send_budget.clone(),
     );
     serve(shared, ws, peer, arrival, admitted).await
 }

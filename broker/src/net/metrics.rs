@@ -44,6 +44,9 @@ pub struct Metrics {
     pub fetch_throttled: AtomicU64,
     /// Long polls answered at once because `max_parked_fetches` were parked.
     pub fetches_not_parked: AtomicU64,
+    /// Fetches refused over a WebSocket because the batch at their offset
+    /// is larger than one message holds (`ws_max_message`).
+    pub fetch_too_large_for_ws: AtomicU64,
     /// WebSocket upgrades accepted.
     pub ws_upgrades: AtomicU64,
     /// HTTP requests on a WebSocket listener refused (bad upgrade, origin

@@ -55,5 +55,6 @@ pub(crate) mod ws;
 pub use http::Origins;
 pub use metrics::Metrics;
 pub use options::{AccessOptions, OptionError, QuotaOptions, ServerOptions, TlsFiles};
+pub(crate) use send_budget::SendBudget;
 pub use server::{Server, ServerError};
 pub use stream::ByteStream;

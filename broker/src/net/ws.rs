@@ -12,7 +12,13 @@
 //! - **Out**: the connection writes whole frames; the adapter cuts its
 //!   output at frame boundaries (the broker hello first, then each length
 //!   prefix) and sends each frame as one binary message. Fetch bodies take
-//!   the copy path (no `sendfile` into a WebSocket).
+//!   the copy path (no `sendfile` into a WebSocket). A frame is assembled
+//!   whole before it is sent (tokio-websockets takes whole messages), so
+//!   its bytes are charged to the send budget from the moment its head is
+//!   seen until the socket has taken them; and no answer is larger than
+//!   `ws_max_message` (a fetch of a larger batch is refused, see
+//!   `handler::fetch`), so the adapter holds at most two messages: one
+//!   being assembled, one being written.
 //! - **Violations** close only this connection, with the RFC 6455 code:
 //!   a text message 1003, a message that is not one frame 1002, a message
 //!   over `ws_max_message` 1009 (refused from its header, before it is
@@ -37,6 +43,7 @@ use tokio::time::{Instant, Sleep};
 use tokio_websockets::{CloseCode, Message, WebSocketStream};
 
 use super::metrics::Metrics;
+use super::send_budget::SendBudget;
 use super::stream::ByteStream;
 
 /// Pings and pongs a client may send at once before the per-second
@@ -141,6 +148,11 @@ pub(crate) struct WsStream<S> {
     out_len: Option<usize>,
     /// Outgoing messages sent so far (the first is the broker hello).
     messages_out: u64,
+    /// Where the outgoing bytes this adapter holds are charged: the frame
+    /// being assembled (`out_len`) and those sent but not yet flushed
+    /// (`unflushed`).
+    budget: std::sync::Arc<SendBudget>,
+    unflushed: usize,
     failing: Option<Failing>,
     /// The broker is shutting down: close with 1001 rather than 1000.
     stop: watch::Receiver<bool>,
@@ -158,6 +170,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> WsStream<S> {
         max_message: usize,
         stop: watch::Receiver<bool>,
         metrics: std::sync::Arc<Metrics>,
+        budget: std::sync::Arc<SendBudget>,
     ) -> WsStream<S> {
         let ws = tokio_websockets::ServerBuilder::new()
             .limits(tokio_websockets::Limits::default().max_payload_len(Some(max_message)))
@@ -170,6 +183,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> WsStream<S> {
             out: BytesMut::new(),
             out_len: None,
             messages_out: 0,
+            budget,
+            unflushed: 0,
             failing: None,
             stop,
             violations: metrics,
@@ -225,7 +240,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> WsStream<S> {
         Pin::new(&mut self.ws)
             .start_send(Message::binary(frame))
             .map_err(io::Error::other)?;
-        self.out_len = None;
+        // Still charged (as unflushed) until the socket has taken it.
+        self.unflushed += self.out_len.take().unwrap_or(0);
         self.messages_out += 1;
         Poll::Ready(Ok(()))
     }
@@ -333,6 +349,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for WsStream<S> {
                     as usize
             };
             this.out.reserve(len - this.out.len());
+            this.budget.charge(len);
             this.out_len = Some(len);
         }
         let len = this.out_len.unwrap_or(0);
@@ -350,9 +367,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for WsStream<S> {
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = &mut *self;
         ready!(this.poll_send_frame(cx))?;
-        Pin::new(&mut this.ws)
-            .poll_flush(cx)
-            .map_err(io::Error::other)
+        ready!(Pin::new(&mut this.ws).poll_flush(cx)).map_err(io::Error::other)?;
+        this.budget.give(std::mem::take(&mut this.unflushed));
+        Poll::Ready(Ok(()))
     }
 
     /// The broker ends the connection: send what is complete, then a close
@@ -380,5 +397,67 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for WsStream<S> {
     }
 }
 
+impl<S> Drop for WsStream<S> {
+    /// Give back what the adapter still holds charged.
+    fn drop(&mut self) {
+        self.budget.give(self.unflushed + self.out_len.unwrap_or(0));
+    }
+}
+
 /// Fetch bodies are copied into messages: a WebSocket cannot take `sendfile`.
 impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> ByteStream for WsStream<S> {}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// The bytes an adapter holds — a frame being assembled, one sent to
+    /// the library but not yet taken by the socket — count against the
+    /// send budget, and are given back when the socket takes them or the
+    /// adapter goes.
+    #[tokio::test]
+    async fn what_the_adapter_holds_is_charged_to_the_send_budget() {
+        let (ours, mut theirs) = tokio::io::duplex(4096);
+        let budget = Arc::new(SendBudget::new(u64::MAX));
+        let (_stop_tx, stop) = watch::channel(false);
+        let mut ws = WsStream::new(
+            ours,
+            Bytes::new(),
+            1 << 20,
+            stop,
+            Arc::new(Metrics::default()),
+            budget.clone(),
+        );
+        // A version-2 broker hello (8 bytes), then one 60,000-byte frame
+        // the peer does not read yet: taken whole, held, charged.
+        let mut frame = vec![0, 0, 0, 2, 0, 0, 0, 0];
+        frame.extend_from_slice(&60_000u32.to_be_bytes());
+        frame.resize(frame.len() + 60_000, 7);
+        ws.write_all(&frame).await.unwrap();
+        assert_eq!(budget.used(), frame.len(), "held until the socket takes it");
+        // The peer reads: once flushed, nothing is held.
+        let reader = tokio::spawn(async move {
+            let mut sink = Vec::new();
+            let mut buf = [0u8; 8192];
+            while sink.len() < 60_000 {
+                let n = theirs.read(&mut buf).await.unwrap();
+                assert!(n > 0);
+                sink.extend_from_slice(&buf[..n]);
+            }
+            theirs
+        });
+        ws.flush().await.unwrap();
+        assert_eq!(budget.used(), 0);
+        let _theirs = reader.await.unwrap();
+        // Half a frame, then the connection goes: given back.
+        ws.write_all(&1000u32.to_be_bytes()).await.unwrap();
+        ws.write_all(&[1; 10]).await.unwrap();
+        assert_eq!(budget.used(), 1004);
+        drop(ws);
+        assert_eq!(budget.used(), 0);
+    }
+}

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use hermit_protocol::Op;
+use hermit_protocol::{Op, Status};
 use hermit_protocol::frame::{self, Fetch};
 use tokio::time::Instant;
 
@@ -46,8 +46,8 @@ impl OpHandler for Handler {
             partition: part,
             offset: f.offset,
             // A WebSocket carries each answer as one message, assembled in
-            // memory: ask for no more than its largest frame.
-            max_bytes: f.max_bytes.min(s.arrival.max_frame.unwrap_or(u32::MAX)),
+            // memory: ask for no more than its largest frame holds.
+            max_bytes: f.max_bytes.min(records_room(s).unwrap_or(u32::MAX)),
             deadline,
             received,
             parked: None,
@@ -99,6 +99,33 @@ async fn attempt_fetch(s: &mut Session, mut f: PendingFetch) {
     // Subscribe before reading, so data arriving in between is not missed.
     let mut rx = waiting.then(|| f.partition.subscribe());
     match read(s, &f.partition.clone(), f.offset, f.max_bytes).await {
+        Ok(Served {
+            body: Some(body),
+            ..
+        }) if records_room(s).is_some_and(|room| body.len() > u64::from(room)) => {
+            // Over a WebSocket, never an answer larger than its largest
+            // message: that would be assembled whole in memory (docs/SECURITY.md).
+            // Only a batch larger than that gets here (a read returns at
+            // least one whole batch); the consumer is told and stays.
+            let msg = format!(
+                "the batch at offset {} is {} bytes, more than one message of this \
+                 WebSocket holds ({} bytes of records, from ws_max_message): fetch it \
+                 over TCP, or raise ws_max_message",
+                f.offset,
+                body.len(),
+                records_room(s).unwrap_or(0),
+            );
+            s.shared.metrics.fetch_too_large_for_ws.fetch_add(1, Ordering::Relaxed);
+            tracing::debug!(peer = %s.peer, who = %s.who, "{msg}");
+            s.error(
+                f.correlation_id,
+                Op::Fetch as u8,
+                Status::PayloadTooLarge,
+                &msg,
+                None,
+            );
+            fetch_answered(s, &f);
+        }
         Ok(Served {
             body: Some(body),
             high_watermark,
@@ -153,6 +180,14 @@ async fn attempt_fetch(s: &mut Session, mut f: PendingFetch) {
         },
         Err(e) => s.storage_error(f.correlation_id, Op::Fetch, &e),
     }
+}
+
+/// Over a WebSocket, the most bytes of records one answer may carry: what
+/// its largest message (`ws_max_message`) holds after the answer's header.
+/// `None` over TCP and TLS, where answers are streamed, never assembled.
+fn records_room(s: &Session) -> Option<u32> {
+    let header = (frame::FETCH_RESPONSE_HEADER_LEN - 4) as u32;
+    s.arrival.max_frame.map(|m| m.saturating_sub(header))
 }
 
 /// A fetch was answered: its latency, unless it waited as a long poll.
