@@ -185,6 +185,12 @@ pub struct Config {
     pub fetch_bytes_per_sec: Limit,
     /// Topics one principal may create. Default 1000.
     pub max_topics_per_principal: u32,
+    /// Group offsets (a consumer group's position in one partition) one
+    /// principal may create. Default 10000.
+    pub max_group_offsets_per_principal: u32,
+    /// Topics and group offsets one source address (an IPv6 /64 counts as
+    /// one) may create per minute, in a burst or spread out. Default 120.
+    pub creations_per_minute_per_address: Limit,
     /// Simultaneous connections of one principal. Default 1000.
     pub max_connections_per_principal: u32,
     /// Simultaneous connections from one source IP address. Default 1000.
@@ -252,6 +258,8 @@ impl Default for Config {
             produce_bytes_per_sec: Limit::Unlimited,
             fetch_bytes_per_sec: Limit::Unlimited,
             max_topics_per_principal: 1000,
+            max_group_offsets_per_principal: 10_000,
+            creations_per_minute_per_address: Limit::Max(120),
             max_connections_per_principal: 1000,
             max_connections_per_address: 1000,
             max_parked_fetches: 256,
@@ -321,6 +329,8 @@ const KEYS: &[(&str, Kind)] = &[
     ("produce_bytes_per_sec", Kind::IntOrStr),
     ("fetch_bytes_per_sec", Kind::IntOrStr),
     ("max_topics_per_principal", Kind::Int),
+    ("max_group_offsets_per_principal", Kind::Int),
+    ("creations_per_minute_per_address", Kind::IntOrStr),
     ("max_connections_per_principal", Kind::Int),
     ("max_connections_per_address", Kind::Int),
     ("max_parked_fetches", Kind::Int),
@@ -533,6 +543,8 @@ impl Config {
                 produce_bytes_per_sec: self.produce_bytes_per_sec,
                 fetch_bytes_per_sec: self.fetch_bytes_per_sec,
                 max_topics_per_principal: self.max_topics_per_principal,
+                max_group_offsets_per_principal: self.max_group_offsets_per_principal,
+                creations_per_minute_per_address: self.creations_per_minute_per_address,
                 max_connections_per_principal: self.max_connections_per_principal,
                 max_connections_per_address: self.max_connections_per_address,
             },

@@ -302,3 +302,94 @@ async fn topics_per_principal_are_capped_including_auto_created_ones() {
     assert_eq!(a.call(&create_req("a3", 1)).await.status, Status::Ok);
     assert_eq!(Metrics::get(&broker.metrics().topics_refused), 3);
 }
+
+/// Keys cost nothing: before issue 31, each fresh key had its own topic
+/// quota, so one address made as many topics as it made keys. The creation
+/// rate is per source address: fresh keys from one address share it, and
+/// what it refuses is not created.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fresh_keys_from_one_address_share_its_creation_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path(), |c| {
+        open_acl(c);
+        c.max_topics_per_principal = 5;
+        c.creations_per_minute_per_address = Limit::Max(12);
+    })
+    .await;
+    let b1 = batch(1, 10, 1);
+    let mut created = 0;
+    for k in 0..20 {
+        let mut c = connect_as(broker.addr(), &Key::new()).await;
+        for t in 0..5 {
+            let name = format!("k{k}.t{t}");
+            // Created or auto-created: the same rate.
+            let r = if t % 2 == 0 {
+                c.call(&create_req(&name, 1)).await
+            } else {
+                c.produce(&name, &b1, Ack::Written).await
+            };
+            match r.status {
+                Status::Ok => created += 1,
+                Status::Unauthorized => {
+                    assert!(
+                        r.message.contains("creations_per_minute_per_address")
+                            && r.message.contains("retry in"),
+                        "{}",
+                        r.message
+                    );
+                    assert!(broker.log().topic(&name).is_none(), "{name}");
+                }
+                s => panic!("{name}: {s:?} {}", r.message),
+            }
+        }
+    }
+    assert_eq!(created, 12, "100 topics from 20 fresh keys, 12 a minute");
+    assert_eq!(Metrics::get(&broker.metrics().creations_refused), 88);
+    broker.shutdown().await.unwrap();
+}
+
+/// Consumer groups had no bound at all: every new group's first commit
+/// adds an entry to the offsets store. A principal creates at most
+/// `max_group_offsets_per_principal` of them; commits to the ones it has
+/// keep working, and another principal has its own count.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn group_offsets_per_principal_are_capped() {
+    let (alice, bob) = (Key::new(), Key::new());
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path(), |c| {
+        open_acl(c);
+        c.max_group_offsets_per_principal = 3;
+    })
+    .await;
+    let mut a = connect_as(broker.addr(), &alice).await;
+    let b1 = batch(1, 10, 1);
+    assert_eq!(a.produce("t", &b1, Ack::Durable).await.status, Status::Ok);
+    for g in 0..3 {
+        let group = format!("{}.g{g}", alice.hex);
+        let r = a.call(&commit_req(&group, "t", 1)).await;
+        assert_eq!(r.status, Status::Ok, "{group}: {}", r.message);
+    }
+    let fourth = format!("{}.g3", alice.hex);
+    let r = a.call(&commit_req(&fourth, "t", 1)).await;
+    assert_eq!(r.status, Status::Unauthorized);
+    assert!(
+        r.message.contains("max_group_offsets_per_principal (3)") && r.message.contains(&fourth),
+        "{}",
+        r.message
+    );
+    assert_eq!(broker.engine().offsets().committed(&fourth, "t", 0), None);
+    // Her existing groups still commit.
+    let again = format!("{}.g0", alice.hex);
+    assert_eq!(a.call(&commit_req(&again, "t", 0)).await.status, Status::Ok);
+    // From another connection too: the count is the principal's.
+    let mut a2 = connect_as(broker.addr(), &alice).await;
+    assert_eq!(
+        a2.call(&commit_req(&fourth, "t", 1)).await.status,
+        Status::Unauthorized
+    );
+    let mut b = connect_as(broker.addr(), &bob).await;
+    let bobs = format!("{}.g0", bob.hex);
+    assert_eq!(b.call(&commit_req(&bobs, "t", 1)).await.status, Status::Ok);
+    assert_eq!(Metrics::get(&broker.metrics().group_offsets_refused), 2);
+    broker.shutdown().await.unwrap();
+}

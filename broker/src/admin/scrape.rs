@@ -431,6 +431,26 @@ fn connections(e: &mut DescriptorEncoder, m: &Metrics) -> std::fmt::Result {
         "Connections closed for not authenticating within auth_timeout_ms.",
         get(&m.auth_timeouts),
     )?;
+    let creations = [
+        (
+            [("quota", "max_topics_per_principal".to_owned())],
+            get(&m.topics_refused),
+        ),
+        (
+            [("quota", "max_group_offsets_per_principal".to_owned())],
+            get(&m.group_offsets_refused),
+        ),
+        (
+            [("quota", "creations_per_minute_per_address".to_owned())],
+            get(&m.creations_refused),
+        ),
+    ];
+    counters(
+        e,
+        "hermit_creations_refused",
+        "Topic and group-offset creations refused, by the quota that refused them.",
+        &creations,
+    )?;
     counter(
         e,
         "hermit_fetch_too_large_for_websocket",

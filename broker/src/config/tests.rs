@@ -346,12 +346,33 @@ fn acl_errors_name_the_rule() {
 }
 
 #[test]
+fn creation_quotas_parse_and_refuse_zero() {
+    let c = load_file(
+        "creations_per_minute_per_address = \"unlimited\"\nmax_group_offsets_per_principal = 7\n",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(c.creations_per_minute_per_address, Limit::Unlimited);
+    assert_eq!(c.server_options().quotas.max_group_offsets_per_principal, 7);
+    for bad in [
+        "creations_per_minute_per_address = 0\n",
+        "max_group_offsets_per_principal = 0\n",
+    ] {
+        let e = load_file(bad, &[]).unwrap_err().to_string();
+        let key = bad.split(' ').next().unwrap();
+        assert!(e.contains(&format!("`{key}`")), "{e}");
+    }
+}
+
+#[test]
 fn tls_and_quota_keys() {
     let c = Config::load(None, env(&[]), &[]).unwrap();
     assert_eq!(c.receive_budget_bytes, 256 << 20);
     assert_eq!(c.produce_bytes_per_sec, Limit::Unlimited);
     assert_eq!(c.fetch_bytes_per_sec, Limit::Unlimited);
     assert_eq!(c.max_topics_per_principal, 1000);
+    assert_eq!(c.max_group_offsets_per_principal, 10_000);
+    assert_eq!(c.creations_per_minute_per_address, Limit::Max(120));
     assert_eq!(c.max_connections_per_principal, 1000);
     assert_eq!(c.max_connections_per_address, 1000);
     assert_eq!(c.max_parked_fetches, 256);

@@ -38,6 +38,12 @@ pub struct Metrics {
     pub refused_by_principal: AtomicU64,
     /// Topic creations refused by `max_topics_per_principal` or `max_partitions`.
     pub topics_refused: AtomicU64,
+    /// First commits of a group for a partition refused by
+    /// `max_group_offsets_per_principal`.
+    pub group_offsets_refused: AtomicU64,
+    /// Topic and group-offset creations refused by
+    /// `creations_per_minute_per_address`.
+    pub creations_refused: AtomicU64,
     /// Produce answers delayed by `produce_bytes_per_sec`.
     pub produce_throttled: AtomicU64,
     /// Fetch answers delayed by `fetch_bytes_per_sec`.

@@ -37,6 +37,7 @@ mod accept;
 mod access;
 mod admission;
 mod connection;
+mod creation;
 mod handler;
 pub(crate) mod http;
 mod metrics;

@@ -97,6 +97,12 @@ pub struct QuotaOptions {
     pub fetch_bytes_per_sec: Limit,
     /// `max_topics_per_principal`: topics one principal may create.
     pub max_topics_per_principal: u32,
+    /// `max_group_offsets_per_principal`: group offsets (a consumer
+    /// group's position in one partition) one principal may create.
+    pub max_group_offsets_per_principal: u32,
+    /// `creations_per_minute_per_address`: topics and group offsets one
+    /// source address (an IPv6 /64 counts as one) may create per minute.
+    pub creations_per_minute_per_address: Limit,
     /// `max_connections_per_principal`: simultaneous connections of one principal.
     pub max_connections_per_principal: u32,
     /// `max_connections_per_address`: simultaneous connections from one IP address.
@@ -205,6 +211,10 @@ impl QuotaOptions {
         for (key, limit) in [
             ("produce_bytes_per_sec", self.produce_bytes_per_sec),
             ("fetch_bytes_per_sec", self.fetch_bytes_per_sec),
+            (
+                "creations_per_minute_per_address",
+                self.creations_per_minute_per_address,
+            ),
         ] {
             if limit == Limit::Max(0) {
                 return Err(invalid(key, "must be positive or \"unlimited\""));
@@ -212,6 +222,10 @@ impl QuotaOptions {
         }
         for (key, n) in [
             ("max_topics_per_principal", self.max_topics_per_principal),
+            (
+                "max_group_offsets_per_principal",
+                self.max_group_offsets_per_principal,
+            ),
             (
                 "max_connections_per_principal",
                 self.max_connections_per_principal,

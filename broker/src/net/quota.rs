@@ -1,6 +1,7 @@
 //! Budgets and quotas shared by every connection (docs/SECURITY.md §1):
-//! the global receive budget, per-principal byte rates, topics per
-//! principal, and connections per principal and per source address.
+//! the global receive budget, per-principal byte rates, topics and group
+//! offsets per principal, creations per source address (`creation`), and
+//! connections per principal and per source address.
 //!
 //! Everything here is in memory for one broker run. The maps are behind std
 //! mutexes: each is held for a few map operations, never across an
@@ -17,6 +18,7 @@ use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use tokio::time::Instant;
 
+use super::creation::{CreationRate, source_of};
 use super::options::QuotaOptions;
 use crate::auth::Principal;
 use crate::engine::Limit;
@@ -54,6 +56,12 @@ pub(crate) struct Quotas {
     /// Topics created by each caller (`None`: anonymous), and who created
     /// each topic (so a deletion gives the permit back).
     topics: Mutex<TopicCounts>,
+    max_group_offsets: u32,
+    /// Group offsets (a group's position in one partition) created by each
+    /// caller (`None`: anonymous) this run.
+    group_offsets: Mutex<HashMap<Option<Principal>, u32>>,
+    /// `creations_per_minute_per_address`; `None`: unlimited.
+    creations: Option<CreationRate>,
     per_principal: Arc<Counter<Principal>>,
     per_address: Arc<Counter<IpAddr>>,
     /// Answers delayed per caller (`None`: anonymous), `[produce, fetch]`,
@@ -91,6 +99,12 @@ impl Quotas {
             fetch: rate(c.fetch_bytes_per_sec),
             max_topics: c.max_topics_per_principal,
             topics: Mutex::new(TopicCounts::default()),
+            max_group_offsets: c.max_group_offsets_per_principal,
+            group_offsets: Mutex::new(HashMap::new()),
+            creations: match c.creations_per_minute_per_address {
+                Limit::Unlimited => None,
+                Limit::Max(n) => Some(CreationRate::new(n)),
+            },
             per_principal: Arc::new(Counter::new(c.max_connections_per_principal)),
             per_address: Arc::new(Counter::new(c.max_connections_per_address)),
             throttled: Mutex::new(HashMap::new()),
@@ -207,9 +221,38 @@ impl Quotas {
         Counter::take(&self.per_principal, p)
     }
 
-    /// One of `ip`'s `max_connections_per_address` permits, or `None` at the cap.
+    /// One of the `max_connections_per_address` permits of `ip`'s source
+    /// (an IPv6 /64 is one), or `None` at the cap.
     pub(crate) fn address_permit(&self, ip: IpAddr) -> Option<Permit<IpAddr>> {
-        Counter::take(&self.per_address, ip)
+        Counter::take(&self.per_address, source_of(ip))
+    }
+
+    /// Take one creation from the `creations_per_minute_per_address` of
+    /// `ip`'s source: `Err((per_minute, wait))` when it has none left.
+    pub(crate) fn take_creation(&self, ip: IpAddr) -> Result<(), (u64, Duration)> {
+        match &self.creations {
+            None => Ok(()),
+            Some(r) => r
+                .take(ip, Instant::now())
+                .map_err(|wait| (r.per_minute(), wait)),
+        }
+    }
+
+    /// Count one group offset created by `who`; `false` (nothing counted)
+    /// when it has created `max_group_offsets_per_principal` already.
+    pub(crate) fn take_group_offset(&self, who: Option<Principal>) -> bool {
+        let mut held = lock(&self.group_offsets);
+        let n = held.entry(who).or_insert(0);
+        if *n >= self.max_group_offsets {
+            return false;
+        }
+        *n += 1;
+        true
+    }
+
+    /// `max_group_offsets_per_principal`, for messages.
+    pub(crate) fn max_group_offsets(&self) -> u32 {
+        self.max_group_offsets
     }
 }
 
@@ -406,6 +449,15 @@ mod tests {
         assert!(q.address_permit([127, 0, 0, 2].into()).is_some());
         drop(a);
         assert!(q.address_permit(ip).is_some());
+        // An IPv6 /64 is one address: hopping within it gains nothing.
+        let v6 = |s: &str| s.parse::<IpAddr>().unwrap();
+        let _c = q.address_permit(v6("2001:db8::1")).unwrap();
+        let _d = q.address_permit(v6("2001:db8::2:3")).unwrap();
+        assert!(
+            q.address_permit(v6("2001:db8::ffff:ffff:ffff:ffff"))
+                .is_none()
+        );
+        assert!(q.address_permit(v6("2001:db8:0:1::1")).is_some());
 
         // A permit not kept is given back; a kept one until the topic is deleted.
         drop(q.topic_permit(p(1)).unwrap());

@@ -356,30 +356,86 @@ impl Session {
         }
     }
 
-    /// Take one of the caller's `max_topics_per_principal` permits before
+    /// Take one of the caller's `max_topics_per_principal` permits, and one
+    /// creation of its address's `creations_per_minute_per_address`, before
     /// creating `topic`. Not counted: admins (they may do anything), and
     /// everyone with `auth = "off"` (no principals, loopback only: the
     /// broker's behaviour before access control, topics without a cap).
-    /// `Err` is the refusal's message.
+    /// `Err` is the refusal's message (nothing taken).
     pub(super) fn topic_permit(&mut self, topic: &str) -> Result<Option<TopicPermit>, String> {
-        if self.who.is_admin() || self.shared.acl.mode() == AuthMode::Off {
+        if self.uncounted() {
             return Ok(None);
         }
-        match self.shared.quotas.topic_permit(self.who.principal()) {
-            Some(permit) => Ok(Some(permit)),
-            None => {
-                self.shared
-                    .metrics
-                    .topics_refused
-                    .fetch_add(1, Ordering::Relaxed);
-                let max = self.shared.quotas.max_topics();
-                tracing::debug!(target: "audit", peer = %self.peer, who = %self.who, topic, max, "topic creation refused: max_topics_per_principal reached");
-                Err(format!(
-                    "{} has created max_topics_per_principal ({max}) topics; {topic} was not created",
-                    self.who
-                ))
-            }
+        let Some(permit) = self.shared.quotas.topic_permit(self.who.principal()) else {
+            self.shared
+                .metrics
+                .topics_refused
+                .fetch_add(1, Ordering::Relaxed);
+            let max = self.shared.quotas.max_topics();
+            tracing::debug!(target: "audit", peer = %self.peer, who = %self.who, topic, max, "topic creation refused: max_topics_per_principal reached");
+            return Err(format!(
+                "{} has created max_topics_per_principal ({max}) topics; {topic} was not created",
+                self.who
+            ));
+        };
+        self.take_creation(&format!("topic {topic}"))?;
+        Ok(Some(permit))
+    }
+
+    /// Count a group offset the caller is about to create (the first commit
+    /// of `group` for `topic`/`partition`) against its
+    /// `max_group_offsets_per_principal` and its address's
+    /// `creations_per_minute_per_address`; not counted as for topics.
+    /// `Err` is the refusal's message.
+    pub(super) fn group_offset_permit(
+        &mut self,
+        group: &str,
+        topic: &str,
+        partition: u32,
+    ) -> Result<(), String> {
+        if self.uncounted() {
+            return Ok(());
         }
+        // The rate first: a refusal by it takes nothing from the quota.
+        self.take_creation(&format!("an offset of group {group}"))?;
+        if self.shared.quotas.take_group_offset(self.who.principal()) {
+            return Ok(());
+        }
+        self.shared
+            .metrics
+            .group_offsets_refused
+            .fetch_add(1, Ordering::Relaxed);
+        let max = self.shared.quotas.max_group_offsets();
+        tracing::debug!(target: "audit", peer = %self.peer, who = %self.who, group, topic, partition, max, "commit refused: max_group_offsets_per_principal reached");
+        Err(format!(
+            "{} has created max_group_offsets_per_principal ({max}) group offsets; group {group} \
+             has no offset for {topic}/{partition} and was not given one",
+            self.who
+        ))
+    }
+
+    /// Admins, and everyone with `auth = "off"`, create without quotas.
+    fn uncounted(&self) -> bool {
+        self.who.is_admin() || self.shared.acl.mode() == AuthMode::Off
+    }
+
+    /// Take one creation from the caller's source address
+    /// (`creations_per_minute_per_address`); `what` names what would have
+    /// been created, for the refusal's message.
+    fn take_creation(&mut self, what: &str) -> Result<(), String> {
+        let Err((per_minute, wait)) = self.shared.quotas.take_creation(self.peer.ip()) else {
+            return Ok(());
+        };
+        self.shared
+            .metrics
+            .creations_refused
+            .fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(target: "audit", peer = %self.peer, who = %self.who, per_minute, "creation refused: creations_per_minute_per_address reached");
+        Err(format!(
+            "this address has created creations_per_minute_per_address ({per_minute}) topics \
+             and group offsets in the last minute; {what} was not created: retry in {} s",
+            wait.as_secs().max(1)
+        ))
     }
 
     /// Charge a produce of `bytes` to the caller's `produce_bytes_per_sec`;

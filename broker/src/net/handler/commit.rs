@@ -1,7 +1,10 @@
 //! Commit: store a group's next offset in `__consumer_offsets`; answered
-//! once that write is durable (parked until then).
+//! once that write is durable (parked until then). A group's first commit
+//! for a partition creates an offset, counted against the caller's
+//! `max_group_offsets_per_principal` and its address's
+//! `creations_per_minute_per_address`.
 
-use hermit_protocol::Op;
+use hermit_protocol::{Op, Status};
 use hermit_protocol::frame::{Commit, ResponseBody};
 use tokio::time::Instant;
 
@@ -31,6 +34,17 @@ impl OpHandler for Handler {
             .is_none()
         {
             return;
+        }
+        let first = s
+            .shared
+            .engine
+            .offsets()
+            .committed(c.group, c.topic.as_str(), c.partition)
+            .is_none();
+        if first
+            && let Err(msg) = s.group_offset_permit(c.group, c.topic.as_str(), c.partition)
+        {
+            return s.error(corr, Op::Commit as u8, Status::Unauthorized, &msg, None);
         }
         let a = match s
             .shared
