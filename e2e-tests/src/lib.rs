@@ -126,6 +126,16 @@ pub fn start_broker(data_dir: &Path, listen: &str, extra: &[&str]) -> BrokerProc
     start_broker_with(data_dir, listen, extra, Limits::default())
 }
 
+/// A broker on loopback with its data in `dir/data`, configured by the
+/// file `config` (as the README's first command runs it, with `--config`).
+pub fn start_configured(dir: &Path, config: &Path) -> BrokerProcess {
+    start_broker(
+        &dir.join("data"),
+        "127.0.0.1:0",
+        &["--config", path_str(config)],
+    )
+}
+
 /// [`start_broker`] under resource `limits` (set in the child before it
 /// runs the broker, as a shell's `ulimit` would).
 pub fn start_broker_with(

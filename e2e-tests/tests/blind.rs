@@ -14,7 +14,7 @@ use hermit_client::sealed::{SealedConsumer, SealedProducer};
 use hermit_client::{Client, ClientOptions, ConsumerOptions, Producer, ProducerOptions};
 use hermit_e2e_tests::{
     PASSWORD, assert_ok, auth_config, create_topic, fingerprint, keygen, path_str, run_hermit,
-    start_broker,
+    start_configured,
 };
 
 const WINDOW: usize = 8;
@@ -41,7 +41,7 @@ fn no_plaintext_reaches_the_brokers_disk() {
     let data = dir.path().join("data");
     let (admin, admin_pub) = keygen(dir.path(), "admin");
     let config = auth_config(dir.path(), &fingerprint(&admin_pub), "");
-    let broker = start_broker(&data, "127.0.0.1:0", &["--config", path_str(&config)]);
+    let broker = start_configured(dir.path(), &config);
     let addr = broker.addr().to_string();
     let marker = format!(
         "MARKER-{}-{:x}",

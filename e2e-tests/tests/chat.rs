@@ -18,7 +18,7 @@ use hermit_client::{
 };
 use hermit_e2e_tests::{
     PASSWORD, assert_code, assert_ok, auth_config, create_topic, fingerprint, keygen, path_str,
-    run_hermit, spawn_hermit, start_broker, wait_output,
+    run_hermit, spawn_hermit, start_configured, wait_output,
 };
 use serde_json::Value;
 
@@ -34,11 +34,7 @@ fn alice_and_bob_chat_through_hermit_processes() {
     let [admin_fp, alice_fp, bob_fp, mallory_fp] =
         [&admin_pub, &alice_pub, &bob_pub, &mallory_pub].map(|p| fingerprint(p));
     let config = auth_config(dir.path(), &admin_fp, "");
-    let broker = start_broker(
-        &dir.path().join("data"),
-        "127.0.0.1:0",
-        &["--config", path_str(&config)],
-    );
+    let broker = start_configured(dir.path(), &config);
     let addr = broker.addr().to_string();
     let env = [PW, ("HERMIT_BROKER", addr.as_str())];
     // Nobody but an admin may create topics: the admin makes both inboxes.
@@ -292,11 +288,7 @@ async fn a_three_member_group_through_the_sdk() {
         &admin.public_key().fingerprint().to_hex(),
         &group_rules(topic, &members),
     );
-    let broker = start_broker(
-        &dir.path().join("data"),
-        "127.0.0.1:0",
-        &["--config", path_str(&config)],
-    );
+    let broker = start_configured(dir.path(), &config);
     let addr = broker.addr().to_string();
     let admin_client = connect_as(&addr, &admin).await.unwrap();
     admin_client

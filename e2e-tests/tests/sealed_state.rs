@@ -11,7 +11,7 @@ use hermit_client::crypto::KeyFile;
 use hermit_client::{Ack, Client, ClientOptions};
 use hermit_e2e_tests::{
     INBOX_ACL, PASSWORD, assert_ok, auth_config, create_topic, fingerprint, keygen, path_str,
-    run_hermit, start_broker,
+    run_hermit, start_configured,
 };
 use hermit_protocol::BatchBuilder;
 use serde_json::Value;
@@ -33,8 +33,7 @@ fn a_restarted_consumer_refuses_a_record_replayed_through_the_broker() {
     let (bob, bob_pub) = keygen(dir.path(), "bob");
     let [admin_fp, bob_fp] = [&admin_pub, &bob_pub].map(|p| fingerprint(p));
     let config = auth_config(dir.path(), &admin_fp, "");
-    let data = dir.path().join("data");
-    let broker = start_broker(&data, "127.0.0.1:0", &["--config", path_str(&config)]);
+    let broker = start_configured(dir.path(), &config);
     let addr = broker.addr().to_string();
     let env = [PW, ("HERMIT_BROKER", addr.as_str())];
     let inbox = format!("inbox.{bob_fp}");
@@ -159,11 +158,7 @@ fn without_the_state_rule_the_error_names_it_and_text_output_is_escaped() {
         format!("auth = \"required\"\nadmins = [\"{admin_fp}\"]\n{inbox_only}"),
     )
     .unwrap();
-    let broker = start_broker(
-        &dir.path().join("data"),
-        "127.0.0.1:0",
-        &["--config", path_str(&config)],
-    );
+    let broker = start_configured(dir.path(), &config);
     let addr = broker.addr().to_string();
     let env = [PW, ("HERMIT_BROKER", addr.as_str())];
     let inbox = format!("inbox.{bob_fp}");

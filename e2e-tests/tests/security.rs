@@ -7,6 +7,7 @@
 
 use hermit_e2e_tests::{
     PASSWORD, assert_code, assert_ok, fingerprint, keygen, path_str, run_hermit, start_broker,
+    start_configured,
 };
 use std::time::Duration;
 
@@ -152,11 +153,7 @@ fn under_the_chat_inbox_preset_new_users_chat_first_try() {
         "auth = \"required\"\nacl_preset = \"chat-inbox\"\n",
     )
     .unwrap();
-    let broker = start_broker(
-        &dir.path().join("data"),
-        "127.0.0.1:0",
-        &["--config", path_str(&config)],
-    );
+    let broker = start_configured(dir.path(), &config);
     let addr = broker.addr().to_string();
     let env = [
         ("HERMIT_PASSWORD", PASSWORD),
