@@ -173,6 +173,8 @@ async fn bad_authentications_are_refused_and_end_the_connection() {
             mechanism: 2,
             spki: &alice.spki,
             signature: &sig,
+            name: &[],
+            channel_binding: &[],
         }))
         .await;
     assert_eq!(r.status, Status::Unauthorized);

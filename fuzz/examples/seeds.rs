@@ -107,6 +107,8 @@ fn frame() -> Vec<Vec<u8>> {
             mechanism: 1,
             spki: &[0x30; 91],
             signature: &[0x30; 64],
+            name: &[],
+            channel_binding: &[],
         }),
         Request::ListTopics(ListTopics {
             after: Some(topic),

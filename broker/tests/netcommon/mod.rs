@@ -388,6 +388,8 @@ pub fn authenticate<'a>(spki: &'a [u8], signature: &'a [u8]) -> Request<'a> {
         mechanism: 1,
         spki,
         signature,
+        name: &[],
+        channel_binding: &[],
     })
 }
 

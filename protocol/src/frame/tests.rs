@@ -37,7 +37,7 @@ enum OwnedRequest {
     Create(String, u32, Cleanup, u64, u64),
     Delete(String),
     Ping,
-    Authenticate(u8, Vec<u8>, Vec<u8>),
+    Authenticate(u8, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>),
     ListTopics(Option<String>, u32),
 }
 
@@ -84,11 +84,17 @@ impl OwnedRequest {
             }),
             OwnedRequest::Delete(topic) => Request::DeleteTopic(t(topic)),
             OwnedRequest::Ping => Request::Ping,
-            OwnedRequest::Authenticate(m, spki, sig) => Request::Authenticate(Authenticate {
-                mechanism: *m,
-                spki,
-                signature: sig,
-            }),
+            OwnedRequest::Authenticate(m, spki, sig, name, cb) => {
+                // Mechanism 1 carries no name or channel binding.
+                let unbound = *m == crate::auth::MECHANISM_P256_ECDSA;
+                Request::Authenticate(Authenticate {
+                    mechanism: *m,
+                    spki,
+                    signature: sig,
+                    name: if unbound { &[] } else { name },
+                    channel_binding: if unbound { &[] } else { cb },
+                })
+            }
             OwnedRequest::ListTopics(after, limit) => Request::ListTopics(ListTopics {
                 after: after.as_deref().map(|a| TopicName::new_any(a).unwrap()),
                 limit: *limit,
@@ -139,9 +145,11 @@ fn request_strategy() -> impl Strategy<Value = OwnedRequest> {
         (
             any::<u8>(),
             proptest::collection::vec(any::<u8>(), 0..120),
-            proptest::collection::vec(any::<u8>(), 0..80)
+            proptest::collection::vec(any::<u8>(), 0..80),
+            proptest::collection::vec(any::<u8>(), 0..=253),
+            proptest::collection::vec(any::<u8>(), 0..=32),
         )
-            .prop_map(|(m, k, s)| OwnedRequest::Authenticate(m, k, s)),
+            .prop_map(|(m, k, s, n, c)| OwnedRequest::Authenticate(m, k, s, n, c)),
         (proptest::option::of(cursor_strategy()), 1..=MAX_LIST_LIMIT)
             .prop_map(|(a, l)| OwnedRequest::ListTopics(a, l)),
     ]
@@ -517,6 +525,8 @@ fn oversized_and_truncated_authenticate_are_refused() {
         mechanism: 1,
         spki: &[1; 91],
         signature: &[2; 64],
+        name: &[],
+        channel_binding: &[],
     });
     let frame = encode_req(&good, 5);
     assert_eq!(decode_request(&frame, &limits).unwrap().request, good);
@@ -528,6 +538,8 @@ fn oversized_and_truncated_authenticate_are_refused() {
             mechanism: 1,
             spki: &big,
             signature: &[],
+            name: &[],
+            channel_binding: &[],
         })
         .encode(1, &mut out)
         .is_err()

@@ -2,12 +2,16 @@
 //!
 //! ```text
 //! request : mechanism u8, u16 len + SPKI, u16 len + signature
+//!           and, for every mechanism but 1:
+//!           u8 len + name (the host the client dialled),
+//!           u8 len + channel binding (empty, or the TLS exporter value)
 //! response: principal [32] (SHA-256 of the SPKI)
 //! ```
 //! What the signature covers is [`crate::auth`].
 
 use bytes::{BufMut, BytesMut};
 
+use crate::auth::{MAX_AUTH_NAME, MAX_CHANNEL_BINDING, MECHANISM_P256_ECDSA};
 use crate::codec::Reader;
 use crate::error::WireError;
 
@@ -18,12 +22,21 @@ pub const MAX_AUTH_FIELD: usize = 512;
 /// An authenticate request: proof of the principal's key ([`crate::auth`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Authenticate<'a> {
-    /// [`crate::auth::MECHANISM_P256_ECDSA`].
+    /// [`crate::auth::MECHANISM_P256_ECDSA_BOUND`] (or the unbound
+    /// [`crate::auth::MECHANISM_P256_ECDSA`] of older clients).
     pub mechanism: u8,
     /// The principal's public key, DER SubjectPublicKeyInfo.
     pub spki: &'a [u8],
-    /// Signature over [`crate::auth::transcript`].
+    /// Signature over [`crate::auth::transcript_bound`] (mechanism 2) or
+    /// [`crate::auth::transcript`] (mechanism 1).
     pub signature: &'a [u8],
+    /// The host the client dialled, as [`crate::auth::DialledName`] displays
+    /// it; empty (and not sent) with mechanism 1.
+    pub name: &'a [u8],
+    /// Empty, or the 32-byte TLS exporter value of the client's TLS 1.3
+    /// connection ([`crate::auth::TLS_EXPORTER_LABEL`]); empty (and not
+    /// sent) with mechanism 1.
+    pub channel_binding: &'a [u8],
 }
 
 impl std::fmt::Debug for Authenticate<'_> {
@@ -33,23 +46,48 @@ impl std::fmt::Debug for Authenticate<'_> {
             .field("mechanism", &self.mechanism)
             .field("spki_len", &self.spki.len())
             .field("signature_len", &self.signature.len())
+            .field("name", &String::from_utf8_lossy(self.name))
+            .field("channel_binding_len", &self.channel_binding.len())
             .finish()
     }
 }
 
 impl<'a> Authenticate<'a> {
     pub(crate) fn decode(r: &mut Reader<'a>) -> Result<Self, WireError> {
+        let mechanism = r.u8()?;
+        let spki = bytes16(r, "spki")?;
+        let signature = bytes16(r, "signature")?;
+        let (name, channel_binding) = if mechanism == MECHANISM_P256_ECDSA {
+            (&[][..], &[][..])
+        } else {
+            (
+                bytes8(r, "name", MAX_AUTH_NAME)?,
+                bytes8(r, "channel binding", MAX_CHANNEL_BINDING)?,
+            )
+        };
         Ok(Authenticate {
-            mechanism: r.u8()?,
-            spki: bytes16(r, "spki")?,
-            signature: bytes16(r, "signature")?,
+            mechanism,
+            spki,
+            signature,
+            name,
+            channel_binding,
         })
     }
 
     pub(crate) fn encode(&self, out: &mut BytesMut) -> Result<(), WireError> {
         out.put_u8(self.mechanism);
         put_bytes16(out, "spki", self.spki)?;
-        put_bytes16(out, "signature", self.signature)
+        put_bytes16(out, "signature", self.signature)?;
+        if self.mechanism == MECHANISM_P256_ECDSA {
+            return Ok(());
+        }
+        put_bytes8(out, "name", self.name, MAX_AUTH_NAME)?;
+        put_bytes8(
+            out,
+            "channel binding",
+            self.channel_binding,
+            MAX_CHANNEL_BINDING,
+        )
     }
 }
 
@@ -83,6 +121,37 @@ fn bytes16<'a>(r: &mut Reader<'a>, field: &'static str) -> Result<&'a [u8], Wire
             field,
             len: n as u64,
             max: MAX_AUTH_FIELD as u64,
+        });
+    }
+    Ok(r.bytes(n)?)
+}
+
+/// Write a `u8`-length-prefixed byte string of at most `max` bytes.
+fn put_bytes8(
+    out: &mut BytesMut,
+    field: &'static str,
+    b: &[u8],
+    max: usize,
+) -> Result<(), WireError> {
+    if b.len() > max {
+        return Err(WireError::TooLong {
+            field,
+            len: b.len() as u64,
+            max: max as u64,
+        });
+    }
+    out.put_u8(b.len() as u8);
+    out.put_slice(b);
+    Ok(())
+}
+
+fn bytes8<'a>(r: &mut Reader<'a>, field: &'static str, max: usize) -> Result<&'a [u8], WireError> {
+    let n = usize::from(r.u8()?);
+    if n > max {
+        return Err(WireError::TooLong {
+            field,
+            len: n as u64,
+            max: max as u64,
         });
     }
     Ok(r.bytes(n)?)

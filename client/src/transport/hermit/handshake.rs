@@ -202,6 +202,8 @@ where
         mechanism: MECHANISM_P256_ECDSA,
         spki: identity.public_key().spki_der(),
         signature: &signature,
+        name: &[],
+        channel_binding: &[],
     })
     .encode(AUTH_CORRELATION_ID, &mut frame)?;
     stream.write_all(&frame).await.map_err(io_err)?;
