@@ -118,6 +118,16 @@ pub struct Config {
     /// rules of docs/SECURITY.md §3); needs `auth = "optional"` or
     /// `"required"`. Default none.
     pub acl_preset: Option<String>,
+    /// The host names and addresses clients dial this broker by, besides
+    /// the names of `tls_cert` and (from loopback) loopback names: an
+    /// `Authenticate` must name one (docs/PROTOCOL.md §1). Required with
+    /// authentication on a listener off loopback and no `tls_cert`. File
+    /// only. Default none.
+    pub public_names: Vec<String>,
+    /// Whether a signed TLS channel binding must be the connection's own
+    /// TLS exporter value. Turn off only behind a TLS-terminating proxy
+    /// (the name binding stays). Default true.
+    pub check_tls_exporter: bool,
 
     /// Address of the TLS listener (in addition to `listen`). Default none.
     pub tls_listen: Option<SocketAddr>,
@@ -244,6 +254,8 @@ impl Default for Config {
             ws_listen: None,
             wss_listen: None,
             allowed_origins: Vec::new(),
+            public_names: Vec::new(),
+            check_tls_exporter: true,
             web_root: None,
             admin_listen: Some(SocketAddr::from(([127, 0, 0, 1], 9644))),
             admin_token_file: None,
@@ -310,6 +322,7 @@ const KEYS: &[(&str, Kind)] = &[
     ("auth", Kind::Str),
     ("allow_anonymous", Kind::Bool),
     ("acl_preset", Kind::Str),
+    ("check_tls_exporter", Kind::Bool),
     ("tls_listen", Kind::Str),
     ("tls_cert", Kind::Str),
     ("tls_key", Kind::Str),
@@ -339,7 +352,13 @@ const KEYS: &[(&str, Kind)] = &[
 
 /// Keys that hold lists or tables: set in the config file only, never by
 /// environment variable or flag.
-const FILE_ONLY_KEYS: &[&str] = &["admins", "acl", "allowed_origins", "admin_hosts"];
+const FILE_ONLY_KEYS: &[&str] = &[
+    "admins",
+    "acl",
+    "allowed_origins",
+    "admin_hosts",
+    "public_names",
+];
 
 /// Environment variables that start with `HERMIT_` but belong to the CLI, not the broker.
 pub const CLIENT_ENV_VARS: &[&str] = &["HERMIT_PASSWORD", "HERMIT_BROKER", "HERMIT_IDENTITY"];
@@ -527,6 +546,8 @@ impl Config {
                 mode: self.auth,
                 admins: self.admins.clone(),
                 rules: self.acl_rules(),
+                public_names: self.public_names.clone(),
+                check_tls_exporter: self.check_tls_exporter,
             },
             tls: TlsFiles {
                 cert: self.tls_cert.clone(),
@@ -786,9 +807,36 @@ impl Config {
                         ),
                     ));
                 }
+                self.validate_names()?;
             }
         }
         Ok(())
+    }
+}
+
+impl Config {
+    /// With authentication, the names clients dial must be known (a proof
+    /// names one): `public_names` checked, and required when a listener is
+    /// off loopback and no `tls_cert` names the broker.
+    fn validate_names(&self) -> Result<(), (String, String)> {
+        crate::auth::BrokerNames::new(&self.public_names, None)
+            .map_err(|e| ("public_names".to_owned(), e.to_string()))?;
+        if !self.public_names.is_empty() || self.tls_cert.is_some() {
+            return Ok(());
+        }
+        match self.listeners().find(|a| !is_loopback(a)) {
+            None => Ok(()),
+            Some(exposed) => Err((
+                "public_names".into(),
+                format!(
+                    "must name the host names or addresses clients dial this broker by: \
+                     auth is \"{}\" and {exposed} is not on loopback, and an Authenticate \
+                     is accepted only for a name the broker answers to (tls_cert's names, \
+                     public_names, or loopback names from loopback)",
+                    self.auth
+                ),
+            )),
+        }
     }
 }
 

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use hermit_pem::PemError;
+use hermit_protocol::auth::{TLS_EXPORTER_LABEL, TLS_EXPORTER_LEN};
 use rustls::RootCertStore;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::WebPkiClientVerifier;
@@ -127,6 +128,28 @@ pub fn peer_spki(conn: &ServerConnection) -> Option<Vec<u8>> {
     // practice; `None` rather than a panic if it ever did.
     let parsed = webpki::EndEntityCert::try_from(cert).ok()?;
     Some(parsed.subject_public_key_info().as_ref().to_vec())
+}
+
+/// The RFC 9266 `tls-exporter` channel binding of a TLS 1.3 connection
+/// (label `EXPORTER-Channel-Binding`, no context, 32 bytes); `None` for
+/// TLS 1.2, whose exporter is not safe to bind to without the extended
+/// master secret, and before the handshake is done.
+pub fn channel_binding(conn: &ServerConnection) -> Option<[u8; TLS_EXPORTER_LEN]> {
+    if conn.protocol_version() != Some(rustls::ProtocolVersion::TLSv1_3) {
+        return None;
+    }
+    conn.export_keying_material([0u8; TLS_EXPORTER_LEN], TLS_EXPORTER_LABEL, None)
+        .ok()
+}
+
+/// The broker's own certificate (the first of the chain in `path`), whose
+/// names a client may dial (`BrokerNames`).
+///
+/// # Errors
+/// [`TlsError::File`] when the file cannot be read or holds no certificate.
+pub fn leaf_certificate(path: &Path) -> Result<CertificateDer<'static>, TlsError> {
+    let mut chain = load_certs(path)?;
+    Ok(chain.swap_remove(0))
 }
 
 // PEM files are read once, the same way, by the broker and the client

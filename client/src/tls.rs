@@ -3,13 +3,17 @@
 //!
 //! The *ring* provider is named explicitly (not rustls' process-wide
 //! default), so the configuration does not depend on which providers other
-//! crates in the program happened to enable.
+//! crates in the program happened to enable. Only TLS 1.3 is offered: an
+//! `Authenticate` signs the connection's TLS 1.3 exporter value
+//! ([`channel_binding`]), and a server must not be able to make the client
+//! sign without one by answering with TLS 1.2.
 
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use hermit_pem::PemError;
+use hermit_protocol::auth::{TLS_EXPORTER_LABEL, TLS_EXPORTER_LEN};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use rustls::{ClientConfig, RootCertStore};
 use tokio::net::TcpStream;
@@ -110,6 +114,18 @@ pub async fn connect(
         .await
 }
 
+/// The RFC 9266 `tls-exporter` channel binding of a TLS 1.3 connection
+/// (label `EXPORTER-Channel-Binding`, no context, 32 bytes), which an
+/// `Authenticate` signs; `None` if the connection is not TLS 1.3.
+pub fn channel_binding(stream: &TlsStream<TcpStream>) -> Option<[u8; TLS_EXPORTER_LEN]> {
+    let conn = stream.get_ref().1;
+    if conn.protocol_version() != Some(rustls::ProtocolVersion::TLSv1_3) {
+        return None;
+    }
+    conn.export_keying_material([0u8; TLS_EXPORTER_LEN], TLS_EXPORTER_LABEL, None)
+        .ok()
+}
+
 fn builder(
     ca: Option<&Path>,
 ) -> Result<rustls::ConfigBuilder<ClientConfig, rustls::client::WantsClientCert>, TlsError> {
@@ -128,7 +144,7 @@ fn builder(
     };
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     Ok(ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
+        .with_protocol_versions(&[&rustls::version::TLS13])
         .map_err(TlsError::Setup)?
         .with_root_certificates(roots))
 }

@@ -486,6 +486,12 @@ fn access(
     )?;
     counter(
         e,
+        "hermit_auth_unbound",
+        "Authentications accepted with mechanism 1, which a relay could have passed on (auth = optional only).",
+        get(&m.auth_unbound),
+    )?;
+    counter(
+        e,
         "hermit_unauthorized",
         "Requests refused by the access rules.",
         get(&m.unauthorized),

@@ -1,19 +1,28 @@
 //! Checking an `Authenticate` request, and turning keys into [`Principal`]s.
 //!
-//! The client signs [`hermit_protocol::auth::transcript`] — label, this
-//! connection's nonce, the broker id, its SPKI — with ECDSA-P256-SHA256 and
-//! sends the raw `r‖s` signature (what Web Crypto's `sign` returns). Binding
-//! the nonce makes a captured signature useless on any other connection;
-//! binding the broker id makes it useless on any other broker, even one that
-//! chose the same nonce.
+//! The client signs [`hermit_protocol::auth::transcript_bound`] — label,
+//! this connection's nonce, the broker id, the name it dialled, its TLS
+//! channel binding, its SPKI — with ECDSA-P256-SHA256 and sends the raw
+//! `r‖s` signature (what Web Crypto's `sign` returns). Binding the nonce
+//! makes a captured signature useless on any other connection; the broker
+//! id on any other broker, even one that chose the same nonce; the name
+//! and the channel binding on a connection the client did not open to this
+//! broker — a relay's ([`verify_authenticate`] checks them against
+//! [`BrokerNames`] and the connection's own TLS exporter value).
 
-use hermit_protocol::auth::{MECHANISM_P256_ECDSA, P256_SIGNATURE_LEN, transcript};
+use hermit_protocol::auth::{
+    DialledName, MECHANISM_P256_ECDSA, MECHANISM_P256_ECDSA_BOUND, NameError, P256_SIGNATURE_LEN,
+    TLS_EXPORTER_LEN, transcript, transcript_bound,
+};
+use hermit_protocol::frame::Authenticate;
 use hermit_protocol::hello::{BROKER_ID_LEN, NONCE_LEN};
 use p256::ecdsa::signature::Verifier as _;
 use p256::ecdsa::{Signature, VerifyingKey};
 use p256::pkcs8::SubjectPublicKeyInfoRef;
 use p256::pkcs8::{DecodePublicKey as _, EncodePublicKey as _, ObjectIdentifier};
+use std::net::IpAddr;
 
+use super::names::BrokerNames;
 use super::principal::Principal;
 
 /// Why an `Authenticate` request (or a key) was refused.
@@ -22,12 +31,47 @@ use super::principal::Principal;
 /// algorithm identifiers and the mechanism, never key or signature bytes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AuthError {
-    /// The mechanism byte is not `1` (p256-ecdsa).
-    #[error("unsupported authentication mechanism {mechanism} (only 1 = p256-ecdsa)")]
+    /// The mechanism byte is neither `2` (p256-ecdsa, bound) nor `1`.
+    #[error(
+        "unsupported authentication mechanism {mechanism} (2 = p256-ecdsa bound to the name and TLS channel)"
+    )]
     UnsupportedMechanism {
         /// The mechanism the client asked for.
         mechanism: u8,
     },
+    /// Mechanism 1 where authentication is required: its proof names no
+    /// server and no channel, so a server the client dialled could relay it.
+    #[error(
+        "authentication mechanism 1 is refused here: its proof can be relayed by any server the client connects to; upgrade the client (it must sign mechanism 2, docs/PROTOCOL.md)"
+    )]
+    MechanismRefused,
+    /// The name is not a host name or address.
+    #[error("the dialled name is not a host name: {0}")]
+    MalformedName(NameError),
+    /// The client dialled a name this broker does not answer to.
+    #[error(
+        "this broker does not answer to the name {name:?}: the client connected to a server of that name, which passed its proof on (a relay); if {name:?} is this broker's, add it to public_names"
+    )]
+    NameNotServed {
+        /// The name as the client signed it (a checked host name).
+        name: String,
+    },
+    /// The channel binding is neither empty nor a TLS exporter value.
+    #[error("the channel binding must be empty or {TLS_EXPORTER_LEN} bytes, got {len}")]
+    ChannelBindingLength {
+        /// Its length.
+        len: usize,
+    },
+    /// The channel binding is not this TLS connection's.
+    #[error(
+        "the signed TLS channel binding is another TLS connection's: the client's TLS connection ended at a relay, not at this broker"
+    )]
+    ChannelBindingMismatch,
+    /// A channel binding arrived on a connection that is not TLS 1.3 here.
+    #[error(
+        "the client signed a TLS channel binding, but this connection is not TLS 1.3 at the broker: its TLS ended at a relay (or at a TLS-terminating proxy: then set check_tls_exporter = false)"
+    )]
+    NoTlsChannel,
     /// The key is not a DER SubjectPublicKeyInfo at all (truncated, trailing bytes, …).
     #[error("the key is not a DER SubjectPublicKeyInfo ({len} bytes)")]
     MalformedKey {
@@ -63,7 +107,7 @@ pub enum AuthError {
 
 impl AuthError {
     /// The reasons [`AuthError::reason`] gives, in its order (metric labels).
-    pub const REASONS: [&'static str; 7] = [
+    pub const REASONS: [&'static str; 11] = [
         "unsupported_mechanism",
         "malformed_key",
         "unsupported_key",
@@ -71,6 +115,10 @@ impl AuthError {
         "signature_length",
         "malformed_signature",
         "bad_signature",
+        "mechanism_refused",
+        "malformed_name",
+        "name_not_served",
+        "channel_binding",
     ];
 
     /// Which kind of failure this is: an index into [`AuthError::REASONS`].
@@ -84,6 +132,12 @@ impl AuthError {
             AuthError::SignatureLength { .. } => 4,
             AuthError::MalformedSignature => 5,
             AuthError::BadSignature => 6,
+            AuthError::MechanismRefused => 7,
+            AuthError::MalformedName(_) => 8,
+            AuthError::NameNotServed { .. } => 9,
+            AuthError::ChannelBindingLength { .. }
+            | AuthError::ChannelBindingMismatch
+            | AuthError::NoTlsChannel => 10,
         }
     }
 }
@@ -238,36 +292,116 @@ impl<'a> Tlv<'a> {
     }
 }
 
-/// Verifies an `Authenticate` request made on the connection whose broker
-/// hello carried `nonce` and `broker_id`, and returns the principal it proves.
+/// What an `Authenticate` is checked against: the connection it came on.
+#[derive(Debug, Clone, Copy)]
+pub struct Challenge<'a> {
+    /// The nonce of this connection's broker hello.
+    pub nonce: &'a [u8; NONCE_LEN],
+    /// The broker id of the hello.
+    pub broker_id: &'a [u8; BROKER_ID_LEN],
+    /// The broker's own address the connection arrived at, if known: on a
+    /// loopback address, `localhost` and that address are served.
+    pub arrived_at: Option<IpAddr>,
+    /// On a TLS 1.3 connection, its RFC 9266 `tls-exporter` value; `None`
+    /// over plain TCP and TLS 1.2.
+    pub tls_exporter: Option<&'a [u8; TLS_EXPORTER_LEN]>,
+}
+
+/// How a broker judges proofs beyond their signatures (`auth`,
+/// `public_names`, `tls_cert`, `check_tls_exporter`).
+#[derive(Debug, Clone, Default)]
+pub struct ProofPolicy {
+    /// The names a mechanism-2 proof may name.
+    pub names: BrokerNames,
+    /// Whether mechanism 1 is accepted (not where authentication is required).
+    pub accept_unbound: bool,
+    /// Whether a signed channel binding must be this connection's TLS
+    /// exporter value (`false` behind a TLS-terminating proxy).
+    pub check_tls_exporter: bool,
+}
+
+/// Verifies an `Authenticate` request made on the connection `challenge`
+/// describes, under `policy`, and returns the principal it proves.
 ///
-/// `mechanism` must be [`MECHANISM_P256_ECDSA`]; `spki` a P-256
-/// SubjectPublicKeyInfo (DER); `signature` exactly 64 bytes of raw `r‖s`
-/// (ECDSA-P256-SHA256 over [`transcript`]`(nonce, broker_id, spki)`, the SPKI
-/// as sent, not re-encoded). High-`s` signatures are accepted: Web Crypto
-/// does not normalize them, and malleability is harmless for a one-time
-/// challenge.
+/// Mechanism 2: the signature over
+/// [`transcript_bound`](hermit_protocol::auth::transcript_bound), then the
+/// name must be one `policy.names` serves, and a channel binding, if signed,
+/// this connection's TLS exporter value. Mechanism 1 only when
+/// `policy.accept_unbound`. The signature is checked first, so only a
+/// holder of the key learns why its proof was refused.
 ///
 /// # Errors
 /// An [`AuthError`] saying why; the connection stays unauthenticated.
 pub fn verify_authenticate(
-    mechanism: u8,
-    spki: &[u8],
-    signature: &[u8],
+    a: &Authenticate<'_>,
+    challenge: &Challenge<'_>,
+    policy: &ProofPolicy,
+) -> Result<Principal, AuthError> {
+    if a.mechanism == MECHANISM_P256_ECDSA && !policy.accept_unbound {
+        return Err(AuthError::MechanismRefused);
+    }
+    let principal = verify_signature(a, challenge.nonce, challenge.broker_id)?;
+    if a.mechanism == MECHANISM_P256_ECDSA {
+        return Ok(principal);
+    }
+    let name = std::str::from_utf8(a.name)
+        .map_err(|_| {
+            let byte = a.name.iter().copied().find(|b| !b.is_ascii()).unwrap_or(0);
+            AuthError::MalformedName(NameError::BadCharacter { byte })
+        })
+        .and_then(|n| DialledName::parse(n).map_err(AuthError::MalformedName))?;
+    if !policy.names.serves(&name, challenge.arrived_at) {
+        return Err(AuthError::NameNotServed {
+            name: name.to_string(),
+        });
+    }
+    match a.channel_binding.len() {
+        0 => {}
+        TLS_EXPORTER_LEN if !policy.check_tls_exporter => {}
+        TLS_EXPORTER_LEN => match challenge.tls_exporter {
+            Some(ours) if ours[..] == *a.channel_binding => {}
+            Some(_) => return Err(AuthError::ChannelBindingMismatch),
+            None => return Err(AuthError::NoTlsChannel),
+        },
+        len => return Err(AuthError::ChannelBindingLength { len }),
+    }
+    Ok(principal)
+}
+
+/// Checks only the signature of `a` (mechanism 1 or 2) for the connection
+/// whose broker hello carried `nonce` and `broker_id`, and returns the
+/// principal it proves — not whether this broker serves the name or owns
+/// the channel ([`verify_authenticate`] does both).
+///
+/// `spki` must be a P-256 SubjectPublicKeyInfo (DER); the signature
+/// exactly 64 bytes of raw `r‖s` (ECDSA-P256-SHA256 over the transcript,
+/// the SPKI as sent, not re-encoded). High-`s` signatures are accepted:
+/// Web Crypto does not normalize them, and malleability is harmless for a
+/// one-time challenge.
+///
+/// # Errors
+/// An [`AuthError`] saying why.
+pub fn verify_signature(
+    a: &Authenticate<'_>,
     nonce: &[u8; NONCE_LEN],
     broker_id: &[u8; BROKER_ID_LEN],
 ) -> Result<Principal, AuthError> {
-    if mechanism != MECHANISM_P256_ECDSA {
-        return Err(AuthError::UnsupportedMechanism { mechanism });
-    }
-    if signature.len() != P256_SIGNATURE_LEN {
+    let message = match a.mechanism {
+        MECHANISM_P256_ECDSA => transcript(nonce, broker_id, a.spki),
+        MECHANISM_P256_ECDSA_BOUND => {
+            transcript_bound(nonce, broker_id, a.name, a.channel_binding, a.spki)
+        }
+        mechanism => return Err(AuthError::UnsupportedMechanism { mechanism }),
+    };
+    if a.signature.len() != P256_SIGNATURE_LEN {
         return Err(AuthError::SignatureLength {
-            len: signature.len(),
+            len: a.signature.len(),
         });
     }
-    let (key, principal) = parse_spki(spki)?;
-    let signature = Signature::from_slice(signature).map_err(|_| AuthError::MalformedSignature)?;
-    key.verify(&transcript(nonce, broker_id, spki), &signature)
+    let (key, principal) = parse_spki(a.spki)?;
+    let signature =
+        Signature::from_slice(a.signature).map_err(|_| AuthError::MalformedSignature)?;
+    key.verify(&message, &signature)
         .map_err(|_| AuthError::BadSignature)?;
     Ok(principal)
 }
@@ -309,6 +443,24 @@ mod tests {
         (sk, spki)
     }
 
+    /// The signature check of a mechanism-`m` request without name or binding.
+    fn check(
+        mechanism: u8,
+        spki: &[u8],
+        signature: &[u8],
+        nonce: &[u8; NONCE_LEN],
+        broker: &[u8; BROKER_ID_LEN],
+    ) -> Result<Principal, AuthError> {
+        let a = Authenticate {
+            mechanism,
+            spki,
+            signature,
+            name: &[],
+            channel_binding: &[],
+        };
+        verify_signature(&a, nonce, broker)
+    }
+
     fn sign(sk: &SigningKey, nonce: &[u8; 32], broker: &[u8], spki: &[u8]) -> [u8; 64] {
         let sig: Signature = sk.sign(&transcript(nonce, broker, spki));
         sig.to_bytes().into()
@@ -336,7 +488,7 @@ mod tests {
         let (sk, spki) = key(7);
         assert_eq!(spki.len(), hermit_protocol::auth::P256_SPKI_LEN);
         let sig = sign(&sk, &NONCE, &BROKER, &spki);
-        let p = verify_authenticate(MECHANISM_P256_ECDSA, &spki, &sig, &NONCE, &BROKER).unwrap();
+        let p = check(MECHANISM_P256_ECDSA, &spki, &sig, &NONCE, &BROKER).unwrap();
         let expected: [u8; 32] = Sha256::digest(&spki).into();
         assert_eq!(p.as_bytes(), &expected);
         assert_eq!(Principal::from_spki(&spki).unwrap(), p);
@@ -355,7 +507,7 @@ mod tests {
         };
         for sig in [low, high] {
             let raw: [u8; 64] = sig.to_bytes().into();
-            verify_authenticate(1, &spki, &raw, &NONCE, &BROKER).unwrap();
+            check(1, &spki, &raw, &NONCE, &BROKER).unwrap();
         }
     }
 
@@ -366,31 +518,31 @@ mod tests {
         let mut forged = sig;
         forged[40] ^= 1;
         assert_eq!(
-            verify_authenticate(1, &spki, &forged, &NONCE, &BROKER),
+            check(1, &spki, &forged, &NONCE, &BROKER),
             Err(AuthError::BadSignature)
         );
         // Replayed on another connection (another nonce).
         assert_eq!(
-            verify_authenticate(1, &spki, &sig, &[0x12; 32], &BROKER),
+            check(1, &spki, &sig, &[0x12; 32], &BROKER),
             Err(AuthError::BadSignature)
         );
         // Made for another broker.
         let other = sign(&sk, &NONCE, &[0x23; 16], &spki);
         assert_eq!(
-            verify_authenticate(1, &spki, &other, &NONCE, &BROKER),
+            check(1, &spki, &other, &NONCE, &BROKER),
             Err(AuthError::BadSignature)
         );
         // Someone else's key with this signature.
         let (_, mallory) = key(9);
         assert_eq!(
-            verify_authenticate(1, &mallory, &sig, &NONCE, &BROKER),
+            check(1, &mallory, &sig, &NONCE, &BROKER),
             Err(AuthError::BadSignature)
         );
         // r = 0 is not a signature at all.
         let mut zero_r = sig;
         zero_r[..32].fill(0);
         assert_eq!(
-            verify_authenticate(1, &spki, &zero_r, &NONCE, &BROKER),
+            check(1, &spki, &zero_r, &NONCE, &BROKER),
             Err(AuthError::MalformedSignature)
         );
     }
@@ -400,19 +552,19 @@ mod tests {
         let (sk, spki) = key(7);
         let sig = sign(&sk, &NONCE, &BROKER, &spki);
         assert_eq!(
-            verify_authenticate(2, &spki, &sig, &NONCE, &BROKER),
-            Err(AuthError::UnsupportedMechanism { mechanism: 2 })
+            check(3, &spki, &sig, &NONCE, &BROKER),
+            Err(AuthError::UnsupportedMechanism { mechanism: 3 })
         );
         for len in [0, 1, 63, 65, 512] {
             let mut s = sig.to_vec();
             s.resize(len, 0);
             assert_eq!(
-                verify_authenticate(1, &spki, &s, &NONCE, &BROKER),
+                check(1, &spki, &s, &NONCE, &BROKER),
                 Err(AuthError::SignatureLength { len })
             );
         }
         let der = to_der(&sig);
-        let e = verify_authenticate(1, &spki, &der, &NONCE, &BROKER).unwrap_err();
+        let e = check(1, &spki, &der, &NONCE, &BROKER).unwrap_err();
         assert_eq!(e, AuthError::SignatureLength { len: der.len() });
         assert!(e.to_string().contains("DER"), "{e}");
 
@@ -422,7 +574,7 @@ mod tests {
             &spki[..90],
             &[&spki[..], &[0]].concat(),
         ] {
-            let e = verify_authenticate(1, bad, &sig, &NONCE, &BROKER).unwrap_err();
+            let e = check(1, bad, &sig, &NONCE, &BROKER).unwrap_err();
             assert_eq!(
                 e,
                 AuthError::MalformedKey { len: bad.len() },
@@ -432,14 +584,14 @@ mod tests {
         }
         let oversized = vec![0x30; 513];
         assert!(matches!(
-            verify_authenticate(1, &oversized, &sig, &NONCE, &BROKER),
+            check(1, &oversized, &sig, &NONCE, &BROKER),
             Err(AuthError::MalformedKey { len: 513 })
         ));
         // A point off the curve.
         let mut off_curve = spki.clone();
         off_curve[90] ^= 1;
         assert_eq!(
-            verify_authenticate(1, &off_curve, &sig, &NONCE, &BROKER),
+            check(1, &off_curve, &sig, &NONCE, &BROKER),
             Err(AuthError::InvalidPoint)
         );
     }
@@ -455,10 +607,7 @@ mod tests {
             }
         );
         assert!(e.to_string().contains("P-384"), "{e}");
-        assert_eq!(
-            verify_authenticate(1, &p384, &[1; 64], &NONCE, &BROKER).unwrap_err(),
-            e
-        );
+        assert_eq!(check(1, &p384, &[1; 64], &NONCE, &BROKER).unwrap_err(), e);
     }
 
     #[test]
@@ -474,11 +623,11 @@ mod tests {
         .concat();
         assert_eq!(compressed.len(), 59);
         let sig = sign(&sk, &NONCE, &BROKER, &compressed);
-        let p = verify_authenticate(1, &compressed, &sig, &NONCE, &BROKER).unwrap();
+        let p = check(1, &compressed, &sig, &NONCE, &BROKER).unwrap();
         assert_eq!(p, Principal::from_spki(&spki).unwrap());
         // The signature covers the SPKI as sent.
         assert_eq!(
-            verify_authenticate(1, &spki, &sig, &NONCE, &BROKER),
+            check(1, &spki, &sig, &NONCE, &BROKER),
             Err(AuthError::BadSignature)
         );
     }
@@ -528,17 +677,156 @@ mod tests {
     fn web_crypto_signatures_verify() {
         for mode in ["ecdsa", "ecdh-pkcs8"] {
             let (spki, sig, fp) = node_sign(mode);
-            let p = verify_authenticate(1, &spki, &sig, &NONCE, &BROKER)
-                .unwrap_or_else(|e| panic!("{mode}: {e}"));
+            let p =
+                check(1, &spki, &sig, &NONCE, &BROKER).unwrap_or_else(|e| panic!("{mode}: {e}"));
             assert_eq!(
                 p.to_string(),
                 fp,
                 "{mode}: the fingerprint Web Crypto computes"
             );
             assert_eq!(
-                verify_authenticate(1, &spki, &sig, &NONCE, &[0; 16]),
+                check(1, &spki, &sig, &NONCE, &[0; 16]),
                 Err(AuthError::BadSignature)
             );
         }
+    }
+
+    /// A mechanism-2 request signed by `sk` for `name` and `binding`.
+    fn bound(sk: &SigningKey, spki: &[u8], name: &str, binding: &[u8]) -> Vec<u8> {
+        let t = transcript_bound(&NONCE, &BROKER, name.as_bytes(), binding, spki);
+        let sig: Signature = sk.sign(&t);
+        sig.to_bytes().to_vec()
+    }
+
+    fn policy(names: &[&str], accept_unbound: bool) -> ProofPolicy {
+        let names: Vec<String> = names.iter().map(|s| (*s).to_owned()).collect();
+        ProofPolicy {
+            names: BrokerNames::new(&names, None).unwrap(),
+            accept_unbound,
+            check_tls_exporter: true,
+        }
+    }
+
+    /// A connection that arrived at 127.0.0.1 (`loopback`) or 192.0.2.1.
+    fn challenge(loopback: bool, tls_exporter: Option<&[u8; 32]>) -> Challenge<'_> {
+        Challenge {
+            nonce: &NONCE,
+            broker_id: &BROKER,
+            arrived_at: Some(
+                if loopback {
+                    [127, 0, 0, 1]
+                } else {
+                    [192, 0, 2, 1]
+                }
+                .into(),
+            ),
+            tls_exporter,
+        }
+    }
+
+    fn request<'a>(spki: &'a [u8], sig: &'a [u8], name: &'a str, cb: &'a [u8]) -> Authenticate<'a> {
+        Authenticate {
+            mechanism: MECHANISM_P256_ECDSA_BOUND,
+            spki,
+            signature: sig,
+            name: name.as_bytes(),
+            channel_binding: cb,
+        }
+    }
+
+    #[test]
+    fn a_bound_proof_must_name_this_broker() {
+        let (sk, spki) = key(7);
+        let pol = policy(&["broker.example"], false);
+        let sig = bound(&sk, &spki, "broker.example", &[]);
+        let a = request(&spki, &sig, "broker.example", &[]);
+        let p = verify_authenticate(&a, &challenge(false, None), &pol).unwrap();
+        assert_eq!(p, Principal::from_spki(&spki).unwrap());
+        // A relay's name: the signature is good, the name is not ours.
+        let sig = bound(&sk, &spki, "relay.example", &[]);
+        let a = request(&spki, &sig, "relay.example", &[]);
+        let e = verify_authenticate(&a, &challenge(false, None), &pol).unwrap_err();
+        assert_eq!(
+            e,
+            AuthError::NameNotServed {
+                name: "relay.example".into()
+            }
+        );
+        assert!(e.to_string().contains("relay"), "{e}");
+        // The name is signed: swapping in ours breaks the signature.
+        let a = request(&spki, &sig, "broker.example", &[]);
+        assert_eq!(
+            verify_authenticate(&a, &challenge(false, None), &pol),
+            Err(AuthError::BadSignature)
+        );
+        // Loopback names on loopback only.
+        let sig = bound(&sk, &spki, "localhost", &[]);
+        let a = request(&spki, &sig, "localhost", &[]);
+        assert!(verify_authenticate(&a, &challenge(true, None), &pol).is_ok());
+        assert!(matches!(
+            verify_authenticate(&a, &challenge(false, None), &pol),
+            Err(AuthError::NameNotServed { .. })
+        ));
+        // Not a host name at all.
+        let sig = bound(&sk, &spki, "a b", &[]);
+        let a = request(&spki, &sig, "a b", &[]);
+        assert!(matches!(
+            verify_authenticate(&a, &challenge(true, None), &pol),
+            Err(AuthError::MalformedName(_))
+        ));
+    }
+
+    #[test]
+    fn a_signed_channel_binding_must_be_this_connections() {
+        let (sk, spki) = key(7);
+        let pol = policy(&["broker.example"], false);
+        let ours = [0x5a; 32];
+        let sig = bound(&sk, &spki, "broker.example", &ours);
+        let a = request(&spki, &sig, "broker.example", &ours);
+        assert!(verify_authenticate(&a, &challenge(false, Some(&ours)), &pol).is_ok());
+        // Another TLS connection's exporter: relayed.
+        assert_eq!(
+            verify_authenticate(&a, &challenge(false, Some(&[0x5b; 32])), &pol),
+            Err(AuthError::ChannelBindingMismatch)
+        );
+        // The broker's side is not TLS 1.3.
+        assert_eq!(
+            verify_authenticate(&a, &challenge(false, None), &pol),
+            Err(AuthError::NoTlsChannel)
+        );
+        // Behind a TLS-terminating proxy the binding is signed, not compared.
+        let behind_proxy = ProofPolicy {
+            check_tls_exporter: false,
+            ..pol.clone()
+        };
+        assert!(verify_authenticate(&a, &challenge(false, None), &behind_proxy).is_ok());
+        // No binding (a browser): the name alone binds it.
+        let sig = bound(&sk, &spki, "broker.example", &[]);
+        let a = request(&spki, &sig, "broker.example", &[]);
+        assert!(verify_authenticate(&a, &challenge(false, Some(&ours)), &pol).is_ok());
+        // A binding of another length.
+        let sig = bound(&sk, &spki, "broker.example", &[1; 12]);
+        let a = request(&spki, &sig, "broker.example", &[1; 12]);
+        assert_eq!(
+            verify_authenticate(&a, &challenge(false, Some(&ours)), &pol),
+            Err(AuthError::ChannelBindingLength { len: 12 })
+        );
+    }
+
+    #[test]
+    fn mechanism_one_only_where_accepted() {
+        let (sk, spki) = key(7);
+        let sig = sign(&sk, &NONCE, &BROKER, &spki);
+        let a = Authenticate {
+            mechanism: MECHANISM_P256_ECDSA,
+            spki: &spki,
+            signature: &sig,
+            name: &[],
+            channel_binding: &[],
+        };
+        let e = verify_authenticate(&a, &challenge(true, None), &policy(&[], false)).unwrap_err();
+        assert_eq!(e, AuthError::MechanismRefused);
+        assert!(e.to_string().contains("relayed"), "{e}");
+        assert!(verify_authenticate(&a, &challenge(true, None), &policy(&[], true)).is_ok());
     }
 }

@@ -158,7 +158,11 @@ fn admin_hosts_is_a_file_only_list_checked_entry_by_entry() {
 
 #[test]
 fn the_inbox_policy_parses_and_compiles() {
-    let c = load_file(&format!("listen = \"0.0.0.0:9092\"\n{INBOX_POLICY}"), &[]).unwrap();
+    let c = load_file(
+        &format!("listen = \"0.0.0.0:9092\"\npublic_names = [\"b.example\"]\n{INBOX_POLICY}"),
+        &[],
+    )
+    .unwrap();
     assert_eq!(c.auth, AuthMode::Required);
     assert_eq!(c.admins.len(), 1);
     assert_eq!(c.acl.len(), 2);
@@ -174,7 +178,9 @@ fn the_inbox_policy_parses_and_compiles() {
 #[test]
 fn acl_preset_adds_its_rules_after_the_written_ones() {
     let c = load_file(
-        &format!("listen = \"0.0.0.0:9092\"\nacl_preset = \"chat-inbox\"\n{INBOX_POLICY}"),
+        &format!(
+            "listen = \"0.0.0.0:9092\"\npublic_names = [\"b.example\"]\nacl_preset = \"chat-inbox\"\n{INBOX_POLICY}"
+        ),
         &[],
     )
     .unwrap();
@@ -266,7 +272,11 @@ fn the_secure_default() {
     assert_eq!(c.exposed_without_auth(), ["0.0.0.0:9092".parse().unwrap()]);
 
     // With authentication on, no ACL rules is a closed broker, not an open one.
-    load_file("listen = \"0.0.0.0:9092\"\nauth = \"optional\"\n", &[]).unwrap();
+    load_file(
+        "listen = \"0.0.0.0:9092\"\nauth = \"optional\"\npublic_names = [\"b.example\"]\n",
+        &[],
+    )
+    .unwrap();
     let e = load_file(
         "listen = \"0.0.0.0:9092\"\nauth = \"required\"\nallow_anonymous = true\n",
         &[],
@@ -509,4 +519,49 @@ fn the_storage_defaults_are_the_logs() {
         format!("{:?}", Config::default().log_options()),
         format!("{:?}", LogOptions::default())
     );
+}
+
+#[test]
+fn authentication_off_loopback_needs_the_names_clients_dial() {
+    // A proof names the host the client dialled: off loopback, the broker
+    // must know its names, or no client could authenticate.
+    for auth in ["optional", "required"] {
+        let e = load_file(
+            &format!("listen = \"0.0.0.0:9092\"\nauth = \"{auth}\"\n"),
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("`public_names`") && e.contains("0.0.0.0:9092") && e.contains(auth),
+            "{e}"
+        );
+    }
+    // On loopback, loopback names serve.
+    load_file("auth = \"required\"\n", &[]).unwrap();
+    // public_names (checked), or a certificate's names.
+    let c = load_file(
+        "listen = \"0.0.0.0:9092\"\nauth = \"required\"\npublic_names = [\"Broker.Example.\", \"[2001:db8::1]\"]\n",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(c.public_names.len(), 2);
+    assert!(c.check_tls_exporter, "on by default");
+    let e = load_file(
+        "listen = \"0.0.0.0:9092\"\nauth = \"required\"\npublic_names = [\"not a name\"]\n",
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("\"not a name\""), "{e}");
+    // public_names is a list: file only.
+    let e = Config::load(None, env(&[("HERMIT_PUBLIC_NAMES", "x")]), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("public_names") && e.contains("config file"),
+        "{e}"
+    );
+    let c = load_file("check_tls_exporter = false\n", &[]).unwrap();
+    assert!(!c.check_tls_exporter);
 }

@@ -61,6 +61,20 @@ async fn tls_handshake(
     Some((stream, principal))
 }
 
+impl Arrival {
+    /// A connection over `stream`, TLS, whose client certificate named
+    /// `principal`: with its exporter value when it is TLS 1.3.
+    fn tls(stream: &TlsStream<TcpStream>, principal: Option<Principal>) -> Arrival {
+        let (tcp, conn) = stream.get_ref();
+        Arrival {
+            tls: true,
+            principal,
+            tls_exporter: tls::channel_binding(conn),
+            ..Arrival::at(tcp.local_addr().ok().map(|l| l.ip()))
+        }
+    }
+}
+
 /// A TLS connection: the handshake, then the protocol.
 pub(super) async fn serve_tls(
     shared: Arc<Shared>,
@@ -72,11 +86,7 @@ pub(super) async fn serve_tls(
     let Some((stream, principal)) = tls_handshake(&shared, acceptor, tcp, peer).await else {
         return;
     };
-    let arrival = Arrival {
-        tls: true,
-        principal,
-        max_frame: None,
-    };
+    let arrival = Arrival::tls(&stream, principal);
     serve(shared, stream, peer, arrival, admitted).await
 }
 
@@ -91,16 +101,15 @@ pub(super) async fn serve_ws(
     admitted: Admitted,
 ) {
     match acceptor {
-        None => upgrade(shared, tcp, peer, Arrival::default(), admitted).await,
+        None => {
+            let arrival = Arrival::at(tcp.local_addr().ok().map(|l| l.ip()));
+            upgrade(shared, tcp, peer, arrival, admitted).await
+        }
         Some(a) => {
             let Some((stream, principal)) = tls_handshake(&shared, a, tcp, peer).await else {
                 return;
             };
-            let arrival = Arrival {
-                tls: true,
-                principal,
-                max_frame: None,
-            };
+            let arrival = Arrival::tls(&stream, principal);
             upgrade(shared, stream, peer, arrival, admitted).await
         }
     }

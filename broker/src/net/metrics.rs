@@ -77,6 +77,9 @@ pub struct Metrics {
     pub fetches_parked: AtomicU64,
     /// Authentications refused, by [`AuthError::reason`](crate::auth::AuthError::reason).
     pub auth_failures: [AtomicU64; crate::auth::AuthError::REASONS.len()],
+    /// Authentications accepted with mechanism 1 (unbound: a relay could
+    /// have passed them on), where authentication is optional.
+    pub auth_unbound: AtomicU64,
     /// Requests refused `Unauthorized` by the access rules.
     pub unauthorized: AtomicU64,
     /// Connections closed because their queued answers did not move for

@@ -59,7 +59,7 @@ pub struct ServerOptions {
 }
 
 /// Who may do what: compiled once into an [`Acl`](crate::auth::Acl).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct AccessOptions {
     /// `auth`.
     pub mode: AuthMode,
@@ -67,6 +67,26 @@ pub struct AccessOptions {
     pub admins: Vec<String>,
     /// `acl`: the rules.
     pub rules: Vec<AclRule>,
+    /// `public_names`: names clients dial the broker by, besides the TLS
+    /// certificate's and loopback names.
+    pub public_names: Vec<String>,
+    /// `check_tls_exporter`: a signed channel binding must be the
+    /// connection's TLS exporter value.
+    pub check_tls_exporter: bool,
+}
+
+impl Default for AccessOptions {
+    /// The configuration's defaults: `auth = "off"`, no rules, no public
+    /// names, channel bindings checked.
+    fn default() -> AccessOptions {
+        AccessOptions {
+            mode: AuthMode::default(),
+            admins: Vec::new(),
+            rules: Vec::new(),
+            public_names: Vec::new(),
+            check_tls_exporter: true,
+        }
+    }
 }
 
 /// The files a TLS listener serves with.

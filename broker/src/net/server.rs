@@ -19,7 +19,9 @@ use super::send_budget::SendBudget;
 use super::shared::{Arrival, Shared};
 use super::stream::ByteStream;
 use super::{accept, admission};
-use crate::auth::{Acl, AclError, BrokerId, BrokerIdError};
+use crate::auth::{
+    Acl, AclError, BrokerId, BrokerIdError, BrokerNames, ProofPolicy, PublicNameError,
+};
 use crate::engine::Engine;
 use crate::engine::Log;
 use crate::tls::{self, TlsAcceptor, TlsError};
@@ -39,6 +41,9 @@ pub enum ServerError {
     /// A TLS listener was given but `tls_cert` or `tls_key` is not set.
     #[error("tls_listen and wss_listen need tls_cert and tls_key")]
     TlsNotConfigured,
+    /// `public_names` holds an entry that is no host name or address.
+    #[error(transparent)]
+    PublicName(#[from] PublicNameError),
     /// `allowed_origins` holds an invalid entry.
     #[error("allowed_origins: {0}")]
     Origins(String),
@@ -85,6 +90,29 @@ pub struct Server {
     extra: Arc<std::sync::Mutex<Vec<(TcpListener, Kind)>>>,
 }
 
+/// What an `Authenticate` must name and bind: `public_names`, the names of
+/// `tls_cert`, whether mechanism 1 is accepted (not where authentication
+/// is required), `check_tls_exporter`.
+fn proof_policy(options: &ServerOptions) -> Result<ProofPolicy, ServerError> {
+    let access = &options.access;
+    let certificate = match &options.tls.cert {
+        Some(path) => Some(tls::leaf_certificate(path)?),
+        None => None,
+    };
+    let names = BrokerNames::new(&access.public_names, certificate)?;
+    if !access.check_tls_exporter {
+        tracing::warn!(
+            target: "audit",
+            "check_tls_exporter = false: a proof's TLS channel binding is not compared (only right behind a TLS-terminating proxy)"
+        );
+    }
+    Ok(ProofPolicy {
+        names,
+        accept_unbound: !access.mode.requires_principal(),
+        check_tls_exporter: access.check_tls_exporter,
+    })
+}
+
 impl Server {
     /// A server for `engine` with the network and access settings of
     /// `options` (a [`Config`](crate::config::Config) converts into them).
@@ -109,6 +137,7 @@ impl Server {
             options.max_unauthenticated_connections as usize,
         ));
         let origins = Origins::new(&options.allowed_origins).map_err(ServerError::Origins)?;
+        let proof_policy = proof_policy(&options)?;
         if options.allowed_origins.iter().any(|o| o == "*") {
             tracing::warn!(
                 target: "audit",
@@ -149,6 +178,7 @@ impl Server {
                 permits,
                 acl,
                 broker_id,
+                proof_policy,
                 quotas,
                 send_budget,
                 unauthenticated,
@@ -304,7 +334,10 @@ impl Server {
                         let shared = self.shared.clone();
                         // Counted at accept, before any handshake.
                         match (admission::admit(&shared, peer), &listeners[i].1) {
-                            (Ok(a), Kind::Plain) => tasks.spawn(accept::serve(shared, stream, peer, Arrival::default(), a)),
+                            (Ok(a), Kind::Plain) => {
+                                let arrival = Arrival::at(stream.local_addr().ok().map(|l| l.ip()));
+                                tasks.spawn(accept::serve(shared, stream, peer, arrival, a))
+                            }
                             (Ok(a), Kind::Tls(tls)) => tasks.spawn(accept::serve_tls(shared, tls.clone(), stream, peer, a)),
                             (Ok(a), Kind::Ws(tls)) => tasks.spawn(accept::serve_ws(shared, tls.clone(), stream, peer, a)),
                             (Err(why), Kind::Plain) => tasks.spawn(accept::refuse(stream, shared, why)),

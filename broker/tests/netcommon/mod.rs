@@ -10,7 +10,7 @@ use std::time::Duration;
 use bytes::{BufMut, BytesMut};
 use hermit_broker::config::Config;
 use hermit_broker::embedded::EmbeddedBroker;
-use hermit_protocol::auth::transcript;
+use hermit_protocol::auth::{MECHANISM_P256_ECDSA_BOUND, transcript_bound};
 use hermit_protocol::frame::Authenticate;
 use hermit_protocol::frame::{
     self, Commit, Committed, CreateTopic, ErrorBody, Fetch, Produce, ResponseBody, TopicSettings,
@@ -364,10 +364,34 @@ impl Key {
         Key { sk, spki, hex }
     }
 
-    /// A raw r‖s signature over the transcript for this connection.
+    /// A raw r‖s signature over the mechanism-2 transcript for this
+    /// connection, dialled as [`DIALLED`] over plain TCP.
     pub fn sign_for(&self, nonce: &[u8; 32], broker_id: &[u8; 16]) -> Vec<u8> {
-        let sig: Signature = self.sk.sign(&transcript(nonce, broker_id, &self.spki));
+        self.sign_bound(nonce, broker_id, DIALLED.as_bytes(), &[])
+    }
+
+    /// A raw r‖s signature over `message`.
+    pub fn sign(&self, message: &[u8]) -> Vec<u8> {
+        let sig: Signature = self.sk.sign(message);
         sig.to_bytes().to_vec()
+    }
+
+    /// A raw r‖s signature over the mechanism-2 transcript for `name` and
+    /// `channel_binding`.
+    pub fn sign_bound(
+        &self,
+        nonce: &[u8; 32],
+        broker_id: &[u8; 16],
+        name: &[u8],
+        channel_binding: &[u8],
+    ) -> Vec<u8> {
+        self.sign(&transcript_bound(
+            nonce,
+            broker_id,
+            name,
+            channel_binding,
+            &self.spki,
+        ))
     }
 }
 
@@ -383,12 +407,18 @@ pub async fn connect_as(addr: std::net::SocketAddr, key: &Key) -> Raw {
     raw
 }
 
+/// The name the tests' clients dial the broker by: a loopback address,
+/// which a broker serves to loopback peers.
+pub const DIALLED: &str = "127.0.0.1";
+
+/// A mechanism-2 `Authenticate` for a client that dialled [`DIALLED`] over
+/// plain TCP.
 pub fn authenticate<'a>(spki: &'a [u8], signature: &'a [u8]) -> Request<'a> {
     Request::Authenticate(Authenticate {
-        mechanism: 1,
+        mechanism: MECHANISM_P256_ECDSA_BOUND,
         spki,
         signature,
-        name: &[],
+        name: DIALLED.as_bytes(),
         channel_binding: &[],
     })
 }

@@ -13,7 +13,7 @@ use std::fmt;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
-use hermit_protocol::auth::{P256_SIGNATURE_LEN, transcript};
+use hermit_protocol::auth::{P256_SIGNATURE_LEN, transcript_bound};
 use hermit_protocol::hello::NONCE_LEN;
 use p256::ecdsa::signature::Signer as _;
 use p256::elliptic_curve::Generate as _;
@@ -365,20 +365,35 @@ impl Identity {
         key
     }
 
-    /// The `Authenticate` signature for one connection (protocol version 3,
-    /// `docs/PROTOCOL.md`): ECDSA-P256-SHA256 with this identity's scalar,
-    /// raw `r‖s` (64 bytes, what Web Crypto's `sign` returns), over
-    /// [`hermit_protocol::auth::transcript`] of the broker hello's `nonce`
-    /// and `broker_id` and this identity's canonical SPKI.
+    /// The `Authenticate` signature for one connection (mechanism 2,
+    /// `docs/PROTOCOL.md` §1): ECDSA-P256-SHA256 with this identity's
+    /// scalar, raw `r‖s` (64 bytes, what Web Crypto's `sign` returns), over
+    /// [`hermit_protocol::auth::transcript_bound`] of the broker hello's
+    /// `nonce` and `broker_id`, the `name` the client dialled (normalized,
+    /// [`hermit_protocol::auth::DialledName`]), the connection's
+    /// `channel_binding` (its TLS exporter value, or empty) and this
+    /// identity's canonical SPKI.
     ///
     /// The ECDH key signs here: one key names the principal everywhere (in
     /// ACLs and inbox names alike). The transcript's label keeps the
     /// signature apart from any other use of the key. Deterministic
     /// (RFC 6979), so no random source is needed.
-    pub fn sign_auth(&self, nonce: &[u8; NONCE_LEN], broker_id: &[u8]) -> [u8; AUTH_SIGNATURE_LEN] {
+    pub fn sign_auth(
+        &self,
+        nonce: &[u8; NONCE_LEN],
+        broker_id: &[u8],
+        name: &[u8],
+        channel_binding: &[u8],
+    ) -> [u8; AUTH_SIGNATURE_LEN] {
         // A SigningKey wipes its scalar on drop, like the SecretKey it copies.
         let key = p256::ecdsa::SigningKey::from(&self.secret);
-        let message = transcript(nonce, broker_id, self.public.spki_der());
+        let message = transcript_bound(
+            nonce,
+            broker_id,
+            name,
+            channel_binding,
+            self.public.spki_der(),
+        );
         let sig: p256::ecdsa::Signature = key.sign(&message);
         sig.to_bytes().into()
     }
@@ -478,18 +493,28 @@ mod tests {
         use p256::pkcs8::DecodePublicKey as _;
 
         let id = Identity::generate().expect("os rng");
-        let (nonce, broker_id) = ([7u8; NONCE_LEN], [9u8; 16]);
-        let sig = id.sign_auth(&nonce, &broker_id);
+        let (nonce, broker_id, cb) = ([7u8; NONCE_LEN], [9u8; 16], [3u8; 32]);
+        let sig = id.sign_auth(&nonce, &broker_id, b"broker.example", &cb);
         // As the broker checks it: the SPKI sent, raw r‖s, the transcript.
-        let key = VerifyingKey::from_public_key_der(id.public_key().spki_der()).expect("spki");
+        let spki = id.public_key().spki_der();
+        let key = VerifyingKey::from_public_key_der(spki).expect("spki");
         let sig = Signature::from_slice(&sig).expect("raw r‖s");
-        let good = transcript(&nonce, &broker_id, id.public_key().spki_der());
+        let t = |n: &[u8; NONCE_LEN], b: &[u8], name: &[u8], cb: &[u8]| {
+            transcript_bound(n, b, name, cb, spki)
+        };
+        let good = t(&nonce, &broker_id, b"broker.example", &cb);
         key.verify(&good, &sig).expect("verifies");
-        // Another connection's nonce, or another broker, does not verify.
-        let other_nonce = transcript(&[8; NONCE_LEN], &broker_id, id.public_key().spki_der());
-        assert!(key.verify(&other_nonce, &sig).is_err());
-        let other_broker = transcript(&nonce, &[0; 16], id.public_key().spki_der());
-        assert!(key.verify(&other_broker, &sig).is_err());
+        // Another connection's nonce, another broker, another name or
+        // another TLS channel does not verify.
+        for other in [
+            t(&[8; NONCE_LEN], &broker_id, b"broker.example", &cb),
+            t(&nonce, &[0; 16], b"broker.example", &cb),
+            t(&nonce, &broker_id, b"relay.example", &cb),
+            t(&nonce, &broker_id, b"broker.example", &[4; 32]),
+            t(&nonce, &broker_id, b"broker.example", &[]),
+        ] {
+            assert!(key.verify(&other, &sig).is_err());
+        }
         // Another identity's key does not verify it either.
         let mallory = Identity::generate().expect("os rng");
         let mk = VerifyingKey::from_public_key_der(mallory.public_key().spki_der()).expect("spki");

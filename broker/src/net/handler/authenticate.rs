@@ -1,15 +1,17 @@
 //! Authenticate: check the proof of a principal's key against this
-//! connection's nonce and the broker id; on success the connection runs as
+//! connection's nonce, the broker id, the broker's names and the
+//! connection's TLS channel; on success the connection runs as
 //! that principal from then on. A failure is answered `Unauthorized` and
 //! ends the connection (its nonce is spent: a retry needs a new connection).
 
 use std::sync::atomic::Ordering;
 
+use hermit_protocol::auth::MECHANISM_P256_ECDSA;
 use hermit_protocol::frame::{Authenticate, ResponseBody};
 use hermit_protocol::hello::VERSION_3;
 use hermit_protocol::{Op, Status};
 
-use crate::auth::verify_authenticate;
+use crate::auth::{Challenge, verify_authenticate};
 use crate::net::access::Access;
 use crate::net::request::OpHandler;
 use crate::net::session::{Closing, Session};
@@ -45,8 +47,18 @@ impl OpHandler for Handler {
             );
         }
         let broker_id = *s.shared.broker_id.as_bytes();
-        match verify_authenticate(a.mechanism, a.spki, a.signature, &s.nonce, &broker_id) {
+        let challenge = Challenge {
+            nonce: &s.nonce,
+            broker_id: &broker_id,
+            arrived_at: s.arrival.arrived_at,
+            tls_exporter: s.arrival.tls_exporter.as_ref(),
+        };
+        match verify_authenticate(&a, &challenge, &s.shared.proof_policy) {
             Ok(p) => {
+                if a.mechanism == MECHANISM_P256_ECDSA {
+                    s.shared.metrics.auth_unbound.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(target: "audit", peer = %s.peer, principal = %p, "authenticated with mechanism 1, which a relay could have passed on: upgrade the client");
+                }
                 if !s.take_principal_permit(corr, op, p) {
                     return;
                 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
-use hermit_protocol::auth::MECHANISM_P256_ECDSA;
+use hermit_protocol::auth::{DialledName, MECHANISM_P256_ECDSA_BOUND, TLS_EXPORTER_LEN};
 use hermit_protocol::frame::{
     Authenticate, FrameCheck, ResponseBody, check_response, decode_response,
 };
@@ -64,14 +64,20 @@ pub(crate) async fn connect(
         match &opts.tls {
             None => {
                 let mut tcp = tcp;
-                let hs = handshake(&mut tcp, addr, opts).await?;
+                let hs = handshake(&mut tcp, addr, None, opts).await?;
                 Ok::<_, ClientError>((Stream::Plain(tcp), hs))
             }
             Some(t) => {
                 let mut tls = crate::tls::connect(tcp, &t.server_name, t.config.clone())
                     .await
                     .map_err(connect_err)?;
-                let hs = handshake(&mut tls, addr, opts).await?;
+                // Only TLS 1.3 is offered, so there is always one.
+                let binding = crate::tls::channel_binding(&tls).ok_or_else(|| {
+                    connect_err(std::io::Error::other(
+                        "the TLS connection is not TLS 1.3: no channel binding to sign",
+                    ))
+                })?;
+                let hs = handshake(&mut tls, addr, Some(binding), opts).await?;
                 Ok((Stream::Tls(Box::new(tls)), hs))
             }
         }
@@ -100,16 +106,18 @@ pub(crate) async fn connect(
 /// Correlation id of the `Authenticate` request, the first frame of a connection.
 const AUTH_CORRELATION_ID: u32 = 1;
 
-/// Hellos, then `Authenticate` when the broker asks for it.
+/// Hellos, then `Authenticate` when the broker asks for it, signed for
+/// the host of `addr` and, over TLS, the connection's `channel_binding`.
 async fn handshake<S>(
     stream: &mut S,
     addr: &str,
+    channel_binding: Option<[u8; TLS_EXPORTER_LEN]>,
     opts: &OpenOptions,
 ) -> Result<Handshake, ClientError>
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    handshake_as(stream, addr, opts, CLIENT_VERSION).await
+    handshake_as(stream, addr, channel_binding, opts, CLIENT_VERSION).await
 }
 
 /// [`handshake`] with the hello's version as a parameter (tests speak 3
@@ -117,6 +125,7 @@ where
 async fn handshake_as<S>(
     stream: &mut S,
     addr: &str,
+    channel_binding: Option<[u8; TLS_EXPORTER_LEN]>,
     opts: &OpenOptions,
     version: u8,
 ) -> Result<Handshake, ClientError>
@@ -154,7 +163,14 @@ where
     let broker = BrokerHello::decode(&buf)?;
     let leftover = match auth_plan(broker.flags, opts.identity.as_deref(), addr)? {
         None => BytesMut::new(),
-        Some(identity) => authenticate(stream, addr, &broker, identity, opts.max_response).await?,
+        Some(identity) => {
+            let proof = Proof {
+                broker: &broker,
+                identity,
+                channel_binding: channel_binding.as_ref().map_or(&[][..], |b| &b[..]),
+            };
+            authenticate(stream, addr, &proof, opts.max_response).await?
+        }
     };
     Ok(Handshake {
         max_frame: broker.max_frame,
@@ -184,26 +200,49 @@ fn auth_plan<'a>(
     }
 }
 
-/// Send `Authenticate` and wait for its answer; returns the bytes read past it.
+/// What an `Authenticate` proves and binds: the broker's hello, the
+/// identity that signs, the connection's TLS channel binding (or empty).
+struct Proof<'a> {
+    broker: &'a BrokerHello,
+    identity: &'a Identity,
+    channel_binding: &'a [u8],
+}
+
+/// Send `Authenticate` (mechanism 2: signed for the host of `addr` and
+/// the channel binding) and wait for its answer; returns the bytes read
+/// past it.
 async fn authenticate<S>(
     stream: &mut S,
     addr: &str,
-    broker: &BrokerHello,
-    identity: &Identity,
+    proof: &Proof<'_>,
     max_response: u32,
 ) -> Result<BytesMut, ClientError>
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
     let io_err = |source| ClientError::connect(addr, source);
-    let signature = identity.sign_auth(&broker.nonce, &broker.broker_id);
-    let mut frame = BytesMut::with_capacity(256);
+    let identity = proof.identity;
+    let name = DialledName::of_address(addr)
+        .map_err(|e| {
+            io_err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("cannot sign for the host of {addr:?}: {e}"),
+            ))
+        })?
+        .to_string();
+    let signature = identity.sign_auth(
+        &proof.broker.nonce,
+        &proof.broker.broker_id,
+        name.as_bytes(),
+        proof.channel_binding,
+    );
+    let mut frame = BytesMut::with_capacity(512);
     Request::Authenticate(Authenticate {
-        mechanism: MECHANISM_P256_ECDSA,
+        mechanism: MECHANISM_P256_ECDSA_BOUND,
         spki: identity.public_key().spki_der(),
         signature: &signature,
-        name: &[],
-        channel_binding: &[],
+        name: name.as_bytes(),
+        channel_binding: proof.channel_binding,
     })
     .encode(AUTH_CORRELATION_ID, &mut frame)?;
     stream.write_all(&frame).await.map_err(io_err)?;
@@ -313,13 +352,14 @@ mod tests {
             panic!("first frame is not Authenticate: {:?}", req.request)
         };
         let mut out = BytesMut::new();
-        match hermit_broker::auth::verify_authenticate(
-            a.mechanism,
-            a.spki,
-            a.signature,
-            &NONCE,
-            &BROKER_ID,
-        ) {
+        let challenge = hermit_broker::auth::Challenge {
+            nonce: &NONCE,
+            broker_id: &BROKER_ID,
+            arrived_at: Some(std::net::Ipv4Addr::LOCALHOST.into()),
+            tls_exporter: None,
+        };
+        let policy = hermit_broker::auth::ProofPolicy::default();
+        match hermit_broker::auth::verify_authenticate(&a, &challenge, &policy) {
             Ok(p) => encode_response(
                 req.correlation_id,
                 &ResponseBody::Authenticate {
@@ -350,7 +390,7 @@ mod tests {
         let (mut client, peer) = tokio::io::duplex(4096);
         let flags = BrokerFlags::AUTH_REQUIRED | BrokerFlags::AUTH_AVAILABLE;
         let broker = tokio::spawn(broker_side(peer, flags, None));
-        let hs = handshake_as(&mut client, "test", &opts(Some(id)), VERSION_3)
+        let hs = handshake_as(&mut client, "localhost:1", None, &opts(Some(id)), VERSION_3)
             .await
             .unwrap();
         assert_eq!(hs.max_frame, 1 << 20);
@@ -367,7 +407,7 @@ mod tests {
             BrokerFlags::AUTH_AVAILABLE,
             Some([0; 32]),
         ));
-        let err = handshake_as(&mut client, "test", &opts(Some(id)), VERSION_3)
+        let err = handshake_as(&mut client, "localhost:1", None, &opts(Some(id)), VERSION_3)
             .await
             .unwrap_err();
         assert!(matches!(err, ClientError::AuthFailed { .. }), "{err}");
@@ -382,7 +422,7 @@ mod tests {
     async fn required_without_identity_is_a_typed_error_and_sends_nothing() {
         let (mut client, peer) = tokio::io::duplex(4096);
         let broker = tokio::spawn(broker_side(peer, BrokerFlags::AUTH_REQUIRED, None));
-        let err = handshake_as(&mut client, "test", &opts(None), VERSION_3)
+        let err = handshake_as(&mut client, "localhost:1", None, &opts(None), VERSION_3)
             .await
             .unwrap_err();
         assert!(matches!(err, ClientError::AuthRequired { .. }), "{err}");
