@@ -9,9 +9,10 @@
 // Bob's page; `hermit consume` (Carol's key) opens what Alice's page sent and
 // Bob's page opens what `hermit produce` sent; the group of three works; the
 // broker's data dir holds none of the texts; Mallory's page, asked to read
-// Bob's inbox, shows the broker's Unauthorized. Screenshots of Alice's and
-// Bob's pages go to target/screenshots/ (untracked); to refresh the ones in
-// docs/images/ run with HERMITMQ_SCREENSHOT_DIR=docs/images.
+// Bob's inbox, shows the broker's Unauthorized. All of it under the
+// broker's Content-Security-Policy, which no page violates. Screenshots of
+// Alice's and Bob's pages go to target/screenshots/ (untracked); to refresh
+// the ones in docs/images/ run with HERMITMQ_SCREENSHOT_DIR=docs/images.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -58,8 +59,19 @@ async function openPage(who) {
   await page.setViewport({ width: 1200, height: 780 });
   page.on('console', (m) => m.type() === 'error' && pageLog.push(`[${who}] console: ${m.text()}`));
   page.on('pageerror', (e) => pageLog.push(`[${who}] pageerror: ${e}`));
-  await page.goto(`http://${/** @type {any} */ (broker).wsAddr}/examples/chat/`, { waitUntil: 'load' });
+  // Every CSP violation, from before the page's own scripts (through the DevTools protocol, outside the policy).
+  await page.evaluateOnNewDocument(() => {
+    const seen = /** @type {any} */ (window).__violations = /** @type {string[]} */ ([]);
+    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.effectiveDirective} ${e.blockedURI}`));
+  });
+  const response = await page.goto(`http://${/** @type {any} */ (broker).wsAddr}/examples/chat/`, { waitUntil: 'load' });
+  assert.match(response?.headers()['content-security-policy'] ?? '', /script-src 'self' 'wasm-unsafe-eval' 'sha256-/, 'the page is served under the policy');
   return page;
+}
+
+/** The CSP violations the page reported. @param {import('puppeteer-core').Page} page @returns {Promise<string[]>} */
+function violations(page) {
+  return page.evaluate(() => /** @type {any} */ (window).__violations);
 }
 
 /** @param {import('puppeteer-core').Page} page */
@@ -275,7 +287,8 @@ test('two browsers chat sealed through a real broker; the CLI reads and writes t
   assert.equal((await pageErrors(mallory)).length, 1, 'only the Unauthorized');
 
   // The broker stored ciphertext only.
-  for (const t of [hello, reply, toCarol, fromCli, q, yes, yesToo]) assert.equal(await b.dataContains(t), false, `plaintext ${JSON.stringify(t)} in the data dir`);
+  const texts = [hello, reply, toCarol, fromCli, q, yes, yesToo];
+  for (const t of texts) assert.equal(await b.dataContains(t), false, `plaintext ${JSON.stringify(t)} in the data dir`);
   // Nothing went wrong on the way (errors are shown on the page, never dropped).
   for (const [name, p] of /** @type {const} */ ([['alice', alice], ['bob', bob], ['carol', carol]])) assert.deepEqual(await pageErrors(p), [], name);
 
@@ -304,4 +317,7 @@ test('two browsers chat sealed through a real broker; the CLI reads and writes t
   await send(alice, `c:${B.fingerprint}`, again);
   await received(bob, `c:${A.fingerprint}`, again, A.fingerprint);
   assert.deepEqual(await pageErrors(bob), []);
+  for (const [name, p] of /** @type {const} */ ([['alice', alice], ['bob', bob], ['carol', carol], ['mallory', mallory]])) {
+    assert.deepEqual(await violations(p), [], `${name}'s page broke its Content-Security-Policy`);
+  }
 });

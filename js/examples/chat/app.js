@@ -33,11 +33,27 @@ const MAX_GROUP = 16;
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 /**
- * The broker's WebSocket: always the page's own host (the broker serves the
- * page from `web_root`). No URL parameter may point it elsewhere: a link to
- * this page naming another broker would hand that broker who talks to whom.
+ * The broker's WebSocket: the page's own host (the broker serves the page
+ * from `web_root`), unless the deployed page names another in
+ * `<meta name="hermitmq-broker" content="wss://broker.example.com">` (a page
+ * with an origin of its own, docs/OPERATIONS.md; its Content-Security-Policy
+ * `connect-src` must name the same broker). No URL parameter may point it
+ * elsewhere: a link to this page naming another broker would hand that broker
+ * who talks to whom.
  */
-const WS_URL = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}`;
+const WS_URL = brokerUrl();
+
+/** @returns {string} */
+function brokerUrl() {
+  const own = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}`;
+  const named = document.querySelector('meta[name="hermitmq-broker"]')?.getAttribute('content');
+  if (!named) return own;
+  const url = new URL(named);
+  if ((url.protocol !== 'wss:' && url.protocol !== 'ws:') || url.pathname !== '/' || url.search || url.hash || url.username) {
+    throw new Error(`<meta name="hermitmq-broker"> must be ws(s)://host[:port], not ${named}`);
+  }
+  return `${url.protocol}//${url.host}`;
+}
 
 /**
  * @typedef {{ name: string, key: PublicKey, fp: string }} Contact

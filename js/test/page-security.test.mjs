@@ -1,0 +1,105 @@
+// What holds in the chat page's origin, in a real Chromium (Debian's,
+// headless) against a real broker serving js/ as its web_root:
+// - the Content-Security-Policy header stops markup injected into a page of
+//   the origin: an inline <script>, an event-handler attribute and a
+//   javascript: URL in a file under web_root, and an inline script and an
+//   onerror attribute injected into the live chat page; each is reported as a
+//   violation (securitypolicyviolation event, console message).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startBroker } from './helpers/broker.mjs';
+import { launchChromium } from './helpers/chromium.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const JS_DIR = resolve(here, '..');
+
+/** @type {Awaited<ReturnType<typeof startBroker>> | undefined} */
+let broker;
+/** @type {import('puppeteer-core').Browser | undefined} */
+let browser;
+let tmp = '';
+
+before(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'hermit-page-'));
+  broker = await startBroker({ args: ['--web-root', JS_DIR] });
+  browser = await launchChromium({ userDataDir: join(tmp, 'profile'), protocolTimeout: 30000 });
+});
+
+after(async () => {
+  await browser?.close().catch(() => {});
+  await broker?.stop();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+const origin = () => `http://${/** @type {any} */ (broker).wsAddr}`;
+
+/**
+ * A page in a context of its own that records, from before any of the
+ * document's own scripts, every CSP violation (the event) and console message.
+ */
+async function watchedPage() {
+  const ctx = await /** @type {import('puppeteer-core').Browser} */ (browser).createBrowserContext();
+  const page = await ctx.newPage();
+  /** @type {string[]} */
+  const console = [];
+  page.on('console', (m) => console.push(m.text()));
+  // Runs through the DevTools protocol, which the page's policy does not govern.
+  await page.evaluateOnNewDocument(() => {
+    const seen = /** @type {any} */ (window).__violations = /** @type {string[]} */ ([]);
+    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.effectiveDirective} ${e.blockedURI}`));
+  });
+  return { page, console };
+}
+
+/** @param {import('puppeteer-core').Page} page @returns {Promise<string[]>} */
+const violations = (page) => page.evaluate(() => /** @type {any} */ (window).__violations);
+
+test('markup injected into a page of the origin does not run: inline script, handler attribute, javascript: URL', { timeout: 30000 }, async () => {
+  const { page, console } = await watchedPage();
+  const response = await page.goto(`${origin()}/test/fixtures/csp-inline.html`, { waitUntil: 'load' });
+  const csp = response?.headers()['content-security-policy'] ?? '';
+  assert.match(csp, /script-src 'self' /, 'the page came with the policy');
+  // Wait for the outcome either way: the violations, or a marker set.
+  /** @param {number} n */
+  const outcome = async (n) => {
+    await page.waitForFunction(
+      (want) => /** @type {any} */ (window).__violations.length >= want || Object.keys(document.documentElement.dataset).length > 0,
+      { timeout: 10000 },
+      n,
+    );
+    const ran = await page.evaluate(() => ({ ...document.documentElement.dataset }));
+    assert.deepEqual(ran, {}, `injected code ran: ${JSON.stringify(ran)}`);
+  };
+  await outcome(2);
+  await page.click('#js-link');
+  await outcome(3);
+  const seen = await violations(page);
+  assert.deepEqual(
+    seen.map((v) => v.split(' ')[0]).sort(),
+    ['script-src-attr', 'script-src-elem', 'script-src-elem'],
+    `violations reported: ${JSON.stringify(seen)}`,
+  );
+  assert.ok(seen.every((v) => v.endsWith(' inline')), JSON.stringify(seen));
+  // "Executing inline script violates…" (older Chromium: "Refused to execute inline script because it violates…").
+  assert.ok(console.some((m) => /inline script.* violates the following Content Security Policy directive 'script-src /.test(m)), console.join('\n'));
+});
+
+test('script injected into the live chat page does not run, and the page keeps working', { timeout: 30000 }, async () => {
+  const { page } = await watchedPage();
+  await page.goto(`${origin()}/examples/chat/`, { waitUntil: 'load' });
+  await page.waitForSelector('#create-panel:not([hidden])');
+  // As a message rendered with innerHTML, or a DOM-built script, would be.
+  await page.evaluate(() => {
+    document.getElementById('errors')?.insertAdjacentHTML('beforeend', '<li><img src="/no-such-image.png" onerror="document.body.dataset.pwned = \'handler\'"></li>');
+    const s = document.createElement('script');
+    s.textContent = "document.body.dataset.pwned = 'script'";
+    document.body.append(s);
+  });
+  await page.waitForFunction(() => /** @type {any} */ (window).__violations.length >= 2 || document.body.dataset.pwned !== undefined, { timeout: 10000 });
+  assert.equal(await page.evaluate(() => document.body.dataset.pwned), undefined, 'injected code ran');
+  assert.deepEqual((await violations(page)).map((v) => v.split(' ')[0]).sort(), ['script-src-attr', 'script-src-elem']);
+});
