@@ -8,7 +8,8 @@
 // `hermit keygen`. They exchange public keys, Alice's sealed text shows on
 // Bob's page; `hermit consume` (Carol's key) opens what Alice's page sent and
 // Bob's page opens what `hermit produce` sent; the group of three works; the
-// broker's data dir holds none of the texts; Mallory's page, asked to read
+// broker's data dir holds none of the texts, and neither does any page's
+// IndexedDB (messages are stored encrypted); Mallory's page, asked to read
 // Bob's inbox, shows the broker's Unauthorized. All of it under the
 // broker's Content-Security-Policy, which no page violates. Screenshots of
 // Alice's and Bob's pages go to target/screenshots/ (untracked); to refresh
@@ -72,6 +73,32 @@ async function openPage(who) {
 /** The CSP violations the page reported. @param {import('puppeteer-core').Page} page @returns {Promise<string[]>} */
 function violations(page) {
   return page.evaluate(() => /** @type {any} */ (window).__violations);
+}
+
+/**
+ * Every record of the page's IndexedDB as text, bytes as Latin-1 (what a
+ * copied profile holds), and how many message records it has.
+ * @param {import('puppeteer-core').Page} page
+ */
+function rawDatabase(page) {
+  return page.evaluate(async () => {
+    const d = await new Promise((res, rej) => {
+      const r = indexedDB.open('hermit-chat');
+      r.onsuccess = () => res(r.result);
+      r.onerror = () => rej(r.error);
+    });
+    /** @type {Record<string, any[]>} */
+    const out = {};
+    for (const name of d.objectStoreNames) {
+      out[name] = await new Promise((res, rej) => {
+        const q = d.transaction(name).objectStore(name).getAll();
+        q.onsuccess = () => res(q.result);
+        q.onerror = () => rej(q.error);
+      });
+    }
+    d.close();
+    return { text: JSON.stringify(out, (_k, v) => (v instanceof Uint8Array ? String.fromCharCode(...v) : v)), messages: out.messages.length };
+  });
 }
 
 /** @param {import('puppeteer-core').Page} page */
@@ -289,6 +316,25 @@ test('two browsers chat sealed through a real broker; the CLI reads and writes t
   // The broker stored ciphertext only.
   const texts = [hello, reply, toCarol, fromCli, q, yes, yesToo];
   for (const t of texts) assert.equal(await b.dataContains(t), false, `plaintext ${JSON.stringify(t)} in the data dir`);
+  // And the pages keep what they sent and received encrypted (store.js).
+  for (const [name, p, n] of /** @type {const} */ ([['alice', alice, 6], ['bob', bob, 6], ['carol', carol, 4]])) {
+    // A message is stored right after it is shown: wait for the last write.
+    await p.waitForFunction(
+      (want) =>
+        new Promise((res) => {
+          const r = indexedDB.open('hermit-chat');
+          r.onsuccess = () => {
+            const c = r.result.transaction('messages').objectStore('messages').count();
+            c.onsuccess = () => (r.result.close(), res(c.result >= want));
+          };
+        }),
+      { timeout: 10000 },
+      n,
+    );
+    const raw = await rawDatabase(p);
+    assert.equal(raw.messages, n, `${name}: messages stored`);
+    for (const t of texts) assert.ok(!raw.text.includes(t), `${name}'s IndexedDB holds ${JSON.stringify(t)} in the clear`);
+  }
   // Nothing went wrong on the way (errors are shown on the page, never dropped).
   for (const [name, p] of /** @type {const} */ ([['alice', alice], ['bob', bob], ['carol', carol]])) assert.deepEqual(await pageErrors(p), [], name);
 
@@ -313,6 +359,9 @@ test('two browsers chat sealed through a real broker; the CLI reads and writes t
   assert.equal((await waitReady(alice)).fingerprint, A.fingerprint);
   await received(alice, `c:${B.fingerprint}`, reply, B.fingerprint);
   await received(alice, groupConv, yesToo, C.fingerprint);
+  // What Alice sent to Bob's inbox she never reads back: only her (encrypted) store has it.
+  const shownOut = await alice.$$eval('#messages li.message[data-dir="out"] .text', (els) => els.map((el) => el.textContent));
+  assert.ok(shownOut.includes(hello) && shownOut.includes(toCarol), JSON.stringify(shownOut));
   const again = 'Back after a reload, still sealed.';
   await send(alice, `c:${B.fingerprint}`, again);
   await received(bob, `c:${A.fingerprint}`, again, A.fingerprint);

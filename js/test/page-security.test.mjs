@@ -4,7 +4,10 @@
 //   the origin: an inline <script>, an event-handler attribute and a
 //   javascript: URL in a file under web_root, and an inline script and an
 //   onerror attribute injected into the live chat page; each is reported as a
-//   violation (securitypolicyviolation event, console message).
+//   violation (securitypolicyviolation event, console message);
+// - the messages kept in IndexedDB are encrypted under the storage key: no
+//   text in the raw records, a record moved under another id does not open,
+//   and plaintext records of database version 1 are deleted on upgrade.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -102,4 +105,100 @@ test('script injected into the live chat page does not run, and the page keeps w
   await page.waitForFunction(() => /** @type {any} */ (window).__violations.length >= 2 || document.body.dataset.pwned !== undefined, { timeout: 10000 });
   assert.equal(await page.evaluate(() => document.body.dataset.pwned), undefined, 'injected code ran');
   assert.deepEqual((await violations(page)).map((v) => v.split(' ')[0]).sort(), ['script-src-attr', 'script-src-elem']);
+});
+
+/**
+ * Every record of every store of the page's database, bytes as Latin-1 text
+ * (what a copied profile holds, before IndexedDB's own encoding).
+ * @param {import('puppeteer-core').Page} page
+ */
+function rawDatabase(page) {
+  return page.evaluate(async () => {
+    const d = await new Promise((res, rej) => {
+      const r = indexedDB.open('hermit-chat');
+      r.onsuccess = () => res(r.result);
+      r.onerror = () => rej(r.error);
+    });
+    /** @type {Record<string, any[]>} */
+    const out = { version: [d.version] };
+    for (const name of d.objectStoreNames) {
+      out[name] = await new Promise((res, rej) => {
+        const q = d.transaction(name).objectStore(name).getAll();
+        q.onsuccess = () => res(q.result);
+        q.onerror = () => rej(q.error);
+      });
+    }
+    d.close();
+    return JSON.stringify(out, (_k, v) => (v instanceof Uint8Array ? { bytes: String.fromCharCode(...v) } : v));
+  });
+}
+
+test('stored messages are encrypted, bound to their id; version 1 plaintext is deleted on upgrade', { timeout: 60000 }, async () => {
+  const { page } = await watchedPage();
+  // A version 1 database, as the page before issue 32 left it.
+  await page.goto(`${origin()}/examples/chat/README.md`, { waitUntil: 'load' });
+  await page.evaluate(
+    () =>
+      new Promise((res, rej) => {
+        const r = indexedDB.open('hermit-chat', 1);
+        r.onupgradeneeded = () => {
+          r.result.createObjectStore('kv');
+          r.result.createObjectStore('messages', { keyPath: 'id' }).put({ id: 'inbox.x/0/7', text: 'legacy plaintext marker', ts: 1 });
+        };
+        r.onsuccess = () => (r.result.close(), res(undefined));
+        r.onerror = () => rej(r.error);
+      }),
+  );
+  assert.match(await rawDatabase(page), /legacy plaintext marker/);
+
+  await page.goto(`${origin()}/examples/chat/`, { waitUntil: 'load' });
+  await page.waitForSelector('#create-panel:not([hidden])');
+  await page.$eval('#new-name', (el) => (/** @type {HTMLInputElement} */ (el).value = 'Dora'));
+  await page.$eval('#new-password', (el) => (/** @type {HTMLInputElement} */ (el).value = 'dora’s password'));
+  await page.click('#create-btn');
+  await page.waitForFunction(() => document.body.dataset.ready === 'true' || document.querySelector('#errors li') !== null, { timeout: 45000 });
+  assert.deepEqual(await page.$$eval('#errors li', (l) => l.map((li) => li.textContent)), []);
+  const upgraded = JSON.parse(await rawDatabase(page));
+  assert.deepEqual(upgraded.version, [2]);
+  assert.deepEqual(upgraded.messages, [], 'the plaintext records of version 1 are gone');
+  assert.equal(upgraded.kv.some((/** @type {any} */ v) => v?.kdf === 'argon2id' && v.wrapped?.bytes.length === 40), true, 'a wrapped storage key');
+
+  // Two messages through the page's own store module (the instance app.js unlocked).
+  const result = await page.evaluate(async () => {
+    const store = await import(new URL('store.js', location.href).href);
+    await store.putMessage({ id: 'inbox.d/0/1', text: 'first secret words', ts: 1 });
+    await store.putMessage({ id: 'inbox.d/0/2', text: 'second secret words', ts: 2 });
+    return store.allMessages();
+  });
+  assert.deepEqual(result.messages.map((/** @type {any} */ m) => m.text), ['first secret words', 'second secret words']);
+  assert.deepEqual(result.unreadable, []);
+  const raw = await rawDatabase(page);
+  assert.doesNotMatch(raw, /secret words/, 'a message text is in IndexedDB in the clear');
+  const records = JSON.parse(raw).messages;
+  assert.deepEqual(records.map((/** @type {any} */ r) => Object.keys(r).sort()), [['ct', 'id', 'iv', 'v'], ['ct', 'id', 'iv', 'v']]);
+  assert.notEqual(records[0].iv.bytes, records[1].iv.bytes);
+
+  // Swapped under each other's ids (by someone with the profile), neither opens.
+  const swapped = await page.evaluate(async () => {
+    const d = await new Promise((res) => {
+      const r = indexedDB.open('hermit-chat');
+      r.onsuccess = () => res(r.result);
+    });
+    await new Promise((res) => {
+      const tx = d.transaction('messages', 'readwrite');
+      const s = tx.objectStore('messages');
+      const all = s.getAll();
+      all.onsuccess = () => {
+        const [a, b] = all.result;
+        s.put({ ...b, id: a.id });
+        s.put({ ...a, id: b.id });
+      };
+      tx.oncomplete = res;
+    });
+    d.close();
+    const store = await import(new URL('store.js', location.href).href);
+    return store.allMessages();
+  });
+  assert.deepEqual(swapped.messages, []);
+  assert.deepEqual(swapped.unreadable.sort(), ['inbox.d/0/1', 'inbox.d/0/2']);
 });

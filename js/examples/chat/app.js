@@ -154,6 +154,7 @@ async function init() {
       const identity = await Identity.generate();
       const file = await KeyFile.wrap(identity, password);
       await store.put('identity', { armor: file.toArmor(), name });
+      await store.unlockStorage(password, file.kdfParams());
       await start(identity, name, file);
     });
   });
@@ -167,6 +168,7 @@ async function init() {
       const file = await KeyFile.fromArmor(armor.trim() + '\n');
       const identity = await file.unlock(password);
       await store.put('identity', { armor: file.toArmor(), name });
+      await store.unlockStorage(password, file.kdfParams());
       await start(identity, name, file);
     });
   });
@@ -177,6 +179,8 @@ async function init() {
       const password = /** @type {HTMLInputElement} */ ($('unlock-password')).value;
       const file = await KeyFile.fromArmor(saved.armor);
       const identity = await file.unlock(password);
+      // The same password opens the key that encrypts the stored messages.
+      await store.unlockStorage(password, file.kdfParams());
       await start(identity, saved.name, file);
     });
   });
@@ -217,8 +221,11 @@ async function start(identity, name, file) {
   for (const c of state.contacts.values()) addConversation(contactConversation(c));
   for (const g of state.groups.values()) addConversation(groupConversation(g));
   renderMemberChoices();
-  const old = (await store.allMessages()).sort((a, b) => a.ts - b.ts);
-  for (const m of old) renderMessage(m);
+  const { messages: old, unreadable } = await store.allMessages();
+  for (const m of old.sort((a, b) => a.ts - b.ts)) renderMessage(m);
+  if (unreadable.length > 0) {
+    showError('Stored messages do not open', new Error(`${unreadable.length} stored record(s) were modified or moved (${unreadable.slice(0, 3).join(', ')}); they are not shown`));
+  }
 
   setStatus('connecting', `connecting to ${WS_URL}…`);
   const client = await connect(WS_URL, { identity });
