@@ -7,10 +7,14 @@
 //   violation (securitypolicyviolation event, console message);
 // - the messages kept in IndexedDB are encrypted under the storage key: no
 //   text in the raw records, a record moved under another id does not open,
-//   and plaintext records of database version 1 are deleted on upgrade.
+//   and plaintext records of database version 1 are deleted on upgrade;
+// - the deployment of docs/OPERATIONS.md: the page on an origin of its own
+//   (a static server with the same policy, the broker named in a <meta>)
+//   talks to a broker elsewhere that lets only that origin in.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request } from 'node:http';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -201,4 +205,72 @@ test('stored messages are encrypted, bound to their id; version 1 plaintext is d
   });
   assert.deepEqual(swapped.messages, []);
   assert.deepEqual(swapped.unreadable.sort(), ['inbox.d/0/1', 'inbox.d/0/2']);
+});
+
+test('the page on an origin of its own talks to a broker elsewhere that lets only that origin in', { timeout: 60000 }, async () => {
+  // The static server first: its origin goes into the broker's allowed_origins.
+  /** @type {string} */
+  let policy = '';
+  const web = createServer(async (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const served = /^\/(src|examples\/chat)\/[\w./-]*$/.test(path) && !path.includes('..') && !path.includes('node_modules');
+    const file = join(JS_DIR, path.endsWith('/') ? `${path}index.html` : path);
+    try {
+      if (!served) throw new Error('not served');
+      let body = await readFile(file);
+      if (file.endsWith('index.html')) {
+        // The operator's copy names the broker (OPERATIONS.md).
+        body = Buffer.from(body.toString().replace('<head>', `<head>\n  <meta name="hermitmq-broker" content="ws://${/** @type {any} */ (elsewhere).wsAddr}">`));
+      }
+      const type = file.endsWith('.html') ? 'text/html' : file.endsWith('.css') ? 'text/css' : 'text/javascript';
+      res.writeHead(200, { 'content-type': type, 'content-security-policy': policy, 'x-content-type-options': 'nosniff' }).end(body);
+    } catch {
+      res.writeHead(404, { 'content-security-policy': policy }).end();
+    }
+  });
+  await new Promise((r) => web.listen(0, '127.0.0.1', () => r(undefined)));
+  const pageOrigin = `http://localhost:${/** @type {import('node:net').AddressInfo} */ (web.address()).port}`;
+  /** @type {Awaited<ReturnType<typeof startBroker>> | undefined} */
+  let elsewhere;
+  try {
+    elsewhere = await startBroker({ config: `allowed_origins = ["${pageOrigin}"]\n` });
+    // The nginx example's header, with this test's broker in connect-src.
+    policy =
+      "default-src 'none'; script-src 'self' 'wasm-unsafe-eval' 'sha256-VlMb4NGbs0CYGsmhLWkwQYgw5ItWCJ1WsOuwnSl6Itg='; style-src 'self'; img-src 'self'; " +
+      `connect-src ws://${elsewhere.wsAddr}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'`;
+    const { page } = await watchedPage();
+    await page.goto(`${pageOrigin}/examples/chat/`, { waitUntil: 'load' });
+    await page.waitForSelector('#create-panel:not([hidden])');
+    await page.$eval('#new-name', (el) => (/** @type {HTMLInputElement} */ (el).value = 'Erin'));
+    await page.$eval('#new-password', (el) => (/** @type {HTMLInputElement} */ (el).value = 'erin’s password'));
+    await page.click('#create-btn');
+    await page.waitForFunction(() => document.body.dataset.ready === 'true' || document.querySelector('#errors li') !== null, { timeout: 45000 });
+    assert.deepEqual(await page.$$eval('#errors li', (l) => l.map((li) => li.textContent)), []);
+    assert.equal(await page.$eval('#status', (el) => el.textContent), `connected · ws://${elsewhere.wsAddr}`);
+    assert.deepEqual(await violations(page), []);
+    // A page of any other origin (a loopback one too, which the default would let in) is refused.
+    const [host, port] = elsewhere.wsAddr.split(':');
+    const status = await new Promise((res, rej) => {
+      const req = request({
+        host,
+        port,
+        headers: {
+          Connection: 'Upgrade',
+          Upgrade: 'websocket',
+          'Sec-WebSocket-Version': '13',
+          'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          'Sec-WebSocket-Protocol': 'hermitmq.v3',
+          Origin: origin(),
+        },
+      });
+      req.on('response', (r) => (r.resume(), res(r.statusCode)));
+      req.on('upgrade', (_r, socket) => (socket.destroy(), res(101)));
+      req.on('error', rej);
+      req.end();
+    });
+    assert.equal(status, 403, `an upgrade from ${origin()}`);
+  } finally {
+    web.close();
+    await elsewhere?.stop();
+  }
 });
