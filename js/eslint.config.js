@@ -4,7 +4,8 @@ import js from '@eslint/js';
 import globals from 'globals';
 
 export default [
-  { ignores: ['node_modules/'] },
+  // Vendored copies are the packages' files byte for byte (scripts/vendor.mjs).
+  { ignores: ['node_modules/', 'examples/chat/vendor/'] },
   js.configs.recommended,
   {
     languageOptions: {

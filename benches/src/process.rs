@@ -83,8 +83,9 @@ fn is_warning(line: &str) -> bool {
     matches!(level(line), Some("WARN" | "ERROR"))
 }
 
-/// The TLS address, once known, or the channel it will arrive on.
-enum TlsAddr {
+/// A listener's address logged after the plain one (TLS, WebSocket), once
+/// known, or the channel it will arrive on.
+enum LaterAddr {
     Waiting(mpsc::Receiver<SocketAddr>),
     Known(Option<SocketAddr>),
 }
@@ -98,6 +99,19 @@ fn logged_addr(line: &str, marker: &str) -> Option<SocketAddr> {
         .and_then(|a| a.parse::<SocketAddr>().ok())
 }
 
+/// The address `slot` waits for: up to `timeout` the first time, then
+/// what came (or `None`).
+fn logged_later(slot: &Mutex<LaterAddr>, timeout: Duration) -> Option<SocketAddr> {
+    let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+    if let LaterAddr::Waiting(rx) = &*slot {
+        *slot = LaterAddr::Known(rx.recv_timeout(timeout).ok());
+    }
+    match &*slot {
+        LaterAddr::Known(addr) => *addr,
+        LaterAddr::Waiting(_) => None,
+    }
+}
+
 /// A `hermit broker` child process.
 pub struct BrokerProcess {
     child: Child,
@@ -107,7 +121,9 @@ pub struct BrokerProcess {
     /// The TLS listener's address, sent by the log reader when it sees
     /// "listening (TLS)"; a Mutex because `Receiver` is not `Sync` and
     /// [`BrokerProcess::tls_addr`] takes `&self`.
-    tls: Mutex<TlsAddr>,
+    tls: Mutex<LaterAddr>,
+    /// The WebSocket listener's address (`ws_listen`), likewise.
+    ws: Mutex<LaterAddr>,
     stderr: Arc<Mutex<Vec<String>>>,
     /// From spawn to the "listening" log line.
     pub startup: Duration,
@@ -180,6 +196,7 @@ impl BrokerProcess {
         let admin_addr = Arc::new(Mutex::new(None));
         let (tx, rx) = mpsc::channel();
         let (tls_tx, tls_rx) = mpsc::channel();
+        let (ws_tx, ws_rx) = mpsc::channel();
         {
             let lines = lines.clone();
             let admin = admin_addr.clone();
@@ -192,6 +209,9 @@ impl BrokerProcess {
                     }
                     if let Some(addr) = logged_addr(&line, "listening (TLS) addr=") {
                         let _ = tls_tx.send(addr);
+                    }
+                    if let Some(addr) = logged_addr(&line, "listening (WebSocket) addr=") {
+                        let _ = ws_tx.send(addr);
                     }
                     if line.contains("admin listening")
                         && let Some(addr) = logged_addr(&line, "addr=")
@@ -212,7 +232,8 @@ impl BrokerProcess {
                 addr,
                 // Logged before the broker listens: known by now.
                 admin: *admin_addr.lock().unwrap_or_else(|p| p.into_inner()),
-                tls: Mutex::new(TlsAddr::Waiting(tls_rx)),
+                tls: Mutex::new(LaterAddr::Waiting(tls_rx)),
+                ws: Mutex::new(LaterAddr::Waiting(ws_rx)),
                 stderr: lines,
                 startup: started.elapsed(),
             }),
@@ -239,14 +260,13 @@ impl BrokerProcess {
     /// that line; `None` when none came (no TLS listener, or the broker
     /// exited).
     pub fn tls_addr(&self, timeout: Duration) -> Option<SocketAddr> {
-        let mut tls = self.tls.lock().unwrap_or_else(|p| p.into_inner());
-        if let TlsAddr::Waiting(rx) = &*tls {
-            *tls = TlsAddr::Known(rx.recv_timeout(timeout).ok());
-        }
-        match &*tls {
-            TlsAddr::Known(addr) => *addr,
-            TlsAddr::Waiting(_) => None,
-        }
+        logged_later(&self.tls, timeout)
+    }
+
+    /// Where its WebSocket listener (`ws_listen`) listens, as
+    /// [`tls_addr`](BrokerProcess::tls_addr) waits for the TLS one.
+    pub fn ws_addr(&self, timeout: Duration) -> Option<SocketAddr> {
+        logged_later(&self.ws, timeout)
     }
 
     /// Its pid.

@@ -8,10 +8,12 @@
 // `hermit keygen`. They exchange public keys, Alice's sealed text shows on
 // Bob's page; `hermit consume` (Carol's key) opens what Alice's page sent and
 // Bob's page opens what `hermit produce` sent; the group of three works; the
-// broker's data dir holds none of the texts; Mallory's page, asked to read
-// Bob's inbox, shows the broker's Unauthorized. Screenshots of Alice's and
-// Bob's pages go to target/screenshots/ (untracked); to refresh the ones in
-// docs/images/ run with HERMITMQ_SCREENSHOT_DIR=docs/images.
+// broker's data dir holds none of the texts, and neither does any page's
+// IndexedDB (messages are stored encrypted); Mallory's page, asked to read
+// Bob's inbox, shows the broker's Unauthorized. All of it under the
+// broker's Content-Security-Policy, which no page violates. Screenshots of
+// Alice's and Bob's pages go to target/screenshots/ (untracked); to refresh
+// the ones in docs/images/ run with HERMITMQ_SCREENSHOT_DIR=docs/images.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -58,8 +60,45 @@ async function openPage(who) {
   await page.setViewport({ width: 1200, height: 780 });
   page.on('console', (m) => m.type() === 'error' && pageLog.push(`[${who}] console: ${m.text()}`));
   page.on('pageerror', (e) => pageLog.push(`[${who}] pageerror: ${e}`));
-  await page.goto(`http://${/** @type {any} */ (broker).wsAddr}/examples/chat/`, { waitUntil: 'load' });
+  // Every CSP violation, from before the page's own scripts (through the DevTools protocol, outside the policy).
+  await page.evaluateOnNewDocument(() => {
+    const seen = /** @type {any} */ (window).__violations = /** @type {string[]} */ ([]);
+    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.effectiveDirective} ${e.blockedURI}`));
+  });
+  const response = await page.goto(`http://${/** @type {any} */ (broker).wsAddr}/examples/chat/`, { waitUntil: 'load' });
+  assert.match(response?.headers()['content-security-policy'] ?? '', /script-src 'self' 'wasm-unsafe-eval' 'sha256-/, 'the page is served under the policy');
   return page;
+}
+
+/** The CSP violations the page reported. @param {import('puppeteer-core').Page} page @returns {Promise<string[]>} */
+function violations(page) {
+  return page.evaluate(() => /** @type {any} */ (window).__violations);
+}
+
+/**
+ * Every record of the page's IndexedDB as text, bytes as Latin-1 (what a
+ * copied profile holds), and how many message records it has.
+ * @param {import('puppeteer-core').Page} page
+ */
+function rawDatabase(page) {
+  return page.evaluate(async () => {
+    const d = await new Promise((res, rej) => {
+      const r = indexedDB.open('hermit-chat');
+      r.onsuccess = () => res(r.result);
+      r.onerror = () => rej(r.error);
+    });
+    /** @type {Record<string, any[]>} */
+    const out = {};
+    for (const name of d.objectStoreNames) {
+      out[name] = await new Promise((res, rej) => {
+        const q = d.transaction(name).objectStore(name).getAll();
+        q.onsuccess = () => res(q.result);
+        q.onerror = () => rej(q.error);
+      });
+    }
+    d.close();
+    return { text: JSON.stringify(out, (_k, v) => (v instanceof Uint8Array ? String.fromCharCode(...v) : v)), messages: out.messages.length };
+  });
 }
 
 /** @param {import('puppeteer-core').Page} page */
@@ -275,7 +314,27 @@ test('two browsers chat sealed through a real broker; the CLI reads and writes t
   assert.equal((await pageErrors(mallory)).length, 1, 'only the Unauthorized');
 
   // The broker stored ciphertext only.
-  for (const t of [hello, reply, toCarol, fromCli, q, yes, yesToo]) assert.equal(await b.dataContains(t), false, `plaintext ${JSON.stringify(t)} in the data dir`);
+  const texts = [hello, reply, toCarol, fromCli, q, yes, yesToo];
+  for (const t of texts) assert.equal(await b.dataContains(t), false, `plaintext ${JSON.stringify(t)} in the data dir`);
+  // And the pages keep what they sent and received encrypted (store.js).
+  for (const [name, p, n] of /** @type {const} */ ([['alice', alice, 6], ['bob', bob, 6], ['carol', carol, 4]])) {
+    // A message is stored right after it is shown: wait for the last write.
+    await p.waitForFunction(
+      (want) =>
+        new Promise((res) => {
+          const r = indexedDB.open('hermit-chat');
+          r.onsuccess = () => {
+            const c = r.result.transaction('messages').objectStore('messages').count();
+            c.onsuccess = () => (r.result.close(), res(c.result >= want));
+          };
+        }),
+      { timeout: 10000 },
+      n,
+    );
+    const raw = await rawDatabase(p);
+    assert.equal(raw.messages, n, `${name}: messages stored`);
+    for (const t of texts) assert.ok(!raw.text.includes(t), `${name}'s IndexedDB holds ${JSON.stringify(t)} in the clear`);
+  }
   // Nothing went wrong on the way (errors are shown on the page, never dropped).
   for (const [name, p] of /** @type {const} */ ([['alice', alice], ['bob', bob], ['carol', carol]])) assert.deepEqual(await pageErrors(p), [], name);
 
@@ -300,8 +359,14 @@ test('two browsers chat sealed through a real broker; the CLI reads and writes t
   assert.equal((await waitReady(alice)).fingerprint, A.fingerprint);
   await received(alice, `c:${B.fingerprint}`, reply, B.fingerprint);
   await received(alice, groupConv, yesToo, C.fingerprint);
+  // What Alice sent to Bob's inbox she never reads back: only her (encrypted) store has it.
+  const shownOut = await alice.$$eval('#messages li.message[data-dir="out"] .text', (els) => els.map((el) => el.textContent));
+  assert.ok(shownOut.includes(hello) && shownOut.includes(toCarol), JSON.stringify(shownOut));
   const again = 'Back after a reload, still sealed.';
   await send(alice, `c:${B.fingerprint}`, again);
   await received(bob, `c:${A.fingerprint}`, again, A.fingerprint);
   assert.deepEqual(await pageErrors(bob), []);
+  for (const [name, p] of /** @type {const} */ ([['alice', alice], ['bob', bob], ['carol', carol], ['mallory', mallory]])) {
+    assert.deepEqual(await violations(p), [], `${name}'s page broke its Content-Security-Policy`);
+  }
 });

@@ -148,7 +148,7 @@ async fn upgrade<S>(
             match &shared.options.web_root {
                 Some(root) => {
                     shared.metrics.files_served.fetch_add(1, Ordering::Relaxed);
-                    http::serve_file(&mut stream, root, &request).await
+                    http::serve_file(&mut stream, root, &request, arrival.tls).await
                 }
                 None => {
                     let body = format!(

@@ -27,6 +27,10 @@ const MAX_HEADERS: usize = 48;
 const MAX_FILE: u64 = 32 << 20;
 /// RFC 6455 §1.3: appended to the client's key before hashing.
 const ACCEPT_GUID: &[u8] = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+/// SHA-256 (base64) of the chat page's one inline script, its import map
+/// (`js/examples/chat/index.html`); `a_hash_names_the_chat_pages_import_map`
+/// fails when the two drift apart.
+const IMPORT_MAP_SHA256: &str = "VlMb4NGbs0CYGsmhLWkwQYgw5ItWCJ1WsOuwnSl6Itg=";
 
 /// The browser origins a WebSocket listener lets in (`allowed_origins`).
 ///
@@ -341,37 +345,122 @@ pub(crate) async fn respond<S: AsyncWrite + Unpin>(
     stream.shutdown().await
 }
 
+/// The Content-Security-Policy of every answer from `web_root`
+/// (docs/SECURITY.md §5): scripts from this origin only, plus the chat
+/// page's import map by its hash (no other inline script, no `eval`, no
+/// event-handler attributes); `'wasm-unsafe-eval'` because hash-wasm
+/// compiles its Argon2 from bytes (`WebAssembly.compile`), which
+/// `script-src` blocks without it; nothing may frame the page, change its
+/// base URL or submit its forms anywhere; no plugins.
+///
+/// `connect-src` names the broker's own WebSocket origin: a page served
+/// here connects back to the host and port it was loaded from, with `ws:`
+/// (or `wss:` on a `wss_listen` listener). CSP Level 3 lets `'self'` match
+/// that, but not every browser does, so the source is spelled out from the
+/// request's `Host`. `Host` is the browser's own (a page cannot set it);
+/// one that is not `host[:port]` (a DNS name, an IPv4 address or a
+/// bracketed IPv6 one) is left out rather than copied into the header,
+/// leaving `'self'`.
+pub(crate) fn content_security_policy(host: Option<&str>, tls: bool) -> String {
+    let mut connect = String::from("'self'");
+    if let Some(host) = host.and_then(checked_host) {
+        let scheme = if tls { "wss" } else { "ws" };
+        let _ = write!(connect, " {scheme}://{host}");
+    }
+    format!(
+        "default-src 'none'; script-src 'self' 'wasm-unsafe-eval' 'sha256-{IMPORT_MAP_SHA256}'; \
+         style-src 'self'; img-src 'self'; connect-src {connect}; base-uri 'none'; \
+         form-action 'none'; frame-ancestors 'none'; object-src 'none'"
+    )
+}
+
+/// `host` lowercased if it is `name[:port]` with `name` a DNS name or
+/// IPv4 address (letters, digits, `-`, `.`) or `[an IPv6 address]`, and
+/// `port` 1–65535; anything else (a `;`, a space, a comma would add to
+/// the policy) is `None`.
+fn checked_host(host: &str) -> Option<String> {
+    let host = host.trim().to_ascii_lowercase();
+    let (name, port) = if let Some(v6) = host.strip_prefix('[') {
+        let (addr, rest) = v6.split_once(']')?;
+        addr.parse::<std::net::Ipv6Addr>().ok()?;
+        let port = if rest.is_empty() {
+            None
+        } else {
+            Some(rest.strip_prefix(':')?)
+        };
+        (&host[..addr.len() + 2], port)
+    } else {
+        match host.split_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (host.as_str(), None),
+        }
+    };
+    let dns = |n: &str| {
+        !n.is_empty()
+            && n.len() <= 253
+            && n.split('.').all(|label| {
+                !label.is_empty()
+                    && label.len() <= 63
+                    && label
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            })
+    };
+    if !name.starts_with('[') && !dns(name) {
+        return None;
+    }
+    if let Some(port) = port {
+        let digits =
+            !port.is_empty() && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit());
+        if !digits || !port.parse::<u16>().is_ok_and(|p| p > 0) {
+            return None;
+        }
+    }
+    Some(host)
+}
+
 /// Answer a plain GET or HEAD with a file from `root`, or 404. Paths are
 /// percent-decoded, may not climb out of `root` (no `..`, no symbolic link
-/// leading outside), hide dotfiles, and map a directory to its
-/// `index.html` (redirecting `/dir` to `/dir/` so relative links work; the
-/// redirect is built from the checked path, so it never leaves the origin).
+/// leading outside), hide dotfiles and `node_modules`, and map a directory
+/// to its `index.html` (redirecting `/dir` to `/dir/` so relative links
+/// work; the redirect is built from the checked path, so it never leaves
+/// the origin). Every answer carries [`content_security_policy`] for the
+/// request's `Host`; `tls`: the listener is `wss_listen`.
 pub(crate) async fn serve_file<S: AsyncWrite + Unpin>(
     stream: &mut S,
     root: &Path,
     req: &Request,
+    tls: bool,
 ) -> io::Result<()> {
+    let csp = content_security_policy(req.header("host").as_deref(), tls);
+    let headers = format!(
+        "Content-Security-Policy: {csp}\r\nX-Content-Type-Options: nosniff\r\n\
+         Referrer-Policy: no-referrer"
+    );
+    let not_found = format!("{headers}\r\nCache-Control: no-cache");
     if req.method != "GET" && req.method != "HEAD" {
+        let allow = format!("Allow: GET, HEAD\r\n{headers}");
         return respond(
             stream,
             405,
             "Method Not Allowed",
-            Some("Allow: GET, HEAD"),
+            Some(&allow),
             "GET or HEAD only",
         )
         .await;
     }
     let path = req.target.split(['?', '#']).next().unwrap_or("");
     let Some(relative) = safe_relative(path) else {
-        return respond(stream, 404, "Not Found", None, "not found").await;
+        return respond(stream, 404, "Not Found", Some(&not_found), "not found").await;
     };
     let Some((file, redirect)) = resolve(root, &relative, path.ends_with('/')).await else {
-        return respond(stream, 404, "Not Found", None, "not found").await;
+        return respond(stream, 404, "Not Found", Some(&not_found), "not found").await;
     };
     if redirect {
         let location = directory_url(&relative);
         let head = format!(
-            "HTTP/1.1 301 Moved Permanently\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            "HTTP/1.1 301 Moved Permanently\r\nLocation: {location}\r\nContent-Length: 0\r\n\
+             {headers}\r\nConnection: close\r\n\r\n"
         );
         stream.write_all(head.as_bytes()).await?;
         stream.flush().await?;
@@ -379,15 +468,15 @@ pub(crate) async fn serve_file<S: AsyncWrite + Unpin>(
     }
     let mut f = match tokio::fs::File::open(&file).await {
         Ok(f) => f,
-        Err(_) => return respond(stream, 404, "Not Found", None, "not found").await,
+        Err(_) => return respond(stream, 404, "Not Found", Some(&not_found), "not found").await,
     };
     let len = f.metadata().await?.len();
     if len > MAX_FILE {
-        return respond(stream, 404, "Not Found", None, "not found").await;
+        return respond(stream, 404, "Not Found", Some(&not_found), "not found").await;
     }
     let head = format!(
         "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {len}\r\nCache-Control: no-cache\r\n\
-         X-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n",
+         {headers}\r\nConnection: close\r\n\r\n",
         content_type(&file)
     );
     stream.write_all(head.as_bytes()).await?;
@@ -400,8 +489,15 @@ pub(crate) async fn serve_file<S: AsyncWrite + Unpin>(
 }
 
 /// The percent-decoded path segments of `path`, or `None` if it could
-/// name something outside the root or hidden (`..`, dotfiles, NUL,
-/// backslashes, invalid UTF-8).
+/// name something outside the root or hidden (`..`, dotfiles,
+/// `node_modules`, NUL, backslashes, invalid UTF-8).
+///
+/// `node_modules` is hidden because a `web_root` that is a package
+/// directory (`js/`) would otherwise serve every installed package — the
+/// test runner, the type checker, a browser driver — and under `script-src
+/// 'self'` each of those files is a script an injected `<script src>` may
+/// load. Pages load vendored copies instead (`npm run vendor`). Compared
+/// without case: on a case-insensitive file system `NODE_MODULES` opens it.
 fn safe_relative(path: &str) -> Option<PathBuf> {
     let path = path.strip_prefix('/')?;
     let decoded = percent_decode(path)?;
@@ -410,7 +506,10 @@ fn safe_relative(path: &str) -> Option<PathBuf> {
         if seg.is_empty() || seg == "." {
             continue;
         }
-        if seg.starts_with('.') || seg.contains(['\\', '\0']) {
+        if seg.starts_with('.')
+            || seg.contains(['\\', '\0'])
+            || seg.eq_ignore_ascii_case("node_modules")
+        {
             return None;
         }
         out.push(seg);
@@ -558,9 +657,81 @@ mod tests {
             "/a%00",
             "/%zz",
             "relative",
+            "/node_modules/hash-wasm/dist/index.esm.js",
+            "/a/Node_Modules/x.js",
+            "/%6eode_modules/x.js",
         ] {
             assert_eq!(safe_relative(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn the_policy_names_the_hosts_own_websocket_origin_and_nothing_injected() {
+        let csp = content_security_policy(Some("127.0.0.1:9094"), false);
+        assert!(
+            csp.contains("; connect-src 'self' ws://127.0.0.1:9094;"),
+            "{csp}"
+        );
+        for directive in [
+            "default-src 'none'",
+            "script-src 'self' 'wasm-unsafe-eval' 'sha256-",
+            "frame-ancestors 'none'",
+            "base-uri 'none'",
+            "form-action 'none'",
+            "object-src 'none'",
+        ] {
+            assert!(csp.contains(directive), "{directive}: {csp}");
+        }
+        assert!(!csp.contains("unsafe-inline") && !csp.contains("'unsafe-eval'"));
+        let wss = content_security_policy(Some("Chat.Example.COM"), true);
+        assert!(
+            wss.contains("connect-src 'self' wss://chat.example.com;"),
+            "{wss}"
+        );
+        let v6 = content_security_policy(Some("[::1]:8080"), false);
+        assert!(v6.contains("connect-src 'self' ws://[::1]:8080;"), "{v6}");
+        for bad in [
+            "evil; script-src *",
+            "a b",
+            "a,b",
+            "x:0",
+            "x:65536",
+            "x:",
+            "[::1",
+            "[::1]x",
+            "[zz]:1",
+            "a..b",
+            "",
+            "*",
+            "host/path",
+        ] {
+            let csp = content_security_policy(Some(bad), false);
+            assert!(csp.contains("connect-src 'self'; "), "{bad:?}: {csp}");
+        }
+        assert!(content_security_policy(None, false).contains("connect-src 'self'; "));
+    }
+
+    #[test]
+    fn a_hash_names_the_chat_pages_import_map() {
+        let page =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../js/examples/chat/index.html");
+        let html = std::fs::read_to_string(&page).expect("the chat page is in the repository");
+        let open = r#"<script type="importmap">"#;
+        let start = html.find(open).expect("the page has an import map") + open.len();
+        let len = html[start..].find("</script>").expect("a closed script");
+        let digest =
+            ring::digest::digest(&ring::digest::SHA256, &html.as_bytes()[start..start + len]);
+        assert_eq!(
+            B64.encode(digest),
+            IMPORT_MAP_SHA256,
+            "the import map in {} changed: set IMPORT_MAP_SHA256 to its hash",
+            page.display()
+        );
+        assert_eq!(
+            html.matches("<script").count(),
+            2,
+            "one inline script (the import map) and app.js"
+        );
     }
 
     #[test]

@@ -33,11 +33,27 @@ const MAX_GROUP = 16;
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 /**
- * The broker's WebSocket: always the page's own host (the broker serves the
- * page from `web_root`). No URL parameter may point it elsewhere: a link to
- * this page naming another broker would hand that broker who talks to whom.
+ * The broker's WebSocket: the page's own host (the broker serves the page
+ * from `web_root`), unless the deployed page names another in
+ * `<meta name="hermitmq-broker" content="wss://broker.example.com">` (a page
+ * with an origin of its own, docs/OPERATIONS.md; its Content-Security-Policy
+ * `connect-src` must name the same broker). No URL parameter may point it
+ * elsewhere: a link to this page naming another broker would hand that broker
+ * who talks to whom.
  */
-const WS_URL = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}`;
+const WS_URL = brokerUrl();
+
+/** @returns {string} */
+function brokerUrl() {
+  const own = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}`;
+  const named = document.querySelector('meta[name="hermitmq-broker"]')?.getAttribute('content');
+  if (!named) return own;
+  const url = new URL(named);
+  if ((url.protocol !== 'wss:' && url.protocol !== 'ws:') || url.pathname !== '/' || url.search || url.hash || url.username) {
+    throw new Error(`<meta name="hermitmq-broker"> must be ws(s)://host[:port], not ${named}`);
+  }
+  return `${url.protocol}//${url.host}`;
+}
 
 /**
  * @typedef {{ name: string, key: PublicKey, fp: string }} Contact
@@ -138,6 +154,7 @@ async function init() {
       const identity = await Identity.generate();
       const file = await KeyFile.wrap(identity, password);
       await store.put('identity', { armor: file.toArmor(), name });
+      await store.unlockStorage(password, file.kdfParams());
       await start(identity, name, file);
     });
   });
@@ -151,6 +168,7 @@ async function init() {
       const file = await KeyFile.fromArmor(armor.trim() + '\n');
       const identity = await file.unlock(password);
       await store.put('identity', { armor: file.toArmor(), name });
+      await store.unlockStorage(password, file.kdfParams());
       await start(identity, name, file);
     });
   });
@@ -161,6 +179,8 @@ async function init() {
       const password = /** @type {HTMLInputElement} */ ($('unlock-password')).value;
       const file = await KeyFile.fromArmor(saved.armor);
       const identity = await file.unlock(password);
+      // The same password opens the key that encrypts the stored messages.
+      await store.unlockStorage(password, file.kdfParams());
       await start(identity, saved.name, file);
     });
   });
@@ -201,8 +221,11 @@ async function start(identity, name, file) {
   for (const c of state.contacts.values()) addConversation(contactConversation(c));
   for (const g of state.groups.values()) addConversation(groupConversation(g));
   renderMemberChoices();
-  const old = (await store.allMessages()).sort((a, b) => a.ts - b.ts);
-  for (const m of old) renderMessage(m);
+  const { messages: old, unreadable } = await store.allMessages();
+  for (const m of old.sort((a, b) => a.ts - b.ts)) renderMessage(m);
+  if (unreadable.length > 0) {
+    showError('Stored messages do not open', new Error(`${unreadable.length} stored record(s) were modified or moved (${unreadable.slice(0, 3).join(', ')}); they are not shown`));
+  }
 
   setStatus('connecting', `connecting to ${WS_URL}…`);
   const client = await connect(WS_URL, { identity });
