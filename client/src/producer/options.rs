@@ -9,7 +9,12 @@ use hermit_protocol::Ack;
 pub struct ProducerOptions {
     /// When the broker acknowledges: [`Ack::Durable`] (after an fsync covers
     /// the batch) or [`Ack::Written`] (after the write). A broker running
-    /// `fsync = never` refuses durable produces with `NotDurable`. Default `Durable`.
+    /// `fsync = never` refuses durable produces with `NotDurable`, and so
+    /// does the NATS transport unless its URL says the servers sync every
+    /// write ([`NatsOptions::servers_sync_every_write`]; `docs/SCALE-OUT.md`
+    /// §4.1). Default `Durable`.
+    ///
+    /// [`NatsOptions::servers_sync_every_write`]: crate::NatsOptions::servers_sync_every_write
     pub ack: Ack,
     /// How long a batch waits for more records before it is sent. Default 5 ms
     /// (the original client used 100 ms).

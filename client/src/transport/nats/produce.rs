@@ -7,7 +7,7 @@ use async_nats::HeaderMap;
 use async_nats::jetstream;
 use async_nats::jetstream::context::{Publish, PublishError, PublishErrorKind};
 use bytes::Bytes;
-use hermit_protocol::Status;
+use hermit_protocol::{Ack, Status};
 use tokio::sync::OwnedSemaphorePermit;
 
 use super::message;
@@ -32,6 +32,8 @@ impl NatsLink {
         permit: OwnedSemaphorePermit,
     ) -> Result<(), ClientError> {
         let n = &self.nats;
+        // Before anything else: a refused batch creates no topic either.
+        n.check_ack(partition.ack)?;
         let part = n.partition(&partition.topic, partition.partition).await?;
         let out = message::outgoing(batch)?;
         let count = out.count;
@@ -81,9 +83,11 @@ impl Nats {
         &self,
         topic: &str,
         partition: u32,
+        ack: Ack,
         batch: Bytes,
     ) -> Result<u64, ClientError> {
         topic_name(topic)?;
+        self.check_ack(ack)?;
         let topic: Arc<str> = Arc::from(topic);
         let part = self.partition(&topic, partition).await?;
         let out = message::outgoing(&batch)?;
@@ -111,6 +115,33 @@ impl Nats {
             Reply::Produce { base_offset } => Ok(base_offset),
             _ => unreachable!("publish_result answers Produce"),
         }
+    }
+
+    /// Whether a produce asking for `ack` may be sent. JetStream's publish
+    /// ack means "stored" (on a quorum of replicas), not "fsynced": a file
+    /// store syncs every `sync_interval` (2 minutes by default), and what
+    /// the servers run is invisible to a client. So a durable ack is given
+    /// only on the operator's word ([`NatsOptions::servers_sync_every_write`])
+    /// and is otherwise refused with `NotDurable` — the broker's answer when
+    /// it runs `fsync = never` — rather than claimed.
+    ///
+    /// [`NatsOptions::servers_sync_every_write`]: crate::NatsOptions::servers_sync_every_write
+    pub(super) fn check_ack(&self, ack: Ack) -> Result<(), ClientError> {
+        if ack == Ack::Durable && !self.opts.servers_sync_every_write {
+            return Err(ClientError::Broker {
+                status: Status::NotDurable,
+                message: format!(
+                    "{}: a durable ack was asked for, but a NATS JetStream server acknowledges \
+                     a publish before it syncs it to disk (every 2 minutes unless it runs \
+                     `jetstream {{ sync_interval: always }}`), and a client cannot see which: \
+                     add servers_sync_every_write=true to the nats:// URL if every server \
+                     runs sync_interval: always, or ask for written acks (Ack::Written, \
+                     --ack written)",
+                    self.url
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// A publish ack as the producer's answer: the batch's base offset.

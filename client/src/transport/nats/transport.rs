@@ -63,6 +63,9 @@ pub(crate) struct Nats {
 pub(crate) struct NatsPartition {
     pub(super) topic: Arc<str>,
     pub(super) partition: u32,
+    /// The producer's ack level: a durable one is refused per batch unless
+    /// the servers sync every write ([`Nats::check_ack`]).
+    pub(super) ack: Ack,
 }
 
 /// What the producer's sender task sends on: the transport at one
@@ -220,10 +223,10 @@ impl Transport for Arc<Nats> {
         &self,
         topic: &str,
         partition: u32,
-        _ack: Ack,
+        ack: Ack,
         batch: Bytes,
     ) -> Result<u64, ClientError> {
-        self.produce_batch(topic, partition, batch).await
+        self.produce_batch(topic, partition, ack, batch).await
     }
 
     async fn fetch(
@@ -246,11 +249,12 @@ impl Transport for Arc<Nats> {
         &self,
         topic: &Arc<str>,
         partition: u32,
-        _ack: Ack,
+        ack: Ack,
     ) -> Result<NatsPartition, ClientError> {
         Ok(NatsPartition {
             topic: topic.clone(),
             partition,
+            ack,
         })
     }
 
@@ -288,7 +292,8 @@ impl BatchLink for NatsLink {
             .map_err(|e| {
                 if matches!(e, ClientError::RequestTooLarge { .. }) || !e.is_retriable() {
                     // Refused before sending (unknown topic or partition
-                    // with auto-create off, a batch NATS cannot carry).
+                    // with auto-create off, a batch NATS cannot carry, a
+                    // durable ack the servers are not known to give).
                     SubmitError::Refused(e)
                 } else {
                     // The NATS client reconnects by itself: asking for a
