@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use hermit_client::crypto::Identity;
-use hermit_client::{Client, ClientCert, ClientOptions, NatsCredentials};
+use hermit_client::{Client, ClientCert, ClientOptions, NatsCredentials, StateDir};
 use zeroize::Zeroizing;
 
 use crate::exit::{ExitClass, USAGE, client_error};
@@ -49,6 +49,12 @@ pub struct BrokerAddr {
     /// the environment, never from the command line).
     #[command(flatten)]
     pub nats: NatsAuthArgs,
+    /// The client state directory (mode 0700, one process at a time): the
+    /// broker ids pinned per name and port (`known-brokers`) [default with
+    /// an identity: $XDG_STATE_HOME/hermitmq/<fingerprint>, else
+    /// ~/.local/state/hermitmq/<fingerprint>; without one: none].
+    #[arg(long, env = "HERMIT_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
 }
 
 /// The environment variable a script may put the NATS password itself in
@@ -177,11 +183,27 @@ impl BrokerAddr {
                 _ => None,
             },
             nats_credentials: self.nats.credentials()?,
+            state_dir: self.state_dir(identity)?,
             ..ClientOptions::default()
         };
         Client::connect(self.broker.clone(), options)
             .await
             .map_err(client_error)
+    }
+}
+
+impl BrokerAddr {
+    /// The state directory to pin brokers in: `--state-dir` /
+    /// `HERMIT_STATE_DIR`, else the identity's default, else none.
+    fn state_dir(&self, identity: Option<&Identity>) -> anyhow::Result<Option<Arc<StateDir>>> {
+        let path = match (&self.state_dir, identity) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(id)) => StateDir::default_path(id)?,
+            (None, None) => return Ok(None),
+        };
+        let dir = StateDir::open(&path)
+            .with_context(|| format!("cannot use the state directory {}", path.display()))?;
+        Ok(Some(Arc::new(dir)))
     }
 }
 

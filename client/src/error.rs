@@ -78,6 +78,31 @@ pub enum ClientError {
         /// The broker's message.
         message: String,
     },
+    /// The broker at a dialled name and port presented another broker id
+    /// than the one pinned for it in the `known-brokers` file of the client
+    /// state directory: a different broker (a new data directory, or a
+    /// substitute under the same name). Refused before anything is signed
+    /// or sent. Not retriable.
+    #[error(
+        "the broker at {addr} presented broker id {presented}, but {} pins {pinned} for it: \
+         it is not the broker this client knew there. If that broker was replaced on purpose \
+         (a new data directory), remove its line from that file; otherwise do not use it",
+        file.display()
+    )]
+    BrokerChanged {
+        /// The dialled address.
+        addr: String,
+        /// The pinned id, hex.
+        pinned: String,
+        /// The id the broker presented, hex.
+        presented: String,
+        /// The `known-brokers` file holding the pin.
+        file: std::path::PathBuf,
+    },
+    /// The client state directory's `known-brokers` file cannot be read or
+    /// written. Not retriable.
+    #[error("cannot use the pins of known brokers: {0}")]
+    KnownBrokers(#[source] Arc<crate::local::KnownBrokersError>),
     /// The broker requires authentication (protocol version 3) and the
     /// client has no identity ([`crate::ClientOptions::identity`]). Not retriable.
     #[error("the broker at {addr} requires authentication: give an identity (--identity)")]
@@ -190,6 +215,7 @@ impl ClientError {
             self,
             ClientError::AuthRequired { .. }
                 | ClientError::AuthFailed { .. }
+                | ClientError::BrokerChanged { .. }
                 | ClientError::Broker {
                     status: Status::Unauthorized,
                     ..

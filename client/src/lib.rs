@@ -50,6 +50,7 @@ pub mod consumer;
 pub mod crypto;
 pub mod error;
 mod fxhash;
+pub mod local;
 mod lock;
 pub mod options;
 pub mod partitioner;
@@ -66,6 +67,7 @@ pub use hermit_protocol::frame::{
     MAX_LIST_LIMIT, PartitionMetadata, TopicMetadata, TopicPage, TopicSettings,
 };
 pub use hermit_protocol::{Ack, Cleanup, Status};
+pub use local::{KnownBrokers, StateDir};
 pub use options::{ClientCert, ClientOptions};
 pub use producer::{Delivered, Delivery, Producer, ProducerOptions};
 pub use records::{FetchResponse, Record, Records};

@@ -10,6 +10,7 @@ use hermit_protocol::topic::{TopicName, validate_group};
 
 use crate::crypto::Identity;
 use crate::error::ClientError;
+use crate::local::StateDir;
 use crate::transport::endpoint::NatsCredentials;
 
 /// Connection settings. Each field's doc ends with its default.
@@ -68,6 +69,13 @@ pub struct ClientOptions {
     /// refuses with [`ClientError::AuthFailed`]. Not used over HermitMQ
     /// (its principals are [`ClientOptions::identity`] keys). Default `None`.
     pub nats_credentials: Option<NatsCredentials>,
+    /// The client state directory of the identity ([`StateDir`]): with one,
+    /// every HermitMQ connection checks the broker id against the pin kept
+    /// for the dialled name and port in its `known-brokers` file, refuses
+    /// a changed one with [`ClientError::BrokerChanged`](crate::ClientError::BrokerChanged)
+    /// before signing anything, and pins the id on first contact. Without
+    /// one, nothing is pinned. Default `None`.
+    pub state_dir: Option<Arc<StateDir>>,
 }
 
 /// A client certificate for mutual TLS: two PEM files.
@@ -97,6 +105,7 @@ impl std::fmt::Debug for ClientOptions {
             .field("tls_client_cert", &self.tls_client_cert)
             // Its own Debug shows the kind and the user, never the secret.
             .field("nats_credentials", &self.nats_credentials)
+            .field("state_dir", &self.state_dir.as_ref().map(|d| d.path()))
             .finish()
     }
 }
@@ -114,6 +123,7 @@ impl Default for ClientOptions {
             tls_ca: None,
             tls_client_cert: None,
             nats_credentials: None,
+            state_dir: None,
         }
     }
 }

@@ -55,6 +55,20 @@ pub fn hermit_bin() -> PathBuf {
     .clone()
 }
 
+/// Where the `hermit` commands of this test process keep their client
+/// state directories (`XDG_STATE_HOME`, one directory per identity under
+/// it): a directory of this process under the system's temporary
+/// directory, never the user's own. A test that needs its own sets
+/// `HERMIT_STATE_DIR`.
+pub fn state_home() -> &'static Path {
+    static HOME: OnceLock<PathBuf> = OnceLock::new();
+    HOME.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("hermit-e2e-state-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a state home for the tests");
+        dir
+    })
+}
+
 /// Run `hermit args…` with `stdin` and extra environment; wait for it.
 pub fn run_hermit(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
     run(args, stdin, env, false)
@@ -75,6 +89,7 @@ fn run(args: &[&str], stdin: &[u8], env: &[(&str, &str)], without_tty: bool) -> 
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    cmd.env("XDG_STATE_HOME", state_home());
     if without_tty {
         use std::os::unix::process::CommandExt;
         cmd.env_remove("HERMIT_PASSWORD");
@@ -181,6 +196,7 @@ pub fn path_str(p: &Path) -> &str {
 /// stderr and no stdin.
 pub fn spawn_hermit(args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
     let mut cmd = Command::new(hermit_bin());
+    cmd.env("XDG_STATE_HOME", state_home());
     cmd.args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

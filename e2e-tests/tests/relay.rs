@@ -301,3 +301,89 @@ fn a_relayed_authenticate_is_refused_over_tcp_and_tls_for_the_sdk_and_the_cli() 
     assert!(log.contains("relay"), "the broker logs why: {log}");
     assert_eq!(broker.terminate().unwrap().code(), Some(0));
 }
+
+#[test]
+fn a_pinned_client_refuses_a_changed_broker_id_before_signing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (key, key_pub) = keygen(dir.path(), "alice");
+    let config = dir.path().join("hermit.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "auth = \"required\"\nadmins = [\"{}\"]\n",
+            fingerprint(&key_pub)
+        ),
+    )
+    .unwrap();
+    let state = dir.path().join("state");
+    let env = [
+        ("HERMIT_PASSWORD", PASSWORD),
+        ("HERMIT_STATE_DIR", path_str(&state)),
+    ];
+    let listen = format!("127.0.0.1:{}", free_port());
+    let list = || {
+        run_hermit(
+            &[
+                "topics",
+                "list",
+                "--broker",
+                &listen,
+                "--identity",
+                path_str(&key),
+            ],
+            b"",
+            &env,
+        )
+    };
+    let start = |data: &str| {
+        start_broker(
+            &dir.path().join(data),
+            &listen,
+            &["--config", path_str(&config)],
+        )
+    };
+
+    // First contact pins the broker id; the same broker again is fine.
+    let first = start("data-a");
+    assert_ok(&list());
+    assert_ok(&list());
+    let pins = std::fs::read_to_string(state.join("known-brokers")).unwrap();
+    let port = listen.rsplit_once(':').unwrap().1;
+    assert!(pins.contains(&format!("127.0.0.1 {port} ")), "{pins}");
+    // (The broker logs every Authenticate it sees: the check below can fail.)
+    let log = first.stderr().join("\n");
+    assert!(log.contains("authenticated"), "{log}");
+    assert_eq!(first.terminate().unwrap().code(), Some(0));
+
+    // Another broker (another data directory) at the same name and port.
+    let second = start("data-b");
+    let out = list();
+    assert_code(&out, 4);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("broker id") && err.contains(path_str(&state.join("known-brokers"))),
+        "{err}"
+    );
+    // The SDK with the same state directory refuses it too (the CLI has
+    // let go of the directory).
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let id = Arc::new(Identity::generate().unwrap());
+    let options = ClientOptions {
+        identity: Some(id),
+        state_dir: Some(Arc::new(hermit_client::StateDir::open(&state).unwrap())),
+        ..ClientOptions::default()
+    };
+    let e = rt
+        .block_on(Client::connect(listen.clone(), options.clone()))
+        .expect_err("a changed broker id");
+    assert!(matches!(e, ClientError::BrokerChanged { .. }), "{e}");
+    // Nothing was signed for the substitute: it never saw an Authenticate.
+    let log = second.stderr().join("\n");
+    assert!(!log.contains("authenticat"), "{log}");
+
+    // Removing the pin (the broker was replaced on purpose) lets it in.
+    drop(options);
+    std::fs::write(state.join("known-brokers"), "").unwrap();
+    assert_ok(&list());
+    assert_eq!(second.terminate().unwrap().code(), Some(0));
+}

@@ -13,7 +13,8 @@ use hermit_protocol::frame::{
 };
 use hermit_protocol::header::ResponseHeader;
 use hermit_protocol::hello::{
-    BROKER_HELLO_V3_LEN, BrokerFlags, BrokerHello, HELLO_LEN, Hello, PROTOCOL_VERSION, VERSION_3,
+    BROKER_HELLO_V3_LEN, BROKER_ID_LEN, BrokerFlags, BrokerHello, HELLO_LEN, Hello,
+    PROTOCOL_VERSION, VERSION_3,
 };
 use hermit_protocol::{Request, Status, WireError};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -22,6 +23,7 @@ use tokio::net::TcpStream;
 use super::connection::{Conn, Handshake, READ_CHUNK, Stream};
 use crate::crypto::{Fingerprint, Identity};
 use crate::error::ClientError;
+use crate::local::{KnownBrokers, Pin};
 
 /// What opening a connection needs besides the address, fixed for the
 /// life of a [`crate::Client`].
@@ -34,6 +36,9 @@ pub(crate) struct OpenOptions {
     pub(crate) tls: Option<TlsTarget>,
     /// Signs each connection's nonce when the broker asks for authentication.
     pub(crate) identity: Option<Arc<Identity>>,
+    /// The pins of the client state directory: the broker id is checked
+    /// against them before anything is signed, and pinned on first contact.
+    pub(crate) known_brokers: Option<Arc<KnownBrokers>>,
 }
 
 /// Where a `hermits://` connection goes: the configuration and the server
@@ -161,6 +166,11 @@ where
         .await
         .map_err(io_err)?;
     let broker = BrokerHello::decode(&buf)?;
+    // Before anything is signed: is this the broker this name and port had?
+    let new_pin = match &opts.known_brokers {
+        Some(known) => check_pin(known, addr, &broker.broker_id)?,
+        None => None,
+    };
     let leftover = match auth_plan(broker.flags, opts.identity.as_deref(), addr)? {
         None => BytesMut::new(),
         Some(identity) => {
@@ -172,10 +182,49 @@ where
             authenticate(stream, addr, &proof, opts.max_response).await?
         }
     };
+    if let (Some(known), Some((name, port))) = (&opts.known_brokers, new_pin) {
+        known
+            .pin(&name, port, &broker.broker_id)
+            .map_err(|e| ClientError::KnownBrokers(Arc::new(e)))?;
+    }
     Ok(Handshake {
         max_frame: broker.max_frame,
         leftover,
     })
+}
+
+/// Check the broker id a hello presented against the pin for the host and
+/// port of `addr`: `Some((name, port))` when nothing is pinned yet (to pin
+/// once the handshake succeeds), `None` when it matches (or `addr` has no
+/// port to pin by), [`ClientError::BrokerChanged`] when another id is.
+fn check_pin(
+    known: &KnownBrokers,
+    addr: &str,
+    id: &[u8; BROKER_ID_LEN],
+) -> Result<Option<(DialledName, u16)>, ClientError> {
+    let Some(port) = addr
+        .rsplit_once(':')
+        .and_then(|(_, p)| p.parse::<u16>().ok())
+    else {
+        return Ok(None);
+    };
+    let Ok(name) = DialledName::of_address(addr) else {
+        return Ok(None);
+    };
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    match known.check(&name, port, id) {
+        Pin::Matches => Ok(None),
+        Pin::New => Ok(Some((name, port))),
+        Pin::Differs(pinned) => {
+            tracing::warn!(target: "audit", addr, pinned = %hex(&pinned), presented = %hex(id), "a pinned broker presented another broker id");
+            Err(ClientError::BrokerChanged {
+                addr: addr.to_owned(),
+                pinned: hex(&pinned),
+                presented: hex(id),
+                file: known.path(),
+            })
+        }
+    }
 }
 
 /// Whether to authenticate on a connection whose broker hello says `flags`:
@@ -321,6 +370,7 @@ mod tests {
             max_response: 1 << 20,
             tls: None,
             identity,
+            known_brokers: None,
         }
     }
 

@@ -105,12 +105,20 @@ impl Hermit {
         } else {
             None
         };
+        let known_brokers = match &options.state_dir {
+            Some(dir) => Some(
+                dir.known_brokers()
+                    .map_err(|e| ClientError::KnownBrokers(Arc::new(e)))?,
+            ),
+            None => None,
+        };
         let open = handshake::OpenOptions {
             connect_timeout: options.connect_timeout,
             request_timeout: options.request_timeout,
             max_response: options.max_response_bytes,
             tls,
             identity: options.identity.clone(),
+            known_brokers,
         };
         let h = Hermit {
             addr,
