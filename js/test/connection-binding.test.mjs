@@ -9,7 +9,7 @@ import { Identity } from '../src/crypto/identity.js';
 import { toHex } from '../src/bytes.js';
 import { Op } from '../src/protocol/frame.js';
 import { BrokerFlags } from '../src/protocol/hello.js';
-import { fakeBroker, loopbackLookup, parseAuthenticate, verifiesBound } from './helpers/fake-broker.mjs';
+import { fakeBroker, loopbackLookup, parseAuthenticate, spyIdentity, verifiesBound } from './helpers/fake-broker.mjs';
 import { testCertificates } from './helpers/tls.mjs';
 
 const certs = await testCertificates(['broker.test']);
@@ -63,15 +63,13 @@ test('over wss: (TLS 1.3) the proof carries this TLS connection exporter value',
 test('a server that offers only TLS 1.2 gets no proof: the client offers TLS 1.3 only, whatever wsOptions say', async (t) => {
   const broker = await tlsBroker({ maxVersion: 'TLSv1.2' });
   t.after(() => broker.close());
-  let signed = 0;
-  const identity = await Identity.generate();
-  const spy = { spki: () => identity.spki(), signAuthBound: (/** @type {[Uint8Array, Uint8Array, string, Uint8Array]} */ ...args) => { signed++; return identity.signAuthBound(...args); } };
+  const spy = await spyIdentity();
   for (const wsOptions of [{}, { minVersion: 'TLSv1.2' }]) {
     await assert.rejects(
       connect(broker.url, { identity: spy, wsOptions: { ca: certs.ca, lookup: loopbackLookup, ...wsOptions } }),
       (/** @type {any} */ e) => e.code === 'Connect' && /version/i.test(e.message),
     );
   }
-  assert.equal(signed, 0);
+  assert.equal(spy.signed, 0);
   assert.equal(broker.proofs.length, 0);
 });

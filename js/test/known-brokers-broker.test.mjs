@@ -18,9 +18,8 @@ import { toHex } from '../src/bytes.js';
 import { connect } from '../src/client/connection.js';
 import { BrokerIdChanged } from '../src/client/known-brokers.js';
 import { KnownBrokersFile } from '../src/client/known-brokers-file.js';
-import { Identity } from '../src/crypto/identity.js';
 import { startBroker } from './helpers/broker.mjs';
-import { loopbackLookup } from './helpers/fake-broker.mjs';
+import { loopbackLookup, spyIdentity } from './helpers/fake-broker.mjs';
 import { startRelay } from './helpers/relay.mjs';
 
 const CONFIG = `auth = "required"
@@ -39,15 +38,8 @@ test('a substitute broker under a pinned name is refused with nothing signed; re
   t.after(() => rm(state, { recursive: true, force: true }));
   const knownBrokers = await KnownBrokersFile.open(join(state, 'client'));
 
-  const identity = await Identity.generate();
-  const spy = {
-    signed: 0,
-    spki: () => identity.spki(),
-    signAuthBound: (/** @type {[Uint8Array, Uint8Array, string, Uint8Array]} */ ...args) => {
-      spy.signed++;
-      return identity.signAuthBound(...args);
-    },
-  };
+  const spy = await spyIdentity();
+  const { identity } = spy;
   const url = `ws://broker.test:${relay.port}/`;
   const opts = { identity: spy, knownBrokers, wsOptions: { lookup: loopbackLookup } };
 

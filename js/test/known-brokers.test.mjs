@@ -13,7 +13,7 @@ import { KnownBrokersError, KnownBrokersFile } from '../src/client/known-brokers
 import { Identity } from '../src/crypto/identity.js';
 import { Op } from '../src/protocol/frame.js';
 import { BrokerFlags } from '../src/protocol/hello.js';
-import { fakeBroker, parseAuthenticate, verifiesBound } from './helpers/fake-broker.mjs';
+import { fakeBroker, parseAuthenticate, spyIdentity, verifiesBound } from './helpers/fake-broker.mjs';
 
 const ID_A = Uint8Array.from({ length: 16 }, (_, i) => 0xa0 + i);
 const ID_B = Uint8Array.from({ length: 16 }, (_, i) => 0xb0 + i);
@@ -111,7 +111,7 @@ test('a state directory or file its group or others may access is refused', { sk
 
 /**
  * A stand-in broker that requires authentication and checks proofs, with a
- * fixed broker id; `signed` counts what a spy identity signed.
+ * fixed broker id, counting the requests it gets.
  * @param {Uint8Array} brokerId
  */
 async function authBroker(brokerId) {
@@ -128,20 +128,6 @@ async function authBroker(brokerId) {
     },
   });
   return Object.assign(broker, { seen });
-}
-
-/** An identity that counts its signatures. */
-async function spyIdentity() {
-  const identity = await Identity.generate();
-  const spy = {
-    signed: 0,
-    spki: () => identity.spki(),
-    signAuthBound: (/** @type {[Uint8Array, Uint8Array, string, Uint8Array]} */ ...args) => {
-      spy.signed++;
-      return identity.signAuthBound(...args);
-    },
-  };
-  return spy;
 }
 
 test('connect pins the broker id on first use and refuses another one before signing anything', async (t) => {

@@ -63,7 +63,7 @@ test('the dialled name of a ws:/wss: URL is what Rust DialledName makes of the a
 });
 
 test('names no host has are refused, as Rust refuses them', () => {
-  for (const bad of ['.', '[]', '', 'fe80::1%eth0', 'bad name', 'bücher.example', 'a'.repeat(254), 'x/y']) {
+  for (const bad of ['.', '[]', '', 'fe80::1%eth0', 'bad name', 'bücher.example', 'a'.repeat(254), 'x/y', '1::]:80/#', '[::1]:9', '::g']) {
     assert.throws(() => dialledName(bad), (/** @type {any} */ e) => e.code === 'InvalidArgument' && e.message.includes('dialled name'), JSON.stringify(bad));
   }
   assert.equal(dialledName('a'.repeat(253)), 'a'.repeat(253));

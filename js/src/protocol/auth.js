@@ -107,6 +107,7 @@ export function dialledName(host) {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   const bad = (/** @type {string} */ why) => new ClientError('InvalidArgument', `invalid argument: the dialled name ${JSON.stringify(host)} ${why}`);
   if (bare.includes(':')) {
+    if (!/^[0-9A-Fa-f:.]+$/.test(bare)) throw bad('is not an IPv6 address (zones are not supported)');
     let canonical;
     try {
       // WHATWG URL's IPv6 serializer is RFC 5952's (as Rust's Display) but

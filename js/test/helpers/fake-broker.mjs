@@ -3,6 +3,7 @@
 // mid-request). Tests of real behaviour use helpers/broker.mjs.
 import { createServer } from 'node:https';
 import { WebSocketServer } from 'ws';
+import { Identity } from '../../src/crypto/identity.js';
 import { authTranscriptBound } from '../../src/protocol/auth.js';
 import { decodeResponse, encodeResponse, Op } from '../../src/protocol/frame.js';
 import { encodeBrokerHello } from '../../src/protocol/hello.js';
@@ -73,6 +74,24 @@ export async function fakeBroker(behaviour = {}) {
 export function loopbackLookup(_hostname, options, callback) {
   if (options?.all) callback(null, [{ address: '127.0.0.1', family: 4 }]);
   else callback(null, '127.0.0.1', 4);
+}
+
+/**
+ * A fresh identity that counts what it signs (`signed`): a test shows that
+ * a refused connect signed nothing.
+ */
+export async function spyIdentity() {
+  const identity = await Identity.generate();
+  const spy = {
+    identity,
+    signed: 0,
+    spki: () => identity.spki(),
+    signAuthBound: (/** @type {[Uint8Array, Uint8Array, string, Uint8Array]} */ ...args) => {
+      spy.signed++;
+      return identity.signAuthBound(...args);
+    },
+  };
+  return spy;
 }
 
 /**
