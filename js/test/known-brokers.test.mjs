@@ -71,13 +71,14 @@ test('a malformed line is an error naming the file and the line', async (t) => {
   const good = `broker.test 9094 ${toHex(ID_A)}`;
   const cases = [
     ['broker.test 9094', /found 2 fields/],
-    [`Broker.Test 9094 ${toHex(ID_A)}`, /not a dialled name/],
-    [`[::1] 9094 ${toHex(ID_A)}`, /not a dialled name/],
+    [`bad_name! 9094 ${toHex(ID_A)}`, /"bad_name!" is not a host name or address/],
+    [`fe80::1%eth0 9094 ${toHex(ID_A)}`, /not a host name or address/],
+    [`Broker.Test. 9094 ${toHex(ID_B)}`, /a second pin for broker\.test 9094 \(the first is on line 2\)/],
     [`broker.test 0 ${toHex(ID_A)}`, /port "0"/],
     [`broker.test 65536 ${toHex(ID_A)}`, /port "65536"/],
     [`broker.test +80 ${toHex(ID_A)}`, /port/],
-    [`broker.test 9094 ${toHex(ID_A).toUpperCase()}`, /32 lowercase hex/],
-    [`broker.test 9094 ${toHex(ID_A)}00`, /32 lowercase hex/],
+    [`broker.test 9094 ${toHex(ID_A).slice(1)}g`, /32 hex digits/],
+    [`broker.test 9094 ${toHex(ID_A)}00`, /32 hex digits/],
     [`broker.test 9094 ${toHex(ID_A)} extra`, /found 4 fields/],
     [good, /a second pin for broker\.test 9094 \(the first is on line 2\)/],
   ];
@@ -86,8 +87,18 @@ test('a malformed line is an error naming the file and the line', async (t) => {
     await assert.rejects(pins.get('x.test', 1), (/** @type {any} */ e) => e instanceof KnownBrokersError && e.kind === 'Malformed' && e.code === 'KnownBrokers'
       && e.line === 3 && e.path === pins.path && e.message.startsWith(`${pins.path} line 3: `) && /** @type {RegExp} */ (why).test(e.message), String(line));
   }
-  await writeFile(pins.path, Uint8Array.of(0x62, 0xff, 0x0a), { mode: 0o600 });
-  await assert.rejects(KnownBrokersFile.open(state), (/** @type {any} */ e) => e.kind === 'Malformed' && /not UTF-8/.test(e.message));
+  // Bytes that are not UTF-8 spoil only their line (as Rust reads it).
+  await writeFile(pins.path, Buffer.concat([Buffer.from('# caf\xe9\n', 'latin1'), Buffer.from(`${good}\nbroker\xff.test 1 ${toHex(ID_B)}\n`, 'latin1')]), { mode: 0o600 });
+  await assert.rejects(KnownBrokersFile.open(state), (/** @type {any} */ e) => e.kind === 'Malformed' && e.line === 3);
+});
+
+test('a line written by hand is read as the SDKs normalize it', async (t) => {
+  const { state } = await scratch(t);
+  const pins = await KnownBrokersFile.open(state);
+  await writeFile(pins.path, `Broker.Test. 9094 ${toHex(ID_A).toUpperCase()}\n[::1]\u00a09 ${toHex(ID_B)}\n`, { mode: 0o600 });
+  assert.deepEqual(await pins.get('broker.test', 9094), ID_A);
+  assert.deepEqual(await pins.get('::1', 9), ID_B);
+  await assert.rejects(pins.set('broker.test', 9094, ID_B), BrokerIdChanged);
 });
 
 test('a state directory or file its group or others may access is refused', { skip: process.platform === 'win32' }, async (t) => {

@@ -4,11 +4,12 @@
  * keep.
  *
  * Format: UTF-8 text, one pin per line — `<dialled name> <port> <broker id>`
- * (fields separated by spaces or tabs; the name normalized as
- * `dialledName` gives it, the port 1–65535 in decimal, the broker id 32
- * lowercase hex digits). Blank lines and lines starting with `#` are
- * ignored; any other line that does not parse, and a second line for the
- * same name and port, is an error naming the file and the line.
+ * (fields separated by white space; the name as `dialledName` writes it,
+ * the port 1–65535 in decimal, the broker id 32 lowercase hex digits; a
+ * name or id written otherwise by hand is read as normalized). Blank lines
+ * and lines starting with `#` are ignored; any other line that does not
+ * parse, and a second line for the same name and port, is an error naming
+ * the file and the line.
  *
  * Writes replace the file atomically (`known-brokers.tmp`, fsync, rename,
  * fsync of the directory). The directory is created mode 0700 and the file
@@ -101,33 +102,31 @@ function checkPrivate(st, path, kind) {
  * @returns {Map<string, { name: string, port: number, brokerId: string, line: number }>} by `"name port"`
  */
 function parse(bytes, path) {
-  let text;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (e) {
-    throw new KnownBrokersError('Malformed', `${path} is not UTF-8 text`, { path, cause: e });
-  }
+  // As Rust reads it (from_utf8_lossy, trim, split_whitespace): a byte
+  // that is not UTF-8 spoils only its own line.
+  const text = new TextDecoder('utf-8').decode(bytes);
   /** @type {Map<string, { name: string, port: number, brokerId: string, line: number }>} */
   const pins = new Map();
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = i + 1;
-    const t = lines[i].replace(/\r$/, '').replace(/^[ \t]+|[ \t]+$/g, '');
+    const t = lines[i].trim();
     if (t === '' || t.startsWith('#')) continue;
     const bad = (/** @type {string} */ why) => new KnownBrokersError('Malformed', `${path} line ${line}: ${why}`, { path, line });
-    const fields = t.split(/[ \t]+/);
+    const fields = t.split(/\s+/);
     if (fields.length !== 3) throw bad(`expected "<dialled name> <port> <broker id>", found ${fields.length} field${fields.length === 1 ? '' : 's'}`);
-    const [name, portText, brokerId] = fields;
-    let normal;
+    const [host, portText, hex] = fields;
+    let name;
     try {
-      normal = dialledName(name);
-    } catch {
-      normal = null;
+      // A name written by hand counts as the SDKs normalize it.
+      name = dialledName(host);
+    } catch (e) {
+      throw bad(`${JSON.stringify(host)} is not a host name or address: ${e instanceof Error ? e.message : String(e)}`);
     }
-    if (normal !== name) throw bad(`${JSON.stringify(name)} is not a dialled name as the SDKs write it (lowercase, no trailing dot, IPv6 without brackets)`);
     const port = /^[0-9]{1,5}$/.test(portText) ? Number(portText) : 0;
     if (port < 1 || port > 65535) throw bad(`the port ${JSON.stringify(portText)} is not a number from 1 to 65535`);
-    if (!/^[0-9a-f]{32}$/.test(brokerId)) throw bad(`the broker id ${JSON.stringify(brokerId)} is not 32 lowercase hex digits`);
+    if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw bad(`the broker id ${JSON.stringify(hex)} is not 32 hex digits`);
+    const brokerId = hex.toLowerCase();
     const key = `${name} ${port}`;
     const first = pins.get(key);
     if (first) throw bad(`a second pin for ${name} ${port} (the first is on line ${first.line})`);
