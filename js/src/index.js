@@ -10,7 +10,9 @@
 //   cursor names; `codec.js` the checked big-endian reader and writer;
 //   `error.js` `ClientError` and `WireError`.
 // - `client/`: `connection.js` `connect` and `Client` (one WebSocket,
-//   pipelined requests); `records.js` `FetchResponse` and its records;
+//   pipelined requests); `authenticate.js` the Authenticate step, the
+//   dialled name and the channel binding; `known-brokers.js` broker-id pins
+//   and `BrokerIdChanged`; `records.js` `FetchResponse` and its records;
 //   `producer.js` the batching `Producer`; `partitioner.js` key → partition;
 //   `consumer.js` the long-polling `Consumer`.
 // - `crypto/`: end-to-end sealing on Web Crypto, sans-I/O. `identity.js`
@@ -28,6 +30,9 @@
 //   returns per record; `state.js` replay windows and DIRECT budgets kept in
 //   the identity's state topic.
 // - `bytes.js`: base64, hex, UTF-8 and byte helpers.
+// - `node.js`, the package's `hermitmq/node` (Node only, not re-exported
+//   here: it imports `node:fs`): `client/known-brokers-file.js`, the
+//   known-brokers file.
 // `sealed/` builds on `client/` and `crypto/`, `client/` on `protocol/`;
 // nothing imports upwards. The types are `index.d.ts` and `types/*.d.ts`
 // (one per folder), written by hand; test/types.test.mjs holds them to the
@@ -41,12 +46,14 @@ export { STATUS_NAMES, Status } from './protocol/status.js';
 export { cursorNameError, groupNameError, topicNameError } from './protocol/topic.js';
 export { U64_MAX } from './protocol/codec.js';
 export { BrokerFlags, PROTOCOL_VERSION, decodeBrokerHello, encodeClientHello } from './protocol/hello.js';
-export { authTranscript } from './protocol/auth.js';
+export { authTranscript, authTranscriptBound, dialledName } from './protocol/auth.js';
 export { BatchBuilder, batches, nowNs, parseBatch, records, verifyCrc } from './protocol/record.js';
 export { crc32c, crc32cUpdate } from './protocol/crc32c.js';
 export { Ack, Cleanup, MAX_LIST_LIMIT, Op, decodeResponse, encodeRequest } from './protocol/frame.js';
 
 export { CLOSE_PROTOCOL_ERROR, CLOSE_TIMEOUT, Client, SUBPROTOCOL, connect } from './client/connection.js';
+export { dialledEndpoint } from './client/authenticate.js';
+export { BrokerIdChanged } from './client/known-brokers.js';
 export { FetchResponse } from './client/records.js';
 export { Delivery, Producer } from './client/producer.js';
 export { fnv1a32, partitionForKey } from './client/partitioner.js';

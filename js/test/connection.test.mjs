@@ -5,9 +5,8 @@ import assert from 'node:assert/strict';
 import { connect } from '../src/client/connection.js';
 import { BrokerFlags } from '../src/protocol/hello.js';
 import { Op, encodeResponse } from '../src/protocol/frame.js';
-import { authTranscript } from '../src/protocol/auth.js';
 import { Identity } from '../src/crypto/identity.js';
-import { fakeBroker } from './helpers/fake-broker.mjs';
+import { fakeBroker, loopbackLookup, parseAuthenticate, verifiesBound } from './helpers/fake-broker.mjs';
 
 /** @typedef {import('./helpers/fake-broker.mjs').FakeRequest} FakeRequest */
 /** @typedef {import('./helpers/fake-broker.mjs').Socket} Socket */
@@ -164,22 +163,23 @@ test('AuthRequired without an identity: nothing is sent after the hello', async 
   assert.equal(requests, 0);
 });
 
-test('Authenticate: the signature over the transcript, the principal returned', async (t) => {
+test('Authenticate: mechanism 2, the signature over the bound transcript with the dialled name, the principal returned', async (t) => {
   const identity = await Identity.generate();
+  /** @type {string[]} */
+  const names = [];
   const broker = await fakeBroker({
     flags: BrokerFlags.AUTH_AVAILABLE,
     onRequest: async (req, ws) => {
       if (req.op !== Op.Authenticate) return broker.answer(ws, req, { body: {} });
       assert.equal(req.correlationId, 1);
-      const b = req.body;
-      assert.equal(b[0], 1);
-      const spkiLen = (b[1] << 8) | b[2];
-      const spki = b.slice(3, 3 + spkiLen);
-      const sig = b.slice(5 + spkiLen);
-      const key = await crypto.subtle.importKey('spki', spki, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
-      const good = await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, sig, /** @type {BufferSource} */ (authTranscript(broker.nonce, broker.brokerId, spki)));
-      if (!good) return broker.answer(ws, req, { error: { status: 'Unauthorized', message: 'bad signature' } });
-      broker.answer(ws, req, { body: { principal: new Uint8Array(await crypto.subtle.digest('SHA-256', spki)) } });
+      const a = parseAuthenticate(req.body);
+      assert.equal(a.mechanism, 2);
+      assert.equal(a.rest, 0);
+      // Plain ws: no channel binding; the name is the URL's host.
+      assert.equal(a.channelBinding.length, 0);
+      names.push(a.name);
+      if (!(await verifiesBound(broker, a))) return broker.answer(ws, req, { error: { status: 'Unauthorized', message: 'bad signature' } });
+      broker.answer(ws, req, { body: { principal: new Uint8Array(await crypto.subtle.digest('SHA-256', a.spki)) } });
     },
   });
   t.after(() => broker.close());
@@ -191,9 +191,15 @@ test('Authenticate: the signature over the transcript, the principal returned', 
   await client.ping();
   await client.close();
 
-  // A signature over another nonce is refused: AuthFailed.
-  const liar = { spki: () => identity.spki(), signAuth: (/** @type {Uint8Array} */ nonce, /** @type {Uint8Array} */ id) => identity.signAuth(new Uint8Array(32), id) };
-  await assert.rejects(connect(broker.url, { identity: liar }), (/** @type {any} */ e) => e.code === 'AuthFailed' && /bad signature/.test(e.message));
+  // The name is the URL's host as dialled, normalized: 127.0.0.1, localhost.
+  await (await connect(broker.url.replace('127.0.0.1', 'Broker.Test.'), { identity, wsOptions: { lookup: loopbackLookup } })).close();
+  assert.deepEqual(names, ['127.0.0.1', 'broker.test']);
+
+  // A signature over another nonce, or for another name, is refused: AuthFailed.
+  const liar = { spki: () => identity.spki(), signAuthBound: (/** @type {Uint8Array} */ nonce, /** @type {Uint8Array} */ id, /** @type {string} */ name, /** @type {Uint8Array} */ cb) => identity.signAuthBound(new Uint8Array(32), id, name, cb) };
+  await assert.rejects(connect(broker.url, { identity: liar }), (/** @type {any} */ e) => e.code === 'AuthFailed' && /bad signature/.test(e.message) && /signed for the name 127\.0\.0\.1\)/.test(e.message));
+  const elsewhere = { spki: () => identity.spki(), signAuthBound: (/** @type {Uint8Array} */ nonce, /** @type {Uint8Array} */ id, /** @type {string} */ name, /** @type {Uint8Array} */ cb) => identity.signAuthBound(nonce, id, 'elsewhere.example', cb) };
+  await assert.rejects(connect(broker.url, { identity: elsewhere }), (/** @type {any} */ e) => e.code === 'AuthFailed' && /bad signature/.test(e.message));
 });
 
 test('a broker naming another principal fails the connect with AuthFailed', async (t) => {

@@ -4,6 +4,7 @@ import { inspect } from 'node:util';
 import { concat, fromBase64, toBase64, utf8 } from '../src/bytes.js';
 import { Fingerprint, Identity, KeyError, Kid, PublicKey, pairKey } from '../src/crypto/identity.js';
 import { SigningIdentity, SigningPublicKey } from '../src/crypto/signing.js';
+import { authTranscript, authTranscriptBound } from '../src/protocol/auth.js';
 
 const ECDH = { name: 'ECDH', namedCurve: 'P-256' };
 const ECDSA = { name: 'ECDSA', namedCurve: 'P-256' };
@@ -119,6 +120,32 @@ test('signAuth signs the auth transcript with the identity key, and only it', as
   const sig2 = await id.signAuth(nonce, long);
   assert.ok(await crypto.subtle.verify(alg, verifier, /** @type {BufferSource} */ (sig2), transcript(nonce, long.subarray(0, 255))));
   await assert.rejects(id.signAuth(new Uint8Array(31), brokerId), KeyError);
+});
+
+test('signAuthBound signs mechanism 2 (name and channel binding too), and only it', async () => {
+  const id = await Identity.generate();
+  const nonce = crypto.getRandomValues(new Uint8Array(32));
+  const brokerId = crypto.getRandomValues(new Uint8Array(16));
+  const binding = crypto.getRandomValues(new Uint8Array(32));
+  const spki = id.publicKey.toSpki();
+  const verifier = await crypto.subtle.importKey('spki', /** @type {BufferSource} */ (spki), ECDSA, false, ['verify']);
+  const alg = { name: 'ECDSA', hash: 'SHA-256' };
+  const verifies = async (/** @type {Uint8Array} */ sig, /** @type {Uint8Array} */ message) => crypto.subtle.verify(alg, verifier, /** @type {BufferSource} */ (sig), /** @type {BufferSource} */ (message));
+  const sig = await id.signAuthBound(nonce, brokerId, 'broker.example', binding);
+  assert.equal(sig.length, 64);
+  assert.ok(await verifies(sig, authTranscriptBound(nonce, brokerId, 'broker.example', binding, spki)));
+  assert.ok(!(await verifies(sig, authTranscriptBound(nonce, brokerId, 'relay.example', binding, spki))), 'bound to the name');
+  assert.ok(!(await verifies(sig, authTranscriptBound(nonce, brokerId, 'broker.example', new Uint8Array(32), spki))), 'bound to the channel');
+  assert.ok(!(await verifies(sig, authTranscript(nonce, brokerId, spki))), 'not a mechanism-1 proof');
+  // An empty binding (a browser) and an IPv6 name are signed as they are.
+  const bare = await id.signAuthBound(nonce, brokerId, '::1', new Uint8Array(0));
+  assert.ok(await verifies(bare, authTranscriptBound(nonce, brokerId, '::1', new Uint8Array(0), spki)));
+  // Only a normalized name is signed (what is sent must be what was signed), a binding of at most 32 bytes.
+  for (const name of ['Broker.Example', 'broker.example.', '[::1]', '']) {
+    await assert.rejects(id.signAuthBound(nonce, brokerId, name, binding), (/** @type {any} */ e) => e instanceof KeyError && e.kind === 'InvalidArgument', name);
+  }
+  await assert.rejects(id.signAuthBound(nonce, brokerId, 'b', new Uint8Array(33)), KeyError);
+  await assert.rejects(id.signAuthBound(new Uint8Array(31), brokerId, 'b', binding), KeyError);
 });
 
 test('no secret in toString, inspect or JSON', async () => {

@@ -128,8 +128,10 @@ test('request frames have the layout of protocol/src/frame.rs', () => {
   const batch = hex(RUST_TWO);
   const p = encodeRequest(5, { op: 'produce', topic: 't', partition: 1, ack: Ack.Durable, batch });
   assert.equal(toHex(p), (9 - 4 + 2 + 4 + 1 + batch.length).toString(16).padStart(8, '0') + '01' + '00000005' + '0174' + '00000001' + '01' + RUST_TWO);
-  const auth = encodeRequest(1, { op: 'authenticate', spki: Uint8Array.of(1, 2), signature: Uint8Array.of(3) });
-  assert.equal(toHex(auth), '0000000d' + '09' + '00000001' + '01' + '00020102' + '000103');
+  const auth = encodeRequest(1, { op: 'authenticate', spki: Uint8Array.of(1, 2), signature: Uint8Array.of(3), name: 'b', channelBinding: Uint8Array.of(4) });
+  assert.equal(toHex(auth), '00000011' + '09' + '00000001' + '02' + '00020102' + '000103' + '0162' + '0104');
+  const unbound = encodeRequest(1, { op: 'authenticate', mechanism: 1, spki: Uint8Array.of(1, 2), signature: Uint8Array.of(3) });
+  assert.equal(toHex(unbound), '0000000d' + '09' + '00000001' + '01' + '00020102' + '000103');
 });
 
 test('requests with bad arguments are refused before anything is sent', () => {

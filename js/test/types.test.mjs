@@ -12,8 +12,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as sdk from '../src/index.js';
+import * as sdkNode from '../src/node.js';
 import * as bytes from '../src/bytes.js';
+import * as clientAuthenticate from '../src/client/authenticate.js';
 import * as clientConnection from '../src/client/connection.js';
+import * as clientKnownBrokers from '../src/client/known-brokers.js';
+import * as clientKnownBrokersFile from '../src/client/known-brokers-file.js';
 import * as clientConsumer from '../src/client/consumer.js';
 import * as clientPartitioner from '../src/client/partitioner.js';
 import * as clientProducer from '../src/client/producer.js';
@@ -89,6 +93,8 @@ const implemented = {
   encodeClientHello: protocolHello.encodeClientHello,
   // protocol/auth.js
   authTranscript: protocolAuth.authTranscript,
+  authTranscriptBound: protocolAuth.authTranscriptBound,
+  dialledName: protocolAuth.dialledName,
   // protocol/record.js
   BatchBuilder: protocolRecord.BatchBuilder,
   batches: protocolRecord.batches,
@@ -112,6 +118,10 @@ const implemented = {
   Client: clientConnection.Client,
   SUBPROTOCOL: clientConnection.SUBPROTOCOL,
   connect: clientConnection.connect,
+  // client/authenticate.js
+  dialledEndpoint: clientAuthenticate.dialledEndpoint,
+  // client/known-brokers.js
+  BrokerIdChanged: clientKnownBrokers.BrokerIdChanged,
   // client/records.js
   FetchResponse: clientRecords.FetchResponse,
   // client/producer.js
@@ -212,6 +222,17 @@ const implemented = {
 };
 
 /**
+ * Every value `src/node.d.ts` declares (`hermitmq/node`), the same way.
+ * @satisfies {{ [K in keyof typeof sdkNode]: Checked<(typeof sdkNode)[K]> }}
+ */
+const implementedNode = {
+  // client/known-brokers-file.js
+  KNOWN_BROKERS_FILE: clientKnownBrokersFile.KNOWN_BROKERS_FILE,
+  KnownBrokersError: clientKnownBrokersFile.KnownBrokersError,
+  KnownBrokersFile: clientKnownBrokersFile.KnownBrokersFile,
+};
+
+/**
  * The named keys of a key union (not an index signature's `string`).
  * @template K
  * @typedef {K extends string ? (string extends K ? never : K) : never} Named
@@ -245,8 +266,18 @@ const implemented = {
 // eslint-disable-next-line no-unused-vars
 const nothingUndeclared = true;
 
-test('index.js exports exactly the declared names, each from its module', () => {
-  assert.deepEqual(Object.keys(sdk).sort(), Object.keys(implemented).sort());
-  const exported = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (sdk));
-  for (const [name, value] of Object.entries(implemented)) assert.equal(exported[name], value, name);
+/**
+ * The same for `hermitmq/node`.
+ * @type {[{ [K in keyof typeof implementedNode]: Undeclared<(typeof implementedNode)[K], (typeof sdkNode)[K], K> }[keyof typeof implementedNode]] extends [never] ? true
+ *   : { [K in keyof typeof implementedNode]: Undeclared<(typeof implementedNode)[K], (typeof sdkNode)[K], K> }[keyof typeof implementedNode]}
+ */
+// eslint-disable-next-line no-unused-vars
+const nothingUndeclaredInNode = true;
+
+test('index.js and node.js export exactly the declared names, each from its module', () => {
+  for (const [module, declared] of /** @type {const} */ ([[sdk, implemented], [sdkNode, implementedNode]])) {
+    assert.deepEqual(Object.keys(module).sort(), Object.keys(declared).sort());
+    const exported = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (module));
+    for (const [name, value] of Object.entries(declared)) assert.equal(exported[name], value, name);
+  }
 });

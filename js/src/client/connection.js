@@ -1,8 +1,9 @@
 /**
  * `connect(url, opts)` → {@link Client}: one WebSocket to a HermitMQ broker
  * (subprotocol `hermitmq.v3`, one frame per binary message), the version-3
- * hello, `Authenticate` when an identity is given, then pipelined requests
- * matched by correlation id.
+ * hello, the check of the broker id against `knownBrokers`' pin,
+ * `Authenticate` when an identity is given (client/authenticate.js), then
+ * pipelined requests matched by correlation id.
  *
  * Differences from the Rust `Client` (client/src/client.rs): one connection,
  * not reopened when it dies — every request then fails with `ConnectionLost`
@@ -12,20 +13,20 @@
  * @module client/connection
  */
 
-import { equal, toHex } from '../bytes.js';
-import { MECHANISM_P256_ECDSA } from '../protocol/auth.js';
+import { toHex } from '../bytes.js';
 import { ClientError, WireError } from '../protocol/error.js';
 import {
   FETCH_RESPONSE_HEADER_LEN,
   MAX_CONTROL_FRAME,
   MAX_LIST_LIMIT,
-  Op,
   brokerError,
   decodeResponse,
   encodeRequest,
   opName,
 } from '../protocol/frame.js';
 import { BrokerFlags, decodeBrokerHello, encodeClientHello } from '../protocol/hello.js';
+import { authenticate, dialledEndpoint } from './authenticate.js';
+import { checkPin, pin } from './known-brokers.js';
 import { FetchResponse } from './records.js';
 
 /** The WebSocket subprotocol of protocol version 3. */
@@ -37,11 +38,25 @@ export const CLOSE_PROTOCOL_ERROR = 4002;
 export const CLOSE_TIMEOUT = 4008;
 
 /**
+ * What `connect` needs of an identity (an `Identity` has both).
+ * @typedef {{ spki(): Promise<Uint8Array>,
+ *   signAuthBound(nonce: Uint8Array, brokerId: Uint8Array, name: string, channelBinding: Uint8Array): Promise<Uint8Array> }} AuthIdentity
+ */
+
+/**
  * @typedef {object} ConnectOptions
- * @property {{ spki(): Promise<Uint8Array>, signAuth(nonce: Uint8Array, brokerId: Uint8Array): Promise<Uint8Array> }} [identity]
+ * @property {AuthIdentity} [identity]
  *   The key this client authenticates with (an `Identity`): when the broker
  *   offers or requires authentication, the connection signs its hello's
- *   nonce before any request is sent. Default none (anonymous).
+ *   nonce, the broker id, the dialled name and (Node, `wss:`) the TLS
+ *   exporter value (mechanism 2) before any request is sent. Default none
+ *   (anonymous).
+ * @property {import('./known-brokers.js').KnownBrokers} [knownBrokers]
+ *   Where the broker ids of known brokers are pinned, by dialled name and
+ *   port: a broker presenting another id than the pinned one is refused
+ *   with `BrokerIdChanged` before anything is signed; one without a pin is
+ *   pinned once the handshake completes (trust on first use). Default none
+ *   (nothing pinned: any broker id is taken).
  * @property {number} [timeoutMs] Limit on waiting for any answer (a fetch
  *   gets its `maxWaitMs` on top). When it passes the request fails with
  *   `Timeout` and the connection is closed. Default 30 000.
@@ -53,10 +68,15 @@ export const CLOSE_TIMEOUT = 4008;
  *   (Node's `ws` refuses larger messages before buffering them; a browser
  *   has no such knob, the frame is then refused after it arrived).
  *   Default 128 MiB.
- * @property {any} [WebSocket] A WebSocket constructor; default
- *   `globalThis.WebSocket`, else the `ws` package (Node).
+ * @property {any} [WebSocket] A WebSocket constructor; default the `ws`
+ *   package in Node (the only way to the TLS exporter value), else
+ *   `globalThis.WebSocket`. With another constructor the channel binding is
+ *   empty, as in a browser.
  * @property {Record<string, any>} [wsOptions] Extra options for the `ws`
- *   package's constructor (Node only: TLS CA, headers such as `Origin`).
+ *   package's constructor (Node only: TLS `ca`, `lookup`, headers such as
+ *   `Origin`). `minVersion` is always `'TLSv1.3'` and `followRedirects`
+ *   always `false`: a server must not be able to make the client sign
+ *   without a channel binding, or for a name it did not dial.
  */
 
 /**
@@ -64,10 +84,13 @@ export const CLOSE_TIMEOUT = 4008;
  */
 async function webSocketClass(opts) {
   if (opts.WebSocket) return { WS: opts.WebSocket, isNodeWs: false };
-  if (typeof globalThis.WebSocket === 'function') return { WS: globalThis.WebSocket, isNodeWs: false };
-  // Node without a global WebSocket (Node 20): the `ws` package, loaded only here.
-  const mod = await import('ws');
-  return { WS: mod.default ?? mod.WebSocket, isNodeWs: true };
+  // Node (even with a global WebSocket, Node 22+): the `ws` package, loaded
+  // only here, whose TLS socket gives the channel binding.
+  if (typeof globalThis.process?.versions?.node === 'string' || typeof globalThis.WebSocket !== 'function') {
+    const mod = await import('ws');
+    return { WS: mod.default ?? mod.WebSocket, isNodeWs: true };
+  }
+  return { WS: globalThis.WebSocket, isNodeWs: false };
 }
 
 /**
@@ -88,15 +111,21 @@ function messageBytes(data) {
 let handshake;
 /** @type {(client: Client, err: ClientError, code: number, reason: string) => void} */
 let fail;
+/** Tells a new client the socket under its WebSocket (Node's `ws` only). @type {(client: Client, socket: any) => void} */
+let underlying;
 
 /**
  * Open a connection to `url` (`ws://host:port/` or `wss://…`) and return once
  * it is ready: hello exchanged and, with an identity, authenticated.
  *
  * Fails with `Connect` (no connection, no hello in time), `UnsupportedVersion`,
- * `AuthRequired` (the broker requires authentication and no identity was
- * given: nothing is sent after the hello) or `AuthFailed` (the broker refused
- * the signature, or named another principal).
+ * `BrokerIdChanged` (another broker id than the one pinned in
+ * `knownBrokers`: nothing is signed or sent after the hello),
+ * `KnownBrokers` (the store failed), `AuthRequired` (the broker requires
+ * authentication and no identity was given: nothing is sent after the
+ * hello) or `AuthFailed` (the broker refused the proof — a name it does not
+ * serve, another TLS connection's binding, a bad signature — or named
+ * another principal; or, over `wss:`, the connection is not TLS 1.3).
  *
  * @param {string} url
  * @param {ConnectOptions} [opts]
@@ -110,13 +139,14 @@ export async function connect(url, opts = {}) {
   let ws;
   try {
     ws = isNodeWs
-      ? new WS(url, SUBPROTOCOL, { maxPayload: maxResponseBytes + 4, ...opts.wsOptions })
+      ? new WS(url, SUBPROTOCOL, { maxPayload: maxResponseBytes + 4, ...opts.wsOptions, minVersion: 'TLSv1.3', followRedirects: false })
       : new WS(url, SUBPROTOCOL);
   } catch (e) {
     throw new ClientError('Connect', `cannot connect to ${url}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
   ws.binaryType = 'arraybuffer';
   const client = new Client(url, ws, opts);
+  if (isNodeWs) ws.once('upgrade', (/** @type {any} */ res) => underlying(client, res.socket));
   let timer;
   const timeout = new Promise((_, reject) => {
     timer = setTimeout(() => {
@@ -174,10 +204,15 @@ export class Client {
   #resolveClosed;
   /** The last WebSocket error's message, named when the close follows. @type {string|undefined} */
   #lastError;
+  /** The TCP or TLS socket under the WebSocket, where it can be seen (Node's `ws`). @type {any} */
+  #socket = null;
 
   static {
     handshake = (client) => client.#handshake();
     fail = (client, err, code, reason) => client.#fail(err, code, reason);
+    underlying = (client, socket) => {
+      client.#socket = socket;
+    };
   }
 
   /**
@@ -260,35 +295,27 @@ export class Client {
     this.brokerFlags = hello.flags;
     this.brokerId = hello.brokerId;
     const has = (/** @type {number} */ f) => (hello.flags & f) === f;
-    const identity = this.#opts.identity;
+    const { identity, knownBrokers } = this.#opts;
+    const signs = identity && !has(BrokerFlags.AUTHENTICATED) && (has(BrokerFlags.AUTH_AVAILABLE) || has(BrokerFlags.AUTH_REQUIRED));
+    const endpoint = knownBrokers || signs ? dialledEndpoint(this.url) : null;
+    // Before anything is signed: is this the broker pinned for the name?
+    const pinned = knownBrokers && endpoint ? await checkPin(knownBrokers, endpoint, hello.brokerId) : true;
     if (has(BrokerFlags.AUTHENTICATED)) {
       // A client certificate named the principal (wss with mutual TLS).
-    } else if (identity && (has(BrokerFlags.AUTH_AVAILABLE) || has(BrokerFlags.AUTH_REQUIRED))) {
-      const spki = await identity.spki();
-      const signature = await identity.signAuth(hello.nonce, hello.brokerId);
-      const answer = next();
-      const corr = this.#nextCorr++;
-      ws.send(encodeRequest(corr, { op: 'authenticate', mechanism: MECHANISM_P256_ECDSA, spki, signature }));
-      const resp = decodeResponse(/** @type {Uint8Array} */ (await answer), this.#maxResponseBytes);
-      if (resp.correlationId === 0 && !resp.ok) {
-        // A connection-level notice instead of the answer (TooManyConnections, ShuttingDown).
-        throw new ClientError('Connect', `cannot connect to ${this.url}: ${resp.error?.status}: ${resp.error?.message}`, { status: resp.error?.status, statusCode: resp.error?.statusCode });
-      }
-      if (resp.correlationId !== corr || resp.op !== Op.Authenticate) {
-        throw new WireError('InvalidField', `answer to Authenticate has correlation id ${resp.correlationId}, op ${opName(resp.op)}`);
-      }
-      if (!resp.ok) {
-        throw new ClientError('AuthFailed', `authentication to ${this.url} failed: ${resp.error?.message}`, { status: resp.error?.status, statusCode: resp.error?.statusCode });
-      }
-      const want = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', /** @type {BufferSource} */ (spki)));
-      // A principal is public (a hash of a public key): no need for a constant-time compare.
-      if (!equal(resp.body.principal, want)) {
-        throw new ClientError('AuthFailed', `authentication to ${this.url} failed: the broker named principal ${toHex(resp.body.principal)}, not the identity's ${toHex(want)}`);
-      }
-      this.principal = resp.body.principal;
+    } else if (identity && endpoint && signs) {
+      const exchange = (/** @type {Uint8Array} */ frame) => {
+        const answer = next();
+        ws.send(frame);
+        return /** @type {Promise<Uint8Array>} */ (answer);
+      };
+      const step = { url: this.url, identity, hello, name: endpoint.name, socket: this.#socket, maxResponseBytes: this.#maxResponseBytes, exchange };
+      this.principal = await authenticate({ ...step, correlationId: this.#nextCorr++ });
     } else if (has(BrokerFlags.AUTH_REQUIRED)) {
       throw new ClientError('AuthRequired', `the broker at ${this.url} requires authentication: give an identity`);
     }
+    // Trust on first use: the first broker that completes a handshake under
+    // this name and port is the one expected from then on.
+    if (knownBrokers && endpoint && !pinned) await pin(knownBrokers, endpoint, hello.brokerId);
     this.#handshakeTake = null;
     this.#handshakeReject = null;
   }

@@ -17,6 +17,7 @@
 // `{ extractable: false }` (then `toPkcs8` throws `KeyError` kind `NotExtractable`).
 
 import { checkBytes, concat, equal, fromBase64, toBase64, toHex } from '../bytes.js';
+import { MAX_CHANNEL_BINDING, authTranscriptBound, dialledName } from '../protocol/auth.js';
 import { ECDH, ECDSA, ECDSA_SHA256, randomBytes, sha256, subtle } from './webcrypto.js';
 
 /** Length of an exported PKCS#8 private key (with the public key inside). */
@@ -528,11 +529,45 @@ export class Identity {
   }
 
   /**
-   * The `Authenticate` signature for one connection (protocol v3): ECDSA P-256
-   * SHA-256, raw r‖s (64 bytes), over
-   * `"hermit-auth/v1" ‖ nonce(32) ‖ u8 len ‖ broker_id[..255] ‖ SPKI`
-   * (`protocol/src/auth.rs`). Unlike Rust's RFC 6979 signatures, Web Crypto's
-   * are randomized; both verify the same way.
+   * The mechanism-2 `Authenticate` signature for one connection: ECDSA
+   * P-256 SHA-256, raw r‖s (64 bytes), over `protocol/src/auth.rs`'s
+   * `transcript_bound` — `"hermit-auth/v2" ‖ nonce(32) ‖ u8 len ‖ broker_id ‖
+   * u8 len ‖ name ‖ u8 len ‖ channel binding ‖ SPKI`. `connect` calls it with
+   * the name it dialled and, in Node over `wss://`, the TLS exporter value.
+   * Unlike Rust's RFC 6979 signatures, Web Crypto's are randomized; both
+   * verify the same way.
+   * @param {Uint8Array} nonce 32 bytes from the broker hello
+   * @param {Uint8Array} brokerId
+   * @param {string} name the dialled name, normalized (`dialledName`)
+   * @param {Uint8Array} channelBinding empty, or the 32-byte TLS exporter value
+   * @returns {Promise<Uint8Array>}
+   * @throws {KeyError} `InvalidArgument`: a nonce not 32 bytes, a name that
+   *   is not normalized, a binding longer than 32 bytes
+   */
+  async signAuthBound(nonce, brokerId, name, channelBinding) {
+    checkBytes(nonce, 'nonce');
+    checkBytes(brokerId, 'brokerId');
+    checkBytes(channelBinding, 'channelBinding');
+    if (nonce.length !== AUTH_NONCE_LEN) throw new KeyError('InvalidArgument', `the auth nonce is ${AUTH_NONCE_LEN} bytes, got ${nonce.length}`);
+    let normalized;
+    try {
+      normalized = dialledName(String(name));
+    } catch (e) {
+      throw new KeyError('InvalidArgument', e instanceof Error ? e.message : String(e), { cause: e });
+    }
+    // Signing another spelling than the one sent would only fail at the broker.
+    if (normalized !== name) throw new KeyError('InvalidArgument', `the dialled name ${JSON.stringify(name)} is not normalized (${JSON.stringify(normalized)})`);
+    if (channelBinding.length > MAX_CHANNEL_BINDING) throw new KeyError('InvalidArgument', `a channel binding is at most ${MAX_CHANNEL_BINDING} bytes, got ${channelBinding.length}`);
+    const message = authTranscriptBound(nonce, brokerId, name, channelBinding, this.#public.toSpki());
+    return new Uint8Array(await subtle().sign(ECDSA_SHA256, this.#ecdsa, /** @type {BufferSource} */ (message)));
+  }
+
+  /**
+   * The mechanism-1 `Authenticate` signature (deprecated): over
+   * `"hermit-auth/v1" ‖ nonce(32) ‖ u8 len ‖ broker_id[..255] ‖ SPKI`,
+   * bound to neither the dialled name nor the TLS connection, so a server
+   * the client dialled can relay it. Brokers with `auth = "required"`
+   * refuse it; `connect` signs with {@link Identity.signAuthBound}.
    * @param {Uint8Array} nonce 32 bytes from the broker hello
    * @param {Uint8Array} brokerId
    * @returns {Promise<Uint8Array>}

@@ -17,12 +17,14 @@ import { RETRIABLE_STATUSES } from './status.js';
  * `code` says which kind:
  * `Connect`, `ConnectionLost`, `Timeout`, `Protocol`, `UnsupportedVersion`,
  * `OffsetOutOfRange`, `Broker`, `AuthRequired`, `AuthFailed`, `CorruptBatch`,
- * `InvalidName`, `RequestTooLarge`, `InvalidArgument`, `Closed`.
+ * `InvalidName`, `RequestTooLarge`, `InvalidArgument`, `Closed`,
+ * `BrokerIdChanged` (a `BrokerIdChanged`, client/known-brokers.js),
+ * `KnownBrokers` (the known-brokers store failed).
  */
 /**
  * @typedef {'Connect'|'ConnectionLost'|'Timeout'|'Protocol'|'UnsupportedVersion'|'OffsetOutOfRange'
  *   |'Broker'|'AuthRequired'|'AuthFailed'|'CorruptBatch'|'InvalidName'|'RequestTooLarge'
- *   |'InvalidArgument'|'Closed'} ClientErrorCode
+ *   |'InvalidArgument'|'Closed'|'BrokerIdChanged'|'KnownBrokers'} ClientErrorCode
  */
 export class ClientError extends Error {
   /**
@@ -67,11 +69,11 @@ export class ClientError extends Error {
 
   /**
    * Whether this is about authentication or authorization (`AuthRequired`,
-   * `AuthFailed`, or a request refused `Unauthorized`).
+   * `AuthFailed`, `BrokerIdChanged`, or a request refused `Unauthorized`).
    * @returns {boolean}
    */
   get isAuth() {
-    return this.code === 'AuthRequired' || this.code === 'AuthFailed' || this.status === 'Unauthorized';
+    return this.code === 'AuthRequired' || this.code === 'AuthFailed' || this.code === 'BrokerIdChanged' || this.status === 'Unauthorized';
   }
 }
 

@@ -18,7 +18,7 @@
  * @module protocol/frame
  */
 
-import { MAX_AUTH_FIELD, MECHANISM_P256_ECDSA } from './auth.js';
+import { MAX_AUTH_FIELD, MAX_AUTH_NAME, MAX_CHANNEL_BINDING, MECHANISM_P256_ECDSA, MECHANISM_P256_ECDSA_BOUND } from './auth.js';
 import { Reader, U64_MAX, Writer, checkUint, offsetArg, u32Arg, u64Arg } from './codec.js';
 import { ClientError, WireError } from './error.js';
 import { parseBatch } from './record.js';
@@ -95,6 +95,19 @@ function put16(w, b, field) {
   w.bytes(b);
 }
 
+/**
+ * @param {Writer} w
+ * @param {Uint8Array} b
+ * @param {number} max
+ * @param {string} field
+ */
+function putMax8(w, b, max, field) {
+  if (!(b instanceof Uint8Array) || b.length > max) {
+    throw new ClientError('InvalidArgument', `invalid argument: ${field} must be at most ${max} bytes`);
+  }
+  put8(w, b);
+}
+
 // ---------------------------------------------------------------------------
 // Requests
 
@@ -108,7 +121,11 @@ function put16(w, b, field) {
  *   | { op: 'createTopic', topic: string, partitions: number, cleanup?: number, retentionMs?: number|bigint, retentionBytes?: number|bigint }
  *   | { op: 'deleteTopic', topic: string }
  *   | { op: 'ping' }
- *   | { op: 'authenticate', mechanism?: number, spki: Uint8Array, signature: Uint8Array }} Request
+ *   | { op: 'authenticate', mechanism?: number, spki: Uint8Array, signature: Uint8Array, name?: string, channelBinding?: Uint8Array }} Request
+ *
+ * Authenticate: `mechanism` defaults to 2 (bound), which needs `name` (the
+ * dialled name) and takes `channelBinding` (default empty); mechanism 1
+ * sends neither.
  */
 
 /**
@@ -201,11 +218,19 @@ export function encodeRequest(correlationId, req) {
       break;
     case 'ping':
       break;
-    case 'authenticate':
-      w.u8(req.mechanism ?? MECHANISM_P256_ECDSA);
+    case 'authenticate': {
+      const mechanism = req.mechanism ?? MECHANISM_P256_ECDSA_BOUND;
+      w.u8(mechanism);
       put16(w, req.spki, 'spki');
       put16(w, req.signature, 'signature');
+      if (mechanism === MECHANISM_P256_ECDSA) break;
+      if (typeof req.name !== 'string' || req.name.length === 0) {
+        throw new ClientError('InvalidArgument', 'invalid argument: a bound Authenticate needs the dialled name');
+      }
+      putMax8(w, utf8.encode(req.name), MAX_AUTH_NAME, 'name');
+      putMax8(w, req.channelBinding ?? new Uint8Array(0), MAX_CHANNEL_BINDING, 'channel binding');
       break;
+    }
     default:
       throw new ClientError('InvalidArgument', `invalid argument: unknown op ${/** @type {any} */ (req).op}`);
   }

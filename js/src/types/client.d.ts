@@ -14,12 +14,38 @@ export const CLOSE_TIMEOUT: 4008;
 /** What `connect` needs of an identity (an `Identity` has both). */
 export interface AuthIdentity {
   spki(): Promise<Uint8Array>;
-  signAuth(nonce: Uint8Array, brokerId: Uint8Array): Promise<Uint8Array>;
+  /** Mechanism 2: sign the nonce, broker id, dialled name and channel binding. */
+  signAuthBound(nonce: Uint8Array, brokerId: Uint8Array, name: string, channelBinding: Uint8Array): Promise<Uint8Array>;
 }
 
+/** Where a client pins broker ids by dialled name and port (Rust: `KnownBrokers`). */
+export interface KnownBrokers {
+  /** The broker id pinned for the name and port, if any. */
+  get(name: string, port: number): Promise<Uint8Array | undefined>;
+  /** Pin a broker id (called only when none is pinned). */
+  set(name: string, port: number, brokerId: Uint8Array): Promise<void>;
+  /** Where the pins are kept (a file's path), named in BrokerIdChanged. */
+  readonly location?: string;
+}
+
+/** Another broker id than the pinned one (code 'BrokerIdChanged'); nothing was signed. */
+export class BrokerIdChanged extends ClientError {
+  constructor(what: { name: string; port: number; pinned: Uint8Array; presented: Uint8Array; location?: string });
+  readonly dialledName: string;
+  readonly port: number;
+  readonly pinned: Uint8Array;
+  readonly presented: Uint8Array;
+  readonly location: string;
+}
+
+/** The dialled name and port of a ws:/wss: URL (the port defaults to 80 / 443). */
+export function dialledEndpoint(url: string): { name: string; port: number };
+
 export interface ConnectOptions {
-  /** Authenticate as this key when the broker offers or requires it. */
+  /** Authenticate as this key (mechanism 2) when the broker offers or requires it. */
   identity?: AuthIdentity;
+  /** Pin the broker id per dialled name and port: a changed id is refused (BrokerIdChanged) before anything is signed. */
+  knownBrokers?: KnownBrokers;
   /** Limit on any answer (a fetch gets its maxWaitMs on top); default 30 000. */
   timeoutMs?: number;
   /** Limit on upgrade + hello + Authenticate; default 5 000. */
@@ -28,9 +54,9 @@ export interface ConnectOptions {
   maxInFlight?: number;
   /** Largest response frame; default 128 MiB. */
   maxResponseBytes?: number;
-  /** A WebSocket constructor; default globalThis.WebSocket, else the `ws` package. */
+  /** A WebSocket constructor; default the `ws` package in Node, else globalThis.WebSocket (then no channel binding). */
   WebSocket?: unknown;
-  /** Extra options for the `ws` package (Node only). */
+  /** Extra options for the `ws` package (Node only); minVersion is always TLSv1.3, followRedirects always false. */
   wsOptions?: { [option: string]: unknown };
 }
 

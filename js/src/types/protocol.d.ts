@@ -8,7 +8,7 @@
 export type ClientErrorCode =
   | 'Connect' | 'ConnectionLost' | 'Timeout' | 'Protocol' | 'UnsupportedVersion' | 'OffsetOutOfRange'
   | 'Broker' | 'AuthRequired' | 'AuthFailed' | 'CorruptBatch' | 'InvalidName' | 'RequestTooLarge'
-  | 'InvalidArgument' | 'Closed';
+  | 'InvalidArgument' | 'Closed' | 'BrokerIdChanged' | 'KnownBrokers';
 
 /** Every error of the connection, producer and consumer. */
 export class ClientError extends Error {
@@ -118,7 +118,12 @@ export function batches(buf: Uint8Array): Generator<BatchView>;
 export function records(payload: Uint8Array, count: number): Generator<Uint8Array>;
 export function encodeClientHello(): Uint8Array;
 export function decodeBrokerHello(buf: Uint8Array): BrokerHello;
+/** Mechanism 1's transcript (unbound: can be relayed; refused where auth is required). */
 export function authTranscript(nonce: Uint8Array, brokerId: Uint8Array, spki: Uint8Array): Uint8Array;
+/** Mechanism 2's transcript: nonce, broker id, dialled name, channel binding, SPKI (protocol/src/auth.rs `transcript_bound`). */
+export function authTranscriptBound(nonce: Uint8Array, brokerId: Uint8Array, name: string, channelBinding: Uint8Array, spki: Uint8Array): Uint8Array;
+/** A host normalized as Rust's `DialledName` displays it (lowercase, no trailing dot, IPv6 without brackets, canonical IP); throws InvalidArgument. */
+export function dialledName(host: string): string;
 export function encodeRequest(correlationId: number, req: { op: string; [field: string]: unknown }): Uint8Array;
 export function decodeResponse(frame: Uint8Array, maxFrame?: number): ResponseFrame;
 export function topicNameError(name: string): string | null;

@@ -47,10 +47,12 @@ export function haveBroker() {
 }
 
 /**
- * Start a broker and wait until both listeners are up.
- * @param {{ config?: string, args?: string[], env?: Record<string,string> }} [opts]
- *   `config`: TOML text written to a file passed with --config.
- * @returns {Promise<{ url: string, tcpAddr: string, wsAddr: string, dataDir: string,
+ * Start a broker and wait until both listeners are up (and the wss one, with `wss`).
+ * @param {{ config?: string, args?: string[], env?: Record<string,string>, wss?: boolean }} [opts]
+ *   `config`: TOML text written to a file passed with --config; `wss`: the
+ *   config has a `wss_listen` (with `tls_cert`, `tls_key`): wait for it too.
+ * @returns {Promise<{ url: string, tcpAddr: string, wsAddr: string, wssAddr: string|null, dataDir: string, brokerId: () => Promise<string>,
+ *   counter: (name: string, labels?: string) => Promise<number>,
  *   stderr: () => string, stop: () => Promise<number|string|null>, dataContains: (needle: Uint8Array|string) => Promise<boolean> }>}
  */
 export async function startBroker(opts = {}) {
@@ -69,11 +71,14 @@ export async function startBroker(opts = {}) {
   let log = '';
   /** @type {Promise<number|string|null>} exit code, or the signal that ended it */
   const exited = new Promise((r) => child.once('exit', (code, signal) => r(code ?? signal)));
+  /** @type {{ tcp: string, ws: string, wss: string|null }} */
   const addrs = await new Promise((resolveAddrs, reject) => {
     /** @type {string|null} */
     let tcp = null;
     /** @type {string|null} */
     let ws = null;
+    /** @type {string|null} */
+    let wss = null;
     const onData = (/** @type {Buffer} */ chunk) => {
       log += chunk.toString();
       // Strip ANSI colours, should the log be coloured anyway.
@@ -81,11 +86,12 @@ export async function startBroker(opts = {}) {
       for (const line of log.replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
         const m = /addr=([0-9.]+:\d+)/.exec(line);
         if (!m || !/listening/.test(line)) continue;
-        if (/WebSocket/.test(line)) ws = m[1];
+        if (/WebSocket over TLS/.test(line)) wss = m[1];
+        else if (/WebSocket/.test(line)) ws = m[1];
         else if (!/TLS|admin|metrics|wss/i.test(line)) tcp = tcp ?? m[1];
       }
-      if (tcp && ws) {
-        resolveAddrs({ tcp, ws });
+      if (tcp && ws && (wss || !opts.wss)) {
+        resolveAddrs({ tcp, ws, wss });
       }
     };
     child.stderr.on('data', onData);
@@ -98,7 +104,21 @@ export async function startBroker(opts = {}) {
     url: `ws://${addrs.ws}/`,
     tcpAddr: addrs.tcp,
     wsAddr: addrs.ws,
+    wssAddr: addrs.wss,
     dataDir,
+    // The broker id it presents (<data_dir>/BROKER_ID, lowercase hex).
+    brokerId: async () => (await readFile(join(dataDir, 'BROKER_ID'), 'utf8')).trim(),
+    // A counter from the admin listener's /metrics (`labels` as written
+    // there, e.g. 'reason="name_not_served"'); 0 when it is not listed.
+    counter: async (name, labels = '') => {
+      // eslint-disable-next-line no-control-regex
+      const admin = /admin listening.*?addr=([0-9.]+:\d+)|addr=([0-9.]+:\d+).*admin listening/.exec(log.replace(/\x1b\[[0-9;]*m/g, ''));
+      if (!admin) throw new Error(`no admin listener in the log:\n${log}`);
+      const text = await (await fetch(`http://${admin[1] ?? admin[2]}/metrics`)).text();
+      const want = `${name}${labels ? `{${labels}}` : ''} `;
+      const line = text.split('\n').find((l) => l.startsWith(want));
+      return line ? Number(line.slice(want.length)) : 0;
+    },
     stderr: () => log,
     stop: () => {
       if (!stopped) {

@@ -1,7 +1,10 @@
 // A stand-in broker over WebSocket for connection tests that need to misbehave
 // on purpose (answers out of order, malformed frames, silence, closing
 // mid-request). Tests of real behaviour use helpers/broker.mjs.
+import { createServer } from 'node:https';
 import { WebSocketServer } from 'ws';
+import { Identity } from '../../src/crypto/identity.js';
+import { authTranscriptBound } from '../../src/protocol/auth.js';
 import { decodeResponse, encodeResponse, Op } from '../../src/protocol/frame.js';
 import { encodeBrokerHello } from '../../src/protocol/hello.js';
 
@@ -10,20 +13,26 @@ import { encodeBrokerHello } from '../../src/protocol/hello.js';
 /** What a stand-in answers: a body for the op, or an error. @typedef {Parameters<typeof encodeResponse>[2]} Answer */
 
 /**
- * @param {{ flags?: number, maxFrame?: number, onRequest?: (req: FakeRequest, ws: Socket, raw: Uint8Array) => void, hello?: Uint8Array, protocol?: string|false }} behaviour
+ * @param {{ flags?: number, maxFrame?: number, onRequest?: (req: FakeRequest, ws: Socket, raw: Uint8Array) => void, hello?: Uint8Array, protocol?: string|false,
+ *   tls?: import('node:tls').TlsOptions, brokerId?: Uint8Array }} behaviour
+ *   `tls`: serve `wss:` with these options (cert, key, minVersion, maxVersion…)
  */
 export async function fakeBroker(behaviour = {}) {
+  const https = behaviour.tls ? createServer(behaviour.tls) : null;
   const wss = new WebSocketServer({
-    host: '127.0.0.1',
-    port: 0,
+    ...(https ? { server: https } : { host: '127.0.0.1', port: 0 }),
     handleProtocols: (protocols) => (behaviour.protocol === false ? false : behaviour.protocol ?? (protocols.has('hermitmq.v3') ? 'hermitmq.v3' : false)),
   });
-  await new Promise((r) => wss.once('listening', r));
+  if (https) await new Promise((r) => https.listen(0, '127.0.0.1', () => r(undefined)));
+  else await new Promise((r) => wss.once('listening', r));
+  /** The TLS socket under each connection (wss only). @type {WeakMap<Socket, import('node:tls').TLSSocket>} */
+  const tlsSockets = new WeakMap();
   const nonce = crypto.getRandomValues(new Uint8Array(32));
-  const brokerId = crypto.getRandomValues(new Uint8Array(16));
+  const brokerId = behaviour.brokerId ?? crypto.getRandomValues(new Uint8Array(16));
   const sockets = new Set();
-  wss.on('connection', (ws) => {
+  wss.on('connection', (ws, request) => {
     sockets.add(ws);
+    if (https) tlsSockets.set(ws, /** @type {import('node:tls').TLSSocket} */ (request.socket));
     let helloDone = false;
     ws.on('message', (data, isBinary) => {
       const raw = new Uint8Array(/** @type {Buffer} */ (data));
@@ -38,15 +47,82 @@ export async function fakeBroker(behaviour = {}) {
       else ws.send(encodeResponse(req.correlationId, req.op, { body: {} }));
     });
   });
-  const port = /** @type {import('node:net').AddressInfo} */ (wss.address()).port;
+  const port = /** @type {import('node:net').AddressInfo} */ ((https ?? wss).address()).port;
   return {
-    url: `ws://127.0.0.1:${port}/`,
+    url: `${https ? 'wss' : 'ws'}://127.0.0.1:${port}/`,
+    port,
     nonce,
     brokerId,
     sockets,
+    /** The server's side of a wss connection's TLS socket. */
+    tlsSocketOf: (/** @type {Socket} */ ws) => tlsSockets.get(ws),
     answer: (/** @type {Socket} */ ws, /** @type {FakeRequest} */ req, /** @type {Answer} */ what) => ws.send(encodeResponse(req.correlationId, req.op, what)),
-    close: () => /** @type {Promise<void>} */ (new Promise((r) => { for (const s of sockets) s.terminate(); wss.close(() => r()); })),
+    close: () => /** @type {Promise<void>} */ (new Promise((r) => {
+      for (const s of sockets) s.terminate();
+      wss.close(() => (https ? https.close(() => r()) : r()));
+    })),
   };
+}
+
+/**
+ * A `lookup` (for `wsOptions`) that resolves every name to 127.0.0.1: a
+ * test dials brokers and relays under names of its own (`broker.test`).
+ * @param {string} _hostname
+ * @param {any} options
+ * @param {(err: Error|null, address: any, family?: number) => void} callback
+ */
+export function loopbackLookup(_hostname, options, callback) {
+  if (options?.all) callback(null, [{ address: '127.0.0.1', family: 4 }]);
+  else callback(null, '127.0.0.1', 4);
+}
+
+/**
+ * A fresh identity that counts what it signs (`signed`): a test shows that
+ * a refused connect signed nothing.
+ */
+export async function spyIdentity() {
+  const identity = await Identity.generate();
+  const spy = {
+    identity,
+    signed: 0,
+    spki: () => identity.spki(),
+    signAuthBound: (/** @type {[Uint8Array, Uint8Array, string, Uint8Array]} */ ...args) => {
+      spy.signed++;
+      return identity.signAuthBound(...args);
+    },
+  };
+  return spy;
+}
+
+/**
+ * The fields of an Authenticate body (mechanism 2 sends name and channel binding).
+ * @param {Uint8Array} b
+ */
+export function parseAuthenticate(b) {
+  const spkiLen = (b[1] << 8) | b[2];
+  const spki = b.slice(3, 3 + spkiLen);
+  let at = 3 + spkiLen;
+  const sigLen = (b[at] << 8) | b[at + 1];
+  const signature = b.slice(at + 2, at + 2 + sigLen);
+  at += 2 + sigLen;
+  if (b[0] === 1) return { mechanism: 1, spki, signature, name: '', channelBinding: new Uint8Array(0), rest: b.length - at };
+  const name = new TextDecoder().decode(b.subarray(at + 1, at + 1 + b[at]));
+  at += 1 + b[at];
+  const channelBinding = b.slice(at + 1, at + 1 + b[at]);
+  at += 1 + b[at];
+  return { mechanism: b[0], spki, signature, name, channelBinding, rest: b.length - at };
+}
+
+/**
+ * Whether a proof verifies as a broker checks it: the signature over the
+ * bound transcript of this broker's nonce and id and the fields sent.
+ * @param {{ nonce: Uint8Array, brokerId: Uint8Array }} broker
+ * @param {ReturnType<typeof parseAuthenticate>} a
+ */
+export async function verifiesBound(broker, a) {
+  const key = await crypto.subtle.importKey('spki', a.spki, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
+  const message = authTranscriptBound(broker.nonce, broker.brokerId, a.name, a.channelBinding, a.spki);
+  return crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, a.signature, /** @type {BufferSource} */ (message));
 }
 
 export { Op, decodeResponse };

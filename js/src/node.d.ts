@@ -1,0 +1,31 @@
+// The hand-written declarations of `hermitmq/node` (node.js), the part of
+// the SDK for Node only. test/types.test.mjs holds them to the code.
+
+import type { ClientError, KnownBrokers } from './index.js';
+
+/** The file's name inside the state directory: `known-brokers`. */
+export const KNOWN_BROKERS_FILE: 'known-brokers';
+
+export type KnownBrokersErrorKind = 'Malformed' | 'Permissions' | 'Io';
+
+/** The known-brokers file cannot be used (code 'KnownBrokers'). */
+export class KnownBrokersError extends ClientError {
+  constructor(kind: KnownBrokersErrorKind, message: string, details: { path: string; line?: number; cause?: unknown });
+  readonly kind: KnownBrokersErrorKind;
+  /** The file or directory at fault. */
+  readonly path: string;
+  /** Malformed: the line, from 1. */
+  readonly line: number | undefined;
+}
+
+/** Known brokers in `<state directory>/known-brokers` (one `<name> <port> <broker id>` line each). */
+export class KnownBrokersFile implements KnownBrokers {
+  constructor(dir: string);
+  /** Create the directory (0700) if missing; refuse one (or a file) others may access; parse the file. */
+  static open(dir: string): Promise<KnownBrokersFile>;
+  readonly path: string;
+  readonly location: string;
+  get(name: string, port: number): Promise<Uint8Array | undefined>;
+  set(name: string, port: number, brokerId: Uint8Array): Promise<void>;
+  list(): Promise<Array<{ name: string; port: number; brokerId: Uint8Array }>>;
+}
