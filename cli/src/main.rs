@@ -136,7 +136,8 @@ fn main() -> std::process::ExitCode {
         // The reader of stdout went away (`| head`): a normal way to stop.
         Err(e) if out::stopped(&e) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // The chain may quote the broker (an adversary): escaped.
+            errln!("error: {e:#}");
             exit::code_for(&e).into()
         }
     }
