@@ -16,7 +16,8 @@
 //! - `logtool`: `hermit log check|dump` — offline data directory inspection.
 //! - `top`: `hermit top` — a live view of a broker's `/metrics`.
 //! - `exit`: exit codes and error classification.
-//! - `out`: writing to stdout, where a closed pipe is a quiet stop.
+//! - `out`: writing to stdout, where a closed pipe is a quiet stop, and the
+//!   one escape everything shown from the broker or a record goes through.
 //!
 //! stdout carries data only; logs, progress and errors go to stderr.
 
