@@ -88,6 +88,9 @@ fn class(e: &CompatError) -> u8 {
 
 /// Run a `hermit compat` command.
 pub fn run(cmd: CompatCommand) -> anyhow::Result<()> {
+    // Plaintexts are the peer's bytes: unmodified on a pipe, escaped on a
+    // terminal (out::payload).
+    let terminal = crate::out::stdout_is_terminal();
     let mut out = std::io::stdout().lock();
     match cmd {
         CompatCommand::Encrypt { io } => {
@@ -132,13 +135,12 @@ pub fn run(cmd: CompatCommand) -> anyhow::Result<()> {
                         .with_context(|| format!("cannot decrypt the message on line {line}"))
                         .unwrap_err()
                 })?;
-                crate::out::checked(out.write_all(&plain).and_then(|()| {
-                    if io.lines {
-                        out.write_all(b"\n")
-                    } else {
-                        Ok(())
-                    }
-                }))?;
+                let mut shown = Vec::with_capacity(plain.len() + 1);
+                crate::out::payload(&plain, terminal, &mut shown);
+                if io.lines {
+                    shown.push(b'\n');
+                }
+                crate::out::checked(out.write_all(&shown))?;
             }
         }
     }

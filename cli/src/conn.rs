@@ -221,9 +221,12 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 pub fn init_client_logging() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
+    // A log line may quote the broker (an error message): no colours of
+    // our own, and every line through the one escape (out::EscapedStderr).
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_writer(|| crate::out::EscapedStderr)
         .try_init();
 }
 

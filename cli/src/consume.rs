@@ -6,7 +6,9 @@
 //! Records addressed to others are skipped quietly.
 //!
 //! # `jsonl` output
-//! One JSON object per line:
+//! One JSON object per line (written by `out::json_line`: besides JSON's
+//! own escapes, DEL, C1 controls and bidi/zero-width characters are
+//! `\uNNNN` escapes, so no line can drive a terminal):
 //! `{"topic", "partition", "offset", "timestamp", "sender", "seq", "mode",
 //! "payload" | "payload_b64", ["gap": {"first","last"}], ["late": true]}`;
 //! `timestamp` is the batch timestamp in ms since the Unix epoch (set by the
@@ -72,11 +74,13 @@ pub struct ConsumeArgs {
     /// per record (topic, partition, offset, timestamp in ms, sender
     /// fingerprint, seq, mode, and `payload`, or `payload_b64` when the
     /// plaintext is not UTF-8, or `error` for a record that failed to
-    /// open); `raw`: plaintexts back to back.
+    /// open); `raw`: plaintexts back to back, unmodified on a pipe, escaped
+    /// as in `text` when stdout is a terminal.
     #[arg(long, default_value = "text", value_parser = ["text", "jsonl", "raw"])]
     output: String,
     /// In `text` output, write plaintexts as they are, escape sequences and
-    /// all (only for a trusted sender or a pipe into another program).
+    /// all, when stdout is a pipe into another program; on a terminal they
+    /// are escaped all the same.
     #[arg(long)]
     raw: bool,
     /// What follows each plaintext in `text` output: one byte, or `\n`, `\t`, `\0`.
@@ -179,6 +183,7 @@ async fn consume(
                 .all(|&(p, end)| c.position(p).is_none_or(|pos| pos >= end))
     };
 
+    let terminal = crate::out::stdout_is_terminal();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut counts = Counts::default();
     let ctrl_c = tokio::signal::ctrl_c();
@@ -195,7 +200,7 @@ async fn consume(
             let written = match received {
                 Ok(record) => {
                     counts.shown += 1;
-                    write_opened(&mut out, &args, &record)
+                    write_opened(&mut out, &args, terminal, &record)
                 }
                 Err(e) if e.is_not_for_me() => {
                     counts.not_for_me += 1;
@@ -247,7 +252,12 @@ fn mode(m: OpenedMode) -> &'static str {
     }
 }
 
-fn write_opened(out: &mut impl Write, args: &ConsumeArgs, r: &OpenedRecord) -> std::io::Result<()> {
+fn write_opened(
+    out: &mut impl Write,
+    args: &ConsumeArgs,
+    terminal: bool,
+    r: &OpenedRecord,
+) -> std::io::Result<()> {
     match args.output.as_str() {
         "jsonl" => {
             let mut v = serde_json::json!({
@@ -269,12 +279,18 @@ fn write_opened(out: &mut impl Write, args: &ConsumeArgs, r: &OpenedRecord) -> s
             if r.late {
                 v["late"] = true.into();
             }
-            writeln!(out, "{v}")
+            writeln!(out, "{}", crate::out::json_line(&v))
         }
-        "raw" => out.write_all(r.plaintext.as_bytes()),
+        "raw" => {
+            let mut shown = Vec::new();
+            crate::out::payload(r.plaintext.as_bytes(), terminal, &mut shown);
+            out.write_all(&shown)
+        }
         _ if args.raw => {
-            out.write_all(r.plaintext.as_bytes())?;
-            out.write_all(&[args.delimiter])
+            let mut shown = Vec::new();
+            crate::out::payload(r.plaintext.as_bytes(), terminal, &mut shown);
+            shown.push(args.delimiter);
+            out.write_all(&shown)
         }
         _ => {
             let mut shown = Vec::with_capacity(r.plaintext.as_bytes().len() + 1);
@@ -298,9 +314,9 @@ fn write_failed(
             "timestamp": e.timestamp_ns / 1_000_000,
             "error": e.kind.to_string(),
         });
-        writeln!(out, "{v}")
+        writeln!(out, "{}", crate::out::json_line(&v))
     } else {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
         Ok(())
     }
 }

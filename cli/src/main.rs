@@ -16,7 +16,8 @@
 //! - `logtool`: `hermit log check|dump` — offline data directory inspection.
 //! - `top`: `hermit top` — a live view of a broker's `/metrics`.
 //! - `exit`: exit codes and error classification.
-//! - `out`: writing to stdout, where a closed pipe is a quiet stop.
+//! - `out`: writing to stdout, where a closed pipe is a quiet stop, and the
+//!   one escape everything shown from the broker or a record goes through.
 //!
 //! stdout carries data only; logs, progress and errors go to stderr.
 
@@ -136,7 +137,8 @@ fn main() -> std::process::ExitCode {
         // The reader of stdout went away (`| head`): a normal way to stop.
         Err(e) if out::stopped(&e) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // The chain may quote the broker (an adversary): escaped.
+            errln!("error: {e:#}");
             exit::code_for(&e).into()
         }
     }

@@ -323,7 +323,7 @@ fn report(
     let sent = counts.sent;
     if let Err(e) = stopped {
         if let Some((index, failed)) = outcome.failed {
-            eprintln!("error: message {index} was not acknowledged: {failed:#}");
+            errln!("error: message {index} was not acknowledged: {failed:#}");
         }
         return Err(e.context(format!(
             "stopped after {sent} messages ({} acknowledged)",
@@ -337,7 +337,7 @@ fn report(
         )));
     }
     if std::io::stderr().is_terminal() {
-        eprintln!("sent {sent} messages ({} bytes) to {topic}", counts.read);
+        errln!("sent {sent} messages ({} bytes) to {topic}", counts.read);
     }
     Ok(())
 }

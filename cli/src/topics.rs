@@ -5,6 +5,7 @@ use hermit_client::{Cleanup, MAX_LIST_LIMIT, TopicMetadata, TopicSettings};
 use crate::conn::BrokerAddr;
 use crate::exit::{ExitClass, USAGE, client_error};
 use crate::keys::AuthIdentityArgs;
+use crate::out::escaped;
 
 /// `hermit topics …`
 #[derive(Debug, clap::Subcommand)]
@@ -138,7 +139,7 @@ fn print_row(t: &TopicMetadata, width: usize) -> anyhow::Result<()> {
         .sum();
     outln!(
         "{:width$}  {:>10}  {:7}  {:>13}  {:>15}  {:>10}",
-        t.name,
+        escaped(&t.name),
         t.partitions.len(),
         cleanup(t.cleanup),
         limit(t.retention_ms),
@@ -194,7 +195,7 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
                     .create_topic(&topic, settings)
                     .await
                     .map_err(client_error)?;
-                eprintln!("created {topic} ({partitions} partitions)");
+                errln!("created {topic} ({partitions} partitions)");
                 Ok(())
             }
             TopicsCommand::Describe {
@@ -218,7 +219,7 @@ pub fn run(cmd: TopicsCommand) -> anyhow::Result<()> {
                 }
                 let client = broker.connect(identity).await?;
                 client.delete_topic(&topic).await.map_err(client_error)?;
-                eprintln!("deleted {topic}");
+                errln!("deleted {topic}");
                 Ok(())
             }
         }
@@ -239,13 +240,13 @@ async fn list(client: &hermit_client::Client, json: bool, page_size: u32) -> any
         let last = page.next.is_none();
         if json {
             for t in &page.topics {
-                outln!("{}", to_json(t))?;
+                outln!("{}", crate::out::json_line(&to_json(t)))?;
             }
         } else if width.is_some() || !page.topics.is_empty() || last {
             let width = match width {
                 Some(w) => w,
                 None => {
-                    let w = page.topics.iter().map(|t| t.name.len()).max();
+                    let w = page.topics.iter().map(|t| escaped(&t.name).len()).max();
                     let w = w.unwrap_or(5).max(5);
                     print_header(w)?;
                     *width.insert(w)
@@ -266,12 +267,12 @@ async fn list(client: &hermit_client::Client, json: bool, page_size: u32) -> any
 fn describe(topics: &[TopicMetadata], json: bool) -> anyhow::Result<()> {
     for t in topics {
         if json {
-            outln!("{}", to_json(t))?;
+            outln!("{}", crate::out::json_line(&to_json(t)))?;
             continue;
         }
         outln!(
             "topic {}  cleanup {}  retention_ms {}  retention_bytes {}",
-            t.name,
+            escaped(&t.name),
             cleanup(t.cleanup),
             limit(t.retention_ms),
             limit(t.retention_bytes)

@@ -233,9 +233,7 @@ fn dechunk(mut rest: &[u8]) -> anyhow::Result<Vec<u8>> {
 
 /// Text from the network, safe to print on a terminal.
 fn escape(s: &str) -> String {
-    let mut out = Vec::new();
-    crate::out::escape_text(s.as_bytes(), &mut out);
-    String::from_utf8_lossy(&out).into_owned()
+    crate::out::escaped(s)
 }
 
 #[cfg(test)]

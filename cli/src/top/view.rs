@@ -103,9 +103,7 @@ pub fn uptime(v: Option<f64>) -> String {
 
 /// Text from the broker (topic, group, version), safe on a terminal.
 pub fn label(s: &str) -> String {
-    let mut out = Vec::new();
-    crate::out::escape_text(s.as_bytes(), &mut out);
-    String::from_utf8_lossy(&out).into_owned()
+    crate::out::escaped(s)
 }
 
 fn quantiles(h: &Histogram) -> String {

@@ -10,7 +10,6 @@
 use std::fmt;
 
 use hmac::{Hmac, KeyInit as _, Mac as _};
-use rand::Rng as _;
 use sha2::Sha256;
 use zeroize::Zeroizing;
 
@@ -49,7 +48,7 @@ impl BlindingKey {
     pub fn generate_group() -> Result<Self, KeyError> {
         let mut rng = rng::seeded().map_err(|_| KeyError::Rng)?;
         let mut key = Zeroizing::new([0u8; 32]);
-        rng.fill_bytes(&mut key[..]);
+        rng.fill_bytes(&mut key[..]).map_err(|_| KeyError::Rng)?;
         Ok(Self(key))
     }
 

@@ -14,8 +14,6 @@ use std::fmt;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
-use rand::Rng as _;
-use rand::rngs::StdRng;
 
 use super::aead::Aes256Gcm;
 use super::identity::{Identity, PublicKey};
@@ -66,7 +64,8 @@ pub enum CompatError {
         /// What was wrong.
         reason: &'static str,
     },
-    /// The operating system's random source failed while seeding the IV generator.
+    /// The operating system's random source failed while seeding the IV
+    /// generator (when made, or to reseed in a forked child).
     #[error("the operating system's random number generator failed")]
     Rng,
 }
@@ -239,7 +238,7 @@ pub const COMPAT_LIMIT: u64 = 1 << 30;
 /// The article's `ChatCrypto` between one's own identity and one peer.
 pub struct ChatCrypto {
     cipher: Aes256Gcm,
-    rng: StdRng,
+    rng: rng::Csprng,
     /// Messages encrypted (restored with [`ChatCrypto::restore_encryptions`]).
     encryptions: u64,
 }
@@ -276,15 +275,16 @@ impl ChatCrypto {
     /// # Errors
     /// [`CompatError::BudgetExhausted`] after [`COMPAT_LIMIT`] messages: the
     /// format has no other key to switch to; use sealed records.
+    /// [`CompatError::Rng`] if a forked child could not reseed.
     pub fn encrypt(&mut self, plaintext: &[u8]) -> Result<CompatMessage, CompatError> {
         if self.encryptions >= COMPAT_LIMIT {
             return Err(CompatError::BudgetExhausted {
                 limit: COMPAT_LIMIT,
             });
         }
-        self.encryptions += 1;
         let mut iv = [0u8; IV_LEN];
-        self.rng.fill_bytes(&mut iv);
+        self.rng.fill_bytes(&mut iv).map_err(|_| CompatError::Rng)?;
+        self.encryptions += 1;
         let mut data = Vec::with_capacity(plaintext.len() + TAG_LEN);
         data.extend_from_slice(plaintext);
         let tag = self.cipher.seal_in_place(&iv, &[], &mut data);

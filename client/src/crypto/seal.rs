@@ -22,8 +22,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use hkdf::HkdfExtract;
 use hmac::{Hmac, KeyInit as _, Mac as _};
-use rand::Rng as _;
-use rand::rngs::StdRng;
 use sha2::{Digest as _, Sha256};
 use zeroize::Zeroizing;
 
@@ -97,7 +95,8 @@ pub enum SealError {
     /// The signing key is the ECDH identity key; signatures need a separate key.
     #[error("the signing key must be separate from the ECDH identity key")]
     SigningKeyIsIdentityKey,
-    /// The operating system's random source failed while seeding.
+    /// The operating system's random source failed while seeding (when the
+    /// sealer is made, or to reseed in a forked child).
     #[error("the operating system's random number generator failed")]
     Rng,
 }
@@ -199,7 +198,7 @@ impl Topics {
 /// Seals records from one identity. See the [module docs](self).
 pub struct Sealer {
     identity: Identity,
-    rng: StdRng,
+    rng: rng::Csprng,
     signer: Option<SigningIdentity>,
     pad: bool,
     pairs: FxMap<Fingerprint, Arc<CachedPair>>,
@@ -465,7 +464,8 @@ impl Sealer {
     ///
     /// # Errors
     /// [`SealError::TopicTooLong`], [`SealError::SelfRecipient`],
-    /// [`SealError::PlaintextTooLarge`] or [`SealError::SeqExhausted`]; nothing is
+    /// [`SealError::PlaintextTooLarge`], [`SealError::SeqExhausted`] or
+    /// [`SealError::Rng`] (a forked child could not reseed); nothing is
     /// appended then.
     pub fn seal_direct_into<B: RecordBuf + ?Sized>(
         &mut self,
@@ -524,7 +524,8 @@ impl Sealer {
         let mut aad = [0u8; DIRECT_AAD_LEN];
         aad[..HEADER_LEN].copy_from_slice(&header.encode());
         aad[DIRECT_RECIPIENT_AT..DIRECT_IV_AT].copy_from_slice(recipient.kid().as_bytes());
-        rng.fill_bytes(&mut aad[DIRECT_IV_AT..DIRECT_PREFIX_LEN]);
+        rng.fill_bytes(&mut aad[DIRECT_IV_AT..DIRECT_PREFIX_LEN])
+            .map_err(|_| SealError::Rng)?;
         aad[DIRECT_AAD_CTX_AT..].copy_from_slice(&ctx);
         let iv: [u8; IV_LEN] = aad[DIRECT_IV_AT..DIRECT_PREFIX_LEN]
             .try_into()
@@ -568,8 +569,9 @@ impl Sealer {
     /// # Errors
     /// [`SealError::NoRecipients`], [`SealError::TooManyRecipients`],
     /// [`SealError::SelfRecipient`], [`SealError::DuplicateRecipient`],
-    /// [`SealError::TopicTooLong`], [`SealError::PlaintextTooLarge`] or
-    /// [`SealError::SeqExhausted`]; nothing is appended then.
+    /// [`SealError::TopicTooLong`], [`SealError::PlaintextTooLarge`],
+    /// [`SealError::SeqExhausted`] or [`SealError::Rng`]; nothing is appended
+    /// then.
     pub fn seal_multi_into<B: RecordBuf + ?Sized>(
         &mut self,
         topic: &str,
@@ -604,9 +606,9 @@ impl Sealer {
         let seq = ts.seq.next_seq()?;
 
         let mut ck = Zeroizing::new([0u8; CK_LEN]);
-        rng.fill_bytes(&mut ck[..]);
+        rng.fill_bytes(&mut ck[..]).map_err(|_| SealError::Rng)?;
         let mut msg_salt = [0u8; MSG_SALT_LEN];
-        rng.fill_bytes(&mut msg_salt);
+        rng.fill_bytes(&mut msg_salt).map_err(|_| SealError::Rng)?;
         let mut commit = <Hmac<Sha256>>::new_from_slice(&ck[..]).expect("HMAC takes any key");
         commit.update(COMMIT_LABEL);
         let commit = commit.finalize().into_bytes();

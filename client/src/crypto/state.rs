@@ -18,7 +18,6 @@
 //! (blinded) key — as much as it sees of a commit.
 
 use hkdf::Hkdf;
-use rand::Rng as _;
 use sha2::Sha256;
 use zeroize::Zeroizing;
 
@@ -98,7 +97,8 @@ pub fn seal_state(
     let mut iv = [0u8; IV_LEN];
     rng::seeded()
         .map_err(|_| StateError::Rng)?
-        .fill_bytes(&mut iv);
+        .fill_bytes(&mut iv)
+        .map_err(|_| StateError::Rng)?;
     let head = STATE_MAGIC.len() + IV_LEN;
     // Encrypted in place in the output: no unwiped plaintext copy is left.
     let mut out = Vec::with_capacity(head + body_len + TAG_LEN);
