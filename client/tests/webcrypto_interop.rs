@@ -525,8 +525,9 @@ fn blinded_keys_are_byte_identical() {
     assert_eq!(js, Value::Array(want), "group blinded keys");
 }
 
-/// `Identity.signAuth` signs exactly `protocol/src/auth.rs`'s transcript with
-/// the identity's scalar: Rust's p256 verifies it, and only for that nonce.
+/// `Identity.signAuthBound` signs exactly `protocol/src/auth.rs`'s
+/// mechanism-2 transcript with the identity's scalar: Rust's p256 verifies
+/// it, and only for that nonce, name and channel binding.
 #[test]
 fn js_auth_signature_verifies_in_rust() {
     use p256::ecdsa::signature::Verifier as _;
@@ -535,21 +536,39 @@ fn js_auth_signature_verifies_in_rust() {
     let id = Identity::generate().expect("rng");
     let nonce = [0x5au8; 32];
     let broker_id = [0x11u8; 16];
+    let binding = [0x77u8; 32];
     let out = node(&json!({
         "op": "sign_auth",
         "pkcs8": *id.to_pkcs8_base64(),
         "nonce": b64(&nonce),
         "broker_id": b64(&broker_id),
+        "name": "broker.example",
+        "binding": b64(&binding),
     }));
     let spki = unb64(&out["spki"]);
     assert_eq!(&spki[..], &id.public_key().spki_der()[..]);
     let sig = p256::ecdsa::Signature::from_slice(&unb64(&out["sig"])).expect("64-byte r||s");
     let key = p256::ecdsa::VerifyingKey::from_public_key_der(&spki).expect("spki");
-    let transcript = hermit_protocol::auth::transcript(&nonce, &broker_id, &spki);
-    key.verify(&transcript, &sig)
+    let t = |nonce: &[u8; 32], name: &[u8], binding: &[u8]| {
+        hermit_protocol::auth::transcript_bound(nonce, &broker_id, name, binding, &spki)
+    };
+    key.verify(&t(&nonce, b"broker.example", &binding), &sig)
         .expect("Rust verifies the JS auth signature");
-    let other = hermit_protocol::auth::transcript(&[0u8; 32], &broker_id, &spki);
-    assert!(key.verify(&other, &sig).is_err(), "bound to the nonce");
+    assert!(
+        key.verify(&t(&[0u8; 32], b"broker.example", &binding), &sig)
+            .is_err(),
+        "bound to the nonce"
+    );
+    assert!(
+        key.verify(&t(&nonce, b"relay.example", &binding), &sig)
+            .is_err(),
+        "bound to the name"
+    );
+    assert!(
+        key.verify(&t(&nonce, b"broker.example", &[]), &sig)
+            .is_err(),
+        "bound to the channel"
+    );
 }
 
 const PASSWORD: &str = "correct horse battery staple ✓";

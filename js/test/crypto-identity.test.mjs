@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { inspect } from 'node:util';
-import { concat, fromBase64, toBase64, utf8 } from '../src/bytes.js';
+import { concat, fromBase64, toBase64 } from '../src/bytes.js';
 import { Fingerprint, Identity, KeyError, Kid, PublicKey, pairKey } from '../src/crypto/identity.js';
 import { SigningIdentity, SigningPublicKey } from '../src/crypto/signing.js';
 import { authTranscript, authTranscriptBound } from '../src/protocol/auth.js';
@@ -101,25 +101,6 @@ test('K_pair is SHA-256 of the ECDH x-coordinate, as the article derives it', as
   const want = new Uint8Array(await crypto.subtle.digest('SHA-256', x));
   assert.deepEqual(await pairKey(a, b.publicKey), want);
   assert.deepEqual(await pairKey(b, a.publicKey), want);
-});
-
-test('signAuth signs the auth transcript with the identity key, and only it', async () => {
-  const id = await Identity.generate();
-  const nonce = crypto.getRandomValues(new Uint8Array(32));
-  const brokerId = crypto.getRandomValues(new Uint8Array(16));
-  const sig = await id.signAuth(nonce, brokerId);
-  assert.equal(sig.length, 64);
-  const spki = id.publicKey.toSpki();
-  const verifier = await crypto.subtle.importKey('spki', /** @type {BufferSource} */ (spki), ECDSA, false, ['verify']);
-  const transcript = (/** @type {Uint8Array} */ n, /** @type {Uint8Array} */ b) => /** @type {BufferSource} */ (concat(utf8('hermit-auth/v1'), n, [b.length], b, spki));
-  const alg = { name: 'ECDSA', hash: 'SHA-256' };
-  assert.ok(await crypto.subtle.verify(alg, verifier, /** @type {BufferSource} */ (sig), transcript(nonce, brokerId)));
-  assert.ok(!(await crypto.subtle.verify(alg, verifier, /** @type {BufferSource} */ (sig), transcript(new Uint8Array(32), brokerId))));
-  // Broker ids past 255 bytes are cut, so the length byte stays truthful.
-  const long = new Uint8Array(300).fill(9);
-  const sig2 = await id.signAuth(nonce, long);
-  assert.ok(await crypto.subtle.verify(alg, verifier, /** @type {BufferSource} */ (sig2), transcript(nonce, long.subarray(0, 255))));
-  await assert.rejects(id.signAuth(new Uint8Array(31), brokerId), KeyError);
 });
 
 test('signAuthBound signs mechanism 2 (name and channel binding too), and only it', async () => {

@@ -14,7 +14,7 @@
 //    allow_legacy?, topic, records}
 //        -> [{ok: plaintext, seq, mode, padded, signed, late, gap?: [first, last]} | {err, kind}]
 //   {op: "blind", me_pkcs8, peer_spki?, group_secret?, keys: [b64]} -> [b64]
-//   {op: "sign_auth", pkcs8, nonce, broker_id}                  -> {sig, spki}
+//   {op: "sign_auth", pkcs8, nonce, broker_id, name, binding}   -> {sig, spki}
 //   {op: "keyfile_wrap", pkcs8, password, m, t, p}              -> {armor}
 //   {op: "keyfile_unlock", armor, password, insecure}           -> {pkcs8} | {err, kind}
 
@@ -131,7 +131,7 @@ const ops = {
   },
   async sign_auth(req) {
     const id = await Identity.fromPkcs8Base64(req.pkcs8, { extractable: false });
-    const sig = await id.signAuth(fromBase64(req.nonce), fromBase64(req.broker_id));
+    const sig = await id.signAuthBound(fromBase64(req.nonce), fromBase64(req.broker_id), req.name, fromBase64(req.binding));
     return { sig: toBase64(sig), spki: toBase64(await id.spki()) };
   },
   async keyfile_wrap(req) {

@@ -8,7 +8,7 @@
 // - fp = SHA-256(canonical SPKI), kid = fp[0..8].
 //
 // Private keys and Web Crypto: the keys that do the work (ECDH `deriveBits`,
-// ECDSA `sign` for `signAuth`) are imported non-extractable. Web Crypto cannot
+// ECDSA `sign` for `signAuthBound`) are imported non-extractable. Web Crypto cannot
 // use one CryptoKey for ECDH and ECDSA, so the PKCS#8 is imported twice. To
 // export the key again (`toPkcs8`, `KeyFile.wrap`) an identity keeps a third,
 // extractable copy unless it was created with `{ extractable: false }`: that
@@ -16,7 +16,7 @@
 // application that never needs to save the key should pass
 // `{ extractable: false }` (then `toPkcs8` throws `KeyError` kind `NotExtractable`).
 
-import { checkBytes, concat, equal, fromBase64, toBase64, toHex } from '../bytes.js';
+import { checkBytes, equal, fromBase64, toBase64, toHex } from '../bytes.js';
 import { MAX_CHANNEL_BINDING, authTranscriptBound, dialledName } from '../protocol/auth.js';
 import { ECDH, ECDSA, ECDSA_SHA256, randomBytes, sha256, subtle } from './webcrypto.js';
 
@@ -28,12 +28,11 @@ export const SPKI_LEN = 91;
 export const FINGERPRINT_LEN = 32;
 /** Length of a key id. */
 export const KID_LEN = 8;
-/** Length of an `Identity.signAuth` signature (raw r‖s). */
+/** Length of an `Identity.signAuthBound` signature (raw r‖s). */
 export const AUTH_SIGNATURE_LEN = 64;
-/** Length of the broker hello's nonce that `signAuth` signs. */
+/** Length of the broker hello's nonce that `signAuthBound` signs. */
 export const AUTH_NONCE_LEN = 32;
 
-const AUTH_LABEL = new TextEncoder().encode('hermit-auth/v1');
 // The fixed first 26 bytes of a compressed-point P-256 SPKI (59 bytes in all).
 const COMPRESSED_SPKI_PREFIX = Uint8Array.from([
   0x30, 0x39, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a,
@@ -559,25 +558,6 @@ export class Identity {
     if (normalized !== name) throw new KeyError('InvalidArgument', `the dialled name ${JSON.stringify(name)} is not normalized (${JSON.stringify(normalized)})`);
     if (channelBinding.length > MAX_CHANNEL_BINDING) throw new KeyError('InvalidArgument', `a channel binding is at most ${MAX_CHANNEL_BINDING} bytes, got ${channelBinding.length}`);
     const message = authTranscriptBound(nonce, brokerId, name, channelBinding, this.#public.toSpki());
-    return new Uint8Array(await subtle().sign(ECDSA_SHA256, this.#ecdsa, /** @type {BufferSource} */ (message)));
-  }
-
-  /**
-   * The mechanism-1 `Authenticate` signature (deprecated): over
-   * `"hermit-auth/v1" ‖ nonce(32) ‖ u8 len ‖ broker_id[..255] ‖ SPKI`,
-   * bound to neither the dialled name nor the TLS connection, so a server
-   * the client dialled can relay it. Brokers with `auth = "required"`
-   * refuse it; `connect` signs with {@link Identity.signAuthBound}.
-   * @param {Uint8Array} nonce 32 bytes from the broker hello
-   * @param {Uint8Array} brokerId
-   * @returns {Promise<Uint8Array>}
-   */
-  async signAuth(nonce, brokerId) {
-    checkBytes(nonce, 'nonce');
-    checkBytes(brokerId, 'brokerId');
-    if (nonce.length !== AUTH_NONCE_LEN) throw new KeyError('InvalidArgument', `the auth nonce is ${AUTH_NONCE_LEN} bytes, got ${nonce.length}`);
-    const id = brokerId.subarray(0, 255);
-    const message = concat(AUTH_LABEL, nonce, [id.length], id, this.#public.toSpki());
     return new Uint8Array(await subtle().sign(ECDSA_SHA256, this.#ecdsa, /** @type {BufferSource} */ (message)));
   }
 

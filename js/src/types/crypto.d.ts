@@ -237,8 +237,6 @@ export class Identity {
   spki(): Promise<Uint8Array>;
   /** Mechanism 2: 64-byte raw r‖s ECDSA-P256-SHA256 over protocol/src/auth.rs's `transcript_bound`; `name` normalized (`dialledName`), `channelBinding` empty or 32 bytes. */
   signAuthBound(nonce: Uint8Array, brokerId: Uint8Array, name: string, channelBinding: Uint8Array): Promise<Uint8Array>;
-  /** @deprecated Mechanism 1 (unbound: can be relayed): over protocol/src/auth.rs's `transcript`. */
-  signAuth(nonce: Uint8Array, brokerId: Uint8Array): Promise<Uint8Array>;
   equals(other: Identity): boolean;
 }
 
