@@ -51,8 +51,8 @@ pub struct BrokerAddr {
     pub nats: NatsAuthArgs,
     /// The client state directory (mode 0700, one process at a time): the
     /// broker ids pinned per name and port (`known-brokers`) [default with
-    /// an identity: $XDG_STATE_HOME/hermitmq/<fingerprint>, else
-    /// ~/.local/state/hermitmq/<fingerprint>; without one: none].
+    /// an identity: $XDG_STATE_HOME/hermitmq/FINGERPRINT, else
+    /// ~/.local/state/hermitmq/FINGERPRINT; without one: none].
     #[arg(long, env = "HERMIT_STATE_DIR", value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
 }

@@ -72,7 +72,7 @@ pub struct ClientOptions {
     /// The client state directory of the identity ([`StateDir`]): with one,
     /// every HermitMQ connection checks the broker id against the pin kept
     /// for the dialled name and port in its `known-brokers` file, refuses
-    /// a changed one with [`ClientError::BrokerChanged`](crate::ClientError::BrokerChanged)
+    /// a changed one with [`ClientError::BrokerChanged`]
     /// before signing anything, and pins the id on first contact. Without
     /// one, nothing is pinned. Default `None`.
     pub state_dir: Option<Arc<StateDir>>,

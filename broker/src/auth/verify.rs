@@ -324,7 +324,7 @@ pub struct ProofPolicy {
 /// describes, under `policy`, and returns the principal it proves.
 ///
 /// Mechanism 2: the signature over
-/// [`transcript_bound`](hermit_protocol::auth::transcript_bound), then the
+/// [`transcript_bound`], then the
 /// name must be one `policy.names` serves, and a channel binding, if signed,
 /// this connection's TLS exporter value. Mechanism 1 only when
 /// `policy.accept_unbound`. The signature is checked first, so only a
