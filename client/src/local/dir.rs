@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use super::known_brokers::{KnownBrokers, KnownBrokersError};
+use super::write::write_whole;
 use crate::crypto::Identity;
 
 /// The lock file's name: it holds the pid of the process using the directory.
@@ -198,24 +199,6 @@ impl StateDir {
     /// Any step failing (the old contents then stay).
     pub fn write(&self, name: &str, contents: &[u8]) -> io::Result<()> {
         write_whole(&self.path, name, contents)
-    }
-}
-
-/// [`StateDir::write`] for the directory at `dir`.
-pub(super) fn write_whole(dir: &Path, name: &str, contents: &[u8]) -> io::Result<()> {
-    {
-        let tmp = dir.join(format!("{name}.tmp"));
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(contents)?;
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, dir.join(name))?;
-        File::open(dir)?.sync_all()
     }
 }
 

@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use hermit_protocol::auth::DialledName;
 use hermit_protocol::hello::BROKER_ID_LEN;
 
-use super::dir::write_whole;
+use super::write::write_whole;
 
 /// The file's name in the state directory.
 pub const KNOWN_BROKERS: &str = "known-brokers";

@@ -13,6 +13,7 @@
 
 mod dir;
 mod known_brokers;
+mod write;
 
 pub use dir::{StateDir, StateDirError};
 pub use known_brokers::{KNOWN_BROKERS, KnownBrokers, KnownBrokersError, Pin};
