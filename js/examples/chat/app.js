@@ -13,6 +13,7 @@
 // Message text is always rendered with textContent, never as HTML.
 
 import {
+  BrokerIdChanged,
   ClientError,
   KeyFile,
   Identity,
@@ -81,14 +82,16 @@ const state = {
  * Show an error to the user (and the console); nothing is dropped silently.
  * @param {string} context
  * @param {unknown} err
+ * @param {string} [message] what to say instead of the error's own message
+ * @returns {HTMLLIElement}
  */
-function showError(context, err) {
+function showError(context, err, message) {
   const e = /** @type {any} */ (err);
   const li = document.createElement('li');
   li.dataset.testid = 'error';
   li.dataset.code = String(e?.status ?? e?.kind ?? e?.code ?? 'Error');
   const text = document.createElement('span');
-  text.textContent = `${context}: ${e?.message ?? String(err)}`;
+  text.textContent = `${context}: ${message ?? e?.message ?? String(err)}`;
   const close = document.createElement('button');
   close.type = 'button';
   close.className = 'dismiss';
@@ -98,6 +101,7 @@ function showError(context, err) {
   li.append(text, close);
   $('errors').append(li);
   console.error(context, err);
+  return li;
 }
 
 /** @param {'idle'|'connecting'|'connected'|'closed'} s @param {string} text */
@@ -227,8 +231,27 @@ async function start(identity, name, file) {
     showError('Stored messages do not open', new Error(`${unreadable.length} stored record(s) were modified or moved (${unreadable.slice(0, 3).join(', ')}); they are not shown`));
   }
 
+  await goOnline();
+}
+
+/**
+ * Connect to the broker — refused if it presents another broker id than
+ * the one this page pinned for its name and port (trust on first use) —
+ * then send and read. A failed connect is shown, and the page stays
+ * offline.
+ */
+async function goOnline() {
+  const identity = /** @type {Identity} */ (state.identity);
   setStatus('connecting', `connecting to ${WS_URL}…`);
-  const client = await connect(WS_URL, { identity });
+  let client;
+  try {
+    client = await connect(WS_URL, { identity, knownBrokers: store.knownBrokers });
+  } catch (e) {
+    setStatus('closed', `not connected · ${WS_URL}`);
+    if (e instanceof BrokerIdChanged) brokerChanged(e);
+    else showError(`Cannot connect to ${WS_URL}`, e);
+    return;
+  }
   state.client = client;
   setStatus('connected', `connected · ${WS_URL}`);
   client.closed.then(({ code, reason }) => {
@@ -246,6 +269,36 @@ async function start(identity, name, file) {
     if (!first.done) select(first.value);
   }
   document.body.dataset.ready = 'true';
+}
+
+/**
+ * Another broker answers under the pinned name and port: say so, and let
+ * the user forget the pin if the broker was replaced on purpose.
+ * @param {BrokerIdChanged} e
+ */
+function brokerChanged(e) {
+  const where = `${e.dialledName}:${e.port}`;
+  const li = showError(
+    `Refused the broker at ${where}`,
+    e,
+    `it presented broker id ${toHex(e.presented)}, but this page pinned ${toHex(e.pinned)} for ${where}: ` +
+      'another broker answers under this name, so this page signed and sent nothing. ' +
+      'If the broker was replaced on purpose (a new data directory; a restore or a move keeps BROKER_ID), Forget it in this page and connect again; otherwise do not use it.',
+  );
+  const forget = document.createElement('button');
+  forget.type = 'button';
+  forget.className = 'forget-broker secondary';
+  forget.textContent = `Forget ${where}`;
+  forget.title = `Forget the broker id pinned for ${where} and connect, pinning the one it presents now`;
+  forget.addEventListener('click', () => {
+    forget.disabled = true;
+    action(`Cannot forget the broker at ${where}`, async () => {
+      await store.knownBrokers.forget(e.dialledName, e.port);
+      li.remove();
+      await goOnline();
+    });
+  });
+  li.insertBefore(forget, li.lastElementChild);
 }
 
 // ---- contacts, groups, conversations ----------------------------------------

@@ -5,7 +5,9 @@
 //   storage key wrapped under the password (below), `contacts` →
 //   [{ name, spki }], `groups` → [{ name, topic, members: [{ name, spki }] }],
 //   `seqs` → { topic: last seq sent } (so a reload continues the sequence
-//   numbers instead of restarting them, which readers would refuse as replays).
+//   numbers instead of restarting them, which readers would refuse as replays),
+//   `known-brokers` → { "<dialled name> <port>": broker id hex } (the broker
+//   ids this page pinned, `knownBrokers` below).
 // - `messages`: what was sent and received, keyed by where the record is
 //   stored (`topic/partition/offset`), so reading a record twice (after a
 //   reload, commits are at most 5 s old) stores and shows it once. Each is
@@ -23,10 +25,13 @@
 // this scheme (database version 1, plaintext) are deleted on upgrade.
 
 import { argon2id } from 'hash-wasm';
+import { fromHex, toHex } from '../../src/bytes.js';
 
 const DB_NAME = 'hermit-chat';
 /** 1: plaintext messages; 2: encrypted messages (version 1's are deleted). */
 const DB_VERSION = 2;
+/** The `kv` key of the pinned broker ids. */
+const KNOWN_BROKERS = 'known-brokers';
 /** The `kv` key of the wrapped storage key. */
 const STORAGE_KEY = 'storageKey';
 /** Associated data of a message record: this label, then its id. */
@@ -104,6 +109,65 @@ export function put(key, value) {
 export function remove(key) {
   return run('kv', 'readwrite', (s) => s.delete(key));
 }
+
+/**
+ * Change one `kv` entry in one transaction (read, `change`, write), so two
+ * tabs of the page never write over each other's change.
+ * @param {string} key
+ * @param {(value: any) => any} change
+ * @returns {Promise<void>}
+ */
+async function update(key, change) {
+  const d = await db();
+  return new Promise((resolve, reject) => {
+    const tx = d.transaction('kv', 'readwrite');
+    const s = tx.objectStore('kv');
+    const req = s.get(key);
+    req.onsuccess = () => {
+      try {
+        s.put(change(req.result), key);
+      } catch (e) {
+        tx.abort();
+        reject(e);
+      }
+    };
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error ?? new Error('IndexedDB transaction failed'));
+    tx.onabort = () => reject(tx.error ?? new Error('IndexedDB transaction aborted'));
+  });
+}
+
+/** @param {string} name @param {number} port */
+const brokerKey = (name, port) => `${name} ${port}`;
+
+/**
+ * The broker ids this page pinned (the SDK's `KnownBrokers` store, which
+ * `connect` takes): the id of the broker the page first authenticated to
+ * under each dialled name and port, in `kv` under `known-brokers`. A changed
+ * id is refused by `connect` (`BrokerIdChanged`) before anything is signed;
+ * `forget` removes a pin (the user says the broker was replaced on purpose).
+ * A stored id that is not 32 hex digits (a modified profile) is an error,
+ * not "no pin": that would pin whatever answers next.
+ * @type {import('../../src/client/known-brokers.js').KnownBrokers & { forget(name: string, port: number): Promise<void> }}
+ */
+export const knownBrokers = {
+  location: "this page's known brokers",
+  async get(name, port) {
+    const hex = ((await get(KNOWN_BROKERS)) ?? {})[brokerKey(name, port)];
+    if (hex === undefined) return undefined;
+    if (typeof hex !== 'string' || !/^[0-9a-f]{32}$/.test(hex)) throw new Error(`the pin for ${name}:${port} is not a broker id (${JSON.stringify(hex)})`);
+    return fromHex(hex);
+  },
+  set(name, port, brokerId) {
+    return update(KNOWN_BROKERS, (pins) => ({ ...pins, [brokerKey(name, port)]: toHex(brokerId) }));
+  },
+  forget(name, port) {
+    return update(KNOWN_BROKERS, (pins) => {
+      const { [brokerKey(name, port)]: _gone, ...rest } = pins ?? {};
+      return rest;
+    });
+  },
+};
 
 /**
  * Argon2id parameters from a stored record, refused outside what a SEALKEY

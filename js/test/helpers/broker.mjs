@@ -52,7 +52,7 @@ export function haveBroker() {
  *   `config`: TOML text written to a file passed with --config; `wss`: the
  *   config has a `wss_listen` (with `tls_cert`, `tls_key`): wait for it too.
  * @returns {Promise<{ url: string, tcpAddr: string, wsAddr: string, wssAddr: string|null, dataDir: string, brokerId: () => Promise<string>,
- *   counter: (name: string, labels?: string) => Promise<number>,
+ *   counter: (name: string, labels?: string) => Promise<number>, counterTotal: (name: string) => Promise<number>,
  *   stderr: () => string, stop: () => Promise<number|string|null>, dataContains: (needle: Uint8Array|string) => Promise<boolean> }>}
  */
 export async function startBroker(opts = {}) {
@@ -100,6 +100,13 @@ export async function startBroker(opts = {}) {
   child.stderr.on('data', (c) => (log += c.toString()));
   /** @type {Promise<number|string|null>|null} */
   let stopped = null;
+  /** The lines of the admin listener's /metrics. */
+  const metrics = async () => {
+    // eslint-disable-next-line no-control-regex
+    const admin = /admin listening.*?addr=([0-9.]+:\d+)|addr=([0-9.]+:\d+).*admin listening/.exec(log.replace(/\x1b\[[0-9;]*m/g, ''));
+    if (!admin) throw new Error(`no admin listener in the log:\n${log}`);
+    return (await (await fetch(`http://${admin[1] ?? admin[2]}/metrics`)).text()).split('\n');
+  };
   return {
     url: `ws://${addrs.ws}/`,
     tcpAddr: addrs.tcp,
@@ -111,14 +118,16 @@ export async function startBroker(opts = {}) {
     // A counter from the admin listener's /metrics (`labels` as written
     // there, e.g. 'reason="name_not_served"'); 0 when it is not listed.
     counter: async (name, labels = '') => {
-      // eslint-disable-next-line no-control-regex
-      const admin = /admin listening.*?addr=([0-9.]+:\d+)|addr=([0-9.]+:\d+).*admin listening/.exec(log.replace(/\x1b\[[0-9;]*m/g, ''));
-      if (!admin) throw new Error(`no admin listener in the log:\n${log}`);
-      const text = await (await fetch(`http://${admin[1] ?? admin[2]}/metrics`)).text();
       const want = `${name}${labels ? `{${labels}}` : ''} `;
-      const line = text.split('\n').find((l) => l.startsWith(want));
+      const line = (await metrics()).find((l) => l.startsWith(want));
       return line ? Number(line.slice(want.length)) : 0;
     },
+    // A counter summed over all its labels (every reason of
+    // hermit_auth_failures_total, say); 0 when it is not listed.
+    counterTotal: async (name) =>
+      (await metrics())
+        .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+        .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0),
     stderr: () => log,
     stop: () => {
       if (!stopped) {

@@ -10,12 +10,14 @@
 //   plaintext, but the two TLS connections have different exporter values.
 //
 // `upstream` is asked at each connection, so a test can put another broker
-// behind the same address (a substitute under a known name).
+// behind the same address (a substitute under a known name). `host`: the
+// loopback address it listens on (127.0.0.1 unless given; a browser test
+// dials the relay at 127.0.0.2, an address the broker does not answer to).
 import net from 'node:net';
 import tls from 'node:tls';
 
 /**
- * @param {{ upstream: () => { host: string, port: number },
+ * @param {{ upstream: () => { host: string, port: number }, host?: string,
  *   tls?: { cert: string, key: string, ca: string, servername: string } }} opts
  * @returns {Promise<{ port: number, connections: number, fromClient: number, close: () => Promise<void> }>}
  */
@@ -47,7 +49,7 @@ export async function startRelay(opts) {
   const server = opts.tls
     ? tls.createServer({ cert: opts.tls.cert, key: opts.tls.key, minVersion: 'TLSv1.3' }, forward)
     : net.createServer(forward);
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  await new Promise((resolve) => server.listen(0, opts.host ?? '127.0.0.1', () => resolve(undefined)));
   relay.port = /** @type {net.AddressInfo} */ (server.address()).port;
   function close() {
     for (const s of sockets) s.destroy();
