@@ -216,6 +216,38 @@ fn cli_connect(url: &str, key: &Path, ca: &Path) -> std::process::Output {
     )
 }
 
+/// The clients that go through a relay: the SDK as `id`, the CLI as the
+/// holder of `key`, both trusting `ca`.
+struct Through<'a> {
+    rt: &'a tokio::runtime::Runtime,
+    id: &'a Arc<Identity>,
+    key: &'a Path,
+    ca: &'a Path,
+}
+
+impl Through<'_> {
+    /// Through the relay at `url` (which counts what it passes on in
+    /// `forwarded`), the SDK and then the CLI are refused with `why` in the
+    /// error, each after its Authenticate went through the relay.
+    fn refused(&self, url: &str, forwarded: &Forwarded, why: &str) {
+        let e = self
+            .rt
+            .block_on(sdk_connect(url, self.id, self.ca))
+            .expect("the relayed proof is refused");
+        assert!(e.contains(why), "{e}");
+        let before = forwarded.0.load(Ordering::Relaxed);
+        assert!(
+            before > 8,
+            "the relay passed the Authenticate on ({before} bytes)"
+        );
+        let out = cli_connect(url, self.key, self.ca);
+        assert_code(&out, 4);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{err}");
+        assert!(forwarded.0.load(Ordering::Relaxed) > before + 8);
+    }
+}
+
 #[test]
 fn a_relayed_authenticate_is_refused_over_tcp_and_tls_for_the_sdk_and_the_cli() {
     let dir = tempfile::tempdir().unwrap();
@@ -261,39 +293,19 @@ fn a_relayed_authenticate_is_refused_over_tcp_and_tls_for_the_sdk_and_the_cli() 
 
     // Through the plain relay on 127.0.0.2: the name is the relay's.
     let (relay_addr, forwarded) = rt.block_on(relay("127.0.0.2:0", plain, None));
-    let url = relay_addr.to_string();
-    let e = rt
-        .block_on(sdk_connect(&url, &id, &ca_file))
-        .expect("the relayed proof is refused");
-    assert!(e.contains("\"127.0.0.2\"") && e.contains("relay"), "{e}");
-    let before = forwarded.0.load(Ordering::Relaxed);
-    assert!(
-        before > 8,
-        "the relay passed the Authenticate on ({before} bytes)"
-    );
-    let out = cli_connect(&url, &admin, &ca_file);
-    assert_code(&out, 4);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("\"127.0.0.2\""), "{err}");
-    assert!(forwarded.0.load(Ordering::Relaxed) > before + 8);
+    let through = Through {
+        rt: &rt,
+        id: &id,
+        key: &admin,
+        ca: &ca_file,
+    };
+    through.refused(&relay_addr.to_string(), &forwarded, "\"127.0.0.2\"");
 
     // Through the TLS relay with a valid certificate for `localhost`: the
     // name passes, the TLS channel is the relay's.
     let (relay_addr, forwarded) = rt.block_on(relay("127.0.0.1:0", tls, Some(relay_tls(&ca))));
     let url = format!("hermits://localhost:{}", relay_addr.port());
-    let e = rt
-        .block_on(sdk_connect(&url, &id, &ca_file))
-        .expect("the relayed proof is refused");
-    assert!(e.contains("channel binding"), "{e}");
-    let before = forwarded.0.load(Ordering::Relaxed);
-    assert!(
-        before > 8,
-        "the relay passed the Authenticate on ({before} bytes)"
-    );
-    let out = cli_connect(&url, &admin, &ca_file);
-    assert_code(&out, 4);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("channel binding"), "{err}");
+    through.refused(&url, &forwarded, "channel binding");
 
     // And directly again: nothing the relays did stuck.
     assert_eq!(rt.block_on(sdk_connect(&direct_tls, &id, &ca_file)), None);

@@ -55,14 +55,14 @@ impl std::fmt::Debug for Authenticate<'_> {
 impl<'a> Authenticate<'a> {
     pub(crate) fn decode(r: &mut Reader<'a>) -> Result<Self, WireError> {
         let mechanism = r.u8()?;
-        let spki = bytes16(r, "spki")?;
-        let signature = bytes16(r, "signature")?;
+        let spki = field(r, Prefix::U16, "spki", MAX_AUTH_FIELD)?;
+        let signature = field(r, Prefix::U16, "signature", MAX_AUTH_FIELD)?;
         let (name, channel_binding) = if mechanism == MECHANISM_P256_ECDSA {
             (&[][..], &[][..])
         } else {
             (
-                bytes8(r, "name", MAX_AUTH_NAME)?,
-                bytes8(r, "channel binding", MAX_CHANNEL_BINDING)?,
+                field(r, Prefix::U8, "name", MAX_AUTH_NAME)?,
+                field(r, Prefix::U8, "channel binding", MAX_CHANNEL_BINDING)?,
             )
         };
         Ok(Authenticate {
@@ -76,14 +76,21 @@ impl<'a> Authenticate<'a> {
 
     pub(crate) fn encode(&self, out: &mut BytesMut) -> Result<(), WireError> {
         out.put_u8(self.mechanism);
-        put_bytes16(out, "spki", self.spki)?;
-        put_bytes16(out, "signature", self.signature)?;
+        put_field(out, Prefix::U16, "spki", self.spki, MAX_AUTH_FIELD)?;
+        put_field(
+            out,
+            Prefix::U16,
+            "signature",
+            self.signature,
+            MAX_AUTH_FIELD,
+        )?;
         if self.mechanism == MECHANISM_P256_ECDSA {
             return Ok(());
         }
-        put_bytes8(out, "name", self.name, MAX_AUTH_NAME)?;
-        put_bytes8(
+        put_field(out, Prefix::U8, "name", self.name, MAX_AUTH_NAME)?;
+        put_field(
             out,
+            Prefix::U8,
             "channel binding",
             self.channel_binding,
             MAX_CHANNEL_BINDING,
@@ -100,59 +107,55 @@ pub(crate) fn encode_response(principal: &[u8; 32], out: &mut BytesMut) {
     out.put_slice(principal);
 }
 
-/// Write a `u16`-length-prefixed byte string of at most [`MAX_AUTH_FIELD`] bytes.
-fn put_bytes16(out: &mut BytesMut, field: &'static str, b: &[u8]) -> Result<(), WireError> {
-    if b.len() > MAX_AUTH_FIELD {
+/// The length prefix of a field: `u8` (name, channel binding) or `u16`
+/// (key, signature).
+#[derive(Clone, Copy)]
+enum Prefix {
+    U8,
+    U16,
+}
+
+/// Refuse a field of `len` bytes over `max`.
+fn check_len(field: &'static str, len: usize, max: usize) -> Result<(), WireError> {
+    if len > max {
         return Err(WireError::TooLong {
             field,
-            len: b.len() as u64,
-            max: MAX_AUTH_FIELD as u64,
+            len: len as u64,
+            max: max as u64,
         });
     }
-    out.put_u16(b.len() as u16);
-    out.put_slice(b);
     Ok(())
 }
 
-fn bytes16<'a>(r: &mut Reader<'a>, field: &'static str) -> Result<&'a [u8], WireError> {
-    let n = usize::from(r.u16()?);
-    if n > MAX_AUTH_FIELD {
-        return Err(WireError::TooLong {
-            field,
-            len: n as u64,
-            max: MAX_AUTH_FIELD as u64,
-        });
-    }
-    Ok(r.bytes(n)?)
-}
-
-/// Write a `u8`-length-prefixed byte string of at most `max` bytes.
-fn put_bytes8(
+/// Write a length-prefixed byte string of at most `max` bytes (`max`
+/// fits the prefix).
+fn put_field(
     out: &mut BytesMut,
+    prefix: Prefix,
     field: &'static str,
     b: &[u8],
     max: usize,
 ) -> Result<(), WireError> {
-    if b.len() > max {
-        return Err(WireError::TooLong {
-            field,
-            len: b.len() as u64,
-            max: max as u64,
-        });
+    check_len(field, b.len(), max)?;
+    match prefix {
+        Prefix::U8 => out.put_u8(b.len() as u8),
+        Prefix::U16 => out.put_u16(b.len() as u16),
     }
-    out.put_u8(b.len() as u8);
     out.put_slice(b);
     Ok(())
 }
 
-fn bytes8<'a>(r: &mut Reader<'a>, field: &'static str, max: usize) -> Result<&'a [u8], WireError> {
-    let n = usize::from(r.u8()?);
-    if n > max {
-        return Err(WireError::TooLong {
-            field,
-            len: n as u64,
-            max: max as u64,
-        });
-    }
+/// Read a length-prefixed byte string of at most `max` bytes.
+fn field<'a>(
+    r: &mut Reader<'a>,
+    prefix: Prefix,
+    name: &'static str,
+    max: usize,
+) -> Result<&'a [u8], WireError> {
+    let n = match prefix {
+        Prefix::U8 => usize::from(r.u8()?),
+        Prefix::U16 => usize::from(r.u16()?),
+    };
+    check_len(name, n, max)?;
     Ok(r.bytes(n)?)
 }
