@@ -148,8 +148,9 @@ fn records_and_names_from_a_real_broker_are_inert_in_every_output_mode() {
     assert_inert("produce stdout", offsets.as_bytes());
     assert_inert("produce stderr", &out.stderr);
 
-    let consume = |extra: &[&str]| {
-        let mut args = vec![
+    // `hermit consume` of the chat topic as Bob, then `extra`.
+    let consume_args = |extra: &[&'static str]| -> Vec<String> {
+        [
             "consume",
             "-t",
             "chat",
@@ -158,8 +159,15 @@ fn records_and_names_from_a_real_broker_are_inert_in_every_output_mode() {
             "--trust",
             &k.alice_pub,
             "-e",
-        ];
-        args.extend_from_slice(extra);
+        ]
+        .iter()
+        .chain(extra)
+        .map(|s| (*s).to_owned())
+        .collect()
+    };
+    let consume = |extra: &[&'static str]| {
+        let args = consume_args(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = run_hermit(&args, b"", &env);
         assert_ok(&out);
         out
@@ -212,17 +220,8 @@ fn records_and_names_from_a_real_broker_are_inert_in_every_output_mode() {
 
     // On a terminal the same modes escape.
     for extra in [&["--output", "raw"][..], &["--raw"]] {
-        let mut args = vec![
-            "consume",
-            "-t",
-            "chat",
-            "-i",
-            &k.bob,
-            "--trust",
-            &k.alice_pub,
-            "-e",
-        ];
-        args.extend_from_slice(extra);
+        let args = consume_args(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (screen, stderr) = on_a_terminal(&args, &env);
         // The terminal's own line discipline turns "\n" into "\r\n".
         let screen = without_crlf(&screen);
