@@ -10,9 +10,10 @@ use tokio::time::Instant;
 
 use super::error::SealedError;
 use super::record::{RecordErrorKind, Release, SealedRecordError};
-use super::state::{ConsumerState, StateStore, consumer_key};
+use super::state::{ConsumerState, Standing, StateStore, consumer_key};
 use crate::client::Client;
 use crate::crypto::{Fingerprint, Identity, Opener};
+use crate::local::RECORD_HASH_LEN;
 
 /// Where a [`SealedConsumer`](super::SealedConsumer)'s replay windows came from at start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +104,9 @@ pub(super) struct Persist {
     /// The state as of the next commit: the one restored or last saved,
     /// plus the records opened since at offsets every commit now covers.
     pub(super) state: ConsumerState,
+    /// How the restored state stood against the anchor, and the hash of
+    /// its record (`None`: nothing was restored).
+    pub(super) restored: Option<(Standing, [u8; RECORD_HASH_LEN])>,
 }
 
 impl Persist {
@@ -117,9 +121,10 @@ impl Persist {
     ) -> Result<(Persist, StateOrigin), SealedError> {
         let store = StateStore::open(client, identity).await?;
         let logical = consumer_key(group, topic);
-        let saved = match store.load(&logical).await? {
+        let loaded = store.load(&logical).await?;
+        let saved = match &loaded {
             None => None,
-            Some(bytes) => Some(ConsumerState::decode(&bytes).ok_or_else(|| {
+            Some(l) => Some(ConsumerState::decode(&l.plaintext).ok_or_else(|| {
                 SealedError::State {
                     topic: super::state::state_topic(identity),
                     reason: "the latest state record is not a consumer state this \
@@ -129,6 +134,14 @@ impl Persist {
                 }
             })?),
         };
+        // Before anything of it reaches the opener: an older state than
+        // this device anchored is refused here.
+        let found = saved
+            .as_ref()
+            .zip(loaded.as_ref())
+            .map(|(st, l)| (st.generation, l.record));
+        let standing = store.check(&logical, found)?;
+        let restored = found.map(|(_, record)| (standing, record));
         let origin = match &saved {
             None => StateOrigin::Fresh,
             Some(st) => StateOrigin::Restored {
@@ -148,6 +161,7 @@ impl Persist {
             store,
             logical,
             state: saved.unwrap_or_default(),
+            restored,
         };
         Ok((persist, origin))
     }
