@@ -165,6 +165,61 @@ impl Persist {
         };
         Ok((persist, origin))
     }
+
+    /// At start, with a restored state: hold the broker to the anchor, or move
+    /// the anchor up to a newer state (finishing the commit it was saved for).
+    pub(super) async fn settle_anchor(
+        &self,
+        client: &Client,
+        group: &str,
+        topic: &str,
+        tracks: &mut BTreeMap<u32, Track>,
+        from_commit: bool,
+    ) -> Result<(), SealedError> {
+        let Some((standing, record)) = self.restored else {
+            return Ok(());
+        };
+        match standing {
+            Standing::Unanchored => {}
+            // This device anchored this state after the broker acknowledged
+            // its commits: a commit below its offsets is the broker's doing.
+            Standing::AtAnchor if from_commit => {
+                for (&partition, &state) in &self.state.committed {
+                    let Some(t) = tracks.get(&partition) else {
+                        continue;
+                    };
+                    if t.committed.is_none_or(|c| c < state) {
+                        return Err(SealedError::CommitRolledBack {
+                            topic: topic.to_owned(),
+                            group: group.to_owned(),
+                            partition,
+                            committed: t.committed,
+                            state,
+                            file: self.store.anchor_file().unwrap_or_default(),
+                            line: self.store.anchor_line(&self.logical),
+                        });
+                    }
+                }
+            }
+            Standing::AtAnchor => {}
+            Standing::Ahead => {
+                // Finish the commit the state was saved for, so that the anchor
+                // about to be written holds (the broker acknowledged both).
+                for (&partition, &offset) in &self.state.committed {
+                    let committed = client.committed(group, topic, partition).await?;
+                    if committed.is_none_or(|c| c < offset) {
+                        client.commit(group, topic, partition, offset).await?;
+                        if let Some(t) = tracks.get_mut(&partition) {
+                            t.committed = Some(offset);
+                        }
+                    }
+                }
+                self.store
+                    .anchor(&self.logical, self.state.generation, record)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The notice for a held record that was released.

@@ -19,7 +19,6 @@ use crate::records::Record;
 use super::commits::{Held, Persist, StateOrigin, Track, released_notice};
 use super::error::SealedError;
 use super::record::{OpenedRecord, Plaintext, RecordErrorKind, Release, SealedRecordError};
-use super::state::Standing;
 
 /// How a [`SealedConsumer`] reads, commits and remembers. Each field's doc
 /// ends with its default; `From<ConsumerOptions>` takes the defaults for the rest.
@@ -208,7 +207,8 @@ impl SealedConsumer {
             }
         }
         if let (Some(p), Some(g)) = (&persist, &group) {
-            settle_anchor(client, g, topic, p, &mut tracks, from_commit).await?;
+            p.settle_anchor(client, g, topic, &mut tracks, from_commit)
+                .await?;
         }
         let next_auto_commit = match (&group, auto_commit) {
             (Some(_), Some(every)) => Some(Instant::now() + every),
@@ -593,60 +593,6 @@ impl SealedConsumer {
         }
         Ok(self.inner.close().await?)
     }
-}
-
-/// At start, with a restored state: hold the broker to the anchor, or move
-/// the anchor up to a newer state (finishing the commit it was saved for).
-async fn settle_anchor(
-    client: &Client,
-    group: &str,
-    topic: &str,
-    p: &Persist,
-    tracks: &mut BTreeMap<u32, Track>,
-    from_commit: bool,
-) -> Result<(), SealedError> {
-    let Some((standing, record)) = p.restored else {
-        return Ok(());
-    };
-    match standing {
-        Standing::Unanchored => {}
-        // This device anchored this state after the broker acknowledged
-        // its commits: a commit below its offsets is the broker's doing.
-        Standing::AtAnchor if from_commit => {
-            for (&partition, &state) in &p.state.committed {
-                let Some(t) = tracks.get(&partition) else {
-                    continue;
-                };
-                if t.committed.is_none_or(|c| c < state) {
-                    return Err(SealedError::CommitRolledBack {
-                        topic: topic.to_owned(),
-                        group: group.to_owned(),
-                        partition,
-                        committed: t.committed,
-                        state,
-                        file: p.store.anchor_file().unwrap_or_default(),
-                        line: p.store.anchor_line(&p.logical),
-                    });
-                }
-            }
-        }
-        Standing::AtAnchor => {}
-        Standing::Ahead => {
-            // Finish the commit the state was saved for, so that the anchor
-            // about to be written holds (the broker acknowledged both).
-            for (&partition, &offset) in &p.state.committed {
-                let committed = client.committed(group, topic, partition).await?;
-                if committed.is_none_or(|c| c < offset) {
-                    client.commit(group, topic, partition, offset).await?;
-                    if let Some(t) = tracks.get_mut(&partition) {
-                        t.committed = Some(offset);
-                    }
-                }
-            }
-            p.store.anchor(&p.logical, p.state.generation, record)?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
