@@ -316,9 +316,10 @@ async fn send_direct(sp: &SealedProducer, topic: &str, to: &Party) -> Result<Mod
 
 /// The reservation state likewise: a rolled-back reservation would let the
 /// DIRECT count of a pair go back (and, near the end of a key's budget,
-/// random IVs repeat). Refused on the device that wrote the newer one,
-/// accepted by a new device (the documented limitation); a crash between
-/// the reservation's durable write and the anchor is not refused.
+/// random IVs repeat). Refused on the device that wrote the newer one —
+/// also when the broker serves no reservation at all — and accepted by a
+/// new device (the documented limitation); a crash between the
+/// reservation's durable write and the anchor is not refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rolled_back_reservation_is_refused_and_a_crash_is_not() {
     let env = Env::start().await;
@@ -395,6 +396,34 @@ async fn a_rolled_back_reservation_is_refused_and_a_crash_is_not() {
     );
     drop(sp);
     drop(client);
+
+    // Or serves none at all (the state topic deleted; the producer makes a
+    // new, empty one): refused as well — a count from 0 is the oldest state.
+    env.client
+        .delete_topic(&state_topic(&alice.id))
+        .await
+        .expect("delete the state topic");
+    let client = device(&env, &state).await;
+    let sp = producer_on(&client, &alice);
+    let e = send_direct(&sp, topic, &bob)
+        .await
+        .expect_err("no state while one is anchored");
+    assert!(
+        matches!(
+            e,
+            SealedError::StateRolledBack {
+                anchored: 3,
+                found: None,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("found no state record"), "{e}");
+    drop(sp);
+    drop(client);
+    env.produce_raw(&state_topic(&alice.id), 0, &key, &first)
+        .await;
 
     // A new device accepts it: the count goes back to the first reservation.
     let client = device(&env, &state_dir(&tmp.path().join("alice-new"))).await;
