@@ -50,7 +50,9 @@ pub struct BrokerAddr {
     #[command(flatten)]
     pub nats: NatsAuthArgs,
     /// The client state directory (mode 0700, one process at a time): the
-    /// broker ids pinned per name and port (`known-brokers`) [default with
+    /// broker ids pinned per name and port (`known-brokers`) and the
+    /// generation of each sealed state saved (`state-anchors`: an older
+    /// state served again is refused, exit 5) [default with
     /// an identity: $XDG_STATE_HOME/hermitmq/FINGERPRINT, else
     /// ~/.local/state/hermitmq/FINGERPRINT; without one: none].
     #[arg(long, env = "HERMIT_STATE_DIR", value_name = "DIR")]
@@ -193,7 +195,7 @@ impl BrokerAddr {
 }
 
 impl BrokerAddr {
-    /// The state directory to pin brokers in: `--state-dir` /
+    /// The state directory to pin brokers and anchor sealed state in: `--state-dir` /
     /// `HERMIT_STATE_DIR`, else the identity's default, else none.
     fn state_dir(&self, identity: Option<&Identity>) -> anyhow::Result<Option<Arc<StateDir>>> {
         let path = match (&self.state_dir, identity) {

@@ -359,6 +359,12 @@ pub fn sealed_error(e: SealedError) -> anyhow::Error {
             status: Some(hermit_client::Status::Unauthorized),
             ..
         } => Err::<(), _>(e).class(crate::exit::AUTH).unwrap_err(),
+        // The broker served an older state or commit than this device
+        // anchored (its --state-dir): the data it serves is not to be
+        // trusted, an integrity failure (exit 5).
+        e @ (SealedError::StateRolledBack { .. } | SealedError::CommitRolledBack { .. }) => {
+            Err::<(), _>(e).class(crate::exit::INTEGRITY).unwrap_err()
+        }
         other => Err::<(), _>(other).class(USAGE).unwrap_err(),
     }
 }

@@ -36,6 +36,9 @@
 //! - [`sealed`]: [`SealedProducer`] and [`SealedConsumer`] — sealing in place through the
 //!   producer, blinded keys, opened records or per-record typed errors, commits that
 //!   never pass a record that failed to open.
+//! - [`local`]: what a client keeps on its own device, the client state
+//!   directory ([`StateDir`]): pinned broker ids (`known-brokers`) and the
+//!   anchors of its sealed state (`state-anchors`).
 //!
 //! Batch payload layout (what the producer writes and the consumer reads):
 //! `record_count × (u32 length, record bytes)`, big-endian, after the batch

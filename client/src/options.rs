@@ -73,8 +73,13 @@ pub struct ClientOptions {
     /// every HermitMQ connection checks the broker id against the pin kept
     /// for the dialled name and port in its `known-brokers` file, refuses
     /// a changed one with [`ClientError::BrokerChanged`]
-    /// before signing anything, and pins the id on first contact. Without
-    /// one, nothing is pinned. Default `None`.
+    /// before signing anything, and pins the id on first contact; and the
+    /// sealed consumers and producers of this client anchor the generation
+    /// of every sealed state they save in its `state-anchors` file and
+    /// refuse an older state (or commit) from the broker
+    /// ([`SealedError::StateRolledBack`](crate::SealedError::StateRolledBack),
+    /// docs/ENVELOPE.md §13). Without one, nothing is pinned or anchored.
+    /// Default `None`.
     pub state_dir: Option<Arc<StateDir>>,
 }
 

@@ -70,7 +70,10 @@
 //! ([`OpenedRecord::window`] is [`WindowStart::New`](crate::crypto::WindowStart::New)). A restarted consumer
 //! resumes at the committed offset (or the state's, if a crash fell between
 //! saving it and committing). Without a group nothing is saved: the windows
-//! start empty and records read again open again.
+//! start empty and records read again open again. With a client state
+//! directory, each state's generation is anchored there, and a broker that
+//! serves an older state or moves the commit back is refused
+//! ([`state`], [`SealedError::StateRolledBack`]).
 //!
 //! # Records that fail to open
 //! Each holds its partition's commit back until [`SealedConsumer::ack`], but

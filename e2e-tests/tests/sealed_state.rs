@@ -3,6 +3,8 @@
 //! process restart, so a record replayed through the broker is refused as a
 //! duplicate; without the ACL rule for the state topic it says which rule is
 //! missing; text output shows escape sequences instead of obeying them.
+//! Issue 32: the state's generation is anchored in the CLI's state
+//! directory, so an older state the broker serves again is refused (exit 5).
 
 use std::time::Duration;
 
@@ -138,6 +140,128 @@ fn a_restarted_consumer_refuses_a_record_replayed_through_the_broker() {
         "without state the replay opens again"
     );
     assert_eq!(lines[0]["offset"], 2);
+}
+
+/// The admin's client (the broker's operator plays the lying broker).
+async fn admin_client(addr: &str, admin: &std::path::Path) -> Client {
+    let text = std::fs::read_to_string(admin).unwrap();
+    let id = KeyFile::from_armor(&text)
+        .unwrap()
+        .unlock(PASSWORD.as_bytes())
+        .unwrap();
+    let opts = ClientOptions {
+        identity: Some(std::sync::Arc::new(id)),
+        ..ClientOptions::default()
+    };
+    Client::connect(addr.to_owned(), opts).await.unwrap()
+}
+
+/// THE ROLLBACK through real processes: `hermit consume --group` anchors
+/// the generation of each state it saves in its state directory; when the
+/// broker serves an older state record again (byte for byte) with the
+/// commit that went with it, the next run refuses to read (exit 5) and says
+/// why; a fresh `--state-dir` (a new device) accepts it, and the record
+/// read since is delivered again — the limitation the anchor removes.
+#[test]
+fn a_restarted_cli_consumer_refuses_an_older_state_served_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (admin, admin_pub) = keygen(dir.path(), "admin");
+    let (alice, alice_pub) = keygen(dir.path(), "alice");
+    let (bob, bob_pub) = keygen(dir.path(), "bob");
+    let [admin_fp, bob_fp] = [&admin_pub, &bob_pub].map(|p| fingerprint(p));
+    let config = auth_config(dir.path(), &admin_fp, "");
+    let broker = start_configured(dir.path(), &config);
+    let addr = broker.addr().to_string();
+    let env = [PW, ("HERMIT_BROKER", addr.as_str())];
+    let inbox = format!("inbox.{bob_fp}");
+    create_topic(&addr, &admin, &inbox);
+    let group = format!("{bob_fp}.chat");
+    let send = |text: &str| {
+        let args = [
+            "produce",
+            "-t",
+            &inbox,
+            "-i",
+            path_str(&alice),
+            "--to",
+            path_str(&bob_pub),
+        ];
+        assert_ok(&run_hermit(&args, format!("{text}\n").as_bytes(), &env));
+    };
+    let consume = |extra: &[&str]| {
+        let mut args = vec![
+            "consume",
+            "-t",
+            &inbox,
+            "-i",
+            path_str(&bob),
+            "--trust",
+            path_str(&alice_pub),
+            "--output",
+            "jsonl",
+            "-g",
+            &group,
+            "-c",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        run_hermit(&args, b"", &env)
+    };
+    let state_topic = format!("state.{bob_fp}");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let admin_client = rt.block_on(admin_client(&addr, &admin));
+
+    send("first");
+    let out = consume(&[]);
+    assert_ok(&out);
+    assert_eq!(jsonl(&out)[0]["payload"], "first");
+    // The state record of that run (generation 1), as the broker holds it.
+    let (key, old_state) = rt.block_on(async {
+        let r = admin_client
+            .fetch(&state_topic, 0, 0, 1 << 20, Duration::ZERO)
+            .await
+            .unwrap();
+        let rec = r.records().next().unwrap().unwrap();
+        (rec.key, rec.value)
+    });
+    send("second");
+    let out = consume(&[]);
+    assert_ok(&out);
+    assert_eq!(jsonl(&out)[0]["payload"], "second");
+
+    // The broker serves the first state again, with its commit.
+    rt.block_on(async {
+        let mut b = BatchBuilder::new(&key);
+        b.push(&old_state);
+        let batch = Bytes::from(b.finish(0).unwrap());
+        admin_client
+            .produce(&state_topic, 0, Ack::Durable, batch)
+            .await
+            .unwrap();
+        admin_client.commit(&group, &inbox, 0, 1).await.unwrap();
+    });
+    let out = consume(&[]);
+    assert_eq!(out.status.code(), Some(5), "an integrity failure");
+    assert!(out.stdout.is_empty(), "nothing delivered");
+    let err = String::from_utf8_lossy(&out.stderr);
+    for needle in [
+        "the broker served an older state than this device wrote",
+        "anchored generation 2",
+        "found generation 1",
+        "state-anchors",
+    ] {
+        assert!(err.contains(needle), "{needle:?} not in {err}");
+    }
+
+    // A new device (an empty state directory) cannot know: it accepts.
+    let fresh = dir.path().join("new-device");
+    let out = consume(&["--state-dir", path_str(&fresh)]);
+    assert_ok(&out);
+    assert_eq!(
+        jsonl(&out)[0]["payload"],
+        "second",
+        "delivered again on a device without the anchor"
+    );
 }
 
 #[test]

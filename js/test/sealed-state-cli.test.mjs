@@ -120,11 +120,11 @@ test('Rust saves the replay state, JS restores it; JS saves, Rust restores it: a
 
 test('DIRECT budgets written by JS are read by Rust and the other way round', async (t) => {
   const { alice, bob, client, cli, aliceKey } = await setup(t);
-  const budget = async () => {
+  const saved = async () => {
     const store = await StateStore.open(client, alice);
-    const s = /** @type {BudgetState} */ (await BudgetState.decode(/** @type {Uint8Array} */ (await store.load(BUDGET_KEY))));
-    return /** @type {{ reserved: number }} */ (s.peers.get(bob.fingerprint().toHex())).reserved;
+    return /** @type {BudgetState} */ (await BudgetState.decode(/** @type {Uint8Array} */ (await store.load(BUDGET_KEY))));
   };
+  const budget = async () => /** @type {{ reserved: number }} */ ((await saved()).peers.get(bob.fingerprint().toHex())).reserved;
   // JS reserves 65536 …
   const run1 = await SealedProducer.create(new Producer(client, { lingerMs: 1 }), alice);
   await run1.send('b', null, enc.encode('from js'), [bob.publicKey]);
@@ -140,4 +140,12 @@ test('DIRECT budgets written by JS are read by Rust and the other way round', as
   await run2.flush();
   assert.equal(run2.directSeals(bob.fingerprint()), 2 * BUDGET_RESERVE + 1);
   assert.equal(await budget(), 3 * BUDGET_RESERVE);
+  // Every save counted the generation up, whichever SDK wrote it: the CLI
+  // anchored generation 2 in its state directory and accepts JS's 3 (a
+  // state below its anchor it would refuse, ENVELOPE.md §13).
+  assert.equal((await saved()).generation, 3n);
+  const again = await cli(aliceKey, ['produce', '--topic', 'b', '--to', bob.publicKey.toSpkiBase64()], 'from rust again\n');
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal((await saved()).generation, 4n);
+  assert.equal(await budget(), 4 * BUDGET_RESERVE);
 });

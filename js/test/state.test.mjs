@@ -65,6 +65,7 @@ function u64be(x) {
 
 test('consumer state round-trips byte for byte and refuses lies', () => {
   const s = new ConsumerState();
+  s.generation = 0x0102030405060708n;
   s.committed.set(3, 7);
   s.committed.set(0, 42);
   s.floor = 99n;
@@ -77,7 +78,9 @@ test('consumer state round-trips byte for byte and refuses lies', () => {
   // words, bit s mod 1024 in word (s mod 1024) / 64.
   const words = (/** @type {Record<number, bigint>} */ set) => Buffer.concat(Array.from({ length: 16 }, (_, i) => u64be(set[i] ?? 0n)));
   const expect = Buffer.concat([
-    Buffer.from([1, 0, 0, 0, 2]),
+    Buffer.from([2]),
+    Buffer.from('0102030405060708', 'hex'),
+    Buffer.from([0, 0, 0, 2]),
     Buffer.from('00000000000000000000002a', 'hex'),
     Buffer.from('000000030000000000000007', 'hex'),
     Buffer.from('0000000000000063', 'hex'),
@@ -93,15 +96,22 @@ test('consumer state round-trips byte for byte and refuses lies', () => {
   const back = /** @type {ConsumerState} */ (ConsumerState.decode(bytes));
   assert.deepEqual([...back.committed].sort(), [...s.committed].sort());
   assert.equal(back.floor, 99n);
+  assert.equal(back.generation, 0x0102030405060708n);
   assert.deepEqual(back.senders, s.senders);
   assert.deepEqual(Buffer.from(back.encode()), expect);
   for (let cut = 0; cut < bytes.length; cut++) assert.equal(ConsumerState.decode(bytes.subarray(0, cut)), null, `cut at ${cut}`);
   const big = Uint8Array.from(bytes);
-  big.set([0xff, 0xff, 0xff, 0xff], 1);
+  big.set([0xff, 0xff, 0xff, 0xff], 9);
   assert.equal(ConsumerState.decode(big), null, 'a count beyond the bytes');
-  const v2 = Uint8Array.from(bytes);
-  v2[0] = 2;
-  assert.equal(ConsumerState.decode(v2), null, 'another version');
+  const v3 = Uint8Array.from(bytes);
+  v3[0] = 3;
+  assert.equal(ConsumerState.decode(v3), null, 'another version');
+  // Version 1, before generations: the same fields without one, read as 0n.
+  const v1 = Uint8Array.of(1, ...bytes.subarray(9));
+  const old = /** @type {ConsumerState} */ (ConsumerState.decode(v1));
+  assert.equal(old.generation, 0n);
+  assert.equal(old.floor, 99n);
+  assert.deepEqual(old.senders, s.senders);
   assert.equal(ConsumerState.decode(Uint8Array.of(...bytes, 0)), null, 'trailing bytes');
 });
 
@@ -118,10 +128,16 @@ test('too many senders fold the oldest marks into the floor', () => {
 test('budget state round-trips and refuses a cut record', async () => {
   const peer = await Identity.generate();
   const b = new BudgetState();
+  b.generation = 7n;
   b.peers.set(peer.fingerprint().toHex(), { key: peer.publicKey, reserved: 1 << 20 });
   const bytes = b.encode();
-  assert.equal(bytes.length, 5 + 91 + 8);
+  assert.equal(bytes.length, 13 + 91 + 8);
+  assert.deepEqual([...bytes.subarray(0, 9)], [2, 0, 0, 0, 0, 0, 0, 0, 7]);
   const back = /** @type {BudgetState} */ (await BudgetState.decode(bytes));
+  assert.equal(back.generation, 7n);
+  const old = /** @type {BudgetState} */ (await BudgetState.decode(Uint8Array.of(1, ...bytes.subarray(9))));
+  assert.equal(old.generation, 0n, 'version 1 reads as generation 0');
+  assert.equal(old.peers.size, 1);
   const got = /** @type {{ key: import('../src/crypto/identity.js').PublicKey, reserved: number }} */ (back.peers.get(peer.fingerprint().toHex()));
   assert.ok(got.key.equals(peer.publicKey));
   assert.equal(got.reserved, 1 << 20);

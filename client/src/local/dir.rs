@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use std::sync::{Arc, OnceLock};
 
+use super::anchors::StateAnchors;
 use super::known_brokers::{KnownBrokers, KnownBrokersError};
 use super::write::write_whole;
 use crate::crypto::Identity;
@@ -72,6 +73,9 @@ pub struct StateDir {
     /// The pins of `known-brokers`, read at first use; one set per
     /// directory, so every client using it writes through the same.
     known: OnceLock<Arc<KnownBrokers>>,
+    /// The `state-anchors` file's handle, made at first use; one per
+    /// directory, so its writers in this process take turns.
+    anchors: OnceLock<Arc<StateAnchors>>,
 }
 
 impl StateDir {
@@ -140,6 +144,7 @@ impl StateDir {
             path,
             lock,
             known: OnceLock::new(),
+            anchors: OnceLock::new(),
         })
     }
 
@@ -176,6 +181,15 @@ impl StateDir {
         }
         let loaded = Arc::new(KnownBrokers::load(&self.path)?);
         Ok(self.known.get_or_init(|| loaded).clone())
+    }
+
+    /// The `state-anchors` file (the newest sealed state per broker and
+    /// key this device wrote or accepted); one handle per directory, so
+    /// every user in this process updates it in turn.
+    pub fn state_anchors(&self) -> Arc<StateAnchors> {
+        self.anchors
+            .get_or_init(|| Arc::new(StateAnchors::new(&self.path)))
+            .clone()
     }
 
     /// The contents of the file `name` in the directory, `None` if there is

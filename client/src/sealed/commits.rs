@@ -10,9 +10,10 @@ use tokio::time::Instant;
 
 use super::error::SealedError;
 use super::record::{RecordErrorKind, Release, SealedRecordError};
-use super::state::{ConsumerState, StateStore, consumer_key};
+use super::state::{ConsumerState, Standing, StateStore, consumer_key};
 use crate::client::Client;
 use crate::crypto::{Fingerprint, Identity, Opener};
+use crate::local::RECORD_HASH_LEN;
 
 /// Where a [`SealedConsumer`](super::SealedConsumer)'s replay windows came from at start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +104,9 @@ pub(super) struct Persist {
     /// The state as of the next commit: the one restored or last saved,
     /// plus the records opened since at offsets every commit now covers.
     pub(super) state: ConsumerState,
+    /// How the restored state stood against the anchor, and the hash of
+    /// its record (`None`: nothing was restored).
+    pub(super) restored: Option<(Standing, [u8; RECORD_HASH_LEN])>,
 }
 
 impl Persist {
@@ -117,9 +121,10 @@ impl Persist {
     ) -> Result<(Persist, StateOrigin), SealedError> {
         let store = StateStore::open(client, identity).await?;
         let logical = consumer_key(group, topic);
-        let saved = match store.load(&logical).await? {
+        let loaded = store.load(&logical).await?;
+        let saved = match &loaded {
             None => None,
-            Some(bytes) => Some(ConsumerState::decode(&bytes).ok_or_else(|| {
+            Some(l) => Some(ConsumerState::decode(&l.plaintext).ok_or_else(|| {
                 SealedError::State {
                     topic: super::state::state_topic(identity),
                     reason: "the latest state record is not a consumer state this \
@@ -129,6 +134,14 @@ impl Persist {
                 }
             })?),
         };
+        // Before anything of it reaches the opener: an older state than
+        // this device anchored is refused here.
+        let found = saved
+            .as_ref()
+            .zip(loaded.as_ref())
+            .map(|(st, l)| (st.generation, l.record));
+        let standing = store.check(&logical, found)?;
+        let restored = found.map(|(_, record)| (standing, record));
         let origin = match &saved {
             None => StateOrigin::Fresh,
             Some(st) => StateOrigin::Restored {
@@ -148,8 +161,64 @@ impl Persist {
             store,
             logical,
             state: saved.unwrap_or_default(),
+            restored,
         };
         Ok((persist, origin))
+    }
+
+    /// At start, with a restored state: hold the broker to the anchor, or move
+    /// the anchor up to a newer state (finishing the commit it was saved for).
+    pub(super) async fn settle_anchor(
+        &self,
+        client: &Client,
+        group: &str,
+        topic: &str,
+        tracks: &mut BTreeMap<u32, Track>,
+        from_commit: bool,
+    ) -> Result<(), SealedError> {
+        let Some((standing, record)) = self.restored else {
+            return Ok(());
+        };
+        match standing {
+            Standing::Unanchored => {}
+            // This device anchored this state after the broker acknowledged
+            // its commits: a commit below its offsets is the broker's doing.
+            Standing::AtAnchor if from_commit => {
+                for (&partition, &state) in &self.state.committed {
+                    let Some(t) = tracks.get(&partition) else {
+                        continue;
+                    };
+                    if t.committed.is_none_or(|c| c < state) {
+                        return Err(SealedError::CommitRolledBack {
+                            topic: topic.to_owned(),
+                            group: group.to_owned(),
+                            partition,
+                            committed: t.committed,
+                            state,
+                            file: self.store.anchor_file().unwrap_or_default(),
+                            line: self.store.anchor_line(&self.logical),
+                        });
+                    }
+                }
+            }
+            Standing::AtAnchor => {}
+            Standing::Ahead => {
+                // Finish the commit the state was saved for, so that the anchor
+                // about to be written holds (the broker acknowledged both).
+                for (&partition, &offset) in &self.state.committed {
+                    let committed = client.committed(group, topic, partition).await?;
+                    if committed.is_none_or(|c| c < offset) {
+                        client.commit(group, topic, partition, offset).await?;
+                        if let Some(t) = tracks.get_mut(&partition) {
+                            t.committed = Some(offset);
+                        }
+                    }
+                }
+                self.store
+                    .anchor(&self.logical, self.state.generation, record)?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -126,11 +126,23 @@ impl SealedConsumer {
     /// [`SealedConsumer::allow_legacy`] / [`SealedConsumer::require_signatures`]
     /// say otherwise.
     ///
+    /// With a client state directory
+    /// ([`ClientOptions::state_dir`](crate::ClientOptions::state_dir)) the
+    /// restored state is checked against the generation anchored there
+    /// (docs/ENVELOPE.md §13): an older one is refused, and so is (reading
+    /// from the group's commit) a committed offset below the anchored
+    /// state's. A state newer than the anchor — a crash between its durable
+    /// write and the anchor's — is accepted: its offsets are committed where
+    /// the group's commit is behind (the interrupted commit is finished),
+    /// then the anchor moves up.
+    ///
     /// # Errors
     /// [`SealedError::Trust`] (a trusted key is `identity`'s own, or two
     /// share a key id), [`SealedError::State`] (the state topic cannot be
-    /// created, read, or its latest record does not open) or
-    /// [`SealedError::Client`].
+    /// created, read, or its latest record does not open),
+    /// [`SealedError::StateRolledBack`] and [`SealedError::CommitRolledBack`]
+    /// (the broker served an older state or commit than this device wrote),
+    /// [`SealedError::Anchor`] or [`SealedError::Client`].
     pub async fn new(
         client: &Client,
         identity: Identity,
@@ -193,6 +205,10 @@ impl SealedConsumer {
                     t.returned = Some(offset);
                 }
             }
+        }
+        if let (Some(p), Some(g)) = (&persist, &group) {
+            p.settle_anchor(client, g, topic, &mut tracks, from_commit)
+                .await?;
         }
         let next_auto_commit = match (&group, auto_commit) {
             (Some(_), Some(every)) => Some(Instant::now() + every),
@@ -523,12 +539,17 @@ impl SealedConsumer {
         if targets.is_empty() {
             return Ok(());
         }
+        let mut saved = None;
         if let Some(p) = &mut self.persist {
             for &(partition, offset) in &targets {
                 p.state.committed.insert(partition, offset);
             }
             p.state.bound();
-            p.store.save(&p.logical, &p.state.encode()).await?;
+            // One generation per attempt: a save that failed here may still
+            // have been stored, and no two records may share a generation.
+            p.state.generation = p.state.generation.saturating_add(1);
+            let record = p.store.save(&p.logical, &p.state.encode()).await?;
+            saved = Some((p.state.generation, record));
         }
         for (partition, offset) in targets {
             self.client
@@ -537,6 +558,13 @@ impl SealedConsumer {
             if let Some(t) = self.tracks.get_mut(&partition) {
                 t.committed = Some(offset);
             }
+        }
+        // Anchored only now: the state is durable and the broker has
+        // acknowledged its commits, so a later start may hold the broker to
+        // both (a crash before this line leaves the anchor behind, which
+        // that start accepts).
+        if let (Some(p), Some((generation, record))) = (&self.persist, saved) {
+            p.store.anchor(&p.logical, generation, record)?;
         }
         Ok(())
     }

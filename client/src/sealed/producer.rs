@@ -16,7 +16,9 @@ use crate::producer::Producer;
 use super::delivery::SealedDelivery;
 use super::error::SealedError;
 use super::group::SealedGroup;
-use super::state::{MAX_RESERVATION_PEERS, RESERVATION_KEY, ReservationState, StateStore};
+use super::state::{
+    MAX_RESERVATION_PEERS, RESERVATION_KEY, ReservationState, Standing, StateStore,
+};
 // A panic under these locks leaves the maps consistent (inserts are
 // atomic), and the sealer appends nothing when it fails.
 use crate::lock::lock;
@@ -258,12 +260,32 @@ impl SealedProducer {
         if io.store.is_none() {
             let client = self.inner.producer.client();
             let store = StateStore::open(client, &self.inner.identity).await?;
-            if let Some(bytes) = store.load(RESERVATION_KEY).await? {
-                let state = ReservationState::decode(&bytes).ok_or_else(|| SealedError::State {
-                    topic: super::state::state_topic(&self.inner.identity),
-                    reason: "the latest reservation record is not one this version reads".into(),
-                    status: None,
-                })?;
+            let loaded = store.load(RESERVATION_KEY).await?;
+            let decoded = match &loaded {
+                None => None,
+                Some(l) => Some(ReservationState::decode(&l.plaintext).ok_or_else(|| {
+                    SealedError::State {
+                        topic: super::state::state_topic(&self.inner.identity),
+                        reason: "the latest reservation record is not one this version reads"
+                            .into(),
+                        status: None,
+                    }
+                })?),
+            };
+            // An older reservation than this device anchored would let
+            // DIRECT counts go back (and random IVs repeat past the budget).
+            let found = decoded
+                .as_ref()
+                .zip(loaded.as_ref())
+                .map(|(st, l)| (st.generation, l.record));
+            if store.check(RESERVATION_KEY, found)? == Standing::Ahead
+                && let Some((generation, record)) = found
+            {
+                // A crash between the durable write and the anchor's (or a
+                // new device): the newer state stands, the anchor follows.
+                store.anchor(RESERVATION_KEY, generation, record)?;
+            }
+            if let Some(state) = decoded {
                 let mut sealing = lock(&self.inner.sealing);
                 // Every reserved record may have been sealed before the
                 // previous run stopped: count them all.
@@ -292,13 +314,24 @@ impl SealedProducer {
                 status: None,
             });
         }
+        // One generation per attempt (a failed save may still be stored).
+        next.generation = io.state.generation.saturating_add(1);
+        io.state.generation = next.generation;
         let store = io.store.as_ref().expect("opened above");
-        store.save(RESERVATION_KEY, &next.encode()).await?;
+        let record = store.save(RESERVATION_KEY, &next.encode()).await?;
+        let generation = next.generation;
         io.state = next;
         lock(&self.inner.sealing)
             .reserved
             .get_or_insert_default()
             .insert(*fp, ceiling);
+        // After the durable ack, never before. Should this write fail, the
+        // reservation stands (it is durable); a restart before the next
+        // save finds the state ahead of the anchor and accepts it.
+        io.store
+            .as_ref()
+            .expect("opened above")
+            .anchor(RESERVATION_KEY, generation, record)?;
         Ok(())
     }
 

@@ -13,6 +13,16 @@
 //!   reservations (`ReservationState`): per peer a count of DIRECT records it
 //!   may have sealed, reserved ahead of use, so a crash never lets the count
 //!   go back.
+//! - Every state record carries a **generation**, one more than the last
+//!   one this client saved. With a client state directory
+//!   ([`ClientOptions::state_dir`](crate::ClientOptions::state_dir)), the
+//!   newest generation (and a hash of its record) is anchored in its
+//!   `state-anchors` file once the broker has acknowledged the record as
+//!   durable (a consumer: and its commit); at start a state below the
+//!   anchor is refused ([`SealedError::StateRolledBack`]), and so is a
+//!   consumer group's commit below the anchored state's offsets
+//!   ([`SealedError::CommitRolledBack`]). A state above the anchor is a
+//!   crash between the two writes: accepted, and the anchor moves up.
 //!
 //! Why a topic and not metadata on `Commit` (the other choice the design
 //! allowed): it needs no protocol or broker change, works the same over the
@@ -23,12 +33,14 @@
 //! create, describe — docs/SECURITY.md) and one durable write per commit.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use hermit_protocol::codec::Reader;
 use hermit_protocol::frame::TopicSettings;
 use hermit_protocol::record::BatchBuilder;
 use hermit_protocol::{Ack, Cleanup, Status};
+use sha2::{Digest as _, Sha256};
 use zeroize::Zeroizing;
 
 use crate::client::Client;
@@ -36,6 +48,7 @@ use crate::crypto::identity::FINGERPRINT_LEN;
 use crate::crypto::replay::{ReplayWindow, WORDS};
 use crate::crypto::{BlindingKey, Fingerprint, Identity, PublicKey, open_state, seal_state};
 use crate::error::ClientError;
+use crate::local::{Anchor, RECORD_HASH_LEN, StateAnchors};
 
 use super::error::SealedError;
 
@@ -49,8 +62,13 @@ pub const MAX_RESERVATION_PEERS: usize = 4096;
 pub const MAX_BUDGET_PEERS: usize = MAX_RESERVATION_PEERS;
 /// Largest partition count a consumer state holds.
 const MAX_STATE_PARTITIONS: usize = hermit_protocol::frame::MAX_PARTITIONS as usize;
-const CONSUMER_VERSION: u8 = 1;
-const RESERVATION_VERSION: u8 = 1;
+/// The consumer state's format: 2 carries a generation; 1 (no generation,
+/// read as generation 0) is still read.
+const CONSUMER_VERSION: u8 = 2;
+/// The reservation state's format, versioned as the consumer state's.
+const RESERVATION_VERSION: u8 = 2;
+/// The format before generations.
+const VERSION_WITHOUT_GENERATION: u8 = 1;
 /// P-256 SPKI in DER, as stored for each peer with a reservation.
 const SPKI_LEN: usize = hermit_protocol::auth::P256_SPKI_LEN;
 
@@ -75,6 +93,9 @@ pub(crate) const RESERVATION_KEY: &[u8] = b"producer-budgets/v1";
 /// A consumer's replay state as of one commit.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct ConsumerState {
+    /// One more than the state saved before it (0: never saved, or saved
+    /// in the format without generations).
+    pub(crate) generation: u64,
     /// Per partition, the next offset to read.
     pub(crate) committed: BTreeMap<u32, u64>,
     /// A sender without a window is refused at or below this `seq`.
@@ -117,13 +138,14 @@ impl ConsumerState {
         }
     }
 
-    /// `u8 1 | u32 n | n × (u32 partition, u64 offset) | u64 floor |
-    /// u32 m | m × (32 fingerprint, u64 highest, 16 × u64 bitmap)`.
+    /// `u8 2 | u64 generation | u32 n | n × (u32 partition, u64 offset) |
+    /// u64 floor | u32 m | m × (32 fingerprint, u64 highest, 16 × u64 bitmap)`.
     pub(crate) fn encode(&self) -> Zeroizing<Vec<u8>> {
         let mut out = Zeroizing::new(Vec::with_capacity(
-            17 + self.committed.len() * 12 + self.senders.len() * SENDER_LEN,
+            25 + self.committed.len() * 12 + self.senders.len() * SENDER_LEN,
         ));
         out.push(CONSUMER_VERSION);
+        out.extend_from_slice(&self.generation.to_be_bytes());
         out.extend_from_slice(&(self.committed.len() as u32).to_be_bytes());
         for (p, o) in &self.committed {
             out.extend_from_slice(&p.to_be_bytes());
@@ -141,13 +163,16 @@ impl ConsumerState {
         out
     }
 
-    /// The inverse of [`encode`](ConsumerState::encode); counts are checked
-    /// against the bytes present before anything is allocated.
+    /// The inverse of [`encode`](ConsumerState::encode), and of version 1
+    /// (no generation: read as 0); counts are checked against the bytes
+    /// present before anything is allocated.
     pub(crate) fn decode(bytes: &[u8]) -> Option<ConsumerState> {
         let mut r = Reader::new(bytes);
-        if r.u8().ok()? != CONSUMER_VERSION {
-            return None;
-        }
+        let generation = match r.u8().ok()? {
+            CONSUMER_VERSION => r.u64().ok()?,
+            VERSION_WITHOUT_GENERATION => 0,
+            _ => return None,
+        };
         let n = r.u32().ok()? as usize;
         if n > MAX_STATE_PARTITIONS || r.remaining() < n * 12 {
             return None;
@@ -175,6 +200,7 @@ impl ConsumerState {
             );
         }
         Some(ConsumerState {
+            generation,
             committed,
             floor,
             senders,
@@ -185,14 +211,17 @@ impl ConsumerState {
 /// A producer's DIRECT reservations: per peer, the count reserved so far.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ReservationState {
+    /// As [`ConsumerState::generation`].
+    pub(crate) generation: u64,
     pub(crate) peers: BTreeMap<Fingerprint, (PublicKey, u64)>,
 }
 
 impl ReservationState {
-    /// `u8 1 | u32 n | n × (91-byte SPKI, u64 reserved)`.
+    /// `u8 2 | u64 generation | u32 n | n × (91-byte SPKI, u64 reserved)`.
     pub(crate) fn encode(&self) -> Zeroizing<Vec<u8>> {
-        let mut out = Zeroizing::new(Vec::with_capacity(5 + self.peers.len() * (SPKI_LEN + 8)));
+        let mut out = Zeroizing::new(Vec::with_capacity(13 + self.peers.len() * (SPKI_LEN + 8)));
         out.push(RESERVATION_VERSION);
+        out.extend_from_slice(&self.generation.to_be_bytes());
         out.extend_from_slice(&(self.peers.len() as u32).to_be_bytes());
         for (key, reserved) in self.peers.values() {
             out.extend_from_slice(key.spki_der());
@@ -201,11 +230,15 @@ impl ReservationState {
         out
     }
 
+    /// The inverse of [`encode`](ReservationState::encode), and of version
+    /// 1 (no generation: read as 0).
     pub(crate) fn decode(bytes: &[u8]) -> Option<ReservationState> {
         let mut r = Reader::new(bytes);
-        if r.u8().ok()? != RESERVATION_VERSION {
-            return None;
-        }
+        let generation = match r.u8().ok()? {
+            RESERVATION_VERSION => r.u64().ok()?,
+            VERSION_WITHOUT_GENERATION => 0,
+            _ => return None,
+        };
         let n = r.u32().ok()? as usize;
         if n > MAX_RESERVATION_PEERS || r.remaining() != n * (SPKI_LEN + 8) {
             return None;
@@ -216,7 +249,7 @@ impl ReservationState {
             let reserved = r.u64().ok()?;
             peers.insert(*key.fingerprint(), (key, reserved));
         }
-        Some(ReservationState { peers })
+        Some(ReservationState { generation, peers })
     }
 }
 
@@ -253,6 +286,31 @@ pub(crate) struct StateStore {
     identity: Identity,
     topic: String,
     own: BlindingKey,
+    /// The anchors of the client's state directory; `None` without one
+    /// (nothing is anchored or checked: the state is taken as served).
+    anchors: Option<Arc<StateAnchors>>,
+}
+
+/// A state record as loaded: its plaintext, and the hash of the record.
+pub(crate) struct Loaded {
+    pub(crate) plaintext: Zeroizing<Vec<u8>>,
+    /// SHA-256 of the sealed record as stored.
+    pub(crate) record: [u8; RECORD_HASH_LEN],
+}
+
+/// How a loaded state stands against the anchor ([`StateStore::check`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Standing {
+    /// No state directory: nothing to compare with (behaves as before
+    /// anchors existed).
+    Unanchored,
+    /// Newer than the anchor, or nothing anchored for this key yet (a new
+    /// device, an empty directory): a crash fell between the state's
+    /// durable write and the anchor's, or this device never wrote it. The
+    /// caller accepts it and moves the anchor up.
+    Ahead,
+    /// Exactly the anchored record.
+    AtAnchor,
 }
 
 fn state_error(topic: &str, what: &str, e: ClientError) -> SealedError {
@@ -299,19 +357,106 @@ impl StateStore {
             }
             Err(e) => return Err(state_error(&topic, "cannot create the state topic", e)),
         }
+        let anchors = client
+            .options()
+            .state_dir
+            .as_ref()
+            .map(|d| d.state_anchors());
         Ok(StateStore {
             client: client.clone(),
             identity: identity.clone(),
             own: BlindingKey::pairwise(identity, identity.public_key()),
             topic,
+            anchors,
         })
     }
 
-    /// The latest state saved under `logical`, opened; `None` if there is none.
-    pub(crate) async fn load(
+    /// How the state found under `logical` — `Some((generation, record
+    /// hash))`, or `None` when the broker served none — stands against the
+    /// anchor.
+    ///
+    /// # Errors
+    /// [`SealedError::StateRolledBack`]: below the anchored generation,
+    /// another record at it, or none while one is anchored.
+    pub(crate) fn check(
         &self,
         logical: &[u8],
-    ) -> Result<Option<Zeroizing<Vec<u8>>>, SealedError> {
+        found: Option<(u64, [u8; RECORD_HASH_LEN])>,
+    ) -> Result<Standing, SealedError> {
+        let Some(anchors) = &self.anchors else {
+            return Ok(Standing::Unanchored);
+        };
+        let anchored = anchors
+            .get(self.client.addr(), &self.own.blind(logical).0)
+            .map_err(|e| SealedError::Anchor {
+                file: anchors.path(),
+                reason: e.to_string(),
+            })?;
+        let Some(anchor) = anchored else {
+            return Ok(Standing::Ahead);
+        };
+        let refuse = |found| SealedError::StateRolledBack {
+            topic: self.topic.clone(),
+            anchored: anchor.generation,
+            found,
+            file: anchors.path(),
+            line: self.anchor_line(logical),
+        };
+        match found {
+            None => Err(refuse(None)),
+            Some((g, _)) if g < anchor.generation => Err(refuse(Some(g))),
+            Some((g, record)) if g == anchor.generation => {
+                if record == anchor.record {
+                    Ok(Standing::AtAnchor)
+                } else {
+                    Err(refuse(Some(g)))
+                }
+            }
+            Some(_) => Ok(Standing::Ahead),
+        }
+    }
+
+    /// The anchor file, when there is one (named in errors).
+    pub(crate) fn anchor_file(&self) -> Option<std::path::PathBuf> {
+        self.anchors.as_ref().map(|a| a.path())
+    }
+
+    /// How the anchor line of `logical` starts (named in errors).
+    pub(crate) fn anchor_line(&self, logical: &[u8]) -> String {
+        StateAnchors::line_start(self.client.addr(), &self.own.blind(logical).0)
+    }
+
+    /// Anchor `generation` (whose record hashes to `record`) for `logical`
+    /// — only ever after the broker acknowledged that record as durable.
+    /// Without a state directory, nothing.
+    ///
+    /// # Errors
+    /// [`SealedError::Anchor`]: the file cannot be written.
+    pub(crate) fn anchor(
+        &self,
+        logical: &[u8],
+        generation: u64,
+        record: [u8; RECORD_HASH_LEN],
+    ) -> Result<(), SealedError> {
+        let Some(anchors) = &self.anchors else {
+            return Ok(());
+        };
+        anchors
+            .advance(
+                self.client.addr(),
+                &self.own.blind(logical).0,
+                Anchor { generation, record },
+            )
+            .map_err(|e| SealedError::Anchor {
+                file: anchors.path(),
+                reason: e.to_string(),
+            })
+    }
+
+    /// The latest state saved under `logical`, opened; `None` if there is
+    /// none. (Not checked against the anchor: the generation is inside the
+    /// plaintext, which the caller decodes and gives to [`StateStore::check`].)
+    pub(crate) async fn load(&self, logical: &[u8]) -> Result<Option<Loaded>, SealedError> {
         let key = self.own.blind(logical);
         let mut offset = 0;
         let mut latest: Option<Bytes> = None;
@@ -338,8 +483,9 @@ impl StateStore {
         let Some(value) = latest else {
             return Ok(None);
         };
+        let record: [u8; RECORD_HASH_LEN] = Sha256::digest(&value).into();
         open_state(&self.identity, &self.topic, &key.0, &value)
-            .map(Some)
+            .map(|plaintext| Some(Loaded { plaintext, record }))
             .map_err(|e| SealedError::State {
                 topic: self.topic.clone(),
                 reason: format!(
@@ -350,8 +496,13 @@ impl StateStore {
             })
     }
 
-    /// Save `plaintext` under `logical`, acknowledged once durable.
-    pub(crate) async fn save(&self, logical: &[u8], plaintext: &[u8]) -> Result<(), SealedError> {
+    /// Save `plaintext` under `logical`, acknowledged once durable; returns
+    /// the hash of the record written (to anchor).
+    pub(crate) async fn save(
+        &self,
+        logical: &[u8],
+        plaintext: &[u8],
+    ) -> Result<[u8; RECORD_HASH_LEN], SealedError> {
         let key = self.own.blind(logical);
         let record = seal_state(&self.identity, &self.topic, &key.0, plaintext).map_err(|e| {
             SealedError::State {
@@ -360,6 +511,7 @@ impl StateStore {
                 status: None,
             }
         })?;
+        let hash: [u8; RECORD_HASH_LEN] = Sha256::digest(&record).into();
         let mut b = BatchBuilder::new(&key.0);
         b.push(&record);
         let batch = b
@@ -372,17 +524,47 @@ impl StateStore {
         })
         .await
         .map_err(|e| state_error(&self.topic, "cannot save the state", e))?;
-        Ok(())
+        Ok(hash)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any consumer state round-trips, generation included, and its
+        /// version-1 form (the same bytes without the generation) reads as
+        /// generation 0.
+        #[test]
+        fn consumer_states_round_trip(
+            generation in any::<u64>(),
+            floor in any::<u64>(),
+            committed in proptest::collection::btree_map(any::<u32>(), any::<u64>(), 0..8),
+            marks in proptest::collection::vec((any::<u8>(), 1u64..u64::MAX), 0..8),
+        ) {
+            let mut s = ConsumerState { generation, floor, committed, ..ConsumerState::default() };
+            for (fp, seq) in marks {
+                s.note(Fingerprint::from_bytes([fp; 32]), seq);
+            }
+            let bytes = s.encode();
+            prop_assert_eq!(ConsumerState::decode(&bytes), Some(s.clone()));
+            let mut v1 = vec![1u8];
+            v1.extend_from_slice(&bytes[9..]);
+            prop_assert_eq!(
+                ConsumerState::decode(&v1),
+                Some(ConsumerState { generation: 0, ..s })
+            );
+        }
+    }
 
     #[test]
     fn consumer_state_round_trips_and_refuses_lies() {
-        let mut s = ConsumerState::default();
+        let mut s = ConsumerState {
+            generation: 0x0102_0304_0506_0708,
+            ..ConsumerState::default()
+        };
         s.committed.insert(0, 42);
         s.committed.insert(3, 7);
         s.floor = 99;
@@ -395,12 +577,53 @@ mod tests {
             assert_eq!(ConsumerState::decode(&bytes[..cut]), None, "cut at {cut}");
         }
         let mut big = bytes.to_vec();
-        big[1..5].copy_from_slice(&u32::MAX.to_be_bytes());
+        big[9..13].copy_from_slice(&u32::MAX.to_be_bytes());
         assert_eq!(
             ConsumerState::decode(&big),
             None,
             "a count beyond the bytes"
         );
+        assert_eq!(bytes[0], 2, "written as version 2");
+        assert_eq!(bytes[1..9], 0x0102_0304_0506_0708u64.to_be_bytes());
+    }
+
+    /// A state saved before generations existed (version 1: no generation)
+    /// still loads, as generation 0.
+    #[test]
+    fn version_1_states_read_as_generation_0() {
+        let mut s = ConsumerState {
+            generation: 9,
+            ..ConsumerState::default()
+        };
+        s.committed.insert(1, 5);
+        s.note(Fingerprint::from_bytes([3; 32]), 77);
+        let v2 = s.encode();
+        let mut v1 = vec![1u8];
+        v1.extend_from_slice(&v2[9..]);
+        let back = ConsumerState::decode(&v1).expect("version 1 reads");
+        assert_eq!(
+            back,
+            ConsumerState {
+                generation: 0,
+                ..s.clone()
+            }
+        );
+        assert_eq!(ConsumerState::decode(&[3u8]), None, "an unknown version");
+
+        let peer = Identity::generate().expect("os rng");
+        let mut r = ReservationState {
+            generation: 4,
+            ..ReservationState::default()
+        };
+        r.peers
+            .insert(*peer.fingerprint(), (peer.public_key().clone(), 9));
+        let v2 = r.encode();
+        let mut v1 = vec![1u8];
+        v1.extend_from_slice(&v2[9..]);
+        assert_eq!(ReservationState::decode(&v2).map(|b| b.generation), Some(4));
+        let back = ReservationState::decode(&v1).expect("version 1 reads");
+        assert_eq!(back.generation, 0);
+        assert_eq!(back.peers.get(peer.fingerprint()).map(|p| p.1), Some(9));
     }
 
     #[test]

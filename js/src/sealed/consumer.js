@@ -547,6 +547,9 @@ export class SealedConsumer {
       // these offsets and windows again (positions only move on).
       for (const [partition, offset] of targets) persist.state.committed.set(partition, offset);
       persist.state.bound();
+      // One generation per attempt, as Rust: a failed save may still be
+      // stored, and no two records may share a generation.
+      persist.state.generation += 1n;
       const bytes = persist.state.encode();
       try {
         await persist.store.save(persist.logical, bytes);

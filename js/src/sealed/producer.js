@@ -317,6 +317,9 @@ export class SealedProducer {
       const ceiling = this.#sealer.directSeals(peer.fingerprint()) + BUDGET_RESERVE;
       const next = b.state.clone();
       next.peers.set(fp, { key: peer, reserved: ceiling });
+      // One generation per attempt (a failed save may still be stored).
+      next.generation = b.state.generation + 1n;
+      b.state.generation = next.generation;
       if (next.peers.size > MAX_BUDGET_PEERS) {
         throw new StateError('Store', `sealed state in topic ${b.store.topic}: DIRECT budgets for more than ${MAX_BUDGET_PEERS} peers: send to new peers as MULTI, or use another identity`, { topic: b.store.topic });
       }

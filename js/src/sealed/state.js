@@ -32,8 +32,10 @@ export const MAX_BUDGET_PEERS = 4096;
 /** The logical key of a producer's DIRECT budgets. */
 export const BUDGET_KEY = utf8('producer-budgets/v1');
 
-const CONSUMER_VERSION = 1;
-const BUDGET_VERSION = 1;
+/** The state formats: 2 carries a generation; 1 (none: read as 0n) is still read. */
+const CONSUMER_VERSION = 2;
+const BUDGET_VERSION = 2;
+const VERSION_WITHOUT_GENERATION = 1;
 const U64_MAX = (1n << 64n) - 1n;
 
 /**
@@ -119,6 +121,20 @@ class Writer {
   }
 }
 
+/**
+ * The version byte and, in `version`, the generation after it; version 1
+ * has none (0n). `null` for another version or too few bytes.
+ * @param {Cursor} c
+ * @param {number} version
+ * @returns {bigint|null}
+ */
+function readGeneration(c, version) {
+  const v = c.u8();
+  if (v === VERSION_WITHOUT_GENERATION) return 0n;
+  if (v !== version) return null;
+  return c.u64();
+}
+
 /** Bytes of one sender in a consumer state: fingerprint, highest, bitmap. */
 const SENDER_LEN = FINGERPRINT_LEN + 8 + BITMAP_LEN;
 
@@ -133,6 +149,13 @@ const SENDER_LEN = FINGERPRINT_LEN + 8 + BITMAP_LEN;
  */
 export class ConsumerState {
   constructor() {
+    /**
+     * One more than the state saved before it (0n: never saved, or saved in
+     * format version 1). With a state directory the Rust SDK anchors it and
+     * refuses a state below its anchor, so every save must count up.
+     * @type {bigint}
+     */
+    this.generation = 0n;
     /** Per partition, the next offset to read. @type {Map<number, number>} */
     this.committed = new Map();
     /** @type {bigint} */
@@ -144,6 +167,7 @@ export class ConsumerState {
   /** @returns {ConsumerState} a copy */
   clone() {
     const c = new ConsumerState();
+    c.generation = this.generation;
     c.committed = new Map(this.committed);
     c.floor = this.floor;
     c.senders = new Map([...this.senders].map(([fp, w]) => [fp, w.clone()]));
@@ -182,14 +206,15 @@ export class ConsumerState {
   }
 
   /**
-   * `u8 1 ‖ u32 n ‖ n × (u32 partition, u64 offset) ‖ u64 floor ‖ u32 m ‖
-   * m × (32 fingerprint, u64 highest, 16 × u64 bitmap)`, partitions and
-   * fingerprints in ascending order (as Rust's BTreeMaps).
+   * `u8 2 ‖ u64 generation ‖ u32 n ‖ n × (u32 partition, u64 offset) ‖
+   * u64 floor ‖ u32 m ‖ m × (32 fingerprint, u64 highest, 16 × u64 bitmap)`,
+   * partitions and fingerprints in ascending order (as Rust's BTreeMaps).
    * @returns {Uint8Array}
    */
   encode() {
-    const w = new Writer(17 + this.committed.size * 12 + this.senders.size * SENDER_LEN);
+    const w = new Writer(25 + this.committed.size * 12 + this.senders.size * SENDER_LEN);
     w.u8(CONSUMER_VERSION);
+    w.u64(this.generation);
     w.u32(this.committed.size);
     for (const p of [...this.committed.keys()].sort((a, b) => a - b)) {
       w.u32(p);
@@ -207,17 +232,20 @@ export class ConsumerState {
   }
 
   /**
-   * The inverse of {@link ConsumerState#encode}; counts are checked against
-   * the bytes present before anything is allocated. `null` if malformed.
+   * The inverse of {@link ConsumerState#encode}, and of version 1 (no
+   * generation: read as 0n); counts are checked against the bytes present
+   * before anything is allocated. `null` if malformed.
    * @param {Uint8Array} bytes
    * @returns {ConsumerState|null}
    */
   static decode(bytes) {
     const c = new Cursor(bytes);
-    if (c.u8() !== CONSUMER_VERSION) return null;
+    const generation = readGeneration(c, CONSUMER_VERSION);
+    if (generation === null) return null;
     const n = c.u32();
     if (n === null || n > MAX_PARTITIONS || c.left < n * 12) return null;
     const s = new ConsumerState();
+    s.generation = generation;
     for (let i = 0; i < n; i++) {
       const p = /** @type {number} */ (c.u32());
       const o = /** @type {bigint} */ (c.u64());
@@ -244,6 +272,8 @@ export class ConsumerState {
  */
 export class BudgetState {
   constructor() {
+    /** As {@link ConsumerState#generation}. @type {bigint} */
+    this.generation = 0n;
     /** @type {Map<string, { key: PublicKey, reserved: number }>} */
     this.peers = new Map();
   }
@@ -251,17 +281,20 @@ export class BudgetState {
   /** @returns {BudgetState} a copy */
   clone() {
     const b = new BudgetState();
+    b.generation = this.generation;
     b.peers = new Map(this.peers);
     return b;
   }
 
   /**
-   * `u8 1 ‖ u32 n ‖ n × (91-byte SPKI, u64 reserved)`, in fingerprint order.
+   * `u8 2 ‖ u64 generation ‖ u32 n ‖ n × (91-byte SPKI, u64 reserved)`, in
+   * fingerprint order.
    * @returns {Uint8Array}
    */
   encode() {
-    const w = new Writer(5 + this.peers.size * (SPKI_LEN + 8));
+    const w = new Writer(13 + this.peers.size * (SPKI_LEN + 8));
     w.u8(BUDGET_VERSION);
+    w.u64(this.generation);
     w.u32(this.peers.size);
     for (const fp of [...this.peers.keys()].sort()) {
       const { key, reserved } = /** @type {{ key: PublicKey, reserved: number }} */ (this.peers.get(fp));
@@ -273,16 +306,19 @@ export class BudgetState {
   }
 
   /**
-   * The inverse of {@link BudgetState#encode}; `null` if malformed.
+   * The inverse of {@link BudgetState#encode}, and of version 1 (no
+   * generation: read as 0n); `null` if malformed.
    * @param {Uint8Array} bytes
    * @returns {Promise<BudgetState|null>}
    */
   static async decode(bytes) {
     const c = new Cursor(bytes);
-    if (c.u8() !== BUDGET_VERSION) return null;
+    const generation = readGeneration(c, BUDGET_VERSION);
+    if (generation === null) return null;
     const n = c.u32();
     if (n === null || n > MAX_BUDGET_PEERS || c.left !== n * (SPKI_LEN + 8)) return null;
     const b = new BudgetState();
+    b.generation = generation;
     for (let i = 0; i < n; i++) {
       let key;
       try {

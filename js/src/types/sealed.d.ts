@@ -160,6 +160,8 @@ export function consumerKey(group: string, topic: string): Uint8Array;
 
 export class ConsumerState {
   constructor();
+  /** One more than the state saved before it (0n: never saved, or read from format version 1). */
+  generation: bigint;
   /** partition → next offset */
   committed: Map<number, number>;
   floor: bigint;
@@ -175,6 +177,8 @@ export class ConsumerState {
 
 export class BudgetState {
   constructor();
+  /** As ConsumerState's. */
+  generation: bigint;
   /** peer fingerprint hex → key and reserved count */
   peers: Map<string, { key: PublicKey; reserved: number }>;
   clone(): BudgetState;
