@@ -86,9 +86,11 @@ export { OpenedRecord, SealedRecordError } from './sealed/record.js';
 export {
   BUDGET_KEY,
   BudgetState,
+  CommitRolledBack,
   ConsumerState,
   MAX_BUDGET_PEERS,
   MAX_STATE_SENDERS,
+  StateRolledBack,
   StateStore,
   consumerKey,
   stateTopic,

@@ -1,7 +1,7 @@
 // The hand-written declarations of `hermitmq/node` (node.js), the part of
 // the SDK for Node only. test/types.test.mjs holds them to the code.
 
-import type { ClientError, KnownBrokers } from './index.js';
+import type { ClientError, KnownBrokers, StateAnchor, StateAnchors } from './index.js';
 
 /** The file's name inside the state directory: `known-brokers`. */
 export const KNOWN_BROKERS_FILE: 'known-brokers';
@@ -28,4 +28,26 @@ export class KnownBrokersFile implements KnownBrokers {
   get(name: string, port: number): Promise<Uint8Array | undefined>;
   set(name: string, port: number, brokerId: Uint8Array): Promise<void>;
   list(): Promise<Array<{ name: string; port: number; brokerId: Uint8Array }>>;
+}
+
+/** The file's name inside the state directory: `state-anchors`. */
+export const STATE_ANCHORS_FILE: 'state-anchors';
+
+/** The state-anchors file cannot be used (code 'StateAnchors'). */
+export class StateAnchorsError extends ClientError {
+  constructor(kind: 'Malformed' | 'Io', message: string, details: { path: string; line?: number; cause?: unknown });
+  readonly kind: 'Malformed' | 'Io';
+  readonly path: string;
+  readonly line: number | undefined;
+}
+
+/** Sealed-state anchors in `<state directory>/state-anchors`, the Rust SDK's file and format. */
+export class StateAnchorsFile implements StateAnchors {
+  constructor(dir: string);
+  /** Create the directory (0700) if missing; parse the file if present. */
+  static open(dir: string): Promise<StateAnchorsFile>;
+  readonly path: string;
+  readonly location: string;
+  get(broker: string, keyHex: string): Promise<StateAnchor | undefined>;
+  set(broker: string, keyHex: string, anchor: StateAnchor): Promise<void>;
 }

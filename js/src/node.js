@@ -3,3 +3,4 @@
 // `hermitmq` (index.js), which never imports this file.
 
 export { KNOWN_BROKERS_FILE, KnownBrokersError, KnownBrokersFile } from './client/known-brokers-file.js';
+export { STATE_ANCHORS_FILE, StateAnchorsError, StateAnchorsFile } from './client/state-anchors-file.js';

@@ -18,6 +18,7 @@ import * as clientAuthenticate from '../src/client/authenticate.js';
 import * as clientConnection from '../src/client/connection.js';
 import * as clientKnownBrokers from '../src/client/known-brokers.js';
 import * as clientKnownBrokersFile from '../src/client/known-brokers-file.js';
+import * as clientStateAnchorsFile from '../src/client/state-anchors-file.js';
 import * as clientConsumer from '../src/client/consumer.js';
 import * as clientPartitioner from '../src/client/partitioner.js';
 import * as clientProducer from '../src/client/producer.js';
@@ -203,9 +204,11 @@ const implemented = {
   // sealed/state.js
   BUDGET_KEY: sealedState.BUDGET_KEY,
   BudgetState: sealedState.BudgetState,
+  CommitRolledBack: sealedState.CommitRolledBack,
   ConsumerState: sealedState.ConsumerState,
   MAX_BUDGET_PEERS: sealedState.MAX_BUDGET_PEERS,
   MAX_STATE_SENDERS: sealedState.MAX_STATE_SENDERS,
+  StateRolledBack: sealedState.StateRolledBack,
   StateStore: sealedState.StateStore,
   consumerKey: sealedState.consumerKey,
   stateTopic: sealedState.stateTopic,
@@ -230,6 +233,10 @@ const implementedNode = {
   KNOWN_BROKERS_FILE: clientKnownBrokersFile.KNOWN_BROKERS_FILE,
   KnownBrokersError: clientKnownBrokersFile.KnownBrokersError,
   KnownBrokersFile: clientKnownBrokersFile.KnownBrokersFile,
+  // client/state-anchors-file.js
+  STATE_ANCHORS_FILE: clientStateAnchorsFile.STATE_ANCHORS_FILE,
+  StateAnchorsError: clientStateAnchorsFile.StateAnchorsError,
+  StateAnchorsFile: clientStateAnchorsFile.StateAnchorsFile,
 };
 
 /**

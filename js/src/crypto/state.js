@@ -43,11 +43,14 @@ const HEAD = 4 + IV_LEN;
  * (topic or key over 255 bytes); and, as Rust's `SealedError::State`,
  * `Store`: the state topic could not be created, read or written, or its
  * latest record does not open or decode (`topic` names it, `status` is the
- * broker's refusal if any, `cause` the underlying error).
+ * broker's refusal if any, `cause` the underlying error); `StateRolledBack`
+ * and `CommitRolledBack` (subclasses of the same names in sealed/state.js:
+ * the broker served an older state or commit than this device anchored) and
+ * `Anchor` (the anchor store cannot be read or written).
  */
 export class StateError extends Error {
   /**
-   * @param {'Malformed'|'AuthFailed'|'Length'|'Name'|'Store'} kind
+   * @param {'Malformed'|'AuthFailed'|'Length'|'Name'|'Store'|'StateRolledBack'|'CommitRolledBack'|'Anchor'} kind
    * @param {string} message
    * @param {{ cause?: unknown, topic?: string, status?: string }} [details]
    */
@@ -56,7 +59,7 @@ export class StateError extends Error {
     this.name = 'StateError';
     /** `HERMIT_STATE`. @type {'HERMIT_STATE'} */
     this.code = 'HERMIT_STATE';
-    /** @type {'Malformed'|'AuthFailed'|'Length'|'Name'|'Store'} */
+    /** @type {'Malformed'|'AuthFailed'|'Length'|'Name'|'Store'|'StateRolledBack'|'CommitRolledBack'|'Anchor'} */
     this.kind = kind;
     /** For `Store`: the identity's state topic. @type {string|undefined} */
     this.topic = details.topic;

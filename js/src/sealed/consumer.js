@@ -32,7 +32,7 @@ import { Opener } from '../crypto/open.js';
 import { StateError } from '../crypto/state.js';
 import { ClientError } from '../protocol/error.js';
 import { OpenedRecord, SealedRecordError } from './record.js';
-import { ConsumerState, StateStore, consumerKey, stateTopic } from './state.js';
+import { CommitRolledBack, ConsumerState, StateStore, consumerKey, stateTopic } from './state.js';
 
 /** @import { Identity, PublicKey } from '../crypto/identity.js' */
 
@@ -61,8 +61,17 @@ function addressedElsewhere(value, own) {
 
 /**
  * @typedef {import('../client/consumer.js').ConsumerOptions & {
- *   persistState?: boolean, maxHeld?: number, maxHeldAgeMs?: number }} SealedConsumerOptions
+ *   persistState?: boolean, maxHeld?: number, maxHeldAgeMs?: number,
+ *   stateAnchors?: import('./state.js').StateAnchors|null }} SealedConsumerOptions
  * The {@link Consumer}'s options, plus:
+ * - `stateAnchors`: where this device anchors its sealed state, out of the
+ *   broker's reach (docs/ENVELOPE.md §13): the state's generation and record
+ *   hash, written after the state's durable ack and its commits. At start a
+ *   state below the anchor is refused (`StateRolledBack`), and so is a group
+ *   commit below the anchored state's offsets (`CommitRolledBack`); a newer
+ *   state (a crash between the two writes) is accepted and the anchor moves
+ *   up. Node: `StateAnchorsFile` (`hermitmq/node`). Default: none (the state
+ *   is taken as served).
  * - `persistState`: with a group, save the replay state (per sender the
  *   highest seq opened below the committed offsets) in the identity's state
  *   topic, sealed to itself, before every commit, and restore it at start,
@@ -185,15 +194,24 @@ export class SealedConsumer {
     let persist = null;
     /** @type {StateOrigin} */
     let origin = { kind: 'NotPersisted' };
+    /** How the restored state stood against the anchor. @type {{ standing: import('./state.js').Standing, record: Uint8Array }|null} */
+    let restored = null;
     if (group !== null && (options.persistState ?? true)) {
-      const store = await StateStore.open(client, identity);
+      const store = await StateStore.open(client, identity, options.stateAnchors ?? null);
       const logical = consumerKey(group, topic);
-      const bytes = await store.load(logical);
+      const loaded = await store.loadRecord(logical);
       let saved = null;
-      if (bytes) {
-        saved = ConsumerState.decode(bytes);
-        bytes.fill(0);
+      if (loaded) {
+        saved = ConsumerState.decode(loaded.plaintext);
+        loaded.plaintext.fill(0);
         if (!saved) throw new StateError('Store', `sealed state in topic ${stateTopic(identity)}: the latest state record is not a consumer state this version reads`, { topic: store.topic });
+      }
+      // Before anything of it reaches the opener: an older state than this
+      // device anchored is refused here (StateRolledBack).
+      const found = saved && loaded ? { generation: saved.generation, record: loaded.record } : null;
+      const standing = await store.check(logical, found);
+      restored = found ? { standing, record: found.record } : null;
+      if (saved) {
         // Exactly the windows, not "everything up to the highest": a record
         // of another partition not committed yet opens after the restart.
         for (const [fp, w] of saved.senders) await opener.restoreWindow(topic, Fingerprint.fromBytes(fromHex(fp)), w);
@@ -203,7 +221,7 @@ export class SealedConsumer {
       persist = { store, logical, state: saved ?? new ConsumerState() };
     }
     // The inner consumer must not commit: its rule would pass records that failed to open.
-    const { persistState: _p, maxHeld: _m, maxHeldAgeMs: _a, ...plain } = options;
+    const { persistState: _p, maxHeld: _m, maxHeldAgeMs: _a, stateAnchors: _s, ...plain } = options;
     const inner = await Consumer.create(client, topic, { ...plain, autoCommitMs: null });
     const c = new SealedConsumer(client, inner, opener, identity, group, autoCommitMs);
     c.#maxHeld = Math.max(1, options.maxHeld ?? 1000);
@@ -222,7 +240,52 @@ export class SealedConsumer {
         }
       }
     }
+    if (persist && restored && group !== null) await c.#settleAnchor(persist, restored.standing, restored.record, (options.start ?? 'committed') === 'committed');
     return c;
+  }
+
+  /**
+   * At start, with a restored state (Rust's `Persist::settle_anchor`): hold
+   * the broker to the anchor, or move the anchor up to a newer state
+   * (finishing the commit it was saved for).
+   * @param {Persist} persist
+   * @param {import('./state.js').Standing} standing
+   * @param {Uint8Array} record
+   * @param {boolean} fromCommit
+   */
+  async #settleAnchor(persist, standing, record, fromCommit) {
+    const group = /** @type {string} */ (this.#group);
+    if (standing === 'AtAnchor' && fromCommit) {
+      // This device anchored this state after the broker acknowledged its
+      // commits: a commit below its offsets is the broker's doing.
+      for (const [partition, state] of persist.state.committed) {
+        const t = this.#tracks.get(partition);
+        if (!t) continue;
+        if (t.committed === null || t.committed < state) {
+          throw new CommitRolledBack({
+            topic: this.topic,
+            group,
+            partition,
+            committed: t.committed,
+            state,
+            location: persist.store.anchorLocation(),
+            line: await persist.store.anchorLine(persist.logical),
+          });
+        }
+      }
+    } else if (standing === 'Ahead') {
+      // Finish the commit the state was saved for, so that the anchor about
+      // to be written holds (the broker acknowledged both).
+      for (const [partition, offset] of persist.state.committed) {
+        const committed = await this.#client.committed(group, this.topic, partition);
+        if (committed === null || committed === undefined || committed < offset) {
+          await this.#client.commit(group, this.topic, partition, offset);
+          const t = this.#tracks.get(partition);
+          if (t) t.committed = offset;
+        }
+      }
+      await persist.store.anchor(persist.logical, persist.state.generation, record);
+    }
   }
 
   /**
@@ -542,6 +605,8 @@ export class SealedConsumer {
     }
     if (targets.length === 0) return;
     const persist = this.#persist;
+    /** @type {Uint8Array|null} */
+    let record = null;
     if (persist) {
       // Updated in place, as Rust: if saving fails, the next commit saves
       // these offsets and windows again (positions only move on).
@@ -552,7 +617,7 @@ export class SealedConsumer {
       persist.state.generation += 1n;
       const bytes = persist.state.encode();
       try {
-        await persist.store.save(persist.logical, bytes);
+        record = await persist.store.save(persist.logical, bytes);
       } finally {
         bytes.fill(0);
       }
@@ -562,6 +627,10 @@ export class SealedConsumer {
       const t = this.#tracks.get(partition);
       if (t) t.committed = offset;
     }
+    // After the state's durable ack and its commits, never before. Should
+    // this write fail, a restart finds the state ahead of the anchor and
+    // accepts it.
+    if (persist && record) await persist.store.anchor(persist.logical, persist.state.generation, record);
   }
 
   /** Stop: with a group and auto-commit, a final commit. */

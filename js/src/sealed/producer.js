@@ -168,13 +168,17 @@ export class SealedDelivery {
  *   a time), so the switch to MULTI before a pairwise key's random-IV budget
  *   is spent holds across restarts. The first DIRECT record to each peer in a
  *   run waits for one durable write. Default on.
+ * @property {import('./state.js').StateAnchors|null} [stateAnchors] Where this
+ *   device anchors its budget state (docs/ENVELOPE.md §13), as the sealed
+ *   consumer's option: an older state than anchored is refused
+ *   (`StateRolledBack`). Default none.
  */
 
 /**
  * With persistBudgets: per peer (fp hex) the DIRECT count this run may reach
  * before saving a new reservation; `io` serializes loading and saving;
  * `store` is opened on first use.
- * @typedef {{ reserved: Map<string, number>, io: Promise<void>, store: StateStore|null, state: BudgetState }} Budgets
+ * @typedef {{ reserved: Map<string, number>, io: Promise<void>, store: StateStore|null, state: BudgetState, anchors: import('./state.js').StateAnchors|null }} Budgets
  */
 
 /** DIRECT records reserved per write of the budget state. */
@@ -212,7 +216,7 @@ export class SealedProducer {
     sealer.setSigningIdentity(options.signing ?? null);
     const own = await BlindingKey.pairwise(identity, identity.publicKey);
     const sp = new SealedProducer(producer, identity, sealer, own);
-    sp.#budgets = (options.persistBudgets ?? true) ? { reserved: new Map(), io: Promise.resolve(), store: null, state: new BudgetState() } : null;
+    sp.#budgets = (options.persistBudgets ?? true) ? { reserved: new Map(), io: Promise.resolve(), store: null, state: new BudgetState(), anchors: options.stateAnchors ?? null } : null;
     return sp;
   }
 
@@ -300,11 +304,17 @@ export class SealedProducer {
     const b = /** @type {Budgets} */ (this.#budgets);
     const run = b.io.then(async () => {
       if (!b.store) {
-        const store = await StateStore.open(this.producer.client, this.#identity);
-        const bytes = await store.load(BUDGET_KEY);
-        if (bytes) {
-          const state = await BudgetState.decode(bytes);
-          if (!state) throw new StateError('Store', `sealed state in topic ${store.topic}: the latest budget record is not one this version reads`, { topic: store.topic });
+        const store = await StateStore.open(this.producer.client, this.#identity, b.anchors);
+        const loaded = await store.loadRecord(BUDGET_KEY);
+        const state = loaded ? await BudgetState.decode(loaded.plaintext) : null;
+        if (loaded && !state) throw new StateError('Store', `sealed state in topic ${store.topic}: the latest budget record is not one this version reads`, { topic: store.topic });
+        // An older reservation than this device anchored would let DIRECT
+        // counts go back (StateRolledBack); a newer one (a crash between the
+        // durable write and the anchor's, or a new device) stands, and the
+        // anchor follows.
+        const found = state && loaded ? { generation: state.generation, record: loaded.record } : null;
+        if ((await store.check(BUDGET_KEY, found)) === 'Ahead' && found) await store.anchor(BUDGET_KEY, found.generation, found.record);
+        if (state) {
           // Every reserved record may have been sealed before the previous
           // run stopped: count them all.
           for (const { key, reserved } of state.peers.values()) this.#sealer.restoreDirectSeals(key, reserved);
@@ -323,9 +333,13 @@ export class SealedProducer {
       if (next.peers.size > MAX_BUDGET_PEERS) {
         throw new StateError('Store', `sealed state in topic ${b.store.topic}: DIRECT budgets for more than ${MAX_BUDGET_PEERS} peers: send to new peers as MULTI, or use another identity`, { topic: b.store.topic });
       }
-      await b.store.save(BUDGET_KEY, next.encode());
+      const record = await b.store.save(BUDGET_KEY, next.encode());
       b.state = next;
       b.reserved.set(fp, ceiling);
+      // After the durable ack, never before. Should this write fail, the
+      // reservation stands (it is durable); a restart finds the state ahead
+      // of the anchor and accepts it.
+      await b.store.anchor(BUDGET_KEY, next.generation, record);
     });
     b.io = run.catch(() => {});
     return run;

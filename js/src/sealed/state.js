@@ -14,7 +14,7 @@
  * @module sealed/state
  */
 
-import { concat, equal, fromHex, utf8 } from '../bytes.js';
+import { concat, equal, fromHex, toHex, utf8 } from '../bytes.js';
 import { BlindingKey } from '../crypto/blind.js';
 import { FINGERPRINT_LEN, Fingerprint, PublicKey, SPKI_LEN } from '../crypto/identity.js';
 import { BITMAP_LEN, ReplayWindow } from '../crypto/replay.js';
@@ -24,6 +24,123 @@ import { Ack, Cleanup, MAX_PARTITIONS } from '../protocol/frame.js';
 import { BatchBuilder, nowNs } from '../protocol/record.js';
 
 /** @import { Identity } from '../crypto/identity.js' */
+
+/**
+ * What is anchored for one state key: the newest generation this device
+ * wrote (acknowledged durable) or accepted, and SHA-256 of that record as
+ * stored (docs/ENVELOPE.md §13 "The anchor").
+ * @typedef {{ generation: bigint, record: Uint8Array }} StateAnchor
+ */
+
+/**
+ * Where a client keeps its anchors, out of the broker's reach: per broker
+ * address (the URL the client dialled) and blinded state key (32 lowercase
+ * hex digits). `set` only ever moves an anchor up (one below the anchored
+ * generation is ignored). Node: `StateAnchorsFile` (`hermitmq/node`), the
+ * Rust SDK's `state-anchors` file; a browser: IndexedDB. `location` names
+ * it in errors.
+ * @typedef {{ get(broker: string, keyHex: string): Promise<StateAnchor|undefined>|StateAnchor|undefined,
+ *   set(broker: string, keyHex: string, anchor: StateAnchor): Promise<void>|void, location?: string }} StateAnchors
+ */
+
+/**
+ * How a loaded state stands against the anchor: `Unanchored` (no anchor
+ * store: taken as served), `Ahead` (newer than the anchor, or none anchored
+ * yet: a crash between the durable write and the anchor's, or a new device —
+ * accepted, the anchor moves up), `AtAnchor` (exactly the anchored record).
+ * @typedef {'Unanchored'|'Ahead'|'AtAnchor'} Standing
+ */
+
+/**
+ * The broker served an older sealed state than this device wrote: its
+ * generation is below the anchored one, or it is another record at the
+ * anchored generation, or there is none at all (Rust's
+ * `SealedError::StateRolledBack`). Nothing was read or sealed.
+ */
+export class StateRolledBack extends StateError {
+  /**
+   * @param {{ topic: string, anchored: bigint, found: bigint|null, location: string, line: string }} d
+   */
+  constructor(d) {
+    const found = d.found === null ? 'none' : d.found === d.anchored ? `another record at ${d.found}` : String(d.found);
+    super(
+      'StateRolledBack',
+      `sealed state in topic ${d.topic}: the broker served an older state than this device wrote ` +
+        `(anchored generation ${d.anchored} in ${d.location}, found ${found}): records already delivered would be ` +
+        'delivered again (or a DIRECT count repeat), so nothing was read or sent. Treat the broker as hostile; ' +
+        `if it was restored from a backup on purpose, remove the anchor starting \`${d.line}\` from ${d.location} ` +
+        'to accept the older state (what this device handled since may then be handled again)',
+      { topic: d.topic },
+    );
+    this.name = 'StateRolledBack';
+    /** The generation anchored on this device. @type {bigint} */
+    this.anchored = d.anchored;
+    /** The generation the broker served (`null`: none). @type {bigint|null} */
+    this.found = d.found;
+    /** Where the anchor is kept. @type {string} */
+    this.location = d.location;
+    /** How the anchor's line starts: broker address and blinded key. @type {string} */
+    this.line = d.line;
+  }
+}
+
+/**
+ * The group's committed offset on the broker is below the one in the sealed
+ * state this device anchored after the broker acknowledged that commit
+ * (Rust's `SealedError::CommitRolledBack`). Nothing was read.
+ */
+export class CommitRolledBack extends StateError {
+  /**
+   * @param {{ topic: string, group: string, partition: number, committed: number|null, state: number, location: string, line: string }} d
+   */
+  constructor(d) {
+    super(
+      'CommitRolledBack',
+      `group ${d.group} on topic ${d.topic}, partition ${d.partition}: the broker's committed offset ` +
+        `(${d.committed ?? 'none'}) is below ${d.state}, which this device committed and anchored in ${d.location}: ` +
+        'the broker moved the commit back, and records already delivered would be delivered again, so nothing was ' +
+        'read. Treat the broker as hostile; if the group was reset on purpose, remove the anchor starting ' +
+        `\`${d.line}\` from ${d.location} (reading then resumes at the sealed state's offsets)`,
+      { topic: d.topic },
+    );
+    this.name = 'CommitRolledBack';
+    /** @type {string} */
+    this.group = d.group;
+    /** @type {number} */
+    this.partition = d.partition;
+    /** The broker's committed offset (`null`: none). @type {number|null} */
+    this.committed = d.committed;
+    /** The offset saved in the sealed state. @type {number} */
+    this.state = d.state;
+    /** @type {string} */
+    this.location = d.location;
+    /** @type {string} */
+    this.line = d.line;
+  }
+}
+
+/**
+ * SHA-256 of `bytes`.
+ * @param {Uint8Array} bytes
+ * @returns {Promise<Uint8Array>}
+ */
+async function sha256(bytes) {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', /** @type {Uint8Array<ArrayBuffer>} */ (bytes)));
+}
+
+/**
+ * A broker address as one field of a `state-anchors` line, as Rust writes
+ * it: bytes outside printable ASCII, `%` and `#` as `%XX`.
+ * @param {string} broker
+ * @returns {string}
+ */
+export function escapeBroker(broker) {
+  let out = '';
+  for (const b of utf8(broker)) {
+    out += b > 0x20 && b < 0x7f && b !== 0x25 && b !== 0x23 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
 
 /** Senders a consumer state remembers one by one; past that the lowest marks fold into the floor. */
 export const MAX_STATE_SENDERS = 4096;
@@ -362,17 +479,22 @@ export class StateStore {
   #identity;
   /** K_self, which blinds the logical keys. @type {BlindingKey} */
   #own;
+  /** The anchor store, or `null` (nothing anchored or checked). @type {StateAnchors|null} */
+  #anchors;
 
   /**
    * The state topic of `identity`, created (compacted, one partition) if
    * missing. A topic of that name that is not compacted is refused: its
    * state would expire with retention.
+   * With `anchors`, the state is held to the anchors kept there
+   * ({@link StateStore#check}, {@link StateStore#anchor}).
    * @param {import('../client/connection.js').Client} client
    * @param {Identity} identity
+   * @param {StateAnchors|null} [anchors]
    * @returns {Promise<StateStore>}
    * @throws {StateError} kind `Store`
    */
-  static async open(client, identity) {
+  static async open(client, identity, anchors = null) {
     const topic = stateTopic(identity);
     try {
       await client.createTopic(topic, { partitions: 1, cleanup: Cleanup.Compact, retentionMs: 0, retentionBytes: 0 });
@@ -393,7 +515,7 @@ export class StateStore {
         );
       }
     }
-    return new StateStore(client, identity, topic, await BlindingKey.pairwise(identity, identity.publicKey));
+    return new StateStore(client, identity, topic, await BlindingKey.pairwise(identity, identity.publicKey), anchors);
   }
 
   /**
@@ -402,13 +524,89 @@ export class StateStore {
    * @param {Identity} identity
    * @param {string} topic
    * @param {BlindingKey} own
+   * @param {StateAnchors|null} [anchors]
    */
-  constructor(client, identity, topic, own) {
+  constructor(client, identity, topic, own, anchors = null) {
     this.#client = client;
     this.#identity = identity;
     /** The state topic. @type {string} */
     this.topic = topic;
     this.#own = own;
+    this.#anchors = anchors;
+  }
+
+  /** Whether an anchor store holds this state. @returns {boolean} */
+  get anchored() {
+    return this.#anchors !== null;
+  }
+
+  /** Where the anchors are kept (named in errors). @returns {string} */
+  anchorLocation() {
+    return this.#anchors?.location ?? 'the state anchors';
+  }
+
+  /**
+   * How the anchor line of `logical` starts (named in errors): the broker's
+   * address, escaped, and the blinded key in hex.
+   * @param {Uint8Array} logical
+   * @returns {Promise<string>}
+   */
+  async anchorLine(logical) {
+    return `${escapeBroker(this.#client.url)} ${toHex((await this.#own.blind(logical)).asBytes())}`;
+  }
+
+  /**
+   * How the state found under `logical` — its generation and record hash,
+   * or `null` when the broker served none — stands against the anchor.
+   * @param {Uint8Array} logical
+   * @param {{ generation: bigint, record: Uint8Array }|null} found
+   * @returns {Promise<Standing>}
+   * @throws {StateRolledBack} below the anchored generation, another record at it, or none while one is anchored
+   * @throws {StateError} kind `Anchor`: the anchors cannot be read
+   */
+  async check(logical, found) {
+    const anchors = this.#anchors;
+    if (!anchors) return 'Unanchored';
+    const keyHex = toHex((await this.#own.blind(logical)).asBytes());
+    let anchor;
+    try {
+      anchor = await anchors.get(this.#client.url, keyHex);
+    } catch (e) {
+      throw new StateError('Anchor', `cannot use the sealed-state anchors in ${this.anchorLocation()}: ${e instanceof Error ? e.message : e}`, { cause: e, topic: this.topic });
+    }
+    if (!anchor) return 'Ahead';
+    const refuse = async (/** @type {bigint|null} */ g) =>
+      new StateRolledBack({ topic: this.topic, anchored: anchor.generation, found: g, location: this.anchorLocation(), line: await this.anchorLine(logical) });
+    if (!found) throw await refuse(null);
+    if (found.generation < anchor.generation) throw await refuse(found.generation);
+    if (found.generation === anchor.generation) {
+      if (equal(found.record, anchor.record)) return 'AtAnchor';
+      throw await refuse(found.generation);
+    }
+    return 'Ahead';
+  }
+
+  /**
+   * Anchor `generation` (whose record hashes to `record`) for `logical` —
+   * only ever after the broker acknowledged that record as durable. Anchors
+   * only move up. Without an anchor store, nothing.
+   * @param {Uint8Array} logical
+   * @param {bigint} generation
+   * @param {Uint8Array} record
+   * @returns {Promise<void>}
+   * @throws {StateError} kind `Anchor`: the anchor cannot be written (the state itself was saved)
+   */
+  async anchor(logical, generation, record) {
+    const anchors = this.#anchors;
+    if (!anchors) return;
+    const keyHex = toHex((await this.#own.blind(logical)).asBytes());
+    try {
+      const now = await anchors.get(this.#client.url, keyHex);
+      if (now && (now.generation > generation || (now.generation === generation && equal(now.record, record)))) return;
+      await anchors.set(this.#client.url, keyHex, { generation, record: record.slice() });
+    } catch (e) {
+      throw new StateError('Anchor', `cannot use the sealed-state anchors in ${this.anchorLocation()}: ${e instanceof Error ? e.message : e}`, { cause: e, topic: this.topic });
+    }
   }
 
   /**
@@ -418,6 +616,18 @@ export class StateStore {
    * @throws {StateError} kind `Store`
    */
   async load(logical) {
+    return (await this.loadRecord(logical))?.plaintext ?? null;
+  }
+
+  /**
+   * As {@link StateStore#load}, with SHA-256 of the record as stored (what
+   * the anchor holds). Not checked against the anchor: the generation is in
+   * the plaintext, which the caller decodes and gives to {@link StateStore#check}.
+   * @param {Uint8Array} logical
+   * @returns {Promise<{ plaintext: Uint8Array, record: Uint8Array }|null>}
+   * @throws {StateError} kind `Store`
+   */
+  async loadRecord(logical) {
     const key = (await this.#own.blind(logical)).asBytes();
     let offset = 0;
     /** @type {Uint8Array|null} */
@@ -442,8 +652,9 @@ export class StateStore {
       if (!any || offset >= r.highWatermark) break;
     }
     if (latest === null) return null;
+    const record = await sha256(latest);
     try {
-      return await openState(this.#identity, this.topic, key, latest);
+      return { plaintext: await openState(this.#identity, this.topic, key, latest), record };
     } catch (e) {
       throw new StateError(
         'Store',
@@ -454,10 +665,11 @@ export class StateStore {
   }
 
   /**
-   * Save `plaintext` under `logical`, acknowledged once durable.
+   * Save `plaintext` under `logical`, acknowledged once durable; returns
+   * SHA-256 of the record written (to anchor).
    * @param {Uint8Array} logical
    * @param {Uint8Array} plaintext
-   * @returns {Promise<void>}
+   * @returns {Promise<Uint8Array>}
    * @throws {StateError}
    */
   async save(logical, plaintext) {
@@ -470,6 +682,7 @@ export class StateStore {
     } catch (e) {
       throw storeError(this.topic, 'cannot save the state', e);
     }
+    return sha256(record);
   }
 
   toString() {

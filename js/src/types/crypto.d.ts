@@ -426,7 +426,7 @@ export class SigningIdentity {
 export const STATE_MAGIC: Uint8Array;
 export const MAX_STATE_LEN: number;
 
-export type StateErrorKind = 'Malformed' | 'AuthFailed' | 'Length' | 'Name' | 'Store';
+export type StateErrorKind = 'Malformed' | 'AuthFailed' | 'Length' | 'Name' | 'Store' | 'StateRolledBack' | 'CommitRolledBack' | 'Anchor';
 
 export class StateError extends Error {
   constructor(kind: StateErrorKind, message: string, details?: { cause?: unknown; topic?: string; status?: string });

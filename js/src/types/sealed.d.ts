@@ -20,6 +20,7 @@ import type {
   SigningPublicKey,
   WindowStartName,
 } from './crypto.js';
+import { StateError } from './crypto.js';
 
 // ---- sealed/producer.js, sealed/consumer.js, sealed/record.js ---------------
 
@@ -48,6 +49,8 @@ export interface SealedProducerOptions {
   signing?: SigningIdentity | null;
   /** Reserve DIRECT counts in the identity's state topic (BUDGET_RESERVE at a time). Default true. */
   persistBudgets?: boolean;
+  /** Where this device anchors its budget state (docs/ENVELOPE.md §13): an older state is refused (StateRolledBack). Default none. */
+  stateAnchors?: StateAnchors | null;
 }
 
 /** DIRECT records reserved per write of the budget state (65536). */
@@ -114,6 +117,12 @@ export class SealedRecordError extends Error {
 export interface SealedConsumerOptions extends ConsumerOptions {
   /** With a group: save the replay state before every commit, restore it at start. Default true. */
   persistState?: boolean;
+  /**
+   * Where this device anchors its sealed state (docs/ENVELOPE.md §13), written after the state's durable ack
+   * and its commits; at start an older state is refused (StateRolledBack), a group commit below the anchored
+   * state's offsets too (CommitRolledBack), a newer state accepted and the anchor moved up. Default none.
+   */
+  stateAnchors?: StateAnchors | null;
   /** Held records per partition before the oldest is released. Default 1000. */
   maxHeld?: number;
   /** How long a record may hold the commit back. Default 3600000. */
@@ -186,10 +195,58 @@ export class BudgetState {
   static decode(bytes: Uint8Array): Promise<BudgetState | null>;
 }
 
+/** What is anchored for one state key: the newest generation written (acked durable) or accepted, and SHA-256 of its record. */
+export interface StateAnchor {
+  generation: bigint;
+  record: Uint8Array;
+}
+
+/**
+ * Where a client anchors its sealed state, out of the broker's reach, per broker URL and blinded key (32 hex
+ * digits); `set` only moves an anchor up. Node: `StateAnchorsFile` (`hermitmq/node`); a browser: IndexedDB.
+ */
+export interface StateAnchors {
+  get(broker: string, keyHex: string): Promise<StateAnchor | undefined> | StateAnchor | undefined;
+  set(broker: string, keyHex: string, anchor: StateAnchor): Promise<void> | void;
+  /** Where the anchors are kept, named in errors. */
+  readonly location?: string;
+}
+
+/** How a loaded state stands against the anchor. */
+export type Standing = 'Unanchored' | 'Ahead' | 'AtAnchor';
+
+/** The broker served an older sealed state than this device wrote (docs/ENVELOPE.md §13). */
+export class StateRolledBack extends StateError {
+  constructor(d: { topic: string; anchored: bigint; found: bigint | null; location: string; line: string });
+  readonly anchored: bigint;
+  /** The generation served; null: none. */
+  readonly found: bigint | null;
+  readonly location: string;
+  readonly line: string;
+}
+
+/** The broker's group commit is below the offsets of the state this device anchored. */
+export class CommitRolledBack extends StateError {
+  constructor(d: { topic: string; group: string; partition: number; committed: number | null; state: number; location: string; line: string });
+  readonly group: string;
+  readonly partition: number;
+  readonly committed: number | null;
+  readonly state: number;
+  readonly location: string;
+  readonly line: string;
+}
+
 export class StateStore {
   private constructor();
-  static open(client: Client, identity: Identity): Promise<StateStore>;
+  static open(client: Client, identity: Identity, anchors?: StateAnchors | null): Promise<StateStore>;
   readonly topic: string;
+  readonly anchored: boolean;
+  anchorLocation(): string;
+  anchorLine(logical: Uint8Array): Promise<string>;
+  check(logical: Uint8Array, found: { generation: bigint; record: Uint8Array } | null): Promise<Standing>;
+  anchor(logical: Uint8Array, generation: bigint, record: Uint8Array): Promise<void>;
   load(logical: Uint8Array): Promise<Uint8Array | null>;
-  save(logical: Uint8Array, plaintext: Uint8Array): Promise<void>;
+  loadRecord(logical: Uint8Array): Promise<{ plaintext: Uint8Array; record: Uint8Array } | null>;
+  /** Returns SHA-256 of the record written. */
+  save(logical: Uint8Array, plaintext: Uint8Array): Promise<Uint8Array>;
 }
