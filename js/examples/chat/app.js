@@ -259,7 +259,7 @@ async function goOnline() {
     showError('The connection to the broker closed', new Error(`close code ${code}${reason ? `: ${reason}` : ''}; reload the page to reconnect`));
   });
   const producer = new Producer(client, { lingerMs: 2 });
-  state.sealed = await SealedProducer.create(producer, identity);
+  state.sealed = await SealedProducer.create(producer, identity, { stateAnchors: store.stateAnchors });
   for (const [topic, last] of Object.entries(state.seqs)) state.sealed.resumeTopic(topic, BigInt(last));
 
   await listen(`inbox.${state.fp}`, [...state.contacts.values()].map((c) => c.key), 'inbox');
@@ -590,7 +590,7 @@ async function listen(topic, trusted, kind) {
   const client = /** @type {import('../../src/index.js').Client} */ (state.client);
   const identity = /** @type {Identity} */ (state.identity);
   // A group of our own (the ACL's default `{principal}.*`) keeps our place.
-  const options = kind === 'topic' ? { start: /** @type {const} */ ('earliest') } : { group: `${state.fp}.chat`, autoCommitMs: 2000 };
+  const options = kind === 'topic' ? { start: /** @type {const} */ ('earliest') } : { group: `${state.fp}.chat`, autoCommitMs: 2000, stateAnchors: store.stateAnchors };
   const consumer = await SealedConsumer.create(client, identity, trusted, topic, options);
   state.consumers.set(topic, consumer);
   void (async () => {
