@@ -366,6 +366,21 @@ test('two browsers chat sealed through a real broker; the CLI reads and writes t
   await send(alice, `c:${B.fingerprint}`, again);
   await received(bob, `c:${A.fingerprint}`, again, A.fingerprint);
   assert.deepEqual(await pageErrors(bob), []);
+  // The page anchors its sealed state in IndexedDB (store.js `stateAnchors`,
+  // docs/ENVELOPE.md §13): its DIRECT budgets and its inbox consumer at
+  // least; the reload above started at those anchors without a refusal.
+  await alice.waitForFunction(
+    () =>
+      new Promise((res) => {
+        const r = indexedDB.open('hermit-chat');
+        r.onsuccess = () => {
+          const q = r.result.transaction('kv').objectStore('kv').get('state-anchors');
+          q.onsuccess = () => (r.result.close(), res(Object.values(q.result ?? {}).filter((a) => /^[1-9][0-9]*$/.test(a?.g) && /^[0-9a-f]{64}$/.test(a?.r)).length >= 2));
+        };
+      }),
+    { timeout: 10000 },
+  );
+  assert.deepEqual(await pageErrors(alice), []);
   for (const [name, p] of /** @type {const} */ ([['alice', alice], ['bob', bob], ['carol', carol], ['mallory', mallory]])) {
     assert.deepEqual(await violations(p), [], `${name}'s page broke its Content-Security-Policy`);
   }
