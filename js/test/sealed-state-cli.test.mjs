@@ -149,3 +149,43 @@ test('DIRECT budgets written by JS are read by Rust and the other way round', as
   assert.equal((await saved()).generation, 4n);
   assert.equal(await budget(), 4 * BUDGET_RESERVE);
 });
+
+test('the state-anchors file is shared with the Rust SDK: the CLI and a JS consumer anchor in one state directory, each reads the other\'s lines', async (t) => {
+  const { broker, alice, bob, client, cli, bobKey } = await setup(t);
+  const { StateAnchorsFile } = await import('../src/client/state-anchors-file.js');
+  const { readFile } = await import('node:fs/promises');
+  const stateDir = join(await mkdtemp(join(tmpdir(), 'hermit-js-anchors-cli-')), 'state');
+  t.after(() => rm(join(stateDir, '..'), { recursive: true, force: true }));
+  const anchors = await StateAnchorsFile.open(stateDir);
+  const sp = await SealedProducer.create(new Producer(client, { lingerMs: 1 }), alice);
+  for (const topic of ['by-rust', 'by-js']) for (const m of ['one', 'two']) await sp.send(topic, 'conv', enc.encode(`${topic} ${m}`), [bob.publicKey]);
+  await sp.flush();
+  const group = `${bob.fingerprint().toHex()}.g`;
+  const consume = () =>
+    cli(bobKey, ['consume', '--topic', 'by-rust', '--group', group, '--trust', alice.publicKey.toSpkiBase64(), '--output', 'jsonl', '--exit-on-end', '--state-dir', stateDir]);
+  let r = await consume();
+  assert.equal(r.code, 0, r.stderr);
+  const rustLines = (await readFile(anchors.path, 'utf8')).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+  assert.equal(rustLines.length, 1, rustLines.join('\n'));
+  const [addr, key, generation, hash] = rustLines[0].split(' ');
+  assert.equal(addr, broker.tcpAddr);
+  // JS reads the line Rust wrote.
+  const got = await anchors.get(addr, key);
+  assert.equal(got?.generation, BigInt(generation));
+  assert.equal(Buffer.from(/** @type {Uint8Array} */ (got?.record)).toString('hex'), hash);
+
+  // A JS consumer anchors in the same file; Rust's line stays as it was.
+  const b = await connect(broker.url, { identity: bob });
+  t.after(() => b.close());
+  const js = await SealedConsumer.create(b, bob, [alice.publicKey], 'by-js', { group, autoCommitMs: null, stateAnchors: anchors });
+  for (let i = 0; i < 2; i++) assert.ok((await js.next()).ok);
+  await js.commit();
+  await js.close();
+  const both = (await readFile(anchors.path, 'utf8')).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+  assert.equal(both.length, 2, both.join('\n'));
+  assert.ok(both.includes(rustLines[0]), both.join('\n'));
+  assert.ok(both.some((l) => l.startsWith(`${broker.url} `) && / 1 [0-9a-f]{64}$/.test(l)), both.join('\n'));
+  // Rust reads the file with JS's line in it (at its own anchor: no refusal).
+  r = await consume();
+  assert.equal(r.code, 0, r.stderr);
+});
