@@ -51,3 +51,29 @@ export class StateAnchorsFile implements StateAnchors {
   get(broker: string, keyHex: string): Promise<StateAnchor | undefined>;
   set(broker: string, keyHex: string, anchor: StateAnchor): Promise<void>;
 }
+
+/** The lock file's name inside the state directory: `lock`. */
+export const STATE_LOCK_FILE: 'lock';
+
+export type StateDirectoryErrorKind = 'Locked' | 'Permissions' | 'Io';
+
+/** The state directory cannot be used (code 'StateDirectory'). */
+export class StateDirectoryError extends ClientError {
+  constructor(kind: StateDirectoryErrorKind, message: string, details: { path: string; pid?: number; cause?: unknown });
+  readonly kind: StateDirectoryErrorKind;
+  /** The directory. */
+  readonly path: string;
+  /** Locked: the process holding it. */
+  readonly pid: number | undefined;
+}
+
+/** The client state directory, held by this process (its pid in `lock`) until `close()`. */
+export class StateDirectory {
+  constructor(path: string);
+  /** Create (0700) if missing; refuse one others may access or another live process holds; hold it. */
+  static open(dir: string): Promise<StateDirectory>;
+  readonly path: string;
+  knownBrokers(): Promise<KnownBrokersFile>;
+  stateAnchors(): Promise<StateAnchorsFile>;
+  close(): Promise<void>;
+}

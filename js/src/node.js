@@ -4,3 +4,4 @@
 
 export { KNOWN_BROKERS_FILE, KnownBrokersError, KnownBrokersFile } from './client/known-brokers-file.js';
 export { STATE_ANCHORS_FILE, StateAnchorsError, StateAnchorsFile } from './client/state-anchors-file.js';
+export { STATE_LOCK_FILE, StateDirectory, StateDirectoryError } from './client/state-directory.js';

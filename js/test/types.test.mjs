@@ -19,6 +19,7 @@ import * as clientConnection from '../src/client/connection.js';
 import * as clientKnownBrokers from '../src/client/known-brokers.js';
 import * as clientKnownBrokersFile from '../src/client/known-brokers-file.js';
 import * as clientStateAnchorsFile from '../src/client/state-anchors-file.js';
+import * as clientStateDirectory from '../src/client/state-directory.js';
 import * as clientConsumer from '../src/client/consumer.js';
 import * as clientPartitioner from '../src/client/partitioner.js';
 import * as clientProducer from '../src/client/producer.js';
@@ -237,6 +238,10 @@ const implementedNode = {
   STATE_ANCHORS_FILE: clientStateAnchorsFile.STATE_ANCHORS_FILE,
   StateAnchorsError: clientStateAnchorsFile.StateAnchorsError,
   StateAnchorsFile: clientStateAnchorsFile.StateAnchorsFile,
+  // client/state-directory.js
+  STATE_LOCK_FILE: clientStateDirectory.STATE_LOCK_FILE,
+  StateDirectory: clientStateDirectory.StateDirectory,
+  StateDirectoryError: clientStateDirectory.StateDirectoryError,
 };
 
 /**

@@ -24,7 +24,7 @@ import { RETRIABLE_STATUSES } from './status.js';
 /**
  * @typedef {'Connect'|'ConnectionLost'|'Timeout'|'Protocol'|'UnsupportedVersion'|'OffsetOutOfRange'
  *   |'Broker'|'AuthRequired'|'AuthFailed'|'CorruptBatch'|'InvalidName'|'RequestTooLarge'
- *   |'InvalidArgument'|'Closed'|'BrokerIdChanged'|'KnownBrokers'|'StateAnchors'} ClientErrorCode
+ *   |'InvalidArgument'|'Closed'|'BrokerIdChanged'|'KnownBrokers'|'StateAnchors'|'StateDirectory'} ClientErrorCode
  */
 export class ClientError extends Error {
   /**

@@ -8,7 +8,7 @@
 export type ClientErrorCode =
   | 'Connect' | 'ConnectionLost' | 'Timeout' | 'Protocol' | 'UnsupportedVersion' | 'OffsetOutOfRange'
   | 'Broker' | 'AuthRequired' | 'AuthFailed' | 'CorruptBatch' | 'InvalidName' | 'RequestTooLarge'
-  | 'InvalidArgument' | 'Closed' | 'BrokerIdChanged' | 'KnownBrokers' | 'StateAnchors';
+  | 'InvalidArgument' | 'Closed' | 'BrokerIdChanged' | 'KnownBrokers' | 'StateAnchors' | 'StateDirectory';
 
 /** Every error of the connection, producer and consumer. */
 export class ClientError extends Error {
