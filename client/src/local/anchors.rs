@@ -25,7 +25,7 @@ use std::sync::Mutex;
 use crate::crypto::blind::BLINDED_KEY_LEN;
 
 use super::known_brokers::hex;
-use super::write::write_whole;
+use super::write::{read_fields, write_whole};
 
 /// The file's name in the state directory.
 pub const STATE_ANCHORS: &str = "state-anchors";
@@ -99,33 +99,21 @@ impl StateAnchors {
     /// Every anchor in the file (none if it does not exist).
     fn read(&self) -> Result<Anchors, StateAnchorsError> {
         let path = self.path();
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(source) => return Err(StateAnchorsError::Io { path, source }),
-        };
+        let lines = read_fields(&path).map_err(|source| StateAnchorsError::Io {
+            path: path.clone(),
+            source,
+        })?;
         let mut anchors = BTreeMap::new();
-        for (i, line) in String::from_utf8_lossy(&bytes).lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
+        for (line, fields) in lines {
             let malformed = || StateAnchorsError::Malformed {
                 path: path.clone(),
-                line: i + 1,
+                line,
             };
-            let mut fields = line.split_whitespace();
-            let (Some(broker), Some(key), Some(generation), Some(record), None) = (
-                fields.next(),
-                fields.next(),
-                fields.next(),
-                fields.next(),
-                fields.next(),
-            ) else {
+            let [broker, key, generation, record] = fields.as_slice() else {
                 return Err(malformed());
             };
             // Written by `escape`, exactly: one spelling per address.
-            if unescape(broker).is_none_or(|b| escape(&b) != broker) {
+            if unescape(broker).is_none_or(|b| escape(&b) != *broker) {
                 return Err(malformed());
             }
             let key = parse_hex::<BLINDED_KEY_LEN>(key).ok_or_else(malformed)?;

@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use hermit_protocol::auth::DialledName;
 use hermit_protocol::hello::BROKER_ID_LEN;
 
-use super::write::write_whole;
+use super::write::{read_fields, write_whole};
 
 /// The file's name in the state directory.
 pub const KNOWN_BROKERS: &str = "known-brokers";
@@ -77,25 +77,17 @@ impl KnownBrokers {
     /// if it does not exist).
     pub(super) fn load(dir: &Path) -> Result<KnownBrokers, KnownBrokersError> {
         let path = dir.join(KNOWN_BROKERS);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(source) => return Err(KnownBrokersError::Io { path, source }),
-        };
+        let lines = read_fields(&path).map_err(|source| KnownBrokersError::Io {
+            path: path.clone(),
+            source,
+        })?;
         let mut pins = BTreeMap::new();
-        for (i, line) in String::from_utf8_lossy(&bytes).lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
+        for (line, fields) in lines {
             let malformed = || KnownBrokersError::Malformed {
                 path: path.clone(),
-                line: i + 1,
+                line,
             };
-            let mut fields = line.split_whitespace();
-            let (Some(name), Some(port), Some(id), None) =
-                (fields.next(), fields.next(), fields.next(), fields.next())
-            else {
+            let [name, port, id] = fields.as_slice() else {
                 return Err(malformed());
             };
             let name = DialledName::parse(name).map_err(|_| malformed())?;

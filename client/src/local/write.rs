@@ -1,9 +1,28 @@
-//! Writing a file of the state directory whole or not at all.
+//! The files of the state directory: read as lines of fields, written
+//! whole or not at all.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write as _};
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
+
+/// The lines of the text file at `path` that carry fields — not blank,
+/// not a `#` comment — each with its number (from 1) and its
+/// white-space-separated fields; none if the file does not exist.
+pub(super) fn read_fields(path: &Path) -> io::Result<Vec<(usize, Vec<String>)>> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    Ok(String::from_utf8_lossy(&bytes)
+        .lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.trim()))
+        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
+        .map(|(n, line)| (n, line.split_whitespace().map(str::to_owned).collect()))
+        .collect())
+}
 
 /// Replace the file `name` in the directory `dir` with `contents`: a
 /// temporary file (mode 0600) written and synced, renamed over it, the
