@@ -19,13 +19,14 @@
  * @module client/known-brokers-file
  */
 
-import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { fromHex, toHex } from '../bytes.js';
 import { dialledName } from '../protocol/auth.js';
 import { ClientError } from '../protocol/error.js';
 import { BrokerIdChanged } from './known-brokers.js';
+import { writeWhole } from './state-file.js';
 
 /** The file's name inside the state directory. */
 export const KNOWN_BROKERS_FILE = 'known-brokers';
@@ -291,27 +292,8 @@ export class KnownBrokersFile {
    * @param {string} text
    */
   async #replace(text) {
-    const tmp = `${this.#path}.tmp`;
     try {
-      // A temporary file left by a crash: start over (a new file gets mode 0600).
-      await unlink(tmp).catch((e) => {
-        if (e.code !== 'ENOENT') throw e;
-      });
-      const fh = await open(tmp, 'wx', 0o600);
-      try {
-        await fh.writeFile(text);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await rename(tmp, this.#path);
-      if (!POSIX) return; // Windows cannot open a directory to fsync it.
-      const dir = await open(this.#dir, 'r');
-      try {
-        await dir.sync();
-      } finally {
-        await dir.close();
-      }
+      await writeWhole(this.#dir, this.#path, text);
     } catch (e) {
       throw ioError(this.#path, 'write', e);
     }

@@ -20,12 +20,13 @@
  * @module client/state-anchors-file
  */
 
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { fromHex, toHex } from '../bytes.js';
 import { ClientError } from '../protocol/error.js';
 import { escapeBroker } from '../sealed/state.js';
+import { writeWhole } from './state-file.js';
 
 /** The file's name inside the state directory. */
 export const STATE_ANCHORS_FILE = 'state-anchors';
@@ -227,26 +228,8 @@ export class StateAnchorsFile {
    * @param {string} text
    */
   async #replace(text) {
-    const tmp = `${this.#path}.tmp`;
     try {
-      await unlink(tmp).catch((e) => {
-        if (e.code !== 'ENOENT') throw e;
-      });
-      const fh = await open(tmp, 'wx', 0o600);
-      try {
-        await fh.writeFile(text);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await rename(tmp, this.#path);
-      if (process.platform === 'win32') return;
-      const dir = await open(this.#dir, 'r');
-      try {
-        await dir.sync();
-      } finally {
-        await dir.close();
-      }
+      await writeWhole(this.#dir, this.#path, text);
     } catch (e) {
       throw new StateAnchorsError('Io', `cannot write ${this.#path}: ${e instanceof Error ? e.message : e}`, { path: this.#path, cause: e });
     }
