@@ -24,8 +24,7 @@ use std::sync::Mutex;
 
 use crate::crypto::blind::BLINDED_KEY_LEN;
 
-use super::known_brokers::hex;
-use super::write::{read_fields, write_whole};
+use super::write::{hex, parse_hex, read_fields, write_whole};
 
 /// The file's name in the state directory.
 pub const STATE_ANCHORS: &str = "state-anchors";
@@ -227,17 +226,6 @@ fn unescape(field: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
-}
-
-fn parse_hex<const N: usize>(s: &str) -> Option<[u8; N]> {
-    if s.len() != 2 * N || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    let mut out = [0u8; N];
-    for (i, b) in out.iter_mut().enumerate() {
-        *b = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
-    }
-    Some(out)
 }
 
 #[cfg(test)]

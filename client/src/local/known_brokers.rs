@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use hermit_protocol::auth::DialledName;
 use hermit_protocol::hello::BROKER_ID_LEN;
 
-use super::write::{read_fields, write_whole};
+use super::write::{hex, parse_hex, read_fields, write_whole};
 
 /// The file's name in the state directory.
 pub const KNOWN_BROKERS: &str = "known-brokers";
@@ -96,7 +96,7 @@ impl KnownBrokers {
                 .ok()
                 .filter(|&p| p != 0 && !port.starts_with('+'))
                 .ok_or_else(malformed)?;
-            let id = parse_id(id).ok_or_else(malformed)?;
+            let id = parse_hex::<BROKER_ID_LEN>(id).ok_or_else(malformed)?;
             if pins.insert((name.to_string(), port), id).is_some() {
                 // Two pins for one name and port: which is meant is unknown.
                 return Err(malformed());
@@ -154,22 +154,6 @@ impl KnownBrokers {
             }
         })
     }
-}
-
-/// Lowercase hex of a broker id.
-pub(crate) fn hex(id: &[u8]) -> String {
-    id.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn parse_id(s: &str) -> Option<[u8; BROKER_ID_LEN]> {
-    if s.len() != 2 * BROKER_ID_LEN || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    let mut id = [0u8; BROKER_ID_LEN];
-    for (i, b) in id.iter_mut().enumerate() {
-        *b = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
-    }
-    Some(id)
 }
 
 #[cfg(test)]

@@ -19,6 +19,8 @@ mod dir;
 mod known_brokers;
 mod write;
 
+pub(crate) use write::hex;
+
 pub use anchors::{Anchor, RECORD_HASH_LEN, STATE_ANCHORS, StateAnchors, StateAnchorsError};
 pub use dir::{StateDir, StateDirError};
 pub use known_brokers::{KNOWN_BROKERS, KnownBrokers, KnownBrokersError, Pin};

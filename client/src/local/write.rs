@@ -6,6 +6,23 @@ use std::io::{self, Write as _};
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
 
+/// Lowercase hex of `bytes` (broker ids, keys and hashes in these files).
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `N` bytes from exactly `2 * N` hex digits.
+pub(super) fn parse_hex<const N: usize>(s: &str) -> Option<[u8; N]> {
+    if s.len() != 2 * N || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let mut out = [0u8; N];
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(out)
+}
+
 /// The lines of the text file at `path` that carry fields — not blank,
 /// not a `#` comment — each with its number (from 1) and its
 /// white-space-separated fields; none if the file does not exist.

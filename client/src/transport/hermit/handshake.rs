@@ -23,7 +23,7 @@ use tokio::net::TcpStream;
 use super::connection::{Conn, Handshake, READ_CHUNK, Stream};
 use crate::crypto::{Fingerprint, Identity};
 use crate::error::ClientError;
-use crate::local::{KnownBrokers, Pin};
+use crate::local::{KnownBrokers, Pin, hex};
 
 /// What opening a connection needs besides the address, fixed for the
 /// life of a [`crate::Client`].
@@ -211,7 +211,6 @@ fn check_pin(
     let Ok(name) = DialledName::of_address(addr) else {
         return Ok(None);
     };
-    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
     match known.check(&name, port, id) {
         Pin::Matches => Ok(None),
         Pin::New => Ok(Some((name, port))),
