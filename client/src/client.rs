@@ -14,15 +14,16 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use hermit_protocol::frame::{
-    Commit, Committed, CreateTopic, ListTopics, MAX_LIST_LIMIT, TopicMetadata, TopicPage,
-    TopicSettings, decode_response,
+    Claim as ClaimRequest, Commit, Committed, ConditionalProduce, CreateTopic, ListTopics,
+    MAX_LIST_LIMIT, Produce, TopicMetadata, TopicPage, TopicSettings, decode_response,
 };
 use hermit_protocol::topic::TopicName;
-use hermit_protocol::{Ack, Op, Request, ResponseBody, WireError};
+use hermit_protocol::{Ack, Op, RecordHeader, Request, ResponseBody, Status, WireError};
 use tokio::time::Instant;
 
 use crate::error::ClientError;
 use crate::options::{group_name, topic_name};
+use crate::outcome::{Claim, ClaimId, ClaimedBatch, Conditional};
 use crate::records::FetchResponse;
 use crate::transport::any::AnyTransport;
 use crate::transport::contract::Transport;
@@ -152,6 +153,104 @@ impl Client {
         self.transport
             .fetch(topic, partition, offset, max_bytes, max_wait)
             .await
+    }
+
+    /// Append one record batch only if the partition's log ends at
+    /// `expected_end` (the offset its first record would get): of any number
+    /// of producers expecting one end, exactly one is told
+    /// [`Conditional::Appended`]; the others learn the end
+    /// ([`Conditional::EndMoved`]) and nothing of theirs is appended.
+    ///
+    /// One request, one answer: it never goes through a producer's
+    /// batching, lingering or retries, and this call does not retry either
+    /// — after a lost answer ([`ClientError::is_retriable`]) the batch may
+    /// or may not be in the log; read it to know. `ack` as for
+    /// [`Client::produce`]; a durable answer means on disk.
+    pub async fn conditional_produce(
+        &self,
+        topic: &str,
+        partition: u32,
+        expected_end: u64,
+        ack: Ack,
+        batch: &[u8],
+    ) -> Result<Conditional, ClientError> {
+        let request = Request::ConditionalProduce(ConditionalProduce {
+            produce: Produce {
+                topic: topic_name(topic)?,
+                partition,
+                ack,
+                header: RecordHeader::decode(batch)?,
+                batch,
+            },
+            expected_end,
+        });
+        let outcome = self
+            .call(request, |b| match b {
+                ResponseBody::ConditionalProduce { base_offset } => {
+                    Some(Conditional::Appended { base_offset })
+                }
+                _ => None,
+            })
+            .await;
+        // The refusal that is an outcome: the end moved.
+        let outcome = match outcome {
+            Err(ClientError::EndMoved { end, .. }) => Conditional::EndMoved { end },
+            other => other?,
+        };
+        match outcome {
+            Conditional::Appended { base_offset } if base_offset != expected_end => {
+                Err(ClientError::Protocol(WireError::InvalidField {
+                    field: "conditional base_offset",
+                    value: base_offset,
+                }))
+            }
+            Conditional::EndMoved { end } if end == expected_end => {
+                Err(ClientError::Protocol(WireError::InvalidField {
+                    field: "moved end",
+                    value: end,
+                }))
+            }
+            outcome => Ok(outcome),
+        }
+    }
+
+    /// Take the next unclaimed batch of `topic/partition`: no other claimer
+    /// gets it, ever, across broker crashes ([`Claim::Claimed`]), or learn
+    /// that every durable batch is claimed ([`Claim::NothingLeft`]).
+    ///
+    /// Keep `id` until the claim is answered: after a retriable error
+    /// ([`ClientError::is_retriable`]) ask again with the same id, and the
+    /// broker hands out the same batch rather than a second one (PROTOCOL.md
+    /// says for how long it remembers an id). A claimer's rate is limited
+    /// by the broker: over it, `Broker { status: RateLimited }`.
+    pub async fn claim(
+        &self,
+        topic: &str,
+        partition: u32,
+        id: ClaimId,
+    ) -> Result<Claim, ClientError> {
+        let request = Request::Claim(ClaimRequest {
+            topic: topic_name(topic)?,
+            partition,
+            claim_id: id.0,
+        });
+        let answer = self
+            .call(request, |b| match b {
+                ResponseBody::Claim(c) => Some(ClaimedBatch::checked(
+                    topic, partition, c.offset, c.next, c.batch,
+                )),
+                _ => None,
+            })
+            .await;
+        match answer {
+            Ok(batch) => Ok(Claim::Claimed(batch?)),
+            // The refusal that is an outcome: nothing left.
+            Err(ClientError::Broker {
+                status: Status::NothingToClaim,
+                ..
+            }) => Ok(Claim::NothingLeft),
+            Err(e) => Err(e),
+        }
     }
 
     /// Store `offset` as the next offset `group` will read. Refused with

@@ -66,8 +66,20 @@ pub enum ClientError {
         /// The broker's message.
         message: String,
     },
-    /// The broker refused the request with `status` (never `Ok` nor
-    /// `OffsetOutOfRange`, which has its own variant). An `Unauthorized`
+    /// A conditional produce expected another log end; nothing was
+    /// appended. [`Client::conditional_produce`](crate::Client::conditional_produce)
+    /// answers it as [`Conditional::EndMoved`](crate::Conditional::EndMoved).
+    #[error("the log ends at {end}, not where expected ({message})")]
+    EndMoved {
+        /// First offset still stored.
+        log_start: u64,
+        /// The log end: the offset the next record gets.
+        end: u64,
+        /// The broker's message.
+        message: String,
+    },
+    /// The broker refused the request with `status` (never `Ok`, nor
+    /// `OffsetOutOfRange` or `EndMoved`, which have their own variants). An `Unauthorized`
     /// refusal shows the broker's message verbatim ("not authorized to
     /// consume inbox.… as …"): it already names the action, the topic and
     /// the principal.
@@ -203,6 +215,7 @@ impl ClientError {
         match self {
             ClientError::Broker { status, .. } => Some(*status),
             ClientError::OffsetOutOfRange { .. } => Some(Status::OffsetOutOfRange),
+            ClientError::EndMoved { .. } => Some(Status::EndMoved),
             _ => None,
         }
     }
@@ -224,7 +237,9 @@ impl ClientError {
     }
 
     /// The broker's refusal as a typed error: [`ClientError::OffsetOutOfRange`]
-    /// with the partition's bounds, or [`ClientError::Broker`].
+    /// or [`ClientError::EndMoved`] with the partition's bounds, or
+    /// [`ClientError::Broker`].
+
     pub(crate) fn refused(e: &ErrorBody<'_>) -> Self {
         match (e.status, e.bounds) {
             (Status::OffsetOutOfRange, Some((log_start, high_watermark))) => {
@@ -234,6 +249,11 @@ impl ClientError {
                     message: e.message.to_owned(),
                 }
             }
+            (Status::EndMoved, Some((log_start, end))) => ClientError::EndMoved {
+                log_start,
+                end,
+                message: e.message.to_owned(),
+            },
             (status, _) => ClientError::Broker {
                 status,
                 message: e.message.to_owned(),

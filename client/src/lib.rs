@@ -56,6 +56,7 @@ mod fxhash;
 pub mod local;
 mod lock;
 pub mod options;
+pub mod outcome;
 pub mod partitioner;
 pub mod producer;
 pub mod records;
@@ -72,6 +73,7 @@ pub use hermit_protocol::frame::{
 pub use hermit_protocol::{Ack, Cleanup, Status};
 pub use local::{KnownBrokers, StateDir};
 pub use options::{ClientCert, ClientOptions};
+pub use outcome::{Claim, ClaimId, ClaimedBatch, Conditional};
 pub use producer::{Delivered, Delivery, Producer, ProducerOptions};
 pub use records::{FetchResponse, Record, Records};
 pub use sealed::{

@@ -23,8 +23,10 @@ use crate::status::Status;
 pub use crate::header::{REQUEST_HEADER_LEN, RESPONSE_BIT, RESPONSE_HEADER_LEN};
 pub use crate::limits::{DEFAULT_MAX_KEY, DEFAULT_MAX_PAYLOAD, Limits, MAX_CONTROL_FRAME};
 pub use crate::op::authenticate::{Authenticate, MAX_AUTH_FIELD};
+pub use crate::op::claim::{CLAIM_ID_LEN, Claim, Claimed};
 pub use crate::op::commit::Commit;
 pub use crate::op::committed::Committed;
+pub use crate::op::conditional_produce::ConditionalProduce;
 pub use crate::op::create_topic::{Cleanup, CreateTopic, MAX_PARTITIONS, TopicSettings};
 pub use crate::op::fetch::{FETCH_RESPONSE_HEADER_LEN, Fetch};
 pub use crate::op::list_topics::{LIST_TOPICS_FIXED_LEN, ListTopics, MAX_LIST_LIMIT, TopicPage};
@@ -101,7 +103,7 @@ pub fn check_request(buf: &[u8], limits: &Limits) -> Result<FrameCheck, RequestE
         });
     };
     let op = Op::from_u8(head.op).map_err(|e| RequestError::of(&head, e))?;
-    let max = if op == Op::Produce {
+    let max = if op.carries_batch() {
         limits.max_frame
     } else {
         MAX_CONTROL_FRAME.min(limits.max_frame)
@@ -119,9 +121,9 @@ pub fn check_request(buf: &[u8], limits: &Limits) -> Result<FrameCheck, RequestE
     if buf.len() >= total {
         return Ok(FrameCheck::Complete { len: total });
     }
-    if op == Op::Produce {
+    if op.carries_batch() {
         // Validate the prefix that has arrived; running out of bytes is fine here.
-        match produce::check_prefix(&buf[REQUEST_HEADER_LEN..], len, limits) {
+        match produce::check_prefix(op, &buf[REQUEST_HEADER_LEN..], len, limits) {
             Ok(_) | Err(WireError::UnexpectedEof { .. }) => {}
             Err(e) => return Err(RequestError::of(&head, e)),
         }
@@ -129,13 +131,17 @@ pub fn check_request(buf: &[u8], limits: &Limits) -> Result<FrameCheck, RequestE
     Ok(FrameCheck::Incomplete { need: total })
 }
 
-/// Whether `buf` holds a produce request's whole prefix (header, topic,
-/// partition, ack and batch header). Only then has [`check_request`]
-/// checked the batch header against the limits, and a reservation for the
-/// whole frame may be made.
+/// Whether `buf` holds the whole prefix of a request that [carries a
+/// batch](Op::carries_batch) (header, topic, partition, ack, a conditional
+/// produce's expected end, and the batch header). Only then has
+/// [`check_request`] checked the batch header against the limits, and a
+/// reservation for the whole frame may be made.
 pub fn produce_prefix_buffered(buf: &[u8]) -> bool {
-    RequestHeader::peek(buf).is_some_and(|h| h.op == Op::Produce as u8)
-        && produce::prefix_buffered(&buf[REQUEST_HEADER_LEN..])
+    RequestHeader::peek(buf)
+        .and_then(|h| Op::from_u8(h.op).ok())
+        .is_some_and(|op| {
+            op.carries_batch() && produce::prefix_buffered(op, &buf[REQUEST_HEADER_LEN..])
+        })
 }
 
 /// A decoded request frame.
@@ -182,15 +188,17 @@ pub fn decode_request<'a>(
     })
 }
 
-/// The body of a failed response: status, message and, for
-/// `OffsetOutOfRange`, the partition's bounds.
+/// The body of a failed response: status, message and, for a status that
+/// [carries them](Status::carries_bounds), the partition's bounds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ErrorBody<'a> {
     /// Never [`Status::Ok`].
     pub status: Status,
     /// Human-readable detail.
     pub message: &'a str,
-    /// `(log_start, high_watermark)`; present exactly when `status` is `OffsetOutOfRange`.
+    /// `(log_start, high_watermark)` for `OffsetOutOfRange`, `(log_start,
+    /// end)` for `EndMoved`; present exactly when
+    /// [`Status::carries_bounds`].
     pub bounds: Option<(u64, u64)>,
 }
 
@@ -247,7 +255,7 @@ pub fn encode_error(
     }
     .put(out);
     put_str16_lossy(out, err.message);
-    if err.status == Status::OffsetOutOfRange {
+    if err.status.carries_bounds() {
         let (log_start, hw) = err.bounds.unwrap_or((0, 0));
         out.put_u64(log_start);
         out.put_u64(hw);
@@ -335,7 +343,7 @@ pub fn decode_response(frame: &[u8]) -> Result<ResponseFrame<'_>, WireError> {
         Ok(ResponseBody::decode_body(op, &mut r)?)
     } else {
         let message = r.str16("error message")?;
-        let bounds = if status == Status::OffsetOutOfRange {
+        let bounds = if status.carries_bounds() {
             Some((r.u64()?, r.u64()?))
         } else {
             None

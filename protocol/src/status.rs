@@ -46,11 +46,18 @@ pub enum Status {
     Timeout = 18,
     /// A committed offset lies beyond the end of the log.
     OffsetAheadOfLog = 19,
+    /// A conditional produce expected another log end; nothing was appended.
+    /// Carries the partition's bounds: the log start and the log end.
+    EndMoved = 20,
+    /// Every durable batch of the partition is claimed.
+    NothingToClaim = 21,
+    /// The caller's rate for this request is spent; retry later.
+    RateLimited = 22,
 }
 
 impl Status {
     /// Every defined status, for exhaustive tests and documentation.
-    pub const ALL: [Status; 20] = [
+    pub const ALL: [Status; 23] = [
         Status::Ok,
         Status::UnknownTopic,
         Status::InvalidTopicName,
@@ -71,6 +78,9 @@ impl Status {
         Status::TooManyConnections,
         Status::Timeout,
         Status::OffsetAheadOfLog,
+        Status::EndMoved,
+        Status::NothingToClaim,
+        Status::RateLimited,
     ];
 
     /// The wire value.
@@ -81,6 +91,13 @@ impl Status {
     /// Decode a wire value; `None` for a code this version does not know.
     pub fn from_code(code: u16) -> Option<Status> {
         Status::ALL.get(usize::from(code)).copied()
+    }
+
+    /// Whether a refusal with this status carries two offsets after its
+    /// message: `(log_start, high_watermark)` for `OffsetOutOfRange`,
+    /// `(log_start, end)` for `EndMoved`.
+    pub fn carries_bounds(self) -> bool {
+        matches!(self, Status::OffsetOutOfRange | Status::EndMoved)
     }
 
     /// Whether a client may retry the same request (on this or a new connection).
@@ -117,6 +134,9 @@ impl Status {
             Status::TooManyConnections => "TooManyConnections",
             Status::Timeout => "Timeout",
             Status::OffsetAheadOfLog => "OffsetAheadOfLog",
+            Status::EndMoved => "EndMoved",
+            Status::NothingToClaim => "NothingToClaim",
+            Status::RateLimited => "RateLimited",
         }
     }
 }
@@ -145,5 +165,8 @@ mod tests {
         assert_eq!(Status::NotDurable.code(), 8);
         assert_eq!(Status::Unauthorized.code(), 10);
         assert_eq!(Status::OffsetAheadOfLog.code(), 19);
+        assert_eq!(Status::EndMoved.code(), 20);
+        assert_eq!(Status::NothingToClaim.code(), 21);
+        assert_eq!(Status::RateLimited.code(), 22);
     }
 }

@@ -31,16 +31,20 @@ pub enum Action {
     Delete,
     /// See the topic in `Metadata`.
     Describe,
+    /// Take batches one claimer at a time (`Claim`). Not implied by
+    /// `consume`, nor does it imply it: a claimer sees only what it claims.
+    Claim,
 }
 
 impl Action {
     /// Every action, in the order the docs list them.
-    pub const ALL: [Action; 5] = [
+    pub const ALL: [Action; 6] = [
         Action::Produce,
         Action::Consume,
         Action::Create,
         Action::Delete,
         Action::Describe,
+        Action::Claim,
     ];
 
     /// The name used in the configuration and in [`Denied`] messages.
@@ -51,6 +55,7 @@ impl Action {
             Action::Create => "create",
             Action::Delete => "delete",
             Action::Describe => "describe",
+            Action::Claim => "claim",
         }
     }
 

@@ -156,6 +156,16 @@ pub enum StorageError {
         /// End of the log.
         high_watermark: u64,
     },
+    /// A conditional append expected another log end; nothing was appended.
+    #[error("the log ends at {end}, not at the expected {expected}")]
+    EndMoved {
+        /// The end the producer expected.
+        expected: u64,
+        /// The log end: the offset the next record gets.
+        end: u64,
+        /// First stored offset.
+        log_start: u64,
+    },
     /// A durable acknowledgement was requested from a broker running `fsync = never`.
     #[error("durable acknowledgement requested but the broker runs with fsync = never")]
     NotDurable,
@@ -242,6 +252,7 @@ impl StorageError {
             StorageError::UnknownPartition { .. } => Status::UnknownPartition,
             StorageError::OffsetOutOfRange { .. } => Status::OffsetOutOfRange,
             StorageError::OffsetAheadOfLog { .. } => Status::OffsetAheadOfLog,
+            StorageError::EndMoved { .. } => Status::EndMoved,
             StorageError::NotDurable => Status::NotDurable,
             StorageError::ShuttingDown => Status::ShuttingDown,
         }

@@ -516,12 +516,11 @@ impl<S: ByteStream> Connection<S> {
                                 return;
                             }
                             Admission::TooLarge => {
-                                let corr =
-                                    RequestHeader::peek(&self.rbuf).map(|h| h.correlation_id);
+                                let head = RequestHeader::peek(&self.rbuf);
                                 tracing::debug!(target: "audit", peer = %self.peer, bytes = need, "frame larger than receive_budget_bytes refused");
                                 self.st.bad_input(
-                                    corr,
-                                    Some(Op::Produce as u8),
+                                    head.map(|h| h.correlation_id),
+                                    head.map(|h| h.op),
                                     Status::PayloadTooLarge,
                                     "the frame is larger than the broker's receive_budget_bytes",
                                 );

@@ -5,6 +5,9 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use bytes::Bytes;
+use hermit_protocol::Op;
+use hermit_protocol::frame::{Claimed, ResponseBody};
 use tokio::time::Instant;
 
 use super::metrics::Metrics;
@@ -12,8 +15,54 @@ use crate::engine::Partition;
 
 /// What an ack waits for and answers with.
 pub(super) enum AckBody {
-    Produce { base_offset: u64 },
+    Produce {
+        base_offset: u64,
+    },
+    ConditionalProduce {
+        base_offset: u64,
+    },
     Commit,
+    /// A claim, answered once the claim position that hands this batch out
+    /// is durable.
+    Claim {
+        offset: u64,
+        next: u64,
+        batch: Bytes,
+    },
+}
+
+impl AckBody {
+    /// The op it answers.
+    pub(super) fn op(&self) -> Op {
+        match self {
+            AckBody::Produce { .. } => Op::Produce,
+            AckBody::ConditionalProduce { .. } => Op::ConditionalProduce,
+            AckBody::Commit => Op::Commit,
+            AckBody::Claim { .. } => Op::Claim,
+        }
+    }
+
+    /// The answer.
+    pub(super) fn response(&self) -> ResponseBody<'_> {
+        match self {
+            AckBody::Produce { base_offset } => ResponseBody::Produce {
+                base_offset: *base_offset,
+            },
+            AckBody::ConditionalProduce { base_offset } => ResponseBody::ConditionalProduce {
+                base_offset: *base_offset,
+            },
+            AckBody::Commit => ResponseBody::Commit,
+            AckBody::Claim {
+                offset,
+                next,
+                batch,
+            } => ResponseBody::Claim(Claimed {
+                offset: *offset,
+                next: *next,
+                batch,
+            }),
+        }
+    }
 }
 
 /// A produce or commit that was carried out, waiting to be answered.

@@ -184,6 +184,7 @@ impl Session {
                 high_watermark,
                 ..
             } => Some((*log_start, *high_watermark)),
+            StorageError::EndMoved { log_start, end, .. } => Some((*log_start, *end)),
             _ => None,
         };
         self.error(corr, op as u8, e.status(), &e.to_string(), bounds);
@@ -472,22 +473,19 @@ impl Session {
             let durable = a.partition.synced_offset() >= a.need;
             if durable && a.not_before.is_none_or(|t| t <= now) {
                 let a = self.acks.remove(i).expect("invariant: index is in bounds");
-                match a.body {
-                    AckBody::Produce { base_offset } => {
-                        self.shared
-                            .metrics
-                            .produce_latency
-                            .observe_duration(a.received.elapsed());
-                        self.respond(a.correlation_id, &ResponseBody::Produce { base_offset })
-                    }
-                    AckBody::Commit => self.respond(a.correlation_id, &ResponseBody::Commit),
+                if matches!(
+                    a.body,
+                    AckBody::Produce { .. } | AckBody::ConditionalProduce { .. }
+                ) {
+                    self.shared
+                        .metrics
+                        .produce_latency
+                        .observe_duration(a.received.elapsed());
                 }
+                self.respond(a.correlation_id, &a.body.response());
             } else if !durable && let Some(reason) = a.partition.failure() {
                 let a = self.acks.remove(i).expect("invariant: index is in bounds");
-                let op = match a.body {
-                    AckBody::Produce { .. } => Op::Produce,
-                    AckBody::Commit => Op::Commit,
-                };
+                let op = a.body.op();
                 let e = StorageError::Failed {
                     topic: a.partition.topic().to_owned(),
                     partition: a.partition.id(),
@@ -502,13 +500,9 @@ impl Session {
 
     pub(super) fn fail_acks(&mut self, reason: &str) {
         for a in std::mem::take(&mut self.acks) {
-            let op = match a.body {
-                AckBody::Produce { .. } => Op::Produce,
-                AckBody::Commit => Op::Commit,
-            };
             self.error(
                 a.correlation_id,
-                op as u8,
+                a.body.op() as u8,
                 Status::StorageError,
                 reason,
                 None,

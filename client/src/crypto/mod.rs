@@ -49,7 +49,7 @@ pub mod state;
 mod aead;
 mod opened;
 mod pairwise;
-mod rng;
+pub(crate) mod rng;
 
 #[allow(deprecated)]
 pub use blind::ConversationKey;

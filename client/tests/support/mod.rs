@@ -11,6 +11,7 @@ use std::time::Duration;
 
 #[cfg(feature = "nats")]
 pub mod nats;
+pub mod race;
 
 use hermit_broker::config::Config;
 use hermit_broker::embedded::EmbeddedBroker;

@@ -39,6 +39,8 @@ enum OwnedRequest {
     Ping,
     Authenticate(u8, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>),
     ListTopics(Option<String>, u32),
+    ConditionalProduce(String, u32, Ack, u64, Vec<u8>),
+    Claim(String, u32, [u8; CLAIM_ID_LEN]),
 }
 
 impl OwnedRequest {
@@ -99,6 +101,23 @@ impl OwnedRequest {
                 after: after.as_deref().map(|a| TopicName::new_any(a).unwrap()),
                 limit: *limit,
             }),
+            OwnedRequest::ConditionalProduce(topic, partition, ack, end, batch) => {
+                Request::ConditionalProduce(ConditionalProduce {
+                    produce: Produce {
+                        topic: t(topic),
+                        partition: *partition,
+                        ack: *ack,
+                        header: RecordHeader::decode(batch).unwrap(),
+                        batch,
+                    },
+                    expected_end: *end,
+                })
+            }
+            OwnedRequest::Claim(topic, partition, id) => Request::Claim(Claim {
+                topic: t(topic),
+                partition: *partition,
+                claim_id: *id,
+            }),
         }
     }
 }
@@ -109,11 +128,21 @@ fn cursor_strategy() -> impl Strategy<Value = String> {
 }
 
 fn request_strategy() -> impl Strategy<Value = OwnedRequest> {
-    let ack = prop_oneof![Just(Ack::Written), Just(Ack::Durable)];
+    let ack = || prop_oneof![Just(Ack::Written), Just(Ack::Durable)];
     let cleanup = prop_oneof![Just(Cleanup::Delete), Just(Cleanup::Compact)];
     prop_oneof![
-        (topic_strategy(), any::<u32>(), ack, batch_strategy())
+        (topic_strategy(), any::<u32>(), ack(), batch_strategy())
             .prop_map(|(t, p, a, b)| OwnedRequest::Produce(t, p, a, b)),
+        (
+            topic_strategy(),
+            any::<u32>(),
+            ack(),
+            any::<u64>(),
+            batch_strategy()
+        )
+            .prop_map(|(t, p, a, e, b)| OwnedRequest::ConditionalProduce(t, p, a, e, b)),
+        (topic_strategy(), any::<u32>(), any::<[u8; CLAIM_ID_LEN]>())
+            .prop_map(|(t, p, id)| OwnedRequest::Claim(t, p, id)),
         (
             topic_strategy(),
             any::<u32>(),
@@ -214,7 +243,7 @@ proptest! {
         let err = ErrorBody {
             status,
             message: &msg,
-            bounds: (status == Status::OffsetOutOfRange).then_some(bounds),
+            bounds: status.carries_bounds().then_some(bounds),
         };
         let mut out = BytesMut::new();
         encode_error(corr, Op::Fetch as u8, &err, &mut out).unwrap();
@@ -256,6 +285,8 @@ enum OwnedResponse {
     Ping,
     Authenticate([u8; 32]),
     ListTopics(Vec<TopicMetadata>, Option<String>),
+    ConditionalProduce(u64),
+    Claim(u64, u64, Vec<u8>),
 }
 
 impl OwnedResponse {
@@ -277,6 +308,14 @@ impl OwnedResponse {
             OwnedResponse::ListTopics(topics, next) => ResponseBody::ListTopics(TopicPage {
                 topics: topics.clone(),
                 next: next.clone(),
+            }),
+            OwnedResponse::ConditionalProduce(o) => {
+                ResponseBody::ConditionalProduce { base_offset: *o }
+            }
+            OwnedResponse::Claim(offset, next, batch) => ResponseBody::Claim(Claimed {
+                offset: *offset,
+                next: *next,
+                batch,
             }),
         }
     }
@@ -323,6 +362,9 @@ fn response_strategy() -> impl Strategy<Value = OwnedResponse> {
             proptest::option::of(cursor_strategy())
         )
             .prop_map(|(t, n)| OwnedResponse::ListTopics(t, n)),
+        any::<u64>().prop_map(OwnedResponse::ConditionalProduce),
+        (any::<u64>(), any::<u64>(), batch_strategy())
+            .prop_map(|(o, n, b)| OwnedResponse::Claim(o, n, b)),
     ]
 }
 
@@ -738,4 +780,89 @@ fn list_topics_pages_over_the_limit_are_refused_both_ways() {
 #[test]
 fn the_smallest_topic_metadata_is_min_topic_metadata_len() {
     assert_eq!(one_topic().encoded_len(), MIN_TOPIC_METADATA_LEN);
+}
+
+/// A conditional produce frame is a produce frame with the expected end
+/// after the ack: its batch header is judged as early, and its size is
+/// allowed up to `max_frame` like Produce's, not the control-frame limit.
+#[test]
+fn a_conditional_produce_is_checked_as_early_as_a_produce() {
+    let limits = Limits::for_payload(1000, 16);
+    let header = RecordHeader {
+        payload_len: 1001,
+        record_count: 1,
+        ..Default::default()
+    };
+    let mut frame = produce_frame("t", &header.encode());
+    frame[4] = Op::ConditionalProduce as u8;
+    // Insert the expected end after topic (1 + 1 byte), partition and ack.
+    let at = REQUEST_HEADER_LEN + 2 + 4 + 1;
+    let mut with_end = frame[..at].to_vec();
+    with_end.extend_from_slice(&7u64.to_be_bytes());
+    with_end.extend_from_slice(&frame[at..]);
+    let len = (with_end.len() - 4 + 1001) as u32;
+    with_end[..4].copy_from_slice(&len.to_be_bytes());
+    assert!(produce_prefix_buffered(&with_end));
+    assert!(!produce_prefix_buffered(&with_end[..with_end.len() - 1]));
+    let err = check_request(&with_end, &limits).unwrap_err();
+    assert_eq!(err.error.status(), Status::PayloadTooLarge);
+    // A valid one larger than a control frame is fine.
+    let mut b = BatchBuilder::new(b"k");
+    b.push(&[7u8; 2000]);
+    let batch = b.finish(1).unwrap();
+    let view = Request::ConditionalProduce(ConditionalProduce {
+        produce: Produce {
+            topic: TopicName::new("t").unwrap(),
+            partition: 0,
+            ack: Ack::Durable,
+            header: RecordHeader::decode(&batch).unwrap(),
+            batch: &batch,
+        },
+        expected_end: 9,
+    });
+    let bytes = encode_req(&view, 3);
+    assert!(bytes.len() > MAX_CONTROL_FRAME as usize);
+    assert_eq!(
+        decode_request(&bytes, &Limits::default()).unwrap().request,
+        view
+    );
+}
+
+/// A claim request is a control frame of fixed shape: a claim id one byte
+/// short, or one byte long, is refused.
+#[test]
+fn a_claim_with_a_short_or_long_id_is_refused() {
+    let view = Request::Claim(Claim {
+        topic: TopicName::new("keys").unwrap(),
+        partition: 0,
+        claim_id: [5; CLAIM_ID_LEN],
+    });
+    let good = encode_req(&view, 1);
+    let mut short = good.to_vec();
+    short.pop();
+    let len = (short.len() - 4) as u32;
+    short[..4].copy_from_slice(&len.to_be_bytes());
+    assert!(decode_request(&short, &Limits::default()).is_err());
+    let mut long = good.to_vec();
+    long.push(0);
+    let len = (long.len() - 4) as u32;
+    long[..4].copy_from_slice(&len.to_be_bytes());
+    assert!(decode_request(&long, &Limits::default()).is_err());
+}
+
+/// `EndMoved` carries the partition's bounds like `OffsetOutOfRange`; the
+/// claim statuses carry none.
+#[test]
+fn end_moved_carries_the_log_end() {
+    let err = ErrorBody {
+        status: Status::EndMoved,
+        message: "the log ends at 12",
+        bounds: Some((3, 12)),
+    };
+    let mut out = BytesMut::new();
+    encode_error(1, Op::ConditionalProduce as u8, &err, &mut out).unwrap();
+    assert_eq!(decode_response(&out).unwrap().body, Err(err));
+    for status in [Status::NothingToClaim, Status::RateLimited] {
+        assert!(!status.carries_bounds());
+    }
 }

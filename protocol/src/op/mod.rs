@@ -13,6 +13,8 @@
 //! | 0x08 | Ping | [`ping`] |
 //! | 0x09 | Authenticate | [`authenticate`] (version 3) |
 //! | 0x0A | ListTopics | [`list_topics`] (version 3) |
+//! | 0x0B | ConditionalProduce | [`conditional_produce`] (version 3) |
+//! | 0x0C | Claim | [`claim`] (version 3) |
 //!
 //! Each module owns its request type (a borrowed view of the frame), its
 //! answer and their codecs; this file only maps op codes and enum variants
@@ -23,8 +25,10 @@
 //! dispatcher (docs/INTERNALS.md, "How to add a request type").
 
 pub mod authenticate;
+pub mod claim;
 pub mod commit;
 pub mod committed;
+pub mod conditional_produce;
 pub mod create_topic;
 pub mod delete_topic;
 pub mod fetch;
@@ -43,8 +47,10 @@ use crate::limits::Limits;
 use crate::topic::TopicName;
 
 use authenticate::Authenticate;
+use claim::{Claim, Claimed};
 use commit::Commit;
 use committed::Committed;
+use conditional_produce::ConditionalProduce;
 use create_topic::CreateTopic;
 use fetch::{Fetch, FetchAnswer};
 use list_topics::{ListTopics, TopicPage};
@@ -69,12 +75,14 @@ macro_rules! for_each_op {
             Ping => ping,
             Authenticate(request) => authenticate,
             ListTopics(request) => list_topics,
+            ConditionalProduce(request) => conditional_produce,
+            Claim(request) => claim,
         }
     };
 }
 
-/// The operations of the protocol (version 2; `Authenticate` and
-/// `ListTopics` are version 3's).
+/// The operations of the protocol (version 2; `Authenticate`, `ListTopics`,
+/// `ConditionalProduce` and `Claim` are version 3's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Op {
@@ -98,6 +106,10 @@ pub enum Op {
     Authenticate = 0x09,
     /// One page of topics in name order, resumed from a cursor.
     ListTopics = 0x0A,
+    /// Append one record batch only at the log end the producer expects.
+    ConditionalProduce = 0x0B,
+    /// Take the next unclaimed batch, for this claimer only.
+    Claim = 0x0C,
 }
 
 impl Op {
@@ -114,8 +126,19 @@ impl Op {
             0x08 => Op::Ping,
             0x09 => Op::Authenticate,
             0x0A => Op::ListTopics,
+            0x0B => Op::ConditionalProduce,
+            0x0C => Op::Claim,
             other => return Err(WireError::UnknownOp(other)),
         })
+    }
+
+    /// Whether the op's request ends with a record batch: its frame may be
+    /// as large as the receiver's `max_frame`, and its batch header is
+    /// checked against the limits as soon as it arrives. Every other
+    /// request is a control frame of at most
+    /// [`MAX_CONTROL_FRAME`](crate::limits::MAX_CONTROL_FRAME) bytes.
+    pub fn carries_batch(self) -> bool {
+        matches!(self, Op::Produce | Op::ConditionalProduce)
     }
 }
 
@@ -142,6 +165,10 @@ pub enum Request<'a> {
     Authenticate(Authenticate<'a>),
     /// One page of topics.
     ListTopics(ListTopics<'a>),
+    /// Append a batch at an expected log end.
+    ConditionalProduce(ConditionalProduce<'a>),
+    /// Take the next unclaimed batch.
+    Claim(Claim<'a>),
 }
 
 impl<'a> Request<'a> {
@@ -158,6 +185,8 @@ impl<'a> Request<'a> {
             Request::Ping => Op::Ping,
             Request::Authenticate(_) => Op::Authenticate,
             Request::ListTopics(_) => Op::ListTopics,
+            Request::ConditionalProduce(_) => Op::ConditionalProduce,
+            Request::Claim(_) => Op::Claim,
         }
     }
 
@@ -181,6 +210,8 @@ impl<'a> Request<'a> {
             Request::Ping => {}
             Request::Authenticate(a) => a.encode(out)?,
             Request::ListTopics(l) => l.encode(out)?,
+            Request::ConditionalProduce(c) => c.encode(out)?,
+            Request::Claim(c) => c.encode(out)?,
         }
         patch_len(out, start)
     }
@@ -197,6 +228,11 @@ impl<'a> Request<'a> {
         let req = match op {
             // The batch is the rest of the frame: checked against `len`.
             Op::Produce => return Ok(Request::Produce(Produce::decode(body, len, limits)?)),
+            Op::ConditionalProduce => {
+                return Ok(Request::ConditionalProduce(ConditionalProduce::decode(
+                    body, len, limits,
+                )?));
+            }
             Op::Fetch => Request::Fetch(Fetch::decode(&mut r)?),
             Op::Commit => Request::Commit(Commit::decode(&mut r)?),
             Op::Committed => Request::Committed(Committed::decode(&mut r)?),
@@ -206,6 +242,7 @@ impl<'a> Request<'a> {
             Op::Ping => Request::Ping,
             Op::Authenticate => Request::Authenticate(Authenticate::decode(&mut r)?),
             Op::ListTopics => Request::ListTopics(ListTopics::decode(&mut r)?),
+            Op::Claim => Request::Claim(Claim::decode(&mut r)?),
         };
         r.finish()?;
         Ok(req)
@@ -251,6 +288,13 @@ pub enum ResponseBody<'a> {
     },
     /// One page of topics.
     ListTopics(TopicPage),
+    /// The batch was appended at the expected end.
+    ConditionalProduce {
+        /// Offset of the first record of the batch: the expected end.
+        base_offset: u64,
+    },
+    /// One whole batch, now this claimer's.
+    Claim(Claimed<'a>),
 }
 
 impl<'a> ResponseBody<'a> {
@@ -267,6 +311,8 @@ impl<'a> ResponseBody<'a> {
             ResponseBody::Ping => Op::Ping,
             ResponseBody::Authenticate { .. } => Op::Authenticate,
             ResponseBody::ListTopics(_) => Op::ListTopics,
+            ResponseBody::ConditionalProduce { .. } => Op::ConditionalProduce,
+            ResponseBody::Claim(_) => Op::Claim,
         }
     }
 
@@ -281,7 +327,11 @@ impl<'a> ResponseBody<'a> {
     /// Append the body (after the response header).
     pub(crate) fn encode_body(&self, out: &mut BytesMut) -> Result<(), WireError> {
         match self {
-            ResponseBody::Produce { base_offset } => produce::encode_response(*base_offset, out),
+            ResponseBody::Produce { base_offset }
+            | ResponseBody::ConditionalProduce { base_offset } => {
+                produce::encode_response(*base_offset, out);
+            }
+            ResponseBody::Claim(c) => claim::encode_response(*c, out)?,
             ResponseBody::Fetch {
                 high_watermark,
                 log_start,
@@ -322,6 +372,10 @@ impl<'a> ResponseBody<'a> {
                     records: a.records,
                 }
             }
+            Op::ConditionalProduce => ResponseBody::ConditionalProduce {
+                base_offset: produce::decode_response(r)?,
+            },
+            Op::Claim => ResponseBody::Claim(claim::decode_response(r)?),
             Op::Commit => ResponseBody::Commit,
             Op::Committed => ResponseBody::Committed {
                 offset: committed::decode_response(r)?,

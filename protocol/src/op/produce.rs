@@ -11,7 +11,7 @@
 
 use bytes::{BufMut, BytesMut};
 
-use super::fields;
+use super::{Op, fields};
 use crate::codec::{Reader, put_str8};
 use crate::error::WireError;
 use crate::header::REQUEST_HEADER_LEN;
@@ -60,16 +60,7 @@ pub struct Produce<'a> {
 impl<'a> Produce<'a> {
     /// Decode a whole produce body of a frame of `len` bytes (after the prefix).
     pub(crate) fn decode(body: &'a [u8], len: u32, limits: &Limits) -> Result<Self, WireError> {
-        let (topic, partition, ack, header) = check_prefix(body, len, limits)?;
-        let batch_len = header.batch_len() as usize; // fits: checked against the frame length
-        let batch = &body[body.len() - batch_len..];
-        Ok(Produce {
-            topic,
-            partition,
-            ack,
-            header,
-            batch,
-        })
+        Ok(check_prefix(Op::Produce, body, len, limits)?.whole(body))
     }
 
     pub(crate) fn encode(&self, out: &mut BytesMut) -> Result<(), WireError> {
@@ -81,17 +72,50 @@ impl<'a> Produce<'a> {
     }
 }
 
-/// Decode the topic, partition, ack and batch header of a produce body and
-/// check them against the limits and the frame length `len`.
+/// What precedes the batch in a frame that carries one ([`Op::carries_batch`]):
+/// Produce's topic, partition and ack, and for ConditionalProduce the end
+/// offset the producer expects; with the batch's header, checked.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Prefix<'a> {
+    pub(crate) topic: TopicName<&'a str>,
+    pub(crate) partition: u32,
+    pub(crate) ack: Ack,
+    /// ConditionalProduce's expected end; `None` for Produce.
+    pub(crate) expected_end: Option<u64>,
+    pub(crate) header: RecordHeader,
+}
+
+impl<'a> Prefix<'a> {
+    /// The produce request of a whole body whose prefix this is.
+    pub(crate) fn whole(self, body: &'a [u8]) -> Produce<'a> {
+        let batch_len = self.header.batch_len() as usize; // fits: checked against the frame length
+        Produce {
+            topic: self.topic,
+            partition: self.partition,
+            ack: self.ack,
+            header: self.header,
+            batch: &body[body.len() - batch_len..],
+        }
+    }
+}
+
+/// Decode the prefix of a body of `op` (one that [carries a
+/// batch](Op::carries_batch)) and check it against the limits and the frame
+/// length `len`.
 pub(crate) fn check_prefix<'a>(
+    op: Op,
     body: &'a [u8],
     len: u32,
     limits: &Limits,
-) -> Result<(TopicName<&'a str>, u32, Ack, RecordHeader), WireError> {
+) -> Result<Prefix<'a>, WireError> {
     let mut r = Reader::new(body);
     let topic = fields::topic(&mut r)?;
     let partition = r.u32()?;
     let ack = Ack::from_u8(r.u8()?)?;
+    let expected_end = match op {
+        Op::ConditionalProduce => Some(r.u64()?),
+        _ => None,
+    };
     let header = RecordHeader::decode(r.rest())?;
     header.check_limits(limits.max_key, limits.max_payload)?;
     let contents = (REQUEST_HEADER_LEN - 4 + r.position()) as u64 + header.batch_len();
@@ -101,15 +125,24 @@ pub(crate) fn check_prefix<'a>(
             contents,
         });
     }
-    Ok((topic, partition, ack, header))
+    Ok(Prefix {
+        topic,
+        partition,
+        ack,
+        expected_end,
+        header,
+    })
 }
 
-/// Whether `body` (a produce frame's bytes after its header, maybe still
-/// arriving) holds the topic, partition, ack and the whole batch header:
-/// enough for `check_prefix` to judge the batch.
-pub fn prefix_buffered(body: &[u8]) -> bool {
-    body.first()
-        .is_some_and(|&n| body.len() >= 1 + usize::from(n) + 4 + 1 + crate::record::HEADER_LEN)
+/// Whether `body` (the bytes after the header of a frame of `op`, one that
+/// [carries a batch](Op::carries_batch), maybe still arriving) holds the
+/// whole prefix and batch header: enough for `check_prefix` to judge the
+/// batch.
+pub fn prefix_buffered(op: Op, body: &[u8]) -> bool {
+    let expected_end = if op == Op::ConditionalProduce { 8 } else { 0 };
+    body.first().is_some_and(|&n| {
+        body.len() >= 1 + usize::from(n) + 4 + 1 + expected_end + crate::record::HEADER_LEN
+    })
 }
 
 /// The answer: the offset the batch's first record got.

@@ -18,6 +18,19 @@ impl Partition {
     /// CRC is verified, the offset assigned by patching the header in the
     /// write, and the batch written with one `pwritev`.
     pub fn append(self: &Arc<Self>, batch: &[u8]) -> Result<Appended> {
+        self.append_when(batch, None)
+    }
+
+    /// [`Partition::append`] only if the log ends at `expected_end` (the
+    /// offset the next record gets, durable or not), checked under the
+    /// same lock as the write: of any number of callers expecting one end,
+    /// exactly one appends. Otherwise nothing is written and the answer is
+    /// [`StorageError::EndMoved`] with the end.
+    pub fn append_at(self: &Arc<Self>, batch: &[u8], expected_end: u64) -> Result<Appended> {
+        self.append_when(batch, Some(expected_end))
+    }
+
+    fn append_when(self: &Arc<Self>, batch: &[u8], expected_end: Option<u64>) -> Result<Appended> {
         let (header, mut head) = self.checked_header(batch)?;
         let count = u64::from(header.record_count);
         let len = header.batch_len();
@@ -33,6 +46,15 @@ impl Partition {
             return Err(self.failed_error(reason));
         }
         let next = inner.next_offset;
+        if let Some(expected) = expected_end
+            && expected != next
+        {
+            return Err(StorageError::EndMoved {
+                expected,
+                end: next,
+                log_start: inner.log_start,
+            });
+        }
         let now = now_ns();
         let needs_roll = |a: &Active| {
             let used = a.size - a.file.origin();

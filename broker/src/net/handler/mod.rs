@@ -12,6 +12,8 @@
 //! | Ping | [`ping`] | — |
 //! | Authenticate | [`authenticate`] | — |
 //! | ListTopics | [`list_topics`] | `describe`, per topic listed |
+//! | ConditionalProduce | [`conditional_produce`] | `produce` on the topic |
+//! | Claim | [`claim`] | `claim` on the topic |
 //!
 //! Each handler implements [`OpHandler`]: its `access` is checked here before
 //! it runs (a refused request gets `Unauthorized` and does nothing), then
