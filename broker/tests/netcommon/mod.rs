@@ -67,7 +67,10 @@ impl Resp {
             frame_len: bytes.len() - 4,
         };
         match f.body {
-            Ok(ResponseBody::Produce { base_offset }) => r.base_offset = Some(base_offset),
+            Ok(
+                ResponseBody::Produce { base_offset }
+                | ResponseBody::ConditionalProduce { base_offset },
+            ) => r.base_offset = Some(base_offset),
             Ok(ResponseBody::Fetch {
                 high_watermark,
                 log_start,
@@ -210,6 +213,21 @@ pub fn produce_req<'a>(t: &'a str, partition: u32, batch: &'a [u8], ack: Ack) ->
         ack,
         header: RecordHeader::decode(batch).unwrap(),
         batch,
+    })
+}
+
+pub fn conditional_req<'a>(
+    t: &'a str,
+    expected_end: u64,
+    batch: &'a [u8],
+    ack: Ack,
+) -> Request<'a> {
+    let Request::Produce(produce) = produce_req(t, 0, batch, ack) else {
+        unreachable!("produce_req makes a Produce")
+    };
+    Request::ConditionalProduce(hermit_protocol::frame::ConditionalProduce {
+        produce,
+        expected_end,
     })
 }
 
