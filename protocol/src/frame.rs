@@ -33,7 +33,7 @@ pub use crate::op::list_topics::{LIST_TOPICS_FIXED_LEN, ListTopics, MAX_LIST_LIM
 pub use crate::op::metadata::{
     METADATA_FIXED_LEN, MIN_TOPIC_METADATA_LEN, PartitionMetadata, TopicMetadata,
 };
-pub use crate::op::produce::{Ack, Produce};
+pub use crate::op::produce::{Ack, BatchRequest, Produce};
 pub use crate::op::{Op, Request, ResponseBody};
 
 /// The outcome of checking buffered bytes for a frame.
@@ -121,9 +121,9 @@ pub fn check_request(buf: &[u8], limits: &Limits) -> Result<FrameCheck, RequestE
     if buf.len() >= total {
         return Ok(FrameCheck::Complete { len: total });
     }
-    if op.carries_batch() {
+    if let Some(kind) = op.batch_request() {
         // Validate the prefix that has arrived; running out of bytes is fine here.
-        match produce::check_prefix(op, &buf[REQUEST_HEADER_LEN..], len, limits) {
+        match produce::check_prefix(kind, &buf[REQUEST_HEADER_LEN..], len, limits) {
             Ok(_) | Err(WireError::UnexpectedEof { .. }) => {}
             Err(e) => return Err(RequestError::of(&head, e)),
         }
@@ -139,9 +139,8 @@ pub fn check_request(buf: &[u8], limits: &Limits) -> Result<FrameCheck, RequestE
 pub fn produce_prefix_buffered(buf: &[u8]) -> bool {
     RequestHeader::peek(buf)
         .and_then(|h| Op::from_u8(h.op).ok())
-        .is_some_and(|op| {
-            op.carries_batch() && produce::prefix_buffered(op, &buf[REQUEST_HEADER_LEN..])
-        })
+        .and_then(Op::batch_request)
+        .is_some_and(|kind| produce::prefix_buffered(kind, &buf[REQUEST_HEADER_LEN..]))
 }
 
 /// A decoded request frame.

@@ -18,8 +18,7 @@
 
 use bytes::{BufMut, BytesMut};
 
-use super::Op;
-use super::produce::{Produce, check_prefix};
+use super::produce::{BatchRequest, Produce, check_prefix};
 use crate::codec::put_str8;
 use crate::error::WireError;
 use crate::limits::Limits;
@@ -37,7 +36,7 @@ pub struct ConditionalProduce<'a> {
 impl<'a> ConditionalProduce<'a> {
     /// Decode a whole body of a frame of `len` bytes (after the prefix).
     pub(crate) fn decode(body: &'a [u8], len: u32, limits: &Limits) -> Result<Self, WireError> {
-        let prefix = check_prefix(Op::ConditionalProduce, body, len, limits)?;
+        let prefix = check_prefix(BatchRequest::Conditional, body, len, limits)?;
         Ok(ConditionalProduce {
             // Always present: check_prefix reads it for this op.
             expected_end: prefix.expected_end.unwrap_or_default(),

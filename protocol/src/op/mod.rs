@@ -55,7 +55,7 @@ use create_topic::CreateTopic;
 use fetch::{Fetch, FetchAnswer};
 use list_topics::{ListTopics, TopicPage};
 use metadata::TopicMetadata;
-use produce::Produce;
+use produce::{BatchRequest, Produce};
 
 /// Every op, as `Variant(binding) => module` (`Variant => module` for an
 /// op whose request has no body): hands the list to the macro named
@@ -138,7 +138,16 @@ impl Op {
     /// request is a control frame of at most
     /// [`MAX_CONTROL_FRAME`](crate::limits::MAX_CONTROL_FRAME) bytes.
     pub fn carries_batch(self) -> bool {
-        matches!(self, Op::Produce | Op::ConditionalProduce)
+        self.batch_request().is_some()
+    }
+
+    /// Which request that carries a batch the op is, if it is one.
+    pub fn batch_request(self) -> Option<BatchRequest> {
+        match self {
+            Op::Produce => Some(BatchRequest::Produce),
+            Op::ConditionalProduce => Some(BatchRequest::Conditional),
+            _ => None,
+        }
     }
 }
 

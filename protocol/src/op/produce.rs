@@ -11,7 +11,7 @@
 
 use bytes::{BufMut, BytesMut};
 
-use super::{Op, fields};
+use super::fields;
 use crate::codec::{Reader, put_str8};
 use crate::error::WireError;
 use crate::header::REQUEST_HEADER_LEN;
@@ -60,7 +60,7 @@ pub struct Produce<'a> {
 impl<'a> Produce<'a> {
     /// Decode a whole produce body of a frame of `len` bytes (after the prefix).
     pub(crate) fn decode(body: &'a [u8], len: u32, limits: &Limits) -> Result<Self, WireError> {
-        Ok(check_prefix(Op::Produce, body, len, limits)?.whole(body))
+        Ok(check_prefix(BatchRequest::Produce, body, len, limits)?.whole(body))
     }
 
     pub(crate) fn encode(&self, out: &mut BytesMut) -> Result<(), WireError> {
@@ -72,7 +72,18 @@ impl<'a> Produce<'a> {
     }
 }
 
-/// What precedes the batch in a frame that carries one ([`Op::carries_batch`]):
+/// Which of the two requests that carry a batch a frame is
+/// ([`Op::batch_request`](super::Op::batch_request)): their prefixes differ
+/// by ConditionalProduce's expected end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchRequest {
+    /// Produce.
+    Produce,
+    /// ConditionalProduce: the expected end follows the ack.
+    Conditional,
+}
+
+/// What precedes the batch in a frame that carries one:
 /// Produce's topic, partition and ack, and for ConditionalProduce the end
 /// offset the producer expects; with the batch's header, checked.
 #[derive(Debug, Clone, Copy)]
@@ -99,11 +110,10 @@ impl<'a> Prefix<'a> {
     }
 }
 
-/// Decode the prefix of a body of `op` (one that [carries a
-/// batch](Op::carries_batch)) and check it against the limits and the frame
-/// length `len`.
+/// Decode the prefix of a body of a `kind` request and check it against
+/// the limits and the frame length `len`.
 pub(crate) fn check_prefix<'a>(
-    op: Op,
+    kind: BatchRequest,
     body: &'a [u8],
     len: u32,
     limits: &Limits,
@@ -112,9 +122,9 @@ pub(crate) fn check_prefix<'a>(
     let topic = fields::topic(&mut r)?;
     let partition = r.u32()?;
     let ack = Ack::from_u8(r.u8()?)?;
-    let expected_end = match op {
-        Op::ConditionalProduce => Some(r.u64()?),
-        _ => None,
+    let expected_end = match kind {
+        BatchRequest::Conditional => Some(r.u64()?),
+        BatchRequest::Produce => None,
     };
     let header = RecordHeader::decode(r.rest())?;
     header.check_limits(limits.max_key, limits.max_payload)?;
@@ -134,12 +144,14 @@ pub(crate) fn check_prefix<'a>(
     })
 }
 
-/// Whether `body` (the bytes after the header of a frame of `op`, one that
-/// [carries a batch](Op::carries_batch), maybe still arriving) holds the
-/// whole prefix and batch header: enough for `check_prefix` to judge the
-/// batch.
-pub fn prefix_buffered(op: Op, body: &[u8]) -> bool {
-    let expected_end = if op == Op::ConditionalProduce { 8 } else { 0 };
+/// Whether `body` (the bytes after the header of a `kind` request, maybe
+/// still arriving) holds the whole prefix and batch header: enough for
+/// `check_prefix` to judge the batch.
+pub fn prefix_buffered(kind: BatchRequest, body: &[u8]) -> bool {
+    let expected_end = match kind {
+        BatchRequest::Conditional => 8,
+        BatchRequest::Produce => 0,
+    };
     body.first().is_some_and(|&n| {
         body.len() >= 1 + usize::from(n) + 4 + 1 + expected_end + crate::record::HEADER_LEN
     })
