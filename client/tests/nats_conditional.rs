@@ -1,11 +1,14 @@
-//! Conditional produce and claims over NATS JetStream (a real single
-//! `nats-server -js` per test, Debian's 2.9.10): the race of ten
-//! connections for each end, what a late or early producer is told, how
-//! the end moves over NATS (by one stream message, whatever the record
+//! Conditional produce and claims over NATS JetStream, against real
+//! `nats-server -js` processes: on one Debian 2.9.10 server, the race of
+//! ten connections for each end, what a late or early producer is told,
+//! how the end moves over NATS (by one stream message, whatever the record
 //! count); fifty claimers sharing twenty batches, a retried claim getting
-//! its batch again, and claimers told apart by their NATS identity.
-//! Produces ask for written acks (this server cannot sync every write,
-//! docs/SCALE-OUT.md §4.1). Needs the `nats` feature.
+//! its batch again, and claimers told apart by their NATS identity. On
+//! three 2.15.1 nodes that sync every write, the race and the claimers
+//! with durable acks on replicated streams; on three 2.9.10 nodes, the
+//! race, and claims refused (their compare-and-set is unsound there).
+//! Single-server produces ask for written acks (2.9.10 cannot sync every
+//! write, docs/SCALE-OUT.md §4.1). Needs the `nats` feature.
 
 mod support;
 
@@ -34,6 +37,15 @@ fn batch(key: &[u8], records: &[&[u8]]) -> Vec<u8> {
 /// offset its record gets in message `n + 1`.
 fn end_after(n: u64) -> u64 {
     NatsOffset::batch_base(n + 1, 1)
+}
+
+/// A request that finds no JetStream leader yet (a cluster just started)
+/// fails after this, and the connect is tried again.
+fn cluster_options() -> ClientOptions {
+    ClientOptions {
+        request_timeout: Duration::from_secs(3),
+        ..ClientOptions::default()
+    }
 }
 
 async fn clients(url: &str, n: usize, options: ClientOptions) -> Vec<Client> {
@@ -220,14 +232,20 @@ async fn a_late_or_early_producer_learns_the_end_and_appends_nothing() {
     }
 }
 
-/// Twenty single-record batches on `topic/0`; their base offsets.
-async fn twenty_batches(c: &Client, topic: &str) -> Vec<u64> {
+/// Twenty single-record batches on `topic/0`, acknowledged as `ack`
+/// asks; their base offsets.
+async fn twenty_batches_acked(c: &Client, topic: &str, ack: Ack) -> Vec<u64> {
     let mut bases = Vec::new();
     for i in 0..20u32 {
         let b = batch(b"", &[format!("job {i}").as_bytes()]);
-        bases.push(c.produce(topic, 0, Ack::Written, b.into()).await.unwrap());
+        bases.push(c.produce(topic, 0, ack, b.into()).await.unwrap());
     }
     bases
+}
+
+/// Twenty single-record batches, written acks.
+async fn twenty_batches(c: &Client, topic: &str) -> Vec<u64> {
+    twenty_batches_acked(c, topic, Ack::Written).await
 }
 
 fn value_of(claimed: &hermit_client::ClaimedBatch) -> Bytes {
@@ -242,10 +260,18 @@ fn value_of(claimed: &hermit_client::ClaimedBatch) -> Bytes {
 async fn fifty_claimers_share_twenty_batches_each_handed_out_once() {
     let dir = tempfile::tempdir().unwrap();
     let server = NatsServer::single(dir.path());
-    let claimers = clients(&server.url(), 50, ClientOptions::default()).await;
+    fifty_claimers_share_twenty_batches(&server.url(), Ack::Written).await;
+}
+
+/// Fifty clients (connections) at `url` claim at once from a partition of
+/// twenty single-record batches (produced with `ack`): twenty get one each,
+/// none twice, each as fetch reads it, and thirty are told nothing is
+/// left; a late claimer then finds nothing until a new batch comes.
+async fn fifty_claimers_share_twenty_batches(url: &str, ack: Ack) {
+    let claimers = clients(url, 50, cluster_options()).await;
     let producer = &claimers[0];
     producer.create_topic("jobs", settings(1)).await.unwrap();
-    let bases = twenty_batches(producer, "jobs").await;
+    let bases = twenty_batches_acked(producer, "jobs", ack).await;
     // What fetch exposes: each claimed batch must be one of these, at its
     // offset.
     let f = producer
@@ -264,13 +290,27 @@ async fn fifty_claimers_share_twenty_batches_each_handed_out_once() {
     for c in &claimers {
         let c = c.clone();
         tasks.spawn(async move {
-            c.claim("jobs", 0, ClaimId::random().unwrap())
-                .await
-                .unwrap()
+            // As the SDK says: after a retriable error, ask again with the
+            // same id (on a cluster, the offsets stream just created may
+            // have no leader yet to answer).
+            let id = ClaimId::random().unwrap();
+            let mut retries = 0;
+            loop {
+                match c.claim("jobs", 0, id).await {
+                    Ok(outcome) => return (outcome, retries),
+                    Err(e) if e.is_retriable() && retries < 10 => retries += 1,
+                    Err(e) => panic!("claim failed after {retries} retries: {e}"),
+                }
+            }
         });
     }
     let outcomes = tasks.join_all().await;
-    eprintln!("50 concurrent claims over NATS: {:?}", started.elapsed());
+    let retries: u32 = outcomes.iter().map(|(_, r)| r).sum();
+    let outcomes = outcomes.into_iter().map(|(o, _)| o);
+    eprintln!(
+        "50 concurrent claims over NATS: {:?}, {retries} retried after a retriable error",
+        started.elapsed()
+    );
     let mut handed = BTreeMap::new();
     let mut nothing_left = 0;
     for outcome in outcomes {
@@ -298,14 +338,14 @@ async fn fifty_claimers_share_twenty_batches_each_handed_out_once() {
 
     // The position is durable across clients: nothing left for anyone, until
     // a new batch comes.
-    let late = nats_client(&server.url(), ClientOptions::default()).await;
+    let late = nats_client(url, cluster_options()).await;
     let id = ClaimId::random().unwrap();
     assert!(matches!(
         late.claim("jobs", 0, id).await.unwrap(),
         Claim::NothingLeft
     ));
     let base = producer
-        .produce("jobs", 0, Ack::Written, batch(b"", &[b"late job"]).into())
+        .produce("jobs", 0, ack, batch(b"", &[b"late job"]).into())
         .await
         .unwrap();
     match late.claim("jobs", 0, id).await.unwrap() {
@@ -404,4 +444,57 @@ authorization {
         offset(alice.claim("shared", 0, ClaimId([9; 16])).await.unwrap()),
         bases[2]
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_cluster_that_syncs_every_write_both_hold_with_durable_acks() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = NatsCluster::start_syncing_every_write(dir.path(), 3);
+    cluster.assert_sync_always();
+    // Streams get three replicas; every produce asks for a durable ack.
+    let url = cluster.url("?servers_sync_every_write=true");
+    let clients = clients(&url, 10, cluster_options()).await;
+    clients[0].create_topic("race", settings(1)).await.unwrap();
+    let started = Instant::now();
+    race::race_to_the_end_of(&clients, "race", 1_000, Ack::Durable, end_after).await;
+    eprintln!(
+        "1,000 rounds of 10 durable conditional produces on three nodes: {:?}",
+        started.elapsed()
+    );
+    // Replicated claim states: the leader refuses a second write to the
+    // subject while the first is in flight (nats-server 2.11+), and the
+    // claimer tries again.
+    let started = Instant::now();
+    fifty_claimers_share_twenty_batches(&url, Ack::Durable).await;
+    eprintln!("fifty claimers on three nodes: {:?}", started.elapsed());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2_9_cluster_refuses_claims_and_keeps_conditional_produce_sound() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = NatsCluster::start_2_9(dir.path(), 3);
+    let url = cluster.url("");
+    let clients = clients(&url, 10, cluster_options()).await;
+    clients[0].create_topic("race", settings(1)).await.unwrap();
+    // Nats-Expected-Last-Sequence is checked as each replica applies the
+    // write, on 2.9 too.
+    let started = Instant::now();
+    race::race_to_the_end_of(&clients, "race", 1_000, Ack::Written, end_after).await;
+    eprintln!(
+        "1,000 rounds of 10 conditional produces on three 2.9 nodes: {:?}",
+        started.elapsed()
+    );
+    // Nats-Expected-Last-Subject-Sequence is not a sound compare-and-set on
+    // a replicated 2.9 stream: claims are refused, not handed out twice.
+    clients[0]
+        .produce("race", 0, Ack::Written, batch(b"", &[b"job"]).into())
+        .await
+        .unwrap();
+    let err = clients[0]
+        .claim("race", 0, ClaimId::random().unwrap())
+        .await
+        .unwrap_err();
+    assert_eq!(err.status(), Some(Status::UnknownOp), "{err}");
+    assert!(!err.is_retriable());
+    assert!(err.to_string().contains("2.11"), "{err}");
 }
