@@ -57,7 +57,7 @@ pub async fn race_to_the_end(clients: &[Client], topic: &str, rounds: u64, ack: 
     // The log: one record per round, the winner's, offsets 0..rounds.
     let reader = &clients[0];
     let mut next = 0;
-    let mut seen = HashSet::new();
+    let mut seen: HashSet<Vec<u8>> = HashSet::new();
     while next < rounds {
         let r = reader
             .fetch(topic, 0, next, 1 << 20, Duration::from_secs(5))
@@ -68,7 +68,7 @@ pub async fn race_to_the_end(clients: &[Client], topic: &str, rounds: u64, ack: 
             assert_eq!(record.offset, next, "a gap in the log");
             let expected = format!("{next},{}", winners[next as usize]);
             assert_eq!(record.value, Bytes::from(expected), "offset {next}");
-            assert!(seen.insert(record.value.clone()), "a duplicate at {next}");
+            assert!(seen.insert(record.value.to_vec()), "a duplicate at {next}");
             next += 1;
         }
     }
