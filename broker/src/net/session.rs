@@ -257,7 +257,13 @@ impl Session {
         topic: &str,
         partition: u32,
     ) -> Option<Arc<Partition>> {
-        let first = self.existing_partition(topic, partition).await;
+        // The open partition at once (the produce path: no second future);
+        // a closed one through `existing_partition`, which opens it.
+        let first = match self.shared.engine.partition_if_open(topic, partition) {
+            Ok(Some(p)) => Ok(p),
+            Ok(None) => self.existing_partition(topic, partition).await,
+            Err(e) => Err(e),
+        };
         let res = match first {
             Err(StorageError::UnknownTopic(t))
                 if self.shared.engine.options().auto_create
