@@ -246,7 +246,8 @@ export class Producer {
 
   /**
    * Queue one record; waits only while the buffer is full (or, for a topic
-   * not seen before, for its metadata). `key` (empty or `null` for none)
+   * not seen before, for its metadata: with no connection, at most
+   * `deliveryTimeoutMs`, then it fails with `Timeout`). `key` (empty or `null` for none)
    * picks the partition — FNV-1a of the key, keyless records round robin
    * one batch at a time — and becomes the batch key.
    * @param {string} topic
@@ -314,12 +315,20 @@ export class Producer {
       this.#topics.set(topic, entry);
       acc = entry;
     }
-    try {
+    if (Number.isFinite(this.#deliveryTimeoutMs)) {
+      // A topic's first metadata waits for a connection: not longer than a
+      // record may wait to be sent.
+      let timer;
+      const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new ClientError('Timeout', `delivery timed out after ${this.#deliveryTimeoutMs} ms: no connection to read the metadata of ${topic} on`)), this.#deliveryTimeoutMs);
+      });
+      try {
+        await Promise.race([acc.ready, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    } else {
       await acc.ready;
-    } catch (e) {
-      // Ask again at the next send (the connection may be back, the ACL changed).
-      if (this.#topics.get(topic) === acc) this.#topics.delete(topic);
-      throw e;
     }
     return acc;
   }
