@@ -33,7 +33,7 @@ function stored(broker, topic) {
   });
 }
 
-test('a batch whose connection died is resent byte for byte on the next one, in its partition order, before the batches queued meanwhile', async (t) => {
+test('a batch whose connection died is resent byte for byte on the next one, in its partition order, before the batches queued meanwhile', { timeout: 20000 }, async (t) => {
   /** @type {Array<{ conn: number, body: Uint8Array }>} */
   const produced = [];
   /** @type {Array<[FakeRequest, Socket]>} */
@@ -70,7 +70,7 @@ test('a batch whose connection died is resent byte for byte on the next one, in 
   assert.equal(producer.bufferedBytes, 0);
 });
 
-test('a failed batch is not resent past a later batch of its partition that was written: its records are reported', async (t) => {
+test('a failed batch is not resent past a later batch of its partition that was written: its records are reported', { timeout: 20000 }, async (t) => {
   let produces = 0;
   /** @type {Array<[FakeRequest, Socket]>} */
   const held = [];
@@ -89,7 +89,7 @@ test('a failed batch is not resent past a later batch of its partition that was 
   assert.deepEqual(stored(broker, 'x'), ['second, written']);
 });
 
-test('records the producer gives up on are reported: past deliveryTimeoutMs without a connection, and when the client is closed', async (t) => {
+test('records the producer gives up on are reported: past deliveryTimeoutMs without a connection, and when the client is closed', { timeout: 20000 }, async (t) => {
   let produces = 0;
   const broker = await memoryBroker({ hold: (req) => req.op === Op.Produce && ++produces > 0 });
   const client = await connect(broker.url, { reconnect: FAST });

@@ -66,7 +66,7 @@ function batch(values) {
   return b.finish();
 }
 
-test('the broker killed and restarted: the client reconnects, authenticates again with the pin checked first, and a long poll in flight is sent again and answered', async (t) => {
+test('the broker killed and restarted: the client reconnects, authenticates again with the pin checked first, and a long poll in flight is sent again and answered', { timeout: 30000 }, async (t) => {
   const broker = await startBroker({ config: INBOX_POLICY });
   t.after(() => broker.stop());
   const spy = await spyIdentity();
@@ -98,7 +98,7 @@ test('the broker killed and restarted: the client reconnects, authenticates agai
   assert.equal(client.connectionsOpened, 2);
 });
 
-test('a broker with another id at the same address (set up anew) is refused on reconnect before anything is signed, pin store or not; the client gives up', async (t) => {
+test('a broker with another id at the same address (set up anew) is refused on reconnect before anything is signed, pin store or not; the client gives up', { timeout: 30000 }, async (t) => {
   const broker = await startBroker({ config: INBOX_POLICY });
   t.after(() => broker.stop());
   const firstId = await broker.brokerId();
@@ -129,7 +129,7 @@ test('a broker with another id at the same address (set up anew) is refused on r
   await assert.rejects(connect(broker.url, { identity: pinned, knownBrokers: pins }), (/** @type {any} */ e) => e instanceof BrokerIdChanged && !e.reconnect);
 });
 
-test('a retried sealed record that landed twice in the log is shown once and reported as no replay; a plain reader sees both copies', async (t) => {
+test('a retried sealed record that landed twice in the log is shown once and reported as no replay; a plain reader sees both copies', { timeout: 30000 }, async (t) => {
   const broker = await startBroker({ config: INBOX_POLICY });
   t.after(() => broker.stop());
   const [alice, bob] = await Promise.all([Identity.generate(), Identity.generate()]);

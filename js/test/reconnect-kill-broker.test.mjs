@@ -17,8 +17,8 @@
 //   reads on after a reconnect: re-reading would drop more);
 // - nothing in the log is missing from what Bob got.
 //
-// The kills follow acknowledgements (one every ~470 records acknowledged,
-// once both clients are connected again), with up to 800 records
+// The kills follow progress (one every ~470 records settled, acknowledged
+// or reported, once both clients are connected again), with up to 800 records
 // outstanding, so batches are in flight at each kill. Nothing sleeps: each
 // step awaits the event it needs.
 import { test } from 'node:test';
@@ -75,12 +75,13 @@ test('the broker killed (SIGKILL) and restarted 20 times while 10,000 sealed rec
   const group = `${bob.fingerprint().toHex()}.chaos`;
   const reconnect = { initialDelayMs: 5, maxDelayMs: 100 };
   const p = progress();
+  /** Records settled: acknowledged or reported. */
+  let settledCount = 0;
   const a = await connect(broker.url, { identity: alice, reconnect, onStateChange: () => p.changed() });
   const b = await connect(broker.url, { identity: bob, reconnect, onStateChange: () => p.changed() });
   t.after(() => Promise.all([a.close(), b.close()]));
   await b.createTopic(topic, { partitions: PARTITIONS });
 
-  let acked = 0;
   let kills = 0;
   /** Per record: where it was acknowledged, or why it was given up on. @type {Array<{ partition: number, offset: number } | { error: unknown }>} */
   const outcomes = new Array(TOTAL);
@@ -118,11 +119,11 @@ test('the broker killed (SIGKILL) and restarted 20 times while 10,000 sealed rec
     }
   })();
 
-  // The killer: one SIGKILL and restart per ~470 acknowledged records, each
+  // The killer: one SIGKILL and restart per ~470 settled records, each
   // once both clients are connected again (so every kill cuts both).
   const killing = (async () => {
     for (let k = 1; k <= KILLS; k++) {
-      await p.until(() => acked >= Math.floor((k * TOTAL) / (KILLS + 1)) && a.state === 'connected' && b.state === 'connected');
+      await p.until(() => settledCount >= Math.floor((k * TOTAL) / (KILLS + 1)) && a.state === 'connected' && b.state === 'connected');
       await broker.restart({ signal: 'SIGKILL' });
       kills++;
     }
@@ -139,11 +140,13 @@ test('the broker killed (SIGKILL) and restarted 20 times while 10,000 sealed rec
       d.delivered.then(
         (at) => {
           outcomes[i] = at;
-          acked++;
+          settledCount++;
           p.changed();
         },
         (error) => {
           outcomes[i] = { error };
+          settledCount++;
+          p.changed();
         },
       ),
     );

@@ -77,7 +77,7 @@ test('backoff: full jitter in [0, cap], the cap doubling from initialDelayMs up 
   }
 });
 
-test('a dropped connection: reads and commits in flight go out again, byte for byte, on the next one; produce and createTopic fail with a retriable ConnectionLost', async (t) => {
+test('a dropped connection: reads and commits in flight go out again, byte for byte, on the next one; produce and createTopic fail with a retriable ConnectionLost', { timeout: 20000 }, async (t) => {
   /** @type {Array<{ conn: number, op: number, raw: Uint8Array }>} */
   const seen = [];
   const broker = await fakeBroker({
@@ -126,7 +126,7 @@ test('a dropped connection: reads and commits in flight go out again, byte for b
   assert.equal(client.state, 'connected');
 });
 
-test('a page cursor that is valid only on its connection is not sent again: that listTopics fails', async (t) => {
+test('a page cursor that is valid only on its connection is not sent again: that listTopics fails', { timeout: 20000 }, async (t) => {
   const broker = await fakeBroker({
     onRequest: (req, ws) => {
       if ([...broker.sockets].indexOf(ws) > 0) return broker.answer(ws, req, answerFor(req));
@@ -142,7 +142,7 @@ test('a page cursor that is valid only on its connection is not sent again: that
   assert.ok((await ping) >= 0);
 });
 
-test('requests made while disconnected wait for the next connection, in order; close() stops reconnecting and fails them with Closed', async (t) => {
+test('requests made while disconnected wait for the next connection, in order; close() stops reconnecting and fails them with Closed', { timeout: 20000 }, async (t) => {
   // A port that accepts and drops every connection: every attempt fails.
   let attempts = 0;
   const refuser = net.createServer((s) => {
@@ -174,7 +174,7 @@ test('requests made while disconnected wait for the next connection, in order; c
   assert.equal(attempts, 0, 'the refuser was never dialled');
 });
 
-test('maxAttempts failed attempts in a row: gave-up with the last error; waiting requests fail; closed resolves', async (t) => {
+test('maxAttempts failed attempts in a row: gave-up with the last error; waiting requests fail; closed resolves', { timeout: 20000 }, async (t) => {
   const broker = await fakeBroker({ onRequest: (req, ws) => broker.answer(ws, req, answerFor(req)) });
   // stableAfterMs 0: the drop itself is not a failed attempt (a connection that died young would be).
   const client = await connect(broker.url, { reconnect: { initialDelayMs: 2, maxDelayMs: 8, maxAttempts: 3, stableAfterMs: 0 } });
@@ -195,7 +195,7 @@ test('maxAttempts failed attempts in a row: gave-up with the last error; waiting
   assert.equal(typeof (await client.closed).code, 'number');
 });
 
-test('a broker that stops offering authentication is refused on reconnect (AuthFailed): the client gives up rather than go on anonymously', async (t) => {
+test('a broker that stops offering authentication is refused on reconnect (AuthFailed): the client gives up rather than go on anonymously', { timeout: 20000 }, async (t) => {
   const identity = await Identity.generate();
   const behaviour = {
     flags: /** @type {number} */ (BrokerFlags.AUTH_AVAILABLE),
@@ -223,7 +223,7 @@ test('a broker that stops offering authentication is refused on reconnect (AuthF
   assert.equal(broker.sockets.size, 2, 'one attempt, then no more');
 });
 
-test('reconnect: false keeps the one-connection behaviour: gave-up at the first drop, nothing resent', async (t) => {
+test('reconnect: false keeps the one-connection behaviour: gave-up at the first drop, nothing resent', { timeout: 20000 }, async (t) => {
   let n = 0;
   const broker = await fakeBroker({ onRequest: (req, ws) => (++n === 1 ? ws.terminate() : broker.answer(ws, req, answerFor(req))) });
   t.after(() => broker.close());
