@@ -201,6 +201,12 @@ pub struct Config {
     /// Topics and group offsets one source address (an IPv6 /64 counts as
     /// one) may create per minute, in a burst or spread out. Default 120.
     pub creations_per_minute_per_address: Limit,
+    /// Batches one principal may claim per minute, in a burst or spread
+    /// out (anonymous callers share one). Default 60.
+    pub claims_per_minute_per_principal: Limit,
+    /// Batches one source address (an IPv6 /64 counts as one) may claim
+    /// per minute, whatever keys it uses. Default 240.
+    pub claims_per_minute_per_address: Limit,
     /// Simultaneous connections of one principal. Default 1000.
     pub max_connections_per_principal: u32,
     /// Simultaneous connections from one source IP address. Default 1000.
@@ -272,6 +278,8 @@ impl Default for Config {
             max_topics_per_principal: 1000,
             max_group_offsets_per_principal: 10_000,
             creations_per_minute_per_address: Limit::Max(120),
+            claims_per_minute_per_principal: Limit::Max(60),
+            claims_per_minute_per_address: Limit::Max(240),
             max_connections_per_principal: 1000,
             max_connections_per_address: 1000,
             max_parked_fetches: 256,
@@ -344,6 +352,8 @@ const KEYS: &[(&str, Kind)] = &[
     ("max_topics_per_principal", Kind::Int),
     ("max_group_offsets_per_principal", Kind::Int),
     ("creations_per_minute_per_address", Kind::IntOrStr),
+    ("claims_per_minute_per_principal", Kind::IntOrStr),
+    ("claims_per_minute_per_address", Kind::IntOrStr),
     ("max_connections_per_principal", Kind::Int),
     ("max_connections_per_address", Kind::Int),
     ("max_parked_fetches", Kind::Int),
@@ -566,6 +576,8 @@ impl Config {
                 max_topics_per_principal: self.max_topics_per_principal,
                 max_group_offsets_per_principal: self.max_group_offsets_per_principal,
                 creations_per_minute_per_address: self.creations_per_minute_per_address,
+                claims_per_minute_per_principal: self.claims_per_minute_per_principal,
+                claims_per_minute_per_address: self.claims_per_minute_per_address,
                 max_connections_per_principal: self.max_connections_per_principal,
                 max_connections_per_address: self.max_connections_per_address,
             },

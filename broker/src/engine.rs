@@ -1,13 +1,16 @@
 //! The broker's storage as the network sees it: the [`Log`] and, above it,
-//! the consumer-group offsets kept in one of its topics.
+//! the consumer-group offsets and the claim positions kept in two of its
+//! topics.
 //!
-//! Layers run one way: [`offsets`](crate::offsets) stores group offsets in a
-//! partition of the log; [`Engine`] composes the two and owns what concerns
-//! both — creating the internal topic, the start-up reconciliation of offsets
-//! with the log, commits checked against the log, and forgetting a deleted
-//! topic's offsets; the network layer talks to the engine. Nothing in `log/`
-//! knows groups or the engine (as in raft-engine, whose `Engine` composes pipe
-//! log and memtables and nothing below knows it).
+//! Layers run one way: [`offsets`](crate::offsets) stores group offsets and
+//! [`claims`](crate::claims) claim positions, each in a partition of the
+//! log; [`Engine`] composes the three and owns what concerns more than one —
+//! creating the internal topics, the start-up reconciliation of offsets and
+//! claims with the log, commits checked against the log, claims read from
+//! it, and forgetting a deleted topic's offsets and claims; the network
+//! layer talks to the engine. Nothing in `log/` knows groups, claims or the
+//! engine (as in raft-engine, whose `Engine` composes pipe log and memtables
+//! and nothing below knows it).
 //!
 //! The network layer names nothing below: the types it handles (the
 //! [`Partition`] handle, [`StorageError`], [`Appended`], [`Topic`], …) are
@@ -17,24 +20,69 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::Bytes;
 use hermit_protocol::Cleanup;
 use hermit_protocol::frame::{PartitionMetadata, TopicMetadata};
 use tokio::sync::watch;
 
+use crate::claims::{CLAIMS_TOPIC, ClaimStore, Step};
+use crate::log::FileRange;
 use crate::offsets::{OFFSETS_TOPIC, OffsetStore};
 
 // What the network layer names, from here: it talks to the engine only.
+pub use crate::claims::ClaimRequest;
 pub use crate::log::{
     Appended, BodySource, FsyncPolicy, Limit, Log, LogOptions, Partition, Result, Served,
     StorageError, Topic, TopicPolicy,
 };
 pub use hermit_protocol::frame::TopicSettings;
 
-/// The log and the consumer-group offsets over it.
+/// The log, and the consumer-group offsets and claim positions over it.
 pub struct Engine {
     log: Arc<Log>,
     offsets: OffsetStore,
+    claims: ClaimStore,
 }
+
+/// What a claim gave ([`Engine::claim`]).
+#[derive(Debug)]
+pub enum ClaimAnswer {
+    /// A batch for this claimer.
+    Claimed {
+        /// Its first offset.
+        offset: u64,
+        /// The offset after it: the claim position now.
+        next: u64,
+        /// The batch, header included.
+        batch: Bytes,
+        /// Answer once [`Engine::claims_partition`] is synced to this: then
+        /// the position that hands the batch out is durable.
+        durable_at: u64,
+        /// `false` for a retry of a remembered claim (the same batch again).
+        new: bool,
+    },
+    /// Every durable batch is claimed.
+    Nothing {
+        /// The claim position.
+        position: u64,
+        /// Where what may be handed out ends.
+        end: u64,
+    },
+    /// The next batch is larger than the answer may carry; nothing moved.
+    TooLarge {
+        /// Its first offset.
+        offset: u64,
+        /// Its length in bytes.
+        len: u64,
+    },
+    /// The admission check refused; nothing moved.
+    Refused,
+}
+
+/// A claimed batch up to this size is read on the async worker (a bounded
+/// read from the page cache, INTERNALS.md §2); a larger one on the
+/// blocking pool.
+const INLINE_READ: u64 = 256 << 10;
 
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -46,25 +94,33 @@ impl std::fmt::Debug for Engine {
 
 impl Engine {
     /// Open (and recover) the data directory with [`Log::open`], create the
-    /// internal offsets topic at the first start, load the offsets and
-    /// reconcile them with the log: offsets of topics that no longer exist
-    /// are forgotten, offsets ahead of their partition's end are clamped.
+    /// internal offsets and claims topics at the first start, load the
+    /// offsets and claims and reconcile them with the log: those of topics
+    /// that no longer exist are forgotten, offsets and claim positions
+    /// ahead of their partition's end are clamped (when read).
     pub fn open(dir: &Path, opts: LogOptions) -> Result<Engine> {
         let log = Arc::new(Log::open(dir, opts)?);
-        if log.topic(OFFSETS_TOPIC).is_none() {
-            log.create_topic(
-                OFFSETS_TOPIC,
-                TopicSettings {
-                    partitions: 1,
-                    cleanup: Cleanup::Compact,
-                    // 0: the broker defaults (compaction ignores them).
-                    retention_ms: 0,
-                    retention_bytes: 0,
-                },
-            )?;
+        for internal in [OFFSETS_TOPIC, CLAIMS_TOPIC] {
+            if log.topic(internal).is_none() {
+                log.create_topic(
+                    internal,
+                    TopicSettings {
+                        partitions: 1,
+                        cleanup: Cleanup::Compact,
+                        // 0: the broker defaults (compaction ignores them).
+                        retention_ms: 0,
+                        retention_bytes: 0,
+                    },
+                )?;
+            }
         }
         let offsets = OffsetStore::load(log.partition(OFFSETS_TOPIC, 0, false)?)?;
-        let engine = Engine { log, offsets };
+        let claims = ClaimStore::load(log.partition(CLAIMS_TOPIC, 0, false)?)?;
+        let engine = Engine {
+            log,
+            offsets,
+            claims,
+        };
         engine.reconcile()?;
         Ok(engine)
     }
@@ -89,10 +145,18 @@ impl Engine {
             tracing::warn!(%topic, "forgetting the offsets of a deleted topic");
             self.offsets.forget_topic(&topic)?;
         }
-        // A committed offset ahead of its log (the log lost an unsynced tail
-        // in a crash under fsync = interval or never) is clamped when it is
-        // read (`committed`): checking every one here would open every
-        // partition at the start.
+        // The same for claims: a claim never creates its topic, so only a
+        // deletion cut short leaves claims without one.
+        for topic in self.claims.topics() {
+            if self.log.topic(&topic).is_none() {
+                tracing::warn!(%topic, "forgetting the claims of a deleted topic");
+                self.claims.forget_topic(&topic)?;
+            }
+        }
+        // A committed offset or claim position ahead of its log (the log
+        // lost an unsynced tail in a crash under fsync = interval or never)
+        // is clamped when it is read (`committed`, `claim`): checking every
+        // one here would open every partition at the start.
         Ok(())
     }
 
@@ -159,14 +223,86 @@ impl Engine {
         self.offsets.partition()
     }
 
-    /// Delete a topic (see [`Log::delete_topic`]) and forget every group's
-    /// offsets for it. The internal offsets topic cannot be deleted.
-    pub fn delete_topic(&self, name: &str) -> Result<()> {
-        if name == OFFSETS_TOPIC {
-            return Err(StorageError::InternalTopic(OFFSETS_TOPIC.to_owned()));
+    /// The claim positions.
+    pub fn claims(&self) -> &ClaimStore {
+        &self.claims
+    }
+
+    /// The partition claims are recorded in: a claim is durable once its
+    /// [`synced_offset`](Partition::synced_offset) reaches the answer's
+    /// `durable_at`.
+    pub fn claims_partition(&self) -> &Arc<Partition> {
+        self.claims.partition()
+    }
+
+    /// Claim the next batch of `partition` for `req.principal` (see
+    /// [`ClaimStore::take`], PROTOCOL.md "Claim"): a retry of a remembered
+    /// claim id gets its batch again; otherwise the first durable batch at
+    /// or after the claim position is handed out and the position moved
+    /// past it, recorded in `__claims`. `admit` is asked once, only when a
+    /// new batch is about to be handed out (the rate limits).
+    ///
+    /// Takes the partition the caller opened (off the async workers: it
+    /// may have been closed), not its name; a claim never creates a topic.
+    /// A segment to verify first is verified on the blocking pool, and a
+    /// large batch read there; the rest runs inline.
+    pub async fn claim(
+        &self,
+        partition: &Arc<Partition>,
+        req: ClaimRequest,
+        mut admit: impl FnMut() -> bool + Send,
+        scratch: &mut Vec<u8>,
+    ) -> Result<ClaimAnswer> {
+        let live = || {
+            self.log
+                .topic(partition.topic())
+                .is_some_and(|t| t.incarnation() == partition.incarnation())
+        };
+        loop {
+            match self
+                .claims
+                .take(partition, &req, live, &mut admit, scratch)?
+            {
+                Step::Verify(seg) => {
+                    let p = partition.clone();
+                    tokio::task::spawn_blocking(move || p.verify_segment(&seg))
+                        .await
+                        .unwrap_or_else(|e| Err(StorageError::panicked("verification", e)))?;
+                }
+                Step::Batch {
+                    range,
+                    offset,
+                    next,
+                    durable_at,
+                    new,
+                } => {
+                    return Ok(ClaimAnswer::Claimed {
+                        offset,
+                        next,
+                        batch: read_batch(range).await?,
+                        durable_at,
+                        new,
+                    });
+                }
+                Step::Nothing { position, end } => {
+                    return Ok(ClaimAnswer::Nothing { position, end });
+                }
+                Step::TooLarge { offset, len } => return Ok(ClaimAnswer::TooLarge { offset, len }),
+                Step::Refused => return Ok(ClaimAnswer::Refused),
+            }
         }
-        self.log
-            .delete_topic(name, || self.offsets.forget_topic(name))
+    }
+
+    /// Delete a topic (see [`Log::delete_topic`]) and forget every group's
+    /// offsets and every claim for it. The internal topics cannot be deleted.
+    pub fn delete_topic(&self, name: &str) -> Result<()> {
+        if name == OFFSETS_TOPIC || name == CLAIMS_TOPIC {
+            return Err(StorageError::InternalTopic(name.to_owned()));
+        }
+        self.log.delete_topic(name, || {
+            self.offsets.forget_topic(name)?;
+            self.claims.forget_topic(name)
+        })
     }
 
     /// The data directory.
@@ -294,6 +430,39 @@ impl Engine {
     }
 }
 
+/// The bytes of one claimed batch (a claim's answer is assembled in
+/// memory): inline when small, else on the blocking pool.
+async fn read_batch(range: FileRange) -> Result<Bytes> {
+    let len = range.len;
+    let path = range.file.path.clone();
+    let body = range.into_body();
+    let read = move || {
+        let mut buf = vec![0u8; len as usize];
+        let mut at = 0;
+        while at < buf.len() {
+            match body.read_at(&mut buf[at..], at as u64) {
+                Ok(0) => {
+                    return Err(StorageError::io(
+                        "read claimed batch",
+                        &path,
+                        body.ended_early(),
+                    ));
+                }
+                Ok(n) => at += n,
+                Err(e) => return Err(StorageError::io("read claimed batch", &path, e)),
+            }
+        }
+        Ok(Bytes::from(buf))
+    };
+    if len <= INLINE_READ {
+        read()
+    } else {
+        tokio::task::spawn_blocking(read)
+            .await
+            .unwrap_or_else(|e| Err(StorageError::panicked("claim read", e)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use hermit_protocol::record::BatchBuilder;
@@ -328,7 +497,11 @@ mod tests {
             .collect();
         assert_eq!(bounds, [(0, 0, 0), (1, 0, 1)]);
         assert!(engine.partition_if_open("t", 1).unwrap().is_some());
-        assert_eq!(engine.topics_after(None, 10).len(), 2, "t and the offsets");
+        assert_eq!(
+            engine.topics_after(None, 10).len(),
+            3,
+            "t, the offsets and the claims"
+        );
         engine.close().unwrap();
     }
 }

@@ -10,8 +10,12 @@
 //! - [`metrics`]: histograms the broker keeps where things happen.
 //! - [`log`]: the log, the broker's storage (segments, index, recovery,
 //!   group commit, retention, compaction) and its options.
-//! - [`offsets`]: consumer-group offsets over the internal compacted topic.
-//! - [`engine`]: the log and the offsets composed — what the server uses.
+//! - [`offsets`]: consumer-group offsets over the internal compacted topic
+//!   `__consumer_offsets`.
+//! - [`claims`]: claim positions (and the claims each partition remembers)
+//!   over the internal compacted topic `__claims`.
+//! - [`engine`]: the log, the offsets and the claims composed — what the
+//!   server uses.
 //! - [`auth`]: principals, `Authenticate` verification, ACLs, the broker id.
 //! - [`tls`]: TLS listener configuration from PEM files, and the key of a
 //!   client that presented a certificate (transport security only).
@@ -34,6 +38,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod claims;
 pub mod config;
 pub mod embedded;
 pub mod engine;

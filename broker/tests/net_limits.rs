@@ -79,7 +79,7 @@ impl Fixture {
         topics.dedup();
         assert_eq!(
             topics,
-            ["__consumer_offsets", "t"],
+            ["__claims", "__consumer_offsets", "t"],
             "no topic from a bad name"
         );
         drop(self.healthy);

@@ -105,6 +105,7 @@ fn topic_creation_and_deletion_are_audited_without_keys_or_payloads() {
         summary,
         [
             row("topic created", "__consumer_offsets", "1", "false"),
+            row("topic created", "__claims", "1", "false"),
             row("topic created", "explicit", "3", "false"),
             row("topic created", "auto", "1", "true"),
             row("topic deleted", "auto", "1", "-"),

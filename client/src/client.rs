@@ -166,6 +166,11 @@ impl Client {
     /// — after a lost answer ([`ClientError::is_retriable`]) the batch may
     /// or may not be in the log; read it to know. `ack` as for
     /// [`Client::produce`]; a durable answer means on disk.
+    ///
+    /// Over NATS a batch's first offset depends on its record count, so
+    /// the end to expect does too, and it is not the high watermark:
+    /// take it from an [`Conditional::EndMoved`] answer, or see
+    /// docs/SCALE-OUT.md §4.2.
     pub async fn conditional_produce(
         &self,
         topic: &str,
@@ -223,6 +228,11 @@ impl Client {
     /// broker hands out the same batch rather than a second one (PROTOCOL.md
     /// says for how long it remembers an id). A claimer's rate is limited
     /// by the broker: over it, `Broker { status: RateLimited }`.
+    ///
+    /// Over NATS the claimers keep the claim position themselves, by
+    /// compare-and-set in the offsets stream: no rate limit, no
+    /// claim-only permission, and durable as the servers' sync setting
+    /// makes it (docs/SCALE-OUT.md §6.1).
     pub async fn claim(
         &self,
         topic: &str,

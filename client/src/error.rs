@@ -239,7 +239,6 @@ impl ClientError {
     /// The broker's refusal as a typed error: [`ClientError::OffsetOutOfRange`]
     /// or [`ClientError::EndMoved`] with the partition's bounds, or
     /// [`ClientError::Broker`].
-
     pub(crate) fn refused(e: &ErrorBody<'_>) -> Self {
         match (e.status, e.bounds) {
             (Status::OffsetOutOfRange, Some((log_start, high_watermark))) => {

@@ -15,6 +15,8 @@
 //   states); `authenticate.js` the Authenticate step, the
 //   dialled name and the channel binding; `known-brokers.js` broker-id pins
 //   and `BrokerIdChanged`; `records.js` `FetchResponse` and its records;
+//   `outcome.js` the outcomes of a conditional produce and of a claim, and
+//   `ClaimId`;
 //   `producer.js` the batching `Producer`; `partitioner.js` key → partition;
 //   `consumer.js` the long-polling `Consumer`.
 // - `crypto/`: end-to-end sealing on Web Crypto, sans-I/O. `identity.js`
@@ -51,13 +53,14 @@ export { BrokerFlags, PROTOCOL_VERSION, decodeBrokerHello, encodeClientHello } f
 export { authTranscript, authTranscriptBound, dialledName } from './protocol/auth.js';
 export { BatchBuilder, batches, nowNs, parseBatch, records, verifyCrc } from './protocol/record.js';
 export { crc32c, crc32cUpdate } from './protocol/crc32c.js';
-export { Ack, Cleanup, MAX_LIST_LIMIT, Op, decodeResponse, encodeRequest } from './protocol/frame.js';
+export { Ack, CLAIM_ID_LEN, Cleanup, MAX_LIST_LIMIT, Op, decodeResponse, encodeRequest } from './protocol/frame.js';
 
 export { CLOSE_PROTOCOL_ERROR, CLOSE_TIMEOUT, Client, SUBPROTOCOL, connect } from './client/connection.js';
 export { ConnectionState } from './client/reconnect.js';
 export { dialledEndpoint } from './client/authenticate.js';
 export { BrokerIdChanged } from './client/known-brokers.js';
 export { FetchResponse } from './client/records.js';
+export { ClaimId } from './client/outcome.js';
 export { Delivery, Producer } from './client/producer.js';
 export { fnv1a32, partitionForKey } from './client/partitioner.js';
 export { Consumer } from './client/consumer.js';

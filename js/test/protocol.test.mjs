@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Ack, MAX_LIST_LIMIT, Op, brokerError, decodeResponse, encodeRequest, encodeResponse } from '../src/protocol/frame.js';
+import { Ack, CLAIM_ID_LEN, MAX_LIST_LIMIT, Op, brokerError, carriesBatch, decodeResponse, encodeRequest, encodeResponse } from '../src/protocol/frame.js';
 import { BatchBuilder, batches, decodeRecordHeader, parseBatch, records, verifyCrc } from '../src/protocol/record.js';
 import { BrokerFlags, decodeBrokerHello, encodeBrokerHello, encodeClientHello } from '../src/protocol/hello.js';
 import { ClientError, WireError } from '../src/protocol/error.js';
@@ -174,8 +174,9 @@ test('responses decode per op; errors carry the status name and bounds', () => {
   assert.equal(denied.status, 'Unauthorized');
   assert.ok(denied.isAuth && !denied.retriable);
   assert.ok(brokerError({ status: 'StorageError', statusCode: 6, message: 'disk', bounds: null }).retriable);
-  assert.equal(STATUS_NAMES.length, 20);
+  assert.equal(STATUS_NAMES.length, 23);
   assert.equal(Status.OffsetAheadOfLog, 19);
+  assert.deepEqual([Status.EndMoved, Status.NothingToClaim, Status.RateLimited], [20, 21, 22]);
 });
 
 test('malformed responses are typed errors', () => {
@@ -250,4 +251,101 @@ test('ListTopics: request bytes as protocol/src/frame.rs, pages round trip, bad 
   // A cursor that breaks the charset rules is a protocol error.
   const bad = encodeResponse(4, Op.ListTopics, { body: { topics: [], next: 'a/b' } });
   assert.throws(() => decodeResponse(bad), (/** @type {any} */ e) => e instanceof WireError && e.kind === 'InvalidName');
+});
+
+test('ConditionalProduce and Claim: request bytes as protocol/src/op/*.rs, arguments checked', () => {
+  assert.equal(Op.ConditionalProduce, 0x0b);
+  assert.equal(Op.Claim, 0x0c);
+  assert.equal(CLAIM_ID_LEN, 16);
+  // topic, partition u32, ack u8, expected_end u64, then the batch.
+  const batch = hex(RUST_TWO);
+  const c = encodeRequest(5, { op: 'conditionalProduce', topic: 't', partition: 1, ack: Ack.Durable, expectedEnd: 0x1234, batch });
+  assert.equal(toHex(c), (9 - 4 + 2 + 4 + 1 + 8 + batch.length).toString(16).padStart(8, '0') + '0b' + '00000005' + '0174' + '00000001' + '01' + '0000000000001234' + RUST_TWO);
+  // topic, partition u32, claim_id [16].
+  const id = Uint8Array.from({ length: 16 }, (_, i) => i);
+  const k = encodeRequest(6, { op: 'claim', topic: 'jobs', partition: 2, claimId: id });
+  assert.equal(toHex(k), '0000001e' + '0c' + '00000006' + '046a6f6273' + '00000002' + '000102030405060708090a0b0c0d0e0f');
+  // Only a conditional produce is sized like a Produce; a claim is a control frame.
+  assert.ok(carriesBatch('conditionalProduce') && carriesBatch('produce') && !carriesBatch('claim'));
+  const bad = (/** @type {any} */ req, code = 'InvalidArgument') => assert.throws(() => encodeRequest(1, req), (/** @type {any} */ e) => e instanceof ClientError && e.code === code, JSON.stringify(req));
+  const cp = /** @type {const} */ ({ op: 'conditionalProduce', topic: 't', partition: 0, ack: Ack.Written, expectedEnd: 0, batch });
+  assert.doesNotThrow(() => encodeRequest(1, cp));
+  bad({ ...cp, expectedEnd: -1 });
+  bad({ ...cp, expectedEnd: 2 ** 53 });
+  bad({ ...cp, expectedEnd: 1.5 });
+  bad({ ...cp, ack: 2 });
+  bad({ ...cp, topic: '../x' }, 'InvalidName');
+  const corrupt = hex(RUST_TWO); corrupt[0] = 9;
+  bad({ ...cp, batch: corrupt }, 'Protocol');
+  const trailing = new Uint8Array(batch.length + 1); trailing.set(batch);
+  bad({ ...cp, batch: trailing });
+  bad({ op: 'claim', topic: 'jobs', partition: 0, claimId: new Uint8Array(15) });
+  bad({ op: 'claim', topic: 'jobs', partition: 0, claimId: new Uint8Array(17) });
+  bad({ op: 'claim', topic: 'jobs', partition: 0, claimId: Array.from(id) });
+  bad({ op: 'claim', topic: 'jobs', partition: -1, claimId: id });
+});
+
+test('ConditionalProduce and Claim answers round trip; EndMoved carries the log start and end, the claim statuses nothing', () => {
+  assert.deepEqual(decodeResponse(encodeResponse(1, Op.ConditionalProduce, { body: { baseOffset: 41 } })), { correlationId: 1, op: Op.ConditionalProduce, ok: true, body: { baseOffset: 41 } });
+  const batch = hex(RUST_TWO);
+  const claim = decodeResponse(encodeResponse(2, Op.Claim, { body: { offset: 7, next: 9, batch } }));
+  assert.equal(claim.op, Op.Claim);
+  assert.deepEqual({ ...claim.body, batch: [...claim.body.batch] }, { offset: 7, next: 9, batch: [...batch] });
+  // offset u64, next u64, u32 n, n bytes.
+  const bytes = encodeResponse(2, Op.Claim, { body: { offset: 7, next: 9, batch } });
+  assert.equal(toHex(bytes.subarray(11)), '0000000000000007' + '0000000000000009' + batch.length.toString(16).padStart(8, '0') + RUST_TWO);
+  const moved = decodeResponse(encodeResponse(3, Op.ConditionalProduce, { error: { status: 'EndMoved', message: 'the log ends at 12', bounds: [3, 12] } }));
+  assert.deepEqual(moved.error, { status: 'EndMoved', statusCode: 20, message: 'the log ends at 12', bounds: [3, 12] });
+  const e = brokerError(/** @type {import('../src/protocol/frame.js').ErrorBody} */ (moved.error));
+  assert.equal(e.code, 'EndMoved');
+  assert.equal(e.end, 12);
+  assert.equal(e.logStart, 3);
+  assert.equal(e.highWatermark, undefined);
+  assert.ok(!e.retriable);
+  for (const status of ['NothingToClaim', 'RateLimited']) {
+    const r = decodeResponse(encodeResponse(4, Op.Claim, { error: { status, message: 'm' } }));
+    assert.deepEqual(r.error, { status, statusCode: Status[status], message: 'm', bounds: null });
+    const err = brokerError(/** @type {any} */ (r.error));
+    assert.equal(err.code, 'Broker');
+    assert.equal(err.status, status);
+    assert.ok(!err.retriable, status);
+  }
+});
+
+test('hostile ConditionalProduce and Claim answers are typed errors: truncated, bounds missing or extra', () => {
+  const kind = (/** @type {Uint8Array} */ bytes) => {
+    try { decodeResponse(bytes); return 'ok'; } catch (e) { assert.ok(e instanceof WireError); return e.kind; }
+  };
+  /** A frame with its length prefix fixed up for `bytes`. */
+  const framed = (/** @type {Uint8Array} */ bytes) => {
+    const f = bytes.slice();
+    new DataView(f.buffer).setUint32(0, f.length - 4);
+    return f;
+  };
+  const batch = hex(RUST_TWO);
+  const claim = encodeResponse(2, Op.Claim, { body: { offset: 0, next: 2, batch } });
+  assert.equal(kind(claim), 'ok');
+  // Cut anywhere in offset, next, n or the batch: never a short read believed.
+  for (const cut of [11, 15, 19, 26, 30, claim.length - 1]) {
+    assert.equal(kind(framed(claim.subarray(0, cut))), 'UnexpectedEof', `cut at ${cut}`);
+  }
+  // n claims more bytes than the frame holds (4 GiB): refused before allocating.
+  const huge = claim.slice(); new DataView(huge.buffer).setUint32(27, 0xffffffff);
+  assert.equal(kind(huge), 'UnexpectedEof');
+  // n claims fewer: the rest is left over.
+  const short = claim.slice(); new DataView(short.buffer).setUint32(27, batch.length - 1);
+  assert.equal(kind(short), 'LengthMismatch');
+  // Offsets beyond 2^53 are refused, as everywhere.
+  assert.equal(kind(encodeResponse(2, Op.Claim, { body: { offset: 2 ** 53, next: 2, batch } })), 'InvalidField');
+  assert.equal(kind(encodeResponse(2, Op.ConditionalProduce, { body: { baseOffset: 2 ** 53 } })), 'InvalidField');
+  assert.equal(kind(framed(encodeResponse(2, Op.ConditionalProduce, { body: { baseOffset: 1 } }).subarray(0, 18))), 'UnexpectedEof');
+  // EndMoved without its bounds, or with one of the two.
+  const moved = encodeResponse(3, Op.ConditionalProduce, { error: { status: 'EndMoved', message: 'm', bounds: [1, 2] } });
+  assert.equal(kind(moved), 'ok');
+  assert.equal(kind(framed(moved.subarray(0, moved.length - 16))), 'UnexpectedEof');
+  assert.equal(kind(framed(moved.subarray(0, moved.length - 8))), 'UnexpectedEof');
+  // NothingToClaim with bounds after its message: bytes left over.
+  const nothing = encodeResponse(3, Op.Claim, { error: { status: 'NothingToClaim', message: 'm' } });
+  const extra = new Uint8Array(nothing.length + 16); extra.set(nothing);
+  assert.equal(kind(framed(extra)), 'LengthMismatch');
 });

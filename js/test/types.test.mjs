@@ -21,6 +21,7 @@ import * as clientKnownBrokersFile from '../src/client/known-brokers-file.js';
 import * as clientStateAnchorsFile from '../src/client/state-anchors-file.js';
 import * as clientStateDirectory from '../src/client/state-directory.js';
 import * as clientConsumer from '../src/client/consumer.js';
+import * as clientOutcome from '../src/client/outcome.js';
 import * as clientReconnect from '../src/client/reconnect.js';
 import * as clientPartitioner from '../src/client/partitioner.js';
 import * as clientProducer from '../src/client/producer.js';
@@ -110,6 +111,7 @@ const implemented = {
   crc32cUpdate: protocolCrc32c.crc32cUpdate,
   // protocol/frame.js
   Ack: protocolFrame.Ack,
+  CLAIM_ID_LEN: protocolFrame.CLAIM_ID_LEN,
   Cleanup: protocolFrame.Cleanup,
   MAX_LIST_LIMIT: protocolFrame.MAX_LIST_LIMIT,
   Op: protocolFrame.Op,
@@ -129,6 +131,8 @@ const implemented = {
   BrokerIdChanged: clientKnownBrokers.BrokerIdChanged,
   // client/records.js
   FetchResponse: clientRecords.FetchResponse,
+  // client/outcome.js
+  ClaimId: clientOutcome.ClaimId,
   // client/producer.js
   Delivery: clientProducer.Delivery,
   Producer: clientProducer.Producer,

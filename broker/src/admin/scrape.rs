@@ -345,7 +345,7 @@ fn storage(e: &mut DescriptorEncoder, log: &Log) -> std::fmt::Result {
     Ok(())
 }
 
-/// Requests: latencies, long polls, malformed requests.
+/// Requests: latencies, long polls, malformed requests, claims.
 fn requests(e: &mut DescriptorEncoder, m: &Metrics) -> std::fmt::Result {
     histogram(
         e,
@@ -376,6 +376,28 @@ fn requests(e: &mut DescriptorEncoder, m: &Metrics) -> std::fmt::Result {
         "hermit_bad_requests",
         "Malformed requests (each closed its connection).",
         get(&m.bad_requests),
+    )?;
+    counter(
+        e,
+        "hermit_claims",
+        "Batches handed out by Claim (a retry answered with its batch again is not counted).",
+        get(&m.claims),
+    )?;
+    let claims_refused = [
+        (
+            [("limit", "claims_per_minute_per_principal".to_owned())],
+            get(&m.claims_refused[0]),
+        ),
+        (
+            [("limit", "claims_per_minute_per_address".to_owned())],
+            get(&m.claims_refused[1]),
+        ),
+    ];
+    counters(
+        e,
+        "hermit_claims_refused",
+        "Claims refused RateLimited, by the rate that refused them.",
+        &claims_refused,
     )?;
     Ok(())
 }

@@ -53,7 +53,7 @@ pub struct AclRule {
     pub principal: String,
     /// Topic glob: `*` any run of characters, `?` one, `{principal}` the caller's fingerprint.
     pub topics: String,
-    /// Actions granted: `produce`, `consume`, `create`, `delete`, `describe`.
+    /// Actions granted: `produce`, `consume`, `create`, `delete`, `describe`, `claim`.
     pub allow: Vec<String>,
     /// Consumer groups a `consume` rule may use (glob). Default `{principal}.*`.
     #[serde(default)]

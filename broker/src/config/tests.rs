@@ -375,6 +375,36 @@ fn creation_quotas_parse_and_refuse_zero() {
 }
 
 #[test]
+fn claim_rates_parse_and_refuse_zero() {
+    let c = load_file(
+        "claims_per_minute_per_principal = \"unlimited\"\nclaims_per_minute_per_address = 7\n",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(c.claims_per_minute_per_principal, Limit::Unlimited);
+    assert_eq!(
+        c.server_options().quotas.claims_per_minute_per_address,
+        Limit::Max(7)
+    );
+    // Set by environment variable, as every key.
+    let c = Config::load(
+        None,
+        env(&[("HERMIT_CLAIMS_PER_MINUTE_PER_PRINCIPAL", "5")]),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(c.claims_per_minute_per_principal, Limit::Max(5));
+    for bad in [
+        "claims_per_minute_per_principal = 0\n",
+        "claims_per_minute_per_address = 0\n",
+    ] {
+        let e = load_file(bad, &[]).unwrap_err().to_string();
+        let key = bad.split(' ').next().unwrap();
+        assert!(e.contains(&format!("`{key}`")), "{e}");
+    }
+}
+
+#[test]
 fn tls_and_quota_keys() {
     let c = Config::load(None, env(&[]), &[]).unwrap();
     assert_eq!(c.receive_budget_bytes, 256 << 20);
@@ -383,6 +413,8 @@ fn tls_and_quota_keys() {
     assert_eq!(c.max_topics_per_principal, 1000);
     assert_eq!(c.max_group_offsets_per_principal, 10_000);
     assert_eq!(c.creations_per_minute_per_address, Limit::Max(120));
+    assert_eq!(c.claims_per_minute_per_principal, Limit::Max(60));
+    assert_eq!(c.claims_per_minute_per_address, Limit::Max(240));
     assert_eq!(c.max_connections_per_principal, 1000);
     assert_eq!(c.max_connections_per_address, 1000);
     assert_eq!(c.max_parked_fetches, 256);

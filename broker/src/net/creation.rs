@@ -10,18 +10,12 @@
 //! subscriber is usually given, and can hop within at will): see
 //! [`source_of`].
 
-use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-/// The address buckets are pruned once the map holds this many: of full
-/// ones (a full bucket is the same as none), then, if more than half remain
-/// (that many sources creating at once), of the fuller half. So the map
-/// stays under this, and pruning costs O(1) per new source, amortized.
-const PRUNE_AT: usize = 4096;
+use super::rate::RateBuckets;
 
 /// The source an address counts as: an IPv4 address as is (an IPv4-mapped
 /// IPv6 address as its IPv4 address), an IPv6 address as its /64.
@@ -36,70 +30,25 @@ pub(crate) fn source_of(ip: IpAddr) -> IpAddr {
 }
 
 /// A token bucket per source address: `per_minute` creations at once, then
-/// one every `60 / per_minute` seconds.
+/// one every `60 / per_minute` seconds (see `net::rate`).
 #[derive(Debug)]
-pub(crate) struct CreationRate {
-    per_minute: f64,
-    buckets: Mutex<HashMap<IpAddr, Bucket>>,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Bucket {
-    tokens: f64,
-    at: Instant,
-}
+pub(crate) struct CreationRate(RateBuckets<IpAddr>);
 
 impl CreationRate {
     /// `per_minute` creations per source address (at least 1).
     pub(crate) fn new(per_minute: u64) -> CreationRate {
-        CreationRate {
-            per_minute: per_minute.max(1) as f64,
-            buckets: Mutex::new(HashMap::new()),
-        }
+        CreationRate(RateBuckets::new(per_minute))
     }
 
     /// The creations per minute allowed, for messages.
     pub(crate) fn per_minute(&self) -> u64 {
-        self.per_minute as u64
+        self.0.per_minute()
     }
 
     /// Take one creation for `ip`'s source at `now`: `Err` with the time
     /// until one is allowed again when its bucket is empty (nothing taken).
     pub(crate) fn take(&self, ip: IpAddr, now: Instant) -> Result<(), Duration> {
-        let source = source_of(ip);
-        let per_sec = self.per_minute / 60.0;
-        let full = self.per_minute;
-        let tokens_at = |b: &Bucket| {
-            (b.tokens + now.saturating_duration_since(b.at).as_secs_f64() * per_sec).min(full)
-        };
-        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        if buckets.len() >= PRUNE_AT && !buckets.contains_key(&source) {
-            buckets.retain(|_, b| tokens_at(b) < full);
-            if buckets.len() > PRUNE_AT / 2 {
-                let mut levels: Vec<f64> = buckets.values().map(tokens_at).collect();
-                levels.sort_by(f64::total_cmp);
-                let median = levels[levels.len() / 2];
-                buckets.retain(|_, b| tokens_at(b) < median);
-            }
-        }
-        let b = buckets.entry(source).or_insert(Bucket {
-            tokens: full,
-            at: now,
-        });
-        let tokens = tokens_at(b);
-        if tokens < 1.0 {
-            return Err(Duration::from_secs_f64((1.0 - tokens) / per_sec));
-        }
-        *b = Bucket {
-            tokens: tokens - 1.0,
-            at: now,
-        };
-        Ok(())
-    }
-
-    #[cfg(test)]
-    fn sources(&self) -> usize {
-        self.buckets.lock().unwrap().len()
+        self.0.take(source_of(ip), now)
     }
 }
 
@@ -141,25 +90,5 @@ mod tests {
         let later = t + Duration::from_secs(1);
         r.take(ip("2001:db8::1"), later).unwrap();
         assert!(r.take(ip("2001:db8::1"), later).is_err());
-    }
-
-    #[test]
-    fn the_map_stays_bounded_whatever_the_number_of_sources() {
-        let r = CreationRate::new(1);
-        let t = Instant::now();
-        for i in 0..(10 * PRUNE_AT) as u32 {
-            let a = IpAddr::V4(i.into());
-            r.take(a, t).unwrap();
-            assert!(r.sources() <= PRUNE_AT, "{} sources", r.sources());
-        }
-        // Once full again, the buckets are forgotten.
-        let mut next = 0x0a00_0000u32;
-        while r.sources() < PRUNE_AT {
-            r.take(IpAddr::V4(next.into()), t).unwrap();
-            next += 1;
-        }
-        r.take(ip("192.0.2.1"), t + Duration::from_secs(3600))
-            .unwrap();
-        assert_eq!(r.sources(), 1);
     }
 }

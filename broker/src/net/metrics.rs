@@ -44,6 +44,12 @@ pub struct Metrics {
     /// Topic and group-offset creations refused by
     /// `creations_per_minute_per_address`.
     pub creations_refused: AtomicU64,
+    /// Batches handed out by `Claim` (a retry answered with its batch
+    /// again is not counted).
+    pub claims: AtomicU64,
+    /// Claims refused `RateLimited`, by the rate that refused them:
+    /// `[claims_per_minute_per_principal, claims_per_minute_per_address]`.
+    pub claims_refused: [AtomicU64; 2],
     /// Produce answers delayed by `produce_bytes_per_sec`.
     pub produce_throttled: AtomicU64,
     /// Fetch answers delayed by `fetch_bytes_per_sec`.

@@ -30,8 +30,10 @@
 //!   plain TCP and through a bounded `pread` + write copy on other streams.
 //! - `quota`: the budgets and quotas every connection shares (receive
 //!   budget, byte rates, topics and connections per principal, connections
-//!   per address); `send_budget`: the bytes of answers every connection
-//!   together may hold queued.
+//!   per address, claims per principal and per address); `rate`: the keyed
+//!   token buckets of the counted rates, which `creation` (creations per
+//!   source address) and the claim rates use; `send_budget`: the bytes of
+//!   answers every connection together may hold queued.
 
 mod accept;
 mod access;
@@ -45,6 +47,7 @@ mod options;
 mod outbox;
 mod pending;
 mod quota;
+mod rate;
 mod request;
 mod send_budget;
 mod server;

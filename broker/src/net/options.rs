@@ -123,6 +123,12 @@ pub struct QuotaOptions {
     /// `creations_per_minute_per_address`: topics and group offsets one
     /// source address (an IPv6 /64 counts as one) may create per minute.
     pub creations_per_minute_per_address: Limit,
+    /// `claims_per_minute_per_principal`: batches one principal may claim
+    /// per minute (anonymous callers share one).
+    pub claims_per_minute_per_principal: Limit,
+    /// `claims_per_minute_per_address`: batches one source address (an
+    /// IPv6 /64 counts as one) may claim per minute, whatever its keys.
+    pub claims_per_minute_per_address: Limit,
     /// `max_connections_per_principal`: simultaneous connections of one principal.
     pub max_connections_per_principal: u32,
     /// `max_connections_per_address`: simultaneous connections from one IP address.
@@ -234,6 +240,14 @@ impl QuotaOptions {
             (
                 "creations_per_minute_per_address",
                 self.creations_per_minute_per_address,
+            ),
+            (
+                "claims_per_minute_per_principal",
+                self.claims_per_minute_per_principal,
+            ),
+            (
+                "claims_per_minute_per_address",
+                self.claims_per_minute_per_address,
             ),
         ] {
             if limit == Limit::Max(0) {

@@ -1,7 +1,8 @@
 //! Budgets and quotas shared by every connection (docs/SECURITY.md §1):
 //! the global receive budget, per-principal byte rates, topics and group
-//! offsets per principal, creations per source address (`creation`), and
-//! connections per principal and per source address.
+//! offsets per principal, creations per source address (`creation`),
+//! claims per principal and per source address (`rate`), and connections
+//! per principal and per source address.
 //!
 //! Everything here is in memory for one broker run. The maps are behind std
 //! mutexes: each is held for a few map operations, never across an
@@ -20,6 +21,7 @@ use tokio::time::Instant;
 
 use super::creation::{CreationRate, source_of};
 use super::options::QuotaOptions;
+use super::rate::{RateBuckets, Spent, take_both};
 use crate::auth::Principal;
 use crate::engine::Limit;
 
@@ -62,12 +64,46 @@ pub(crate) struct Quotas {
     group_offsets: Mutex<HashMap<Option<Principal>, u32>>,
     /// `creations_per_minute_per_address`; `None`: unlimited.
     creations: Option<CreationRate>,
+    /// `claims_per_minute_per_principal` (`None` key: every anonymous
+    /// caller, together); `None`: unlimited.
+    claims_by_principal: Option<RateBuckets<Option<Principal>>>,
+    /// `claims_per_minute_per_address`, by source address; `None`: unlimited.
+    claims_by_address: Option<RateBuckets<IpAddr>>,
     per_principal: Arc<Counter<Principal>>,
     per_address: Arc<Counter<IpAddr>>,
     /// Answers delayed per caller (`None`: anonymous), `[produce, fetch]`,
     /// for the metrics. Bounded like the buckets: past [`PRUNE_AT`] callers
     /// the half with the fewest is forgotten.
     throttled: Mutex<HashMap<Option<Principal>, [u64; 2]>>,
+}
+
+/// Which claim rate refused a claim (as a number: its index in
+/// [`Metrics::claims_refused`](super::Metrics::claims_refused)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClaimLimit {
+    /// `claims_per_minute_per_principal`.
+    PerPrincipal = 0,
+    /// `claims_per_minute_per_address`.
+    PerAddress = 1,
+}
+
+impl ClaimLimit {
+    /// Its configuration key.
+    pub(crate) const fn key(self) -> &'static str {
+        match self {
+            ClaimLimit::PerPrincipal => "claims_per_minute_per_principal",
+            ClaimLimit::PerAddress => "claims_per_minute_per_address",
+        }
+    }
+}
+
+/// A claim refused by a claim rate: which, its rate, and how long until
+/// both rates have a claim again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ClaimRefusal {
+    pub(crate) limit: ClaimLimit,
+    pub(crate) per_minute: u64,
+    pub(crate) wait: Duration,
 }
 
 /// Which byte rate delayed an answer.
@@ -105,6 +141,8 @@ impl Quotas {
                 Limit::Unlimited => None,
                 Limit::Max(n) => Some(CreationRate::new(n)),
             },
+            claims_by_principal: counted(c.claims_per_minute_per_principal),
+            claims_by_address: counted(c.claims_per_minute_per_address),
             per_principal: Arc::new(Counter::new(c.max_connections_per_principal)),
             per_address: Arc::new(Counter::new(c.max_connections_per_address)),
             throttled: Mutex::new(HashMap::new()),
@@ -238,6 +276,39 @@ impl Quotas {
         }
     }
 
+    /// Take one claim from `who`'s `claims_per_minute_per_principal` and
+    /// one from the `claims_per_minute_per_address` of `ip`'s source — or
+    /// neither, when either has none left: then which refused, and how
+    /// long until both have one.
+    pub(crate) fn take_claim(
+        &self,
+        who: Option<Principal>,
+        ip: IpAddr,
+    ) -> Result<(), ClaimRefusal> {
+        let by_principal = self.claims_by_principal.as_ref().map(|r| (r, who));
+        let by_address = self.claims_by_address.as_ref().map(|r| (r, source_of(ip)));
+        take_both(by_principal, by_address, Instant::now()).map_err(|spent| {
+            let (limit, wait, per_minute) = match spent {
+                Spent::First(w) => (
+                    ClaimLimit::PerPrincipal,
+                    w,
+                    by_principal.map(|(r, _)| r.per_minute()),
+                ),
+                Spent::Second(w) => (
+                    ClaimLimit::PerAddress,
+                    w,
+                    by_address.map(|(r, _)| r.per_minute()),
+                ),
+            };
+            ClaimRefusal {
+                limit,
+                // A rate that refused exists.
+                per_minute: per_minute.unwrap_or(0),
+                wait,
+            }
+        })
+    }
+
     /// Count one group offset created by `who`; `false` (nothing counted)
     /// when it has created `max_group_offsets_per_principal` already.
     pub(crate) fn take_group_offset(&self, who: Option<Principal>) -> bool {
@@ -253,6 +324,14 @@ impl Quotas {
     /// `max_group_offsets_per_principal`, for messages.
     pub(crate) fn max_group_offsets(&self) -> u32 {
         self.max_group_offsets
+    }
+}
+
+/// A counted rate of `limit` per minute, or none when unlimited.
+fn counted<K: Hash + Eq + Copy>(limit: Limit) -> Option<RateBuckets<K>> {
+    match limit {
+        Limit::Unlimited => None,
+        Limit::Max(n) => Some(RateBuckets::new(n)),
     }
 }
 
@@ -470,6 +549,51 @@ mod tests {
         q.topic_permit(None).unwrap().keep("u");
         s.keep("u");
         assert!(q.topic_permit(p(1)).is_some());
+    }
+
+    #[test]
+    fn a_claim_takes_from_both_rates_or_neither() {
+        let q = quotas(|c| {
+            c.claims_per_minute_per_principal = Limit::Max(2);
+            c.claims_per_minute_per_address = Limit::Max(3);
+        });
+        let ip: IpAddr = [192, 0, 2, 1].into();
+        q.take_claim(p(1), ip).unwrap();
+        q.take_claim(p(1), ip).unwrap();
+        let r = q.take_claim(p(1), ip).unwrap_err();
+        assert_eq!((r.limit, r.per_minute), (ClaimLimit::PerPrincipal, 2));
+        // One claim every 30 s (the clock ran a little since the first).
+        assert!(r.wait > Duration::from_secs(29) && r.wait <= Duration::from_secs(30));
+        // The principal's refusal took nothing from the address: another
+        // key gets its third claim, then the address is spent whatever
+        // the key (a thousand free keys gain nothing).
+        q.take_claim(p(2), ip).unwrap();
+        let r = q.take_claim(p(3), ip).unwrap_err();
+        assert_eq!((r.limit, r.per_minute), (ClaimLimit::PerAddress, 3));
+        q.take_claim(p(3), [192, 0, 2, 2].into()).unwrap();
+        // An IPv6 /64 is one address.
+        let v6 = |s: &str| s.parse::<IpAddr>().unwrap();
+        for (i, a) in ["2001:db8::1", "2001:db8::2", "2001:db8::ffff:3"]
+            .into_iter()
+            .enumerate()
+        {
+            q.take_claim(p(10 + i as u8), v6(a)).unwrap();
+        }
+        let r = q.take_claim(p(20), v6("2001:db8::4")).unwrap_err();
+        assert_eq!(r.limit, ClaimLimit::PerAddress);
+        // Anonymous callers share one principal's rate.
+        q.take_claim(None, [10, 0, 0, 1].into()).unwrap();
+        q.take_claim(None, [10, 0, 0, 2].into()).unwrap();
+        let r = q.take_claim(None, [10, 0, 0, 3].into()).unwrap_err();
+        assert_eq!(r.limit, ClaimLimit::PerPrincipal);
+        // Unlimited is no rate.
+        let q = quotas(|c| {
+            c.claims_per_minute_per_principal = Limit::Unlimited;
+            c.claims_per_minute_per_address = Limit::Unlimited;
+        });
+        for _ in 0..1000 {
+            q.take_claim(p(1), ip).unwrap();
+        }
     }
 
     #[test]

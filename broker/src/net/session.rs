@@ -257,18 +257,7 @@ impl Session {
         topic: &str,
         partition: u32,
     ) -> Option<Arc<Partition>> {
-        let first = match self.shared.engine.partition_if_open(topic, partition) {
-            Ok(Some(p)) => Ok(p),
-            Ok(None) => {
-                // Closed: opening it reads its directory and recovers its
-                // active segment — off the async threads.
-                self.shared
-                    .engine
-                    .partition_off_thread(topic, partition, false)
-                    .await
-            }
-            Err(e) => Err(e),
-        };
+        let first = self.existing_partition(topic, partition).await;
         let res = match first {
             Err(StorageError::UnknownTopic(t))
                 if self.shared.engine.options().auto_create
@@ -318,6 +307,27 @@ impl Session {
                 self.storage_error(corr, op, &e);
                 None
             }
+        }
+    }
+
+    /// The partition of a topic that exists, opened if it is closed (off
+    /// the async threads); never creates anything.
+    pub(super) async fn existing_partition(
+        &self,
+        topic: &str,
+        partition: u32,
+    ) -> Result<Arc<Partition>, StorageError> {
+        match self.shared.engine.partition_if_open(topic, partition) {
+            Ok(Some(p)) => Ok(p),
+            Ok(None) => {
+                // Closed: opening it reads its directory and recovers its
+                // active segment — off the async threads.
+                self.shared
+                    .engine
+                    .partition_off_thread(topic, partition, false)
+                    .await
+            }
+            Err(e) => Err(e),
         }
     }
 
@@ -415,8 +425,9 @@ impl Session {
         ))
     }
 
-    /// Admins, and everyone with `auth = "off"`, create without quotas.
-    fn uncounted(&self) -> bool {
+    /// Admins, and everyone with `auth = "off"`, create (and claim)
+    /// without quotas.
+    pub(super) fn uncounted(&self) -> bool {
         self.who.is_admin() || self.shared.acl.mode() == AuthMode::Off
     }
 

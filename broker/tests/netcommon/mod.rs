@@ -45,6 +45,8 @@ pub struct Resp {
     pub principal: Option<[u8; 32]>,
     /// ListTopics: the topics of the page and its `next` cursor.
     pub page: Option<(Vec<hermit_protocol::frame::TopicMetadata>, Option<String>)>,
+    /// Claim: (offset, next, the batch).
+    pub claimed: Option<(u64, u64, Vec<u8>)>,
     /// The frame's length (after its length prefix).
     pub frame_len: usize,
 }
@@ -64,6 +66,7 @@ impl Resp {
             topics: None,
             principal: None,
             page: None,
+            claimed: None,
             frame_len: bytes.len() - 4,
         };
         match f.body {
@@ -82,6 +85,7 @@ impl Resp {
             }
             Ok(ResponseBody::Authenticate { principal }) => r.principal = Some(principal),
             Ok(ResponseBody::ListTopics(p)) => r.page = Some((p.topics, p.next)),
+            Ok(ResponseBody::Claim(c)) => r.claimed = Some((c.offset, c.next, c.batch.to_vec())),
             Ok(_) => {}
             Err(ErrorBody {
                 status,
@@ -253,6 +257,14 @@ pub fn commit_req<'a>(group: &'a str, t: &'a str, offset: u64) -> Request<'a> {
         topic: topic(t),
         partition: 0,
         offset,
+    })
+}
+
+pub fn claim_req(t: &str, partition: u32, id: [u8; 16]) -> Request<'_> {
+    Request::Claim(hermit_protocol::frame::Claim {
+        topic: topic(t),
+        partition,
+        claim_id: id,
     })
 }
 

@@ -68,6 +68,21 @@ impl NatsOffset {
             - u64::from(count.clamp(1, MAX_RECORDS_PER_BATCH))
     }
 
+    /// The sequence a batch of `count` records (1..=65,536) must be
+    /// stored as for its first record to get the offset `base`: the
+    /// inverse of [`NatsOffset::batch_base`]. `None` when no sequence
+    /// gives that (`base + count` is not the start of a sequence after
+    /// the first, or the sequence is past [`MAX_SEQUENCE`]).
+    pub fn sequence_of_base(base: u64, count: u32) -> Option<u64> {
+        if !(1..=MAX_RECORDS_PER_BATCH).contains(&count) {
+            return None;
+        }
+        let end = base.checked_add(u64::from(count))?;
+        let after = NatsOffset::decode(end);
+        let sequence = after.sequence.checked_sub(1)?;
+        (after.slot == 0 && (1..=MAX_SEQUENCE).contains(&sequence)).then_some(sequence)
+    }
+
     /// The record offset `index` of that batch.
     pub fn record(sequence: u64, count: u32, index: u32) -> u64 {
         Self::batch_base(sequence, count) + u64::from(index)
@@ -142,6 +157,13 @@ mod tests {
                 slot: 0
             }
         );
+        // The high watermark is a base only for a full batch.
+        assert_eq!(NatsOffset::sequence_of_base(2 << 16, 1), None);
+        assert_eq!(NatsOffset::sequence_of_base(2 << 16, 65_536), Some(2));
+        assert_eq!(NatsOffset::sequence_of_base((3 << 16) - 1, 1), Some(2));
+        assert_eq!(NatsOffset::sequence_of_base(65_535, 1), None, "sequence 0");
+        assert_eq!(NatsOffset::sequence_of_base(u64::MAX, 1), None);
+        assert_eq!(NatsOffset::sequence_of_base(5, 0), None);
         // The last batch an offset can name still has an end.
         assert_eq!(
             NatsOffset::batch_base(MAX_SEQUENCE, 1),
@@ -153,6 +175,21 @@ mod tests {
         #[test]
         fn encode_decode_round_trips(offset in any::<u64>()) {
             prop_assert_eq!(NatsOffset::decode(offset).encode(), Some(offset));
+        }
+
+        #[test]
+        fn a_base_names_one_sequence_for_a_count(
+            s in 1..=MAX_SEQUENCE,
+            count in 1..=MAX_RECORDS_PER_BATCH,
+            base in any::<u64>(),
+        ) {
+            prop_assert_eq!(
+                NatsOffset::sequence_of_base(NatsOffset::batch_base(s, count), count),
+                Some(s)
+            );
+            if let Some(t) = NatsOffset::sequence_of_base(base, count) {
+                prop_assert_eq!(NatsOffset::batch_base(t, count), base);
+            }
         }
 
         #[test]

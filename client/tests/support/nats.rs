@@ -274,10 +274,24 @@ impl NatsCluster {
     /// [`sync_always_server_bin`]), full mesh of routes, each with a
     /// monitoring port so that [`NatsCluster::assert_sync_always`] can ask it.
     pub fn start_syncing_every_write(dir: &Path, n: usize) -> NatsCluster {
-        let config = dir.join("sync-always.conf");
-        std::fs::write(&config, "jetstream { sync_interval: always }\n")
-            .expect("write the nats-server config");
-        let bin = sync_always_server_bin();
+        NatsCluster::start_with(
+            sync_always_server_bin(),
+            dir,
+            n,
+            "jetstream { sync_interval: always }\n",
+        )
+    }
+
+    /// `n` servers of Debian's nats-server (2.9.10, [`nats_server_bin`]),
+    /// syncing on their timer, full mesh of routes.
+    pub fn start_2_9(dir: &Path, n: usize) -> NatsCluster {
+        NatsCluster::start_with(nats_server_bin(), dir, n, "")
+    }
+
+    /// `n` servers of `bin` with the configuration file `config`.
+    fn start_with(bin: PathBuf, dir: &Path, n: usize, config_text: &str) -> NatsCluster {
+        let config = dir.join("cluster.conf");
+        std::fs::write(&config, config_text).expect("write the nats-server config");
         let client_ports: Vec<u16> = (0..n).map(|_| free_addr().port()).collect();
         let route_ports: Vec<u16> = (0..n).map(|_| free_addr().port()).collect();
         let routes = route_ports

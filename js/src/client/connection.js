@@ -27,15 +27,18 @@
 import { toHex } from '../bytes.js';
 import { ClientError, WireError } from '../protocol/error.js';
 import {
+  Ack,
   FETCH_RESPONSE_HEADER_LEN,
   MAX_CONTROL_FRAME,
   MAX_LIST_LIMIT,
   brokerError,
+  carriesBatch,
   decodeResponse,
   encodeRequest,
   opName,
 } from '../protocol/frame.js';
 import { CLOSE_PROTOCOL_ERROR, CLOSE_TIMEOUT, openLink } from './link.js';
+import { ClaimId, claimed, conditional } from './outcome.js';
 import { Reconnector, endsReconnecting, reconnectPolicy, resendable } from './reconnect.js';
 import { FetchResponse } from './records.js';
 
@@ -271,7 +274,7 @@ export class Client {
       // A broker restarted with a smaller frame limit: refuse here rather
       // than have it close the connection.
       const len = p.frame.length - 4;
-      const max = p.req.op === 'produce' ? link.maxFrame : Math.min(MAX_CONTROL_FRAME, link.maxFrame);
+      const max = carriesBatch(p.req.op) ? link.maxFrame : Math.min(MAX_CONTROL_FRAME, link.maxFrame);
       if (len > max) {
         this.#settle(corr);
         p.reject(new ClientError('RequestTooLarge', `request of ${len} bytes exceeds the broker's frame limit of ${max} bytes`));
@@ -412,7 +415,7 @@ export class Client {
     while (this.#pending.has(corr)) corr = corr >= 0xffff_ffff ? 1 : corr + 1;
     const frame = encodeRequest(corr, req);
     const len = frame.length - 4;
-    const max = req.op === 'produce' ? this.maxFrame : Math.min(MAX_CONTROL_FRAME, this.maxFrame);
+    const max = carriesBatch(req.op) ? this.maxFrame : Math.min(MAX_CONTROL_FRAME, this.maxFrame);
     if (len > max) {
       throw new ClientError('RequestTooLarge', `request of ${len} bytes exceeds the broker's frame limit of ${max} bytes`);
     }
@@ -439,6 +442,61 @@ export class Client {
   async produce(topic, partition, ack, batch) {
     const body = await this.#request({ op: 'produce', topic, partition, ack, batch });
     return body.baseOffset;
+  }
+
+  /**
+   * Append one record batch only if the partition's log ends at
+   * `expectedEnd` (the offset its first record would get): of any number of
+   * producers expecting one end, exactly one gets `{ outcome: 'appended',
+   * baseOffset }` (`baseOffset` is `expectedEnd`); the others learn the end,
+   * `{ outcome: 'endMoved', end }`, and nothing of theirs is appended. Any
+   * other refusal rejects as a request does (`Broker`, `Unauthorized`…).
+   *
+   * One request, one answer: never through a {@link Producer}'s batching
+   * and never sent twice. When the answer is lost (`ConnectionLost`,
+   * `Timeout`) the batch may or may not be in the log — sending it again
+   * could append it twice, or be told the end moved by its own first copy —
+   * so read the partition to know. (Rust: `Client::conditional_produce`.)
+   * @param {string} topic
+   * @param {number} partition
+   * @param {number} expectedEnd
+   * @param {Uint8Array} batch one whole batch (a {@link BatchBuilder} result)
+   * @param {{ ack?: number|'durable'|'written' }} [opts] `ack` as for
+   *   {@link Client.produce}; default `Ack.Durable`
+   * @returns {Promise<import('./outcome.js').Conditional>}
+   */
+  async conditionalProduce(topic, partition, expectedEnd, batch, { ack = Ack.Durable } = {}) {
+    const a = ack === 'durable' ? Ack.Durable : ack === 'written' ? Ack.Written : ack;
+    const answer = await this.#request({ op: 'conditionalProduce', topic, partition, ack: a, expectedEnd, batch }).then(
+      (body) => ({ body }),
+      (error) => ({ error }),
+    );
+    return conditional(expectedEnd, answer);
+  }
+
+  /**
+   * Take the next unclaimed batch of `topic/partition`: `{ outcome:
+   * 'claimed', offset, next, batch, records() }` — no other claimer gets it,
+   * ever, across broker crashes — or `{ outcome: 'nothingLeft' }` when every
+   * durable batch is claimed. Over the claimer's rate the broker refuses
+   * with `Broker` (`status` `RateLimited`): try later.
+   *
+   * Keep `claimId` until the claim is answered: after a lost answer
+   * (`ConnectionLost`, `Timeout`) claim again with the same id, on a new
+   * connection as the same principal, and the broker hands out the same
+   * batch rather than a second one. (Rust: `Client::claim`.)
+   * @param {string} topic
+   * @param {number} partition
+   * @param {ClaimId} claimId e.g. `ClaimId.random()`
+   * @returns {Promise<import('./outcome.js').Claim>}
+   */
+  async claim(topic, partition, claimId) {
+    if (!(claimId instanceof ClaimId)) throw new ClientError('InvalidArgument', 'invalid argument: claimId must be a ClaimId');
+    const answer = await this.#request({ op: 'claim', topic, partition, claimId: claimId.asBytes() }).then(
+      (body) => ({ body }),
+      (error) => ({ error }),
+    );
+    return claimed(topic, partition, answer);
   }
 
   /**

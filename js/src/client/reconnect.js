@@ -133,10 +133,12 @@ export function endsReconnecting(err) {
  * on the connection that handed it out) and commit (storing the same
  * offset again changes nothing — though a commit another member of the
  * group made meanwhile is overwritten, as it would be had the first copy
- * arrived late). Everything else (produce, createTopic, deleteTopic, and any
- * op added later) fails with a retriable `ConnectionLost`: whether the
- * broker carried it out is unknown, and the caller decides (the
- * {@link Producer} resends a batch's identical bytes).
+ * arrived late). Everything else (produce, conditionalProduce, claim,
+ * createTopic, deleteTopic, and any op added later) fails with a retriable
+ * `ConnectionLost`: whether the broker carried it out is unknown, and the
+ * caller decides (the {@link Producer} resends a batch's identical bytes; a
+ * conditional produce is never resent; a claim is made again with the same
+ * claim id).
  * @param {import('../protocol/frame.js').Request} req
  * @returns {boolean}
  */

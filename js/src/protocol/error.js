@@ -16,14 +16,15 @@ import { RETRIABLE_STATUSES } from './status.js';
  * Every error of the connection, producer and consumer (Rust's `ClientError`).
  * `code` says which kind:
  * `Connect`, `ConnectionLost`, `Timeout`, `Protocol`, `UnsupportedVersion`,
- * `OffsetOutOfRange`, `Broker`, `AuthRequired`, `AuthFailed`, `CorruptBatch`,
+ * `OffsetOutOfRange`, `EndMoved` (a conditional produce expected another log
+ * end; `Client.conditionalProduce` answers it as an outcome), `Broker`, `AuthRequired`, `AuthFailed`, `CorruptBatch`,
  * `InvalidName`, `RequestTooLarge`, `InvalidArgument`, `Closed`,
  * `BrokerIdChanged` (a `BrokerIdChanged`, client/known-brokers.js),
  * `KnownBrokers` (the known-brokers store failed).
  */
 /**
  * @typedef {'Connect'|'ConnectionLost'|'Timeout'|'Protocol'|'UnsupportedVersion'|'OffsetOutOfRange'
- *   |'Broker'|'AuthRequired'|'AuthFailed'|'CorruptBatch'|'InvalidName'|'RequestTooLarge'
+ *   |'EndMoved'|'Broker'|'AuthRequired'|'AuthFailed'|'CorruptBatch'|'InvalidName'|'RequestTooLarge'
  *   |'InvalidArgument'|'Closed'|'BrokerIdChanged'|'KnownBrokers'|'StateAnchors'|'StateDirectory'} ClientErrorCode
  */
 export class ClientError extends Error {
@@ -31,7 +32,7 @@ export class ClientError extends Error {
    * @param {ClientErrorCode} code
    * @param {string} message
    * @param {{ cause?: unknown, status?: string, statusCode?: number,
-   *   logStart?: number, highWatermark?: number, topic?: string,
+   *   logStart?: number, highWatermark?: number, end?: number, topic?: string,
    *   partition?: number, baseOffset?: number }} [details]
    */
   constructor(code, message, details = {}) {
@@ -44,10 +45,16 @@ export class ClientError extends Error {
     /** Its numeric code. @type {number|undefined} */
     this.statusCode = details.statusCode;
     if (details.logStart !== undefined) {
-      /** For `OffsetOutOfRange`: the first offset still stored. */
+      /** For `OffsetOutOfRange` and `EndMoved`: the first offset still stored. */
       this.logStart = details.logStart;
+    }
+    if (details.highWatermark !== undefined) {
       /** For `OffsetOutOfRange`: the offset the next record will get. */
       this.highWatermark = details.highWatermark;
+    }
+    if (details.end !== undefined) {
+      /** For `EndMoved`: the log end, the offset the next record gets. */
+      this.end = details.end;
     }
     if (details.topic !== undefined) {
       this.topic = details.topic;

@@ -9,8 +9,8 @@
  * length is checked before it is used or anything is allocated for it. Malformed input throws a {@link WireError};
  * the connection that received it closes.
  *
- * Integers: every u32 is a `number`. Offsets, high watermarks and log starts
- * are `number`s too, checked to be safe integers (below 2^53, some nine
+ * Integers: every u32 is a `number`. Offsets, high watermarks, log ends and
+ * log starts are `number`s too, checked to be safe integers (below 2^53, some nine
  * quadrillion records) when decoded. Timestamps (ns since the Unix epoch,
  * ~1.7e18) and retention values (`u64::MAX` means unlimited) do not fit a
  * double: they are `bigint`s.
@@ -22,7 +22,7 @@ import { MAX_AUTH_FIELD, MAX_AUTH_NAME, MAX_CHANNEL_BINDING, MECHANISM_P256_ECDS
 import { Reader, U64_MAX, Writer, checkUint, offsetArg, u32Arg, u64Arg } from './codec.js';
 import { ClientError, WireError } from './error.js';
 import { parseBatch } from './record.js';
-import { STATUS_NAMES, Status } from './status.js';
+import { STATUS_NAMES, Status, carriesBounds } from './status.js';
 import { checkGroup, checkTopic, cursorNameError } from './topic.js';
 
 /** Bytes before a request's body: length, op, correlation id. */
@@ -33,7 +33,7 @@ export const RESPONSE_HEADER_LEN = 11;
 export const FETCH_RESPONSE_HEADER_LEN = RESPONSE_HEADER_LEN + 8 + 8 + 4;
 /** Set on the op byte of every response. */
 export const RESPONSE_BIT = 0x80;
-/** Largest frame (after the length prefix) of any request other than Produce. */
+/** Largest frame (after the length prefix) of any request that carries no batch ({@link carriesBatch}). */
 export const MAX_CONTROL_FRAME = 1024;
 /** Largest partition count a topic may have. */
 export const MAX_PARTITIONS = 4096;
@@ -55,7 +55,24 @@ export const Op = Object.freeze({
   Ping: 0x08,
   Authenticate: 0x09,
   ListTopics: 0x0a,
+  ConditionalProduce: 0x0b,
+  Claim: 0x0c,
 });
+
+/** Bytes of a claim id (Rust's `frame::CLAIM_ID_LEN`). */
+export const CLAIM_ID_LEN = 16;
+
+/**
+ * Whether a request of this op ends with a record batch (Rust's
+ * `Op::carries_batch`): its frame may be as large as the broker's
+ * `maxFrame`; every other request is a control frame of at most
+ * {@link MAX_CONTROL_FRAME} bytes.
+ * @param {string} op a {@link Request}'s `op`
+ * @returns {boolean}
+ */
+export function carriesBatch(op) {
+  return op === 'produce' || op === 'conditionalProduce';
+}
 
 /** @type {Map<number, string>} */
 const OP_NAMES = new Map(Object.entries(Op).map(([k, v]) => [v, k]));
@@ -113,6 +130,8 @@ function putMax8(w, b, max, field) {
 
 /**
  * @typedef {{ op: 'produce', topic: string, partition: number, ack: number, batch: Uint8Array }
+ *   | { op: 'conditionalProduce', topic: string, partition: number, ack: number, expectedEnd: number, batch: Uint8Array }
+ *   | { op: 'claim', topic: string, partition: number, claimId: Uint8Array }
  *   | { op: 'fetch', topic: string, partition: number, offset: number, maxBytes: number, maxWaitMs: number }
  *   | { op: 'commit', group: string, topic: string, partition: number, offset: number }
  *   | { op: 'committed', group: string, topic: string, partition: number }
@@ -125,8 +144,32 @@ function putMax8(w, b, max, field) {
  *
  * Authenticate: `mechanism` defaults to 2 (bound), which needs `name` (the
  * dialled name) and takes `channelBinding` (default empty); mechanism 1
- * sends neither.
+ * sends neither. ConditionalProduce is Produce's body with `expectedEnd`
+ * (u64) after the ack; Claim's `claimId` is {@link CLAIM_ID_LEN} bytes.
  */
+
+/**
+ * Write the topic, partition and ack of a request that carries a batch,
+ * checked, and check the batch: it must be one whole, well-formed batch
+ * (the broker closes the connection over a bad one, failing every other
+ * request on it). The caller writes what follows the ack, then the batch.
+ * @param {Writer} w
+ * @param {{ topic: string, partition: number, ack: number, batch: Uint8Array }} req
+ */
+function putProducePrefix(w, req) {
+  const topic = checkTopic(req.topic);
+  const partition = u32Arg(req.partition, 'partition');
+  if (req.ack !== Ack.Written && req.ack !== Ack.Durable) {
+    throw new ClientError('InvalidArgument', `invalid argument: ack must be Ack.Written or Ack.Durable`);
+  }
+  const { length } = parseBatch(req.batch, 0);
+  if (length !== req.batch.length) {
+    throw new ClientError('InvalidArgument', `invalid argument: the batch has ${req.batch.length - length} bytes after its end`);
+  }
+  put8(w, topic);
+  w.u32(partition);
+  w.u8(req.ack);
+}
 
 /**
  * Encode one request frame. Arguments are checked (names, integer ranges,
@@ -142,27 +185,31 @@ export function encodeRequest(correlationId, req) {
   const opName = req.op.charAt(0).toUpperCase() + req.op.slice(1);
   const op = /** @type {Record<string, number>} */ (Op)[opName];
   if (op === undefined) throw new ClientError('InvalidArgument', `invalid argument: unknown op ${req.op}`);
-  const w = new Writer(req.op === 'produce' ? REQUEST_HEADER_LEN + 1 + 255 + 5 + req.batch.length : 64);
+  const w = new Writer(req.op === 'produce' || req.op === 'conditionalProduce' ? REQUEST_HEADER_LEN + 1 + 255 + 5 + 8 + req.batch.length : 64);
   w.u32(0); // patched below
   w.u8(op);
   w.u32(correlationId);
   switch (req.op) {
-    case 'produce': {
+    case 'produce':
+      putProducePrefix(w, req);
+      w.bytes(req.batch);
+      break;
+    case 'conditionalProduce': {
+      const expectedEnd = offsetArg(req.expectedEnd, 'expectedEnd');
+      putProducePrefix(w, req);
+      w.u64(expectedEnd);
+      w.bytes(req.batch);
+      break;
+    }
+    case 'claim': {
       const topic = checkTopic(req.topic);
       const partition = u32Arg(req.partition, 'partition');
-      if (req.ack !== Ack.Written && req.ack !== Ack.Durable) {
-        throw new ClientError('InvalidArgument', `invalid argument: ack must be Ack.Written or Ack.Durable`);
-      }
-      // The batch must be one whole, well-formed batch: the broker closes the
-      // connection over a bad one, failing every other request on it.
-      const { length } = parseBatch(req.batch, 0);
-      if (length !== req.batch.length) {
-        throw new ClientError('InvalidArgument', `invalid argument: the batch has ${req.batch.length - length} bytes after its end`);
+      if (!(req.claimId instanceof Uint8Array) || req.claimId.length !== CLAIM_ID_LEN) {
+        throw new ClientError('InvalidArgument', `invalid argument: a claim id is ${CLAIM_ID_LEN} bytes`);
       }
       put8(w, topic);
       w.u32(partition);
-      w.u8(req.ack);
-      w.bytes(req.batch);
+      w.bytes(req.claimId);
       break;
     }
     case 'fetch':
@@ -272,7 +319,9 @@ export function encodeRequest(correlationId, req) {
  * @property {string} status    status name
  * @property {number} statusCode
  * @property {string} message   the broker's message
- * @property {[number, number]|null} bounds  `[logStart, highWatermark]` for `OffsetOutOfRange`
+ * @property {[number, number]|null} bounds  `[logStart, highWatermark]` for
+ *   `OffsetOutOfRange`, `[logStart, end]` for `EndMoved`; present exactly
+ *   for those two ({@link carriesBounds})
  */
 
 /**
@@ -287,11 +336,13 @@ export function encodeRequest(correlationId, req) {
 /**
  * Decode one whole response frame (one WebSocket message).
  *
- * Bodies by op: Produce `{ baseOffset }`; Fetch `{ highWatermark, logStart,
- * records /* Uint8Array view *\/ }`; Committed `{ offset /* number|null *\/ }`;
- * Metadata `TopicMetadata[]`; ListTopics {@link TopicPage}; Authenticate
- * `{ principal /* 32 bytes *\/ }`;
- * the others `{}`.
+ * Bodies by op: Produce and ConditionalProduce `{ baseOffset }`; Fetch
+ * `{ highWatermark, logStart, records /* Uint8Array view *\/ }`; Claim
+ * `{ offset, next, batch /* Uint8Array view *\/ }` (the batch as the broker
+ * sent it: the client checks it against `offset` and `next`); Committed
+ * `{ offset /* number|null *\/ }`; Metadata `TopicMetadata[]`; ListTopics
+ * {@link TopicPage}; Authenticate `{ principal /* 32 bytes *\/ }`; the
+ * others `{}`.
  *
  * @param {Uint8Array} frame
  * @param {number} [maxFrame] largest frame accepted (after the length prefix)
@@ -318,7 +369,7 @@ export function decodeResponse(frame, maxFrame = 0xffff_ffff) {
     const message = r.str16('error message');
     /** @type {[number, number]|null} */
     let bounds = null;
-    if (code === Status.OffsetOutOfRange) bounds = [r.u64('log_start'), r.u64('high_watermark')];
+    if (carriesBounds(code)) bounds = [r.u64('log_start'), r.u64(code === Status.EndMoved ? 'end' : 'high_watermark')];
     r.finish();
     return { correlationId, op, ok: false, error: { status: STATUS_NAMES[code], statusCode: code, message, bounds } };
   }
@@ -376,7 +427,14 @@ function decodeTopics(r, max) {
 function decodeBody(op, r) {
   switch (op) {
     case Op.Produce:
+    case Op.ConditionalProduce:
       return { baseOffset: r.u64('base_offset') };
+    case Op.Claim: {
+      const offset = r.u64('offset');
+      const next = r.u64('next');
+      const n = r.u32();
+      return { offset, next, batch: r.bytes(n) };
+    }
     case Op.Fetch: {
       const highWatermark = r.u64('high_watermark');
       const logStart = r.u64('log_start');
@@ -426,7 +484,7 @@ export function encodeResponse(correlationId, op, what) {
     const m = utf8.encode(what.error.message);
     w.u16(m.length);
     w.bytes(m);
-    if (code === Status.OffsetOutOfRange) {
+    if (carriesBounds(code)) {
       const [a, b] = what.error.bounds ?? [0, 0];
       w.u64(a);
       w.u64(b);
@@ -436,7 +494,14 @@ export function encodeResponse(correlationId, op, what) {
     const b = what.body ?? {};
     switch (op) {
       case Op.Produce:
+      case Op.ConditionalProduce:
         w.u64(b.baseOffset);
+        break;
+      case Op.Claim:
+        w.u64(b.offset);
+        w.u64(b.next);
+        w.u32(b.batch.length);
+        w.bytes(b.batch);
         break;
       case Op.Fetch:
         w.u64(b.highWatermark);
@@ -489,8 +554,9 @@ function encodeTopics(w, topics) {
 
 /**
  * The error a refused request gets (Rust's `ClientError::Broker` /
- * `OffsetOutOfRange`). An `Unauthorized` refusal's message is the broker's as
- * it is: it already names the action, the topic and the principal.
+ * `OffsetOutOfRange` / `EndMoved`). An `Unauthorized` refusal's message is
+ * the broker's as it is: it already names the action, the topic and the
+ * principal.
  * @param {ErrorBody} e
  * @returns {ClientError}
  */
@@ -501,6 +567,14 @@ export function brokerError(e) {
       'OffsetOutOfRange',
       `offset out of range: the partition holds ${logStart}..${highWatermark} (${e.message})`,
       { status: e.status, statusCode: e.statusCode, logStart, highWatermark },
+    );
+  }
+  if (e.status === 'EndMoved' && e.bounds) {
+    const [logStart, end] = e.bounds;
+    return new ClientError(
+      'EndMoved',
+      `the log ends at ${end}, not where expected (${e.message})`,
+      { status: e.status, statusCode: e.statusCode, logStart, end },
     );
   }
   const message = e.status === 'Unauthorized' ? e.message : `broker refused: ${e.status}: ${e.message}`;

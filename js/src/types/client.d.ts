@@ -140,6 +140,49 @@ export interface TopicSettings {
   retentionBytes?: number | bigint;
 }
 
+// ---- client/outcome.js ------------------------------------------------------
+
+/**
+ * The id of one claim: random, kept until the claim is answered; a retry
+ * with the same id by the same principal gets the same batch.
+ */
+export class ClaimId {
+  /** 16 bytes (copied); throws InvalidArgument otherwise. */
+  constructor(bytes: Uint8Array);
+  /** 16 bytes from crypto.getRandomValues. */
+  static random(): ClaimId;
+  /** From 32 hex digits (an id kept to retry after a restart). */
+  static fromHex(hex: string): ClaimId;
+  /** A copy of the 16 bytes. */
+  asBytes(): Uint8Array;
+  /** 32 lowercase hex digits. */
+  toHex(): string;
+  equals(other: ClaimId): boolean;
+}
+
+/** What a conditional produce did. */
+export type Conditional =
+  /** You were first: the batch's first record is at baseOffset, the expected end. */
+  | { outcome: 'appended'; baseOffset: number }
+  /** The log ends at `end`, not where expected; nothing was appended. */
+  | { outcome: 'endMoved'; end: number };
+
+/** One whole batch handed to this claimer and no other. */
+export interface ClaimedBatch {
+  outcome: 'claimed';
+  /** Offset of the batch's first record. */
+  offset: number;
+  /** The offset after the batch: the partition's claim position now. */
+  next: number;
+  /** The batch as stored, header included. */
+  batch: Uint8Array;
+  /** Its records, the CRC checked before the first (throws ClientError CorruptBatch). */
+  records(): Generator<Record>;
+}
+
+/** What a claim got: a batch, or nothing left (every durable batch is claimed). */
+export type Claim = ClaimedBatch | { outcome: 'nothingLeft' };
+
 /** A connection to a broker, reopened when it dies, with pipelined requests. */
 export class Client {
   private constructor();
@@ -163,6 +206,19 @@ export class Client {
   /** Resolves with the last WebSocket's close code and reason once the client is over. */
   readonly closed: Promise<{ code: number; reason: string }>;
   produce(topic: string, partition: number, ack: number, batch: Uint8Array): Promise<number>;
+  /**
+   * Append `batch` only if the log ends at `expectedEnd`; sent once, never
+   * retried (a lost answer leaves the batch maybe appended). ack default Ack.Durable.
+   */
+  conditionalProduce(
+    topic: string,
+    partition: number,
+    expectedEnd: number,
+    batch: Uint8Array,
+    opts?: { ack?: number | 'durable' | 'written' },
+  ): Promise<Conditional>;
+  /** Take the next unclaimed batch; retry a lost answer with the same claimId. */
+  claim(topic: string, partition: number, claimId: ClaimId): Promise<Claim>;
   fetch(topic: string, partition: number, offset: number, maxBytes?: number, maxWaitMs?: number): Promise<FetchResponse>;
   commit(group: string, topic: string, partition: number, offset: number): Promise<void>;
   committed(group: string, topic: string, partition: number): Promise<number | null>;

@@ -7,7 +7,7 @@
 
 export type ClientErrorCode =
   | 'Connect' | 'ConnectionLost' | 'Timeout' | 'Protocol' | 'UnsupportedVersion' | 'OffsetOutOfRange'
-  | 'Broker' | 'AuthRequired' | 'AuthFailed' | 'CorruptBatch' | 'InvalidName' | 'RequestTooLarge'
+  | 'EndMoved' | 'Broker' | 'AuthRequired' | 'AuthFailed' | 'CorruptBatch' | 'InvalidName' | 'RequestTooLarge'
   | 'InvalidArgument' | 'Closed' | 'BrokerIdChanged' | 'KnownBrokers' | 'StateAnchors' | 'StateDirectory';
 
 /** Every error of the connection, producer and consumer. */
@@ -17,16 +17,19 @@ export class ClientError extends Error {
     message: string,
     details?: {
       cause?: unknown; status?: string; statusCode?: number; logStart?: number; highWatermark?: number;
-      topic?: string; partition?: number; baseOffset?: number;
+      end?: number; topic?: string; partition?: number; baseOffset?: number;
     },
   );
   readonly code: ClientErrorCode;
   /** The broker's status name when it refused the request. */
   readonly status?: string;
   readonly statusCode?: number;
-  /** OffsetOutOfRange only. */
+  /** OffsetOutOfRange and EndMoved. */
   readonly logStart?: number;
+  /** OffsetOutOfRange only. */
   readonly highWatermark?: number;
+  /** EndMoved only: the log end, the offset the next record gets. */
+  readonly end?: number;
   /** CorruptBatch only. */
   readonly topic?: string;
   readonly partition?: number;
@@ -43,7 +46,9 @@ export class WireError extends ClientError {
 
 export const PROTOCOL_VERSION: 3;
 export const U64_MAX: bigint;
-export const Op: { readonly Produce: 1; readonly Fetch: 2; readonly Commit: 3; readonly Committed: 4; readonly Metadata: 5; readonly CreateTopic: 6; readonly DeleteTopic: 7; readonly Ping: 8; readonly Authenticate: 9; readonly ListTopics: 10 };
+export const Op: { readonly Produce: 1; readonly Fetch: 2; readonly Commit: 3; readonly Committed: 4; readonly Metadata: 5; readonly CreateTopic: 6; readonly DeleteTopic: 7; readonly Ping: 8; readonly Authenticate: 9; readonly ListTopics: 10; readonly ConditionalProduce: 11; readonly Claim: 12 };
+/** Bytes of a claim id. */
+export const CLAIM_ID_LEN: 16;
 /** Most topics in one ListTopics page. */
 export const MAX_LIST_LIMIT: 1000;
 export const Ack: { readonly Written: 0; readonly Durable: 1 };
@@ -99,6 +104,7 @@ export interface ResponseFrame {
   op: number;
   ok: boolean;
   body?: any;
+  /** `bounds`: [logStart, highWatermark] for OffsetOutOfRange, [logStart, end] for EndMoved, else null. */
   error?: { status: string; statusCode: number; message: string; bounds: [number, number] | null };
 }
 

@@ -56,6 +56,43 @@ pub(super) struct RawMessage {
     pub(super) data: String,
 }
 
+/// The answer of `STREAM.MSG.GET` with the whole message: sequence,
+/// headers and payload.
+#[derive(Debug, Deserialize)]
+pub(super) struct StoredGet {
+    pub(super) message: stream::RawMessage,
+}
+
+/// JetStream's error code of `e`, as a number (async-nats names only some).
+pub(super) fn error_number(e: &jetstream::Error) -> Option<u64> {
+    serde_json::to_value(e).ok()?.get("err_code")?.as_u64()
+}
+
+/// `Nats-Expected-Last-Subject-Sequence` refused because another write to
+/// the subject is in flight (nats-server 2.11+: 10164, "wrong last
+/// sequence" without a sequence), or not answerable yet after a leader
+/// change (10163): the compare-and-set lost, or may be tried again.
+pub(super) fn subject_cas_busy(e: &jetstream::Error) -> bool {
+    matches!(error_number(e), Some(10163 | 10164))
+}
+
+/// The stream's last sequence a refusal with error 10071 ("wrong last
+/// sequence: N") reports: the server's `N`, which it read under the
+/// stream's lock as it refused (on a cluster: the leader's, counting the
+/// writes it has proposed).
+pub(super) fn reported_last_sequence(e: &jetstream::Error) -> Option<u64> {
+    if e.error_code() != ErrorCode::STREAM_WRONG_LAST_SEQUENCE {
+        return None;
+    }
+    let value = serde_json::to_value(e).ok()?;
+    let description = value.get("description")?.as_str()?;
+    description
+        .strip_prefix("wrong last sequence:")?
+        .trim()
+        .parse()
+        .ok()
+}
+
 /// The stream of a partition, refused when its name would not fit in a
 /// file name (JetStream keeps each stream in a directory of that name).
 pub(super) fn checked_stream_name(topic: &str, partition: u32) -> Result<String, ClientError> {
@@ -170,5 +207,40 @@ pub(super) fn check_stream(want: &stream::Config, got: &stream::Config) -> Resul
                 diffs.join(", ")
             ),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(code: u64, description: &str) -> jetstream::Error {
+        serde_json::from_value(serde_json::json!({
+            "code": 400, "err_code": code, "description": description
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_wrong_last_sequence_refusal_says_the_sequence() {
+        assert_eq!(
+            reported_last_sequence(&error(10071, "wrong last sequence: 17")),
+            Some(17)
+        );
+        assert_eq!(
+            reported_last_sequence(&error(10071, "wrong last sequence")),
+            None
+        );
+        assert_eq!(
+            reported_last_sequence(&error(10164, "wrong last sequence: 3")),
+            None
+        );
+        assert!(subject_cas_busy(&error(10164, "wrong last sequence")));
+        assert!(subject_cas_busy(&error(
+            10163,
+            "expected last sequence per subject temporarily unavailable"
+        )));
+        assert!(!subject_cas_busy(&error(10071, "wrong last sequence: 1")));
+        assert_eq!(error_number(&error(10037, "no message found")), Some(10037));
     }
 }

@@ -8,6 +8,9 @@
 //!   token>`, so that `max_msgs_per_subject = 1` keeps the newest batch per key.
 //! - Committed offsets: one subject per group, topic and partition in the
 //!   stream `HERMIT_OFFSETS`, `hermit-offsets.<group token>.<topic>.<partition>`.
+//! - Claim states: one subject per topic and partition in the same stream,
+//!   `hermit-offsets.claim.<topic>.<partition>` (a group token starts with
+//!   `g`, so `claim` is never one).
 //!
 //! Topic names (`[A-Za-z0-9._-]`) cannot go into NATS names as they are,
 //! since `.` separates subject tokens and is not allowed in stream names:
@@ -113,7 +116,19 @@ pub(crate) fn offsets_subject(group: &str, topic: &str, partition: u32) -> Strin
     )
 }
 
-/// Every committed offset of `topic`, whatever the group and partition.
+/// Second subject token of the claim states in the offsets stream.
+pub(crate) const CLAIMS_TOKEN: &str = "claim";
+
+/// The subject of a partition's claim state.
+pub(crate) fn claims_subject(topic: &str, partition: u32) -> String {
+    format!(
+        "{OFFSETS_ROOT}.{CLAIMS_TOKEN}.{}.{partition}",
+        topic_token(topic)
+    )
+}
+
+/// Every committed offset and claim state of `topic`, whatever the group
+/// and partition.
 pub(crate) fn offsets_topic_filter(topic: &str) -> String {
     format!("{OFFSETS_ROOT}.*.{}.*", topic_token(topic))
 }
@@ -171,6 +186,12 @@ mod tests {
             offsets_subject("readers", "chat.room", 0),
             "hermit-offsets.gcmVhZGVycw.chat~room.0"
         );
+        assert_eq!(
+            claims_subject("chat.room", 2),
+            "hermit-offsets.claim.chat~room.2"
+        );
+        // A group's token starts with `g`: no group is `claim`.
+        assert!(offsets_subject("", "t", 0).starts_with("hermit-offsets.g."));
     }
 
     proptest! {

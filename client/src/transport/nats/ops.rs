@@ -14,8 +14,8 @@ use async_nats::jetstream::ErrorCode;
 use async_nats::jetstream::stream;
 use bytes::{Bytes, BytesMut};
 use hermit_protocol::frame::{
-    Commit, Committed, ListTopics, MAX_PARTITIONS, PartitionMetadata, TopicMetadata, TopicPage,
-    TopicSettings, encode_response,
+    Claimed, Commit, Committed, ListTopics, MAX_PARTITIONS, PartitionMetadata, TopicMetadata,
+    TopicPage, TopicSettings, encode_response,
 };
 use hermit_protocol::{Cleanup, Request, ResponseBody, Status};
 
@@ -32,7 +32,20 @@ impl Nats {
     /// Carry `request` over JetStream; the answer is a response frame, as
     /// a broker's would be.
     pub(super) async fn call_op(&self, request: &Request<'_>) -> Result<Bytes, ClientError> {
+        // A claimed batch, which the answer borrows.
+        let claimed;
         let body = match request {
+            Request::ConditionalProduce(c) => ResponseBody::ConditionalProduce {
+                base_offset: self.conditional_produce(c).await?,
+            },
+            Request::Claim(c) => {
+                claimed = self.claim(c).await?;
+                ResponseBody::Claim(Claimed {
+                    offset: claimed.offset,
+                    next: claimed.next,
+                    batch: &claimed.batch,
+                })
+            }
             Request::Commit(c) => {
                 self.commit(c).await?;
                 ResponseBody::Commit

@@ -238,16 +238,18 @@ impl Nats {
         Ok(())
     }
 
-    pub(super) async fn ensure_offsets_stream(&self) -> Result<(), ClientError> {
+    /// The offsets stream, created if missing; its replicas.
+    pub(super) async fn ensure_offsets_stream(&self) -> Result<usize, ClientError> {
         self.offsets_ready
             .get_or_try_init(|| async {
-                if self.stream_info(OFFSETS_STREAM).await?.is_some() {
-                    return Ok(());
+                if let Some(info) = self.stream_info(OFFSETS_STREAM).await? {
+                    return Ok(info.config.num_replicas);
                 }
                 self.create_stream(|replicas| stream::Config {
                     name: OFFSETS_STREAM.to_owned(),
                     description: Some(
-                        "HermitMQ committed offsets: the newest per group, topic and partition"
+                        "HermitMQ committed offsets (the newest per group, topic and partition) \
+                         and claim states (per topic and partition)"
                             .to_owned(),
                     ),
                     subjects: vec![format!("{OFFSETS_ROOT}.>")],
@@ -264,7 +266,7 @@ impl Nats {
                     ..stream::Config::default()
                 })
                 .await
-                .map(|_| ())
+                .map(|info| info.config.num_replicas)
             })
             .await
             .copied()

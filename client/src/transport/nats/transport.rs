@@ -14,6 +14,7 @@ use bytes::Bytes;
 use hermit_protocol::{Ack, Request};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::claim_state::claimer_of;
 use super::jetstream::Empty;
 use super::names::{PartInfo, PartKey};
 use super::pool::Pool;
@@ -49,8 +50,10 @@ pub(crate) struct Nats {
     pub(super) parts: Mutex<HashMap<PartKey, Arc<PartInfo>>>,
     /// Serializes topic creation by this client (auto-create from many tasks).
     pub(super) creating: tokio::sync::Mutex<()>,
-    /// The offsets stream exists (created or found).
-    pub(super) offsets_ready: tokio::sync::OnceCell<()>,
+    /// The offsets stream exists (created or found), with these replicas.
+    pub(super) offsets_ready: tokio::sync::OnceCell<usize>,
+    /// Who this client is as a claimer ([`claimer_of`]).
+    pub(super) claimer: String,
     /// Read positions kept open between fetches.
     pub(super) pullers: Arc<Pool>,
 }
@@ -133,6 +136,7 @@ impl Nats {
             });
         let credentials = client_opts.nats_credentials.as_ref();
         let options = with_credentials(options, credentials).await?;
+        let claimer = claimer_of(credentials)?;
         let client = options.connect(addrs).await.map_err(|e| {
             use async_nats::ConnectErrorKind as Kind;
             match e.kind() {
@@ -167,6 +171,7 @@ impl Nats {
             parts: Mutex::new(HashMap::new()),
             creating: tokio::sync::Mutex::new(()),
             offsets_ready: tokio::sync::OnceCell::new(),
+            claimer,
             pullers: Pool::new(),
         };
         // JetStream must answer: a server started without -js would
