@@ -9,8 +9,10 @@
 //   Authenticate signs; `status.js` status codes; `topic.js` topic, group and
 //   cursor names; `codec.js` the checked big-endian reader and writer;
 //   `error.js` `ClientError` and `WireError`.
-// - `client/`: `connection.js` `connect` and `Client` (one WebSocket,
-//   pipelined requests); `authenticate.js` the Authenticate step, the
+// - `client/`: `connection.js` `connect` and `Client` (pipelined requests,
+//   resent or failed when a connection dies); `link.js` one WebSocket and
+//   its handshake; `reconnect.js` when to open the next one (backoff,
+//   states); `authenticate.js` the Authenticate step, the
 //   dialled name and the channel binding; `known-brokers.js` broker-id pins
 //   and `BrokerIdChanged`; `records.js` `FetchResponse` and its records;
 //   `outcome.js` the outcomes of a conditional produce and of a claim, and
@@ -54,6 +56,7 @@ export { crc32c, crc32cUpdate } from './protocol/crc32c.js';
 export { Ack, CLAIM_ID_LEN, Cleanup, MAX_LIST_LIMIT, Op, decodeResponse, encodeRequest } from './protocol/frame.js';
 
 export { CLOSE_PROTOCOL_ERROR, CLOSE_TIMEOUT, Client, SUBPROTOCOL, connect } from './client/connection.js';
+export { ConnectionState } from './client/reconnect.js';
 export { dialledEndpoint } from './client/authenticate.js';
 export { BrokerIdChanged } from './client/known-brokers.js';
 export { FetchResponse } from './client/records.js';

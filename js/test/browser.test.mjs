@@ -14,6 +14,10 @@
 // broker's Content-Security-Policy, which no page violates. Screenshots of
 // Alice's and Bob's pages go to target/screenshots/ (untracked); to refresh
 // the ones in docs/images/ run with HERMITMQ_SCREENSHOT_DIR=docs/images.
+//
+// Then the broker restarts under two chatting pages (issue 34): both status
+// badges show the drop and the recovery, a message typed during the outage
+// is shown pending and arrives once after it, and the chat goes on.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -382,6 +386,89 @@ test('two browsers chat sealed through a real broker; the CLI reads and writes t
   );
   assert.deepEqual(await pageErrors(alice), []);
   for (const [name, p] of /** @type {const} */ ([['alice', alice], ['bob', bob], ['carol', carol], ['mallory', mallory]])) {
+    assert.deepEqual(await violations(p), [], `${name}'s page broke its Content-Security-Policy`);
+  }
+});
+
+/**
+ * Record every state the status badge takes from now on (`window.__badge`).
+ * @param {import('puppeteer-core').Page} page
+ */
+function recordBadge(page) {
+  return page.evaluate(() => {
+    const el = /** @type {HTMLElement} */ (document.getElementById('status'));
+    const seen = /** @type {string[]} */ ([el.dataset.state ?? '']);
+    /** @type {any} */ (window).__badge = seen;
+    new MutationObserver(() => seen.push(el.dataset.state ?? '')).observe(el, { attributes: true, attributeFilter: ['data-state'] });
+  });
+}
+
+/** The badge's states since recordBadge. @param {import('puppeteer-core').Page} page @returns {Promise<string[]>} */
+function badgeStates(page) {
+  return page.evaluate(() => /** @type {any} */ (window).__badge);
+}
+
+/** Wait until the badge is in one of `states`. @param {import('puppeteer-core').Page} page @param {string[]} states */
+function badgeIn(page, states) {
+  return page.waitForFunction((s) => s.includes(document.getElementById('status')?.dataset.state ?? ''), { timeout: 30000 }, states);
+}
+
+test('the broker restarts under two chatting pages: both badges show the drop and the recovery; a message typed during the outage is pending, then arrives once', { timeout: 120000 }, async () => {
+  const b = /** @type {NonNullable<typeof broker>} */ (broker);
+  const [alice, bob] = await Promise.all([openPage('alice-2'), openPage('bob-2')]);
+  const [A, B] = await Promise.all([createIdentity(alice, 'Alice'), createIdentity(bob, 'Bob')]);
+  await Promise.all([addContact(alice, 'Bob', B), addContact(bob, 'Alice', A)]);
+  const before = 'Before the restart.';
+  await send(alice, `c:${B.fingerprint}`, before);
+  await received(bob, `c:${A.fingerprint}`, before, A.fingerprint);
+  await Promise.all([recordBadge(alice), recordBadge(bob)]);
+
+  // The broker goes away (a graceful stop: it tells its clients it is shutting down).
+  await b.kill('SIGTERM');
+  await Promise.all([alice, bob].map((p) => badgeIn(p, ['disconnected', 'connecting'])));
+  assert.match(await alice.$eval('#status', (el) => el.textContent ?? ''), /^(disconnected · retrying in|reconnecting to)/);
+
+  // Alice types while it is away: shown, marked pending, not sent.
+  const during = 'Typed while the broker was down.';
+  await selectConversation(alice, `c:${B.fingerprint}`);
+  await alice.type('#compose-text', during);
+  await alice.click('#send-btn');
+  const pending = await alice.waitForFunction(
+    (t) => {
+      const li = [...document.querySelectorAll('#messages li.message[data-dir="out"]')].find((l) => l.querySelector('.text')?.textContent === t);
+      return li && /** @type {HTMLElement} */ (li).dataset.state === 'pending' ? li.querySelector('.state')?.textContent : null;
+    },
+    { timeout: 10000 },
+    during,
+  );
+  assert.match(String(await pending.jsonValue()), /^pending/);
+
+  // Back on the same data directory and port: both pages reconnect by themselves.
+  await b.start();
+  await Promise.all([alice, bob].map((p) => badgeIn(p, ['connected'])));
+  await received(bob, `c:${A.fingerprint}`, during, A.fingerprint);
+  await alice.waitForFunction(
+    (t) => [...document.querySelectorAll('#messages li.message[data-dir="out"]')].some((li) => li.querySelector('.text')?.textContent === t && /** @type {HTMLElement} */ (li).dataset.state === 'sent'),
+    { timeout: 15000 },
+    during,
+  );
+  // And the chat goes on, both ways, over the new connections.
+  const reply = 'Got it, after the restart.';
+  await send(bob, `c:${A.fingerprint}`, reply);
+  await received(alice, `c:${B.fingerprint}`, reply, B.fingerprint);
+
+  for (const [name, p] of /** @type {const} */ ([['alice', alice], ['bob', bob]])) {
+    const states = await badgeStates(p);
+    assert.equal(states[0], 'connected', `${name}: ${states}`);
+    assert.ok(states.includes('disconnected') || states.includes('connecting'), `${name}'s badge showed the drop: ${states}`);
+    assert.equal(states.at(-1), 'connected', `${name}'s badge shows the recovery: ${states}`);
+    assert.deepEqual(await pageErrors(p), [], `${name}: the outage is shown on the badge, not as an error`);
+  }
+  // Once: Bob's page shows each text once, and so does Alice's.
+  const count = (/** @type {import('puppeteer-core').Page} */ p, /** @type {string} */ t) =>
+    p.$$eval('#messages li.message .text', (els, x) => els.filter((el) => el.textContent === x).length, t);
+  assert.deepEqual(await Promise.all([count(bob, before), count(bob, during), count(alice, during), count(alice, reply)]), [1, 1, 1, 1]);
+  for (const [name, p] of /** @type {const} */ ([['alice', alice], ['bob', bob]])) {
     assert.deepEqual(await violations(p), [], `${name}'s page broke its Content-Security-Policy`);
   }
 });

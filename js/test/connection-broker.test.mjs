@@ -116,7 +116,8 @@ test('auth = "required": AuthRequired without an identity, the principal with on
 test('a broker shutting down mid-request: the long poll is drained, then the connection ends with a clear error', async (t) => {
   const broker = await startBroker();
   t.after(() => broker.stop());
-  const client = await connect(broker.url);
+  // One connection: what a reconnecting client does instead is in reconnect-broker.test.mjs.
+  const client = await connect(broker.url, { reconnect: false });
   await client.produce('bye', 0, Ack.Durable, batch(['x']));
   const poll = client.fetch('bye', 0, 1, 1 << 20, 30_000).then(
     (f) => ({ f }),

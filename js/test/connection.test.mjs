@@ -1,5 +1,8 @@
 // Connection behaviour that needs a misbehaving broker: a stand-in WebSocket
 // server (helpers/fake-broker.mjs). The real broker is in connection-broker.test.mjs.
+// Tests of what ends a connection run with `reconnect: false` (one
+// connection, as a client that does not reconnect sees it); what a
+// reconnecting client does instead is in reconnect.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from '../src/client/connection.js';
@@ -71,7 +74,7 @@ test('a close mid-request rejects every pending request naming the close code an
     },
   });
   t.after(() => broker.close());
-  const client = await connect(broker.url);
+  const client = await connect(broker.url, { reconnect: false });
   const a = client.fetch('t', 0, 0, 100, 1000);
   const b = client.ping();
   for (const p of [a, b]) {
@@ -95,7 +98,7 @@ test('client.close() fails pending requests with Closed', async (t) => {
 test('a request timeout fails it with Timeout and closes the connection', async (t) => {
   const broker = await fakeBroker({ onRequest: () => {} });
   t.after(() => broker.close());
-  const client = await connect(broker.url, { timeoutMs: 100 });
+  const client = await connect(broker.url, { timeoutMs: 100, reconnect: false });
   const p = client.ping();
   const q = client.committed('g', 't', 0);
   await assert.rejects(p, (/** @type {any} */ e) => e.code === 'Timeout' && /Ping timed out after 100 ms/.test(e.message));
@@ -112,7 +115,7 @@ test('a malformed response is a protocol error that closes the connection', asyn
     },
   });
   t.after(() => broker.close());
-  const client = await connect(broker.url);
+  const client = await connect(broker.url, { reconnect: false });
   await assert.rejects(client.ping(), (/** @type {any} */ e) => e.code === 'ConnectionLost' && e.cause?.code === 'Protocol' && /status 77/.test(e.message));
   const closed = await client.closed;
   assert.equal(closed.code, 4002);
@@ -121,21 +124,21 @@ test('a malformed response is a protocol error that closes the connection', asyn
 test('an answer for an unknown correlation id or another op is a protocol error', async (t) => {
   const broker = await fakeBroker({ onRequest: (req, ws) => ws.send(encodeResponse(req.correlationId, Op.Produce, { body: { baseOffset: 0 } })) });
   t.after(() => broker.close());
-  const client = await connect(broker.url);
+  const client = await connect(broker.url, { reconnect: false });
   await assert.rejects(client.ping(), (/** @type {any} */ e) => e.cause?.kind === 'InvalidField' && /Produce for a Ping/.test(e.message));
 });
 
 test('a text message from the broker closes the connection', async (t) => {
   const broker = await fakeBroker({ onRequest: (req, ws) => ws.send('hello') });
   t.after(() => broker.close());
-  const client = await connect(broker.url);
+  const client = await connect(broker.url, { reconnect: false });
   await assert.rejects(client.ping(), (/** @type {any} */ e) => e.code === 'ConnectionLost' && /text message/.test(e.message));
 });
 
 test('a connection-level notice (correlation id 0) fails pending requests with its status', async (t) => {
   const broker = await fakeBroker({ onRequest: (req, ws) => ws.send(encodeResponse(0, Op.Ping, { error: { status: 'ShuttingDown', message: 'broker shutting down' } })) });
   t.after(() => broker.close());
-  const client = await connect(broker.url);
+  const client = await connect(broker.url, { reconnect: false });
   await assert.rejects(client.ping(), (/** @type {any} */ e) => e.code === 'ConnectionLost' && e.status === 'ShuttingDown' && /broker shutting down/.test(e.message) && e.retriable);
 });
 

@@ -95,6 +95,8 @@ test('conditionalProduce is sent once: a lost answer or a retriable refusal is n
   const { broker, seen } = await standIn(() => (++n === 1 ? { error: { status: 'StorageError', message: 'disk' } } : 'close'));
   t.after(() => broker.close());
   const client = await connect(broker.url);
+  // The client reconnects after the drop (and would wait for the stand-in forever).
+  t.after(() => client.close());
   await assert.rejects(client.conditionalProduce('t', 0, 0, stored(0, 'once')), (/** @type {any} */ e) => e.code === 'Broker' && e.status === 'StorageError' && e.retriable);
   // The connection drops before the answer: the caller learns it, nothing is resent.
   await assert.rejects(client.conditionalProduce('t', 0, 0, stored(0, 'once')), (/** @type {any} */ e) => e.code === 'ConnectionLost' && e.retriable);

@@ -112,7 +112,8 @@ test('a full buffer makes send wait until acks free space; many batches in fligh
 test('a batch without an answer fails every record of it; the dead connection fails later sends', async (t) => {
   const broker = await memoryBroker({ hold: (req) => req.op === 1 });
   t.after(() => broker.close());
-  const client = await connect(broker.url, { timeoutMs: 100 });
+  // One connection: a reconnecting client's producer resends (producer-retry-broker.test.mjs).
+  const client = await connect(broker.url, { timeoutMs: 100, reconnect: false });
   const p = new Producer(client, { lingerMs: 0 });
   const d = await p.send('x', null, enc.encode('never acked'));
   await assert.rejects(d.delivered, (/** @type {any} */ e) => e.code === 'Timeout');

@@ -10,6 +10,8 @@ import { BlindingKey } from '../src/crypto/blind.js';
 import { SealedConsumer } from '../src/sealed/consumer.js';
 import { SealedGroup, SealedProducer } from '../src/sealed/producer.js';
 import { SealedRecordError } from '../src/sealed/record.js';
+import { RecordView } from '../src/crypto/envelope.js';
+import { BatchBuilder } from '../src/protocol/record.js';
 import { memoryBroker } from './helpers/fake-broker.mjs';
 
 const enc = new TextEncoder();
@@ -85,19 +87,33 @@ test('records for others are NotForMe and do not hold commits; a failed open hol
   assert.equal(/** @type {OpenedRecord} */ (await again.next()).text(), 'later');
 });
 
-test('a replayed record is an Open error (Replayed) that holds the commit', async (t) => {
-  const { client, broker, alice, bob, sp } = await setup(t);
-  await (await sp.send('r', null, enc.encode('once'), [bob.publicKey])).delivered;
-  // The broker (or anyone who can write the topic) appends the same record again.
+test('a second copy of a delivered record: identical bytes are dropped quietly (a retry), another record with the same sender and seq is refused as Replayed and holds the commit', async (t) => {
+  const { client, broker, alice, bob, carol, sp } = await setup(t);
+  await (await sp.send('r', null, enc.encode('once'), [bob.publicKey, carol.publicKey])).delivered;
+  // The same batch again, byte for byte: what a producer's retry (or a broker serving it again) stores.
   const copy = /** @type {Array<{ batches: Uint8Array[] }>} */ (broker.topics.get('r'))[0].batches[0].slice();
   copy.fill(0, 1, 9); // base offset back to 0, as a producer sends it
   await client.produce('r', 0, 0, copy);
+  // The same record with Carol's wrapped key changed: it still opens for Bob (his entry and the payload
+  // are intact) under the same sender and seq, but it is not the record Bob was given.
+  const [original] = (await client.fetch('r', 0, 0)).records();
+  const altered = original.value.slice();
+  const view = RecordView.parse(altered);
+  const carolEntry = /** @type {import('../src/crypto/envelope.js').MultiBody} */ (view.body).entries.find((e) => e.kidBytes.every((x, i) => x === carol.kid().asBytes()[i]));
+  /** @type {NonNullable<typeof carolEntry>} */ (carolEntry).wrapped[0] ^= 1;
+  const b = new BatchBuilder();
+  b.push(altered);
+  await client.produce('r', 0, 0, b.finish());
   const c = await SealedConsumer.create(client, bob, [alice.publicKey], 'r', { group: 'bob.r', autoCommitMs: null });
   assert.equal(/** @type {OpenedRecord} */ (await c.next()).text(), 'once');
-  const dup = /** @type {any} */ (await c.next());
-  assert.ok(!dup.ok && dup.openError.kind === 'Replayed' && dup.offset === 1);
+  const replayed = /** @type {any} */ (await c.next());
+  assert.ok(!replayed.ok && replayed.openError.kind === 'Replayed' && replayed.offset === 2, String(replayed));
+  assert.equal(c.duplicatesDropped, 1, 'the identical copy at offset 1 was skipped');
   await c.commit();
-  assert.deepEqual(c.committed(), [[0, 1]]);
+  assert.deepEqual(c.committed(), [[0, 2]], 'the Replayed record holds the commit; the duplicate does not');
+  assert.ok(c.ack(0, 2));
+  await c.commit();
+  assert.deepEqual(c.committed(), [[0, 3]]);
 });
 
 test('group records go to every member but the sender, keys blinded with the group secret', async (t) => {

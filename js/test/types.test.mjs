@@ -22,6 +22,7 @@ import * as clientStateAnchorsFile from '../src/client/state-anchors-file.js';
 import * as clientStateDirectory from '../src/client/state-directory.js';
 import * as clientConsumer from '../src/client/consumer.js';
 import * as clientOutcome from '../src/client/outcome.js';
+import * as clientReconnect from '../src/client/reconnect.js';
 import * as clientPartitioner from '../src/client/partitioner.js';
 import * as clientProducer from '../src/client/producer.js';
 import * as clientRecords from '../src/client/records.js';
@@ -122,6 +123,8 @@ const implemented = {
   Client: clientConnection.Client,
   SUBPROTOCOL: clientConnection.SUBPROTOCOL,
   connect: clientConnection.connect,
+  // client/reconnect.js
+  ConnectionState: clientReconnect.ConnectionState,
   // client/authenticate.js
   dialledEndpoint: clientAuthenticate.dialledEndpoint,
   // client/known-brokers.js

@@ -11,6 +11,14 @@
 //   message in their inboxes whose text starts with INVITE_PREFIX).
 //
 // Message text is always rendered with textContent, never as HTML.
+//
+// The connection is the SDK's reconnecting client: when the broker restarts
+// or the network drops, the status badge follows the client's states
+// (connecting, connected, disconnected with the reason and the next try,
+// gave up), messages typed meanwhile are shown as pending and go out once it
+// is back (the producer resends what was not acknowledged, byte for byte;
+// the readers drop the second copy of a resent record), and reading goes on
+// where it stopped.
 
 import {
   BrokerIdChanged,
@@ -104,11 +112,67 @@ function showError(context, err, message) {
   return li;
 }
 
-/** @param {'idle'|'connecting'|'connected'|'closed'} s @param {string} text */
-function setStatus(s, text) {
+/**
+ * @param {'idle'|import('../../src/index.js').ConnectionStateName} s
+ * @param {string} text
+ * @param {string} [detail] shown on hover (the reason of a drop)
+ */
+function setStatus(s, text, detail = '') {
   const el = $('status');
   el.dataset.state = s;
   el.textContent = text;
+  el.title = detail;
+}
+
+/**
+ * The badge follows the connection; messages typed while it is down are
+ * pending, and sending again once it is up.
+ * @param {import('../../src/index.js').ConnectionStateChange} c
+ * @param {boolean} connectedOnce whether `connect` returned (else a failure is its, and it says so)
+ */
+function onConnectionState(c, connectedOnce) {
+  switch (c.state) {
+    case 'connecting':
+      setStatus('connecting', c.attempt > 1 ? `reconnecting to ${WS_URL} (attempt ${c.attempt})…` : `connecting to ${WS_URL}…`);
+      break;
+    case 'connected':
+      setStatus('connected', `connected · ${WS_URL}`);
+      markOutgoing('pending', 'sending');
+      break;
+    case 'disconnected':
+      setStatus('disconnected', `disconnected · retrying in ${(c.retryInMs / 1000).toFixed(1)} s`, c.reason.message);
+      markOutgoing('sending', 'pending');
+      break;
+    case 'gave-up':
+      setStatus('gave-up', `not connected · ${WS_URL}`, c.reason.message);
+      if (!connectedOnce) break;
+      if (c.reason instanceof BrokerIdChanged) brokerChanged(c.reason);
+      else showError('The connection to the broker is lost', c.reason, `${c.reason.message}; reload the page to connect again`);
+      break;
+    case 'closed':
+      setStatus('closed', 'closed');
+      break;
+  }
+}
+
+/**
+ * Outgoing messages not acknowledged yet, from one state to the other.
+ * @param {'pending'|'sending'} from
+ * @param {'pending'|'sending'} to
+ */
+function markOutgoing(from, to) {
+  for (const li of document.querySelectorAll(`#messages li.message[data-dir="out"][data-state="${from}"]`)) setMessageState(/** @type {HTMLElement} */ (li), to);
+}
+
+/**
+ * An outgoing message's state, on the element and in words.
+ * @param {HTMLElement} li
+ * @param {string} s
+ */
+function setMessageState(li, s) {
+  li.dataset.state = s;
+  const label = li.querySelector('.state');
+  if (label) label.textContent = { pending: 'pending: sent when the connection is back', sending: 'sending…', failed: 'not sent' }[s] ?? '';
 }
 
 /**
@@ -242,23 +306,28 @@ async function start(identity, name, file) {
  */
 async function goOnline() {
   const identity = /** @type {Identity} */ (state.identity);
-  setStatus('connecting', `connecting to ${WS_URL}…`);
   let client;
+  let connectedOnce = false;
   try {
-    client = await connect(WS_URL, { identity, knownBrokers: store.knownBrokers });
+    // Reconnects with backoff and full jitter, up to 10 s apart, for as long
+    // as the page is open; every reconnect checks the pinned broker id and
+    // authenticates again.
+    client = await connect(WS_URL, {
+      identity,
+      knownBrokers: store.knownBrokers,
+      reconnect: { initialDelayMs: 250, maxDelayMs: 10_000 },
+      onStateChange: (c) => onConnectionState(c, connectedOnce),
+    });
   } catch (e) {
-    setStatus('closed', `not connected · ${WS_URL}`);
+    // The first connection is not retried: the page stays offline.
     if (e instanceof BrokerIdChanged) brokerChanged(e);
     else showError(`Cannot connect to ${WS_URL}`, e);
     return;
   }
+  connectedOnce = true;
   state.client = client;
-  setStatus('connected', `connected · ${WS_URL}`);
-  client.closed.then(({ code, reason }) => {
-    setStatus('closed', `disconnected (${code})`);
-    showError('The connection to the broker closed', new Error(`close code ${code}${reason ? `: ${reason}` : ''}; reload the page to reconnect`));
-  });
-  const producer = new Producer(client, { lingerMs: 2 });
+  // A message waits for the broker as long as the page is open (shown pending).
+  const producer = new Producer(client, { lingerMs: 2, deliveryTimeoutMs: Infinity });
   state.sealed = await SealedProducer.create(producer, identity, { stateAnchors: store.stateAnchors });
   for (const [topic, last] of Object.entries(state.seqs)) state.sealed.resumeTopic(topic, BigInt(last));
 
@@ -560,7 +629,9 @@ async function sendText(convId, text) {
     topic = g.topic;
     recipients = g.members.filter((m) => m.fp !== state.fp).map((m) => m.key);
   }
-  const m = { id: `out:${crypto.randomUUID()}`, conv: convId, dir: 'out', from: state.fp, fromName: state.name, text, ts: Date.now(), state: 'sending' };
+  // Typed while the connection is down: shown pending, sent once it is back.
+  const pending = state.client?.state !== 'connected';
+  const m = { id: `out:${crypto.randomUUID()}`, conv: convId, dir: 'out', from: state.fp, fromName: state.name, text, ts: Date.now(), state: pending ? 'pending' : 'sending' };
   const el = renderMessage(m);
   try {
     const d = await sealed.send(topic, null, utf8(text), recipients);
@@ -568,11 +639,11 @@ async function sendText(convId, text) {
     await rememberSeq(topic, d.seq);
     m.state = 'sent';
     m.id = `${topic}/${at.partition}/${at.offset}`;
-    el.dataset.state = 'sent';
+    setMessageState(el, 'sent');
     el.dataset.id = m.id;
     await store.putMessage(m);
   } catch (e) {
-    el.dataset.state = 'failed';
+    setMessageState(el, 'failed');
     showError(`Your message to ${state.conversations.get(convId)?.title ?? convId} was not sent`, e);
   }
 }
@@ -730,6 +801,12 @@ function renderMessage(m) {
     const when = document.createElement('time');
     when.textContent = new Date(m.ts).toLocaleTimeString();
     meta.append(who, fp, when);
+    if (m.dir === 'out') {
+      const label = document.createElement('span');
+      label.className = 'state';
+      label.dataset.testid = 'message-state';
+      meta.append(label);
+    }
     li.append(meta);
   }
   const text = document.createElement('div');
@@ -737,6 +814,7 @@ function renderMessage(m) {
   text.dataset.testid = 'message-text';
   text.textContent = m.text;
   li.append(text);
+  if (m.dir === 'out') setMessageState(li, m.state);
   li.hidden = m.conv !== state.selected;
   $('messages').append(li);
   if (m.conv === state.selected) scrollDown();

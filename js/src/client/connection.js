@@ -1,14 +1,25 @@
 /**
- * `connect(url, opts)` → {@link Client}: one WebSocket to a HermitMQ broker
- * (subprotocol `hermitmq.v3`, one frame per binary message), the version-3
- * hello, the check of the broker id against `knownBrokers`' pin,
- * `Authenticate` when an identity is given (client/authenticate.js), then
- * pipelined requests matched by correlation id.
+ * `connect(url, opts)` → {@link Client}: requests to a HermitMQ broker over
+ * WebSocket, pipelined and matched by correlation id, on a connection that
+ * is reopened when it dies.
  *
- * Differences from the Rust `Client` (client/src/client.rs): one connection,
- * not reopened when it dies — every request then fails with `ConnectionLost`
- * and later ones with `Closed`; connect again for a new one. (A browser tab
- * usually wants to decide itself when to reconnect.)
+ * The parts: client/link.js opens one WebSocket and runs its handshake (the
+ * version-3 hello, the broker id checked, `Authenticate`);
+ * client/reconnect.js decides when to open the next link after one died
+ * (backoff with full jitter, `gave-up`) and tells state listeners; this
+ * module sends requests on the link in use and decides what becomes of
+ * those in flight when it dies: reads and commits are sent again, unchanged,
+ * on the next link ({@link resendable}); anything else (a produce) fails
+ * with a retriable `ConnectionLost`, and the caller decides — the
+ * {@link Producer} resends the batch's identical bytes. Requests made while
+ * there is no link wait for the next one (no timer runs until a request is
+ * sent).
+ *
+ * Differences from the Rust `Client` (client/src/client.rs): the next
+ * connection is opened at once, in the background, and requests wait for
+ * it; reads and commits in flight are resent (Rust fails every request in
+ * flight); every reconnect must find the first connection's broker id.
+ * `reconnect: false` gives one connection, never reopened.
  *
  * @module client/connection
  */
@@ -26,19 +37,12 @@ import {
   encodeRequest,
   opName,
 } from '../protocol/frame.js';
-import { BrokerFlags, decodeBrokerHello, encodeClientHello } from '../protocol/hello.js';
-import { authenticate, dialledEndpoint } from './authenticate.js';
-import { checkPin, pin } from './known-brokers.js';
+import { CLOSE_PROTOCOL_ERROR, CLOSE_TIMEOUT, openLink } from './link.js';
 import { ClaimId, claimed, conditional } from './outcome.js';
+import { Reconnector, endsReconnecting, reconnectPolicy, resendable } from './reconnect.js';
 import { FetchResponse } from './records.js';
 
-/** The WebSocket subprotocol of protocol version 3. */
-export const SUBPROTOCOL = 'hermitmq.v3';
-
-/** Close code this client uses for a broker that broke the protocol (4000–4999: application codes). */
-export const CLOSE_PROTOCOL_ERROR = 4002;
-/** Close code this client uses after a request timed out (the connection's state is unknown). */
-export const CLOSE_TIMEOUT = 4008;
+export { CLOSE_PROTOCOL_ERROR, CLOSE_TIMEOUT, SUBPROTOCOL } from './link.js';
 
 /**
  * What `connect` needs of an identity (an `Identity` has both).
@@ -52,21 +56,31 @@ export const CLOSE_TIMEOUT = 4008;
  *   The key this client authenticates with (an `Identity`): when the broker
  *   offers or requires authentication, the connection signs its hello's
  *   nonce, the broker id, the dialled name and (Node, `wss:`) the TLS
- *   exporter value (mechanism 2) before any request is sent. Default none
- *   (anonymous).
+ *   exporter value (mechanism 2) before any request is sent — again on
+ *   every reconnect. Default none (anonymous).
  * @property {import('./known-brokers.js').KnownBrokers} [knownBrokers]
  *   Where the broker ids of known brokers are pinned, by dialled name and
  *   port: a broker presenting another id than the pinned one is refused
  *   with `BrokerIdChanged` before anything is signed; one without a pin is
- *   pinned once the handshake completes (trust on first use). Default none
- *   (nothing pinned: any broker id is taken).
- * @property {number} [timeoutMs] Limit on waiting for any answer (a fetch
- *   gets its `maxWaitMs` on top). When it passes the request fails with
- *   `Timeout` and the connection is closed. Default 30 000.
- * @property {number} [connectTimeoutMs] Limit on opening the connection
+ *   pinned once the handshake completes (trust on first use). Checked at
+ *   every reconnect too. Default none (nothing pinned: any broker id is
+ *   taken at the first connect; a reconnect must still find that one).
+ * @property {boolean|import('./reconnect.js').ReconnectOptions} [reconnect]
+ *   Reopen the connection when it dies (backoff, attempts:
+ *   {@link import('./reconnect.js').ReconnectOptions}); `false`: one
+ *   connection, never reopened — every request then fails with
+ *   `ConnectionLost` and later ones too. Default `true` (never gives up).
+ * @property {(change: import('./reconnect.js').ConnectionStateChange) => void} [onStateChange]
+ *   Told every state change from the first `connecting` on (the same as
+ *   {@link Client#onStateChange}, which only sees what follows `connect`).
+ * @property {number} [timeoutMs] Limit on waiting for any answer once the
+ *   request is sent (a fetch gets its `maxWaitMs` on top). When it passes
+ *   the request fails with `Timeout` and the connection is closed (and
+ *   reopened). Default 30 000.
+ * @property {number} [connectTimeoutMs] Limit on opening a connection
  *   (WebSocket upgrade, hello, Authenticate). Default 5 000.
- * @property {number} [maxInFlight] Most requests in flight; further ones
- *   wait until an answer comes. Default 512.
+ * @property {number} [maxInFlight] Most requests in flight (or waiting for
+ *   a connection); further ones wait until an answer comes. Default 512.
  * @property {number} [maxResponseBytes] Largest response frame accepted
  *   (Node's `ws` refuses larger messages before buffering them; a browser
  *   has no such knob, the frame is then refused after it arrived).
@@ -83,151 +97,87 @@ export const CLOSE_TIMEOUT = 4008;
  */
 
 /**
- * @param {ConnectOptions} opts
+ * A request not answered yet: sent on `link`, or waiting for one (`null`).
+ * `frame` is kept to send again, byte for byte, on the next link.
+ * @typedef {{ req: import('../protocol/frame.js').Request, frame: Uint8Array, op: number, extraMs: number,
+ *   resolve: (v: any) => void, reject: (e: any) => void, timer: any, link: import('./link.js').Link|null }} Pending
  */
-async function webSocketClass(opts) {
-  if (opts.WebSocket) return { WS: opts.WebSocket, isNodeWs: false };
-  // Node (even with a global WebSocket, Node 22+): the `ws` package, loaded
-  // only here, whose TLS socket gives the channel binding.
-  if (typeof globalThis.process?.versions?.node === 'string' || typeof globalThis.WebSocket !== 'function') {
-    const mod = await import('ws');
-    return { WS: mod.default ?? mod.WebSocket, isNodeWs: true };
-  }
-  return { WS: globalThis.WebSocket, isNodeWs: false };
-}
 
 /**
- * @param {unknown} data
- * @returns {Uint8Array|null}
- */
-function messageBytes(data) {
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return null; // text (or a Blob, which binaryType 'arraybuffer' rules out)
-}
-
-/**
- * Internal: `connect` runs a new client's handshake and, if it fails, ends the
- * client through these two; set by Client's static block (both are private).
+ * Internal: `connect` opens a new client's first connection through this;
+ * set by Client's static block (it is private).
  * @type {(client: Client) => Promise<void>}
  */
-let handshake;
-/** @type {(client: Client, err: ClientError, code: number, reason: string) => void} */
-let fail;
-/** Tells a new client the socket under its WebSocket (Node's `ws` only). @type {(client: Client, socket: any) => void} */
-let underlying;
+let start;
 
 /**
  * Open a connection to `url` (`ws://host:port/` or `wss://…`) and return once
- * it is ready: hello exchanged and, with an identity, authenticated.
+ * it is ready: hello exchanged and, with an identity, authenticated. The
+ * first connection is not retried: a client that never connected is not
+ * made. Later ones are (`reconnect`).
  *
  * Fails with `Connect` (no connection, no hello in time), `UnsupportedVersion`,
  * `BrokerIdChanged` (another broker id than the one pinned in
  * `knownBrokers`: nothing is signed or sent after the hello),
  * `KnownBrokers` (the store failed), `AuthRequired` (the broker requires
  * authentication and no identity was given: nothing is sent after the
- * hello) or `AuthFailed` (the broker refused the proof — a name it does not
+ * hello), `AuthFailed` (the broker refused the proof — a name it does not
  * serve, another TLS connection's binding, a bad signature — or named
- * another principal; or, over `wss:`, the connection is not TLS 1.3).
+ * another principal; or, over `wss:`, the connection is not TLS 1.3) or
+ * `InvalidArgument` (bad `reconnect` options).
  *
  * @param {string} url
  * @param {ConnectOptions} [opts]
  * @returns {Promise<Client>}
  */
 export async function connect(url, opts = {}) {
-  const { WS, isNodeWs } = await webSocketClass(opts);
-  const connectTimeoutMs = opts.connectTimeoutMs ?? 5000;
-  const maxResponseBytes = opts.maxResponseBytes ?? 128 << 20;
-  /** @type {any} */
-  let ws;
-  try {
-    ws = isNodeWs
-      ? new WS(url, SUBPROTOCOL, { maxPayload: maxResponseBytes + 4, ...opts.wsOptions, minVersion: 'TLSv1.3', followRedirects: false })
-      : new WS(url, SUBPROTOCOL);
-  } catch (e) {
-    throw new ClientError('Connect', `cannot connect to ${url}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-  }
-  ws.binaryType = 'arraybuffer';
-  const client = new Client(url, ws, opts);
-  if (isNodeWs) ws.once('upgrade', (/** @type {any} */ res) => underlying(client, res.socket));
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new ClientError('Connect', `cannot connect to ${url}: no hello within ${connectTimeoutMs} ms`));
-    }, connectTimeoutMs);
-  });
-  try {
-    await Promise.race([handshake(client), timeout]);
-  } catch (e) {
-    // A connection that ended during the handshake never connected; typed
-    // refusals (AuthRequired, AuthFailed, UnsupportedVersion, Protocol) stay what they are.
-    const err =
-      e instanceof ClientError && e.code !== 'ConnectionLost'
-        ? e
-        : new ClientError('Connect', `cannot connect to ${url}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-    fail(client, err, err.code === 'Protocol' ? CLOSE_PROTOCOL_ERROR : 1000, 'handshake failed');
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
+  const client = new Client(url, opts);
+  await start(client);
   return client;
 }
 
 /**
- * One connection to a broker: many requests in flight at once, answers
- * matched by correlation id (they may come back in any order). Create it
- * with {@link connect}.
+ * A connection to a broker, reopened when it dies: many requests in flight
+ * at once, answers matched by correlation id (they may come back in any
+ * order). Create it with {@link connect}.
  */
 export class Client {
-  /** The WebSocket: the browser's, the `ws` package's, or a look-alike. @type {any} */
-  #ws;
-  /** @type {ConnectOptions} */
-  #opts;
   /** @type {number} */
   #timeoutMs;
   /** @type {number} */
   #maxInFlight;
   /** @type {number} */
   #maxResponseBytes;
-  /** @type {Map<number, { resolve: (v: any) => void, reject: (e: any) => void, timer: any, op: number }>} */
+  /** Insertion order is request order: waiting requests go out in it. @type {Map<number, Pending>} */
   #pending;
   /** Requests waiting until fewer than maxInFlight are in flight. @type {Array<() => void>} */
   #inFlightWaiters;
   /** @type {number} */
   #nextCorr;
-  /** Why the connection is over. @type {ClientError|null} */
+  /** Why the client is over (closed, gave up). @type {ClientError|null} */
   #dead;
-  /** Who takes the next message during the handshake. @type {((bytes: Uint8Array) => void) | null} */
-  #handshakeTake;
-  /** Fails the handshake while it waits for the socket or a message. @type {((e: unknown) => void) | null | undefined} */
-  #handshakeReject;
+  /** @type {Reconnector} */
+  #reconnector;
+  /** The link requests go out on, `null` between two. @type {import('./link.js').Link|null} */
+  #link = null;
+  /** The last link, whose close `closed` reports. @type {import('./link.js').Link|null} */
+  #lastLink = null;
   /** @type {Promise<{code: number, reason: string}>} */
   #closed;
   /** @type {((closed: {code: number, reason: string}) => void) | undefined} */
   #resolveClosed;
-  /** The last WebSocket error's message, named when the close follows. @type {string|undefined} */
-  #lastError;
-  /** The TCP or TLS socket under the WebSocket, where it can be seen (Node's `ws`). @type {any} */
-  #socket = null;
 
   static {
-    handshake = (client) => client.#handshake();
-    fail = (client, err, code, reason) => client.#fail(err, code, reason);
-    underlying = (client, socket) => {
-      client.#socket = socket;
-    };
+    start = (client) => client.#reconnector.start();
   }
 
   /**
    * @param {string} url
-   * @param {any} ws
    * @param {ConnectOptions} opts
    */
-  constructor(url, ws, opts) {
+  constructor(url, opts) {
     /** The URL given to {@link connect}. @type {string} */
     this.url = url;
-    this.#ws = ws;
-    this.#opts = opts;
     this.#timeoutMs = opts.timeoutMs ?? 30_000;
     this.#maxInFlight = Math.max(1, opts.maxInFlight ?? 512);
     this.#maxResponseBytes = opts.maxResponseBytes ?? 128 << 20;
@@ -235,7 +185,6 @@ export class Client {
     this.#inFlightWaiters = [];
     this.#nextCorr = 1;
     this.#dead = null;
-    this.#handshakeTake = null;
     /** Largest frame the broker accepts (after the length prefix), from its hello. @type {number} */
     this.maxFrame = 0;
     /** The broker hello's flags ({@link BrokerFlags}). @type {number} */
@@ -247,12 +196,16 @@ export class Client {
     this.#closed = new Promise((resolve) => {
       this.#resolveClosed = resolve;
     });
-    ws.addEventListener('message', (/** @type {any} */ ev) => this.#onMessage(ev.data));
-    ws.addEventListener('close', (/** @type {any} */ ev) => this.#onClose(ev.code, ev.reason ?? ''));
-    ws.addEventListener('error', (/** @type {any} */ ev) => {
-      // The close event follows with the code; keep the message for it.
-      this.#lastError = ev?.message ?? ev?.error?.message ?? 'WebSocket error';
-    });
+    this.#reconnector = new Reconnector(
+      reconnectPolicy(opts.reconnect),
+      (expected, onCreate) => openLink(url, opts, expected, onCreate),
+      {
+        attach: (link) => this.#attach(link),
+        detach: (link, err, final) => this.#detach(link, err, final),
+        over: (err) => this.#end(err),
+      },
+    );
+    if (opts.onStateChange) this.#reconnector.onStateChange(opts.onStateChange);
   }
 
   /** The principal as lowercase hex (as ACLs and inbox names show it), or `null`. */
@@ -260,102 +213,140 @@ export class Client {
     return this.principal ? toHex(this.principal) : null;
   }
 
-  /** Requests in flight. */
+  /** Requests in flight (sent and not answered, or waiting for a connection). */
   get inFlight() {
     return this.#pending.size;
   }
 
-  /** Whether the connection is over (closed by either side). */
+  /** Whether the client is over: closed, or it gave up reconnecting (with `reconnect: false`: the connection died). */
   get isClosed() {
     return this.#dead !== null;
   }
 
-  /** Resolves with the close code and reason once the WebSocket has closed. */
+  /**
+   * Resolves with the close code and reason of the last WebSocket once the
+   * client is over (closed, or gave up) and that WebSocket has closed.
+   */
   get closed() {
     return this.#closed;
   }
 
-  async #handshake() {
-    const ws = this.#ws;
-    const next = () =>
-      new Promise((resolve, reject) => {
-        if (this.#dead) return reject(this.#dead);
-        this.#handshakeTake = resolve;
-        this.#handshakeReject = reject;
-      });
-    await new Promise((resolve, reject) => {
-      if (ws.readyState === 1) return resolve(undefined);
-      ws.addEventListener('open', () => resolve(undefined), { once: true });
-      this.#handshakeReject = reject;
-    });
-    if (ws.protocol !== SUBPROTOCOL) {
-      throw new ClientError('Connect', `cannot connect to ${this.url}: the server chose subprotocol ${JSON.stringify(ws.protocol)}, not ${SUBPROTOCOL}`);
-    }
-    const helloMsg = next();
-    ws.send(encodeClientHello());
-    const hello = decodeBrokerHello(/** @type {Uint8Array} */ (await helloMsg));
-    this.maxFrame = hello.maxFrame;
-    this.brokerFlags = hello.flags;
-    this.brokerId = hello.brokerId;
-    const has = (/** @type {number} */ f) => (hello.flags & f) === f;
-    const { identity, knownBrokers } = this.#opts;
-    const signs = identity && !has(BrokerFlags.AUTHENTICATED) && (has(BrokerFlags.AUTH_AVAILABLE) || has(BrokerFlags.AUTH_REQUIRED));
-    const endpoint = knownBrokers || signs ? dialledEndpoint(this.url) : null;
-    // Before anything is signed: is this the broker pinned for the name?
-    const pinned = knownBrokers && endpoint ? await checkPin(knownBrokers, endpoint, hello.brokerId) : true;
-    if (has(BrokerFlags.AUTHENTICATED)) {
-      // A client certificate named the principal (wss with mutual TLS).
-    } else if (identity && endpoint && signs) {
-      const exchange = (/** @type {Uint8Array} */ frame) => {
-        const answer = next();
-        ws.send(frame);
-        return /** @type {Promise<Uint8Array>} */ (answer);
-      };
-      const step = { url: this.url, identity, hello, name: endpoint.name, socket: this.#socket, maxResponseBytes: this.#maxResponseBytes, exchange };
-      this.principal = await authenticate({ ...step, correlationId: this.#nextCorr++ });
-    } else if (has(BrokerFlags.AUTH_REQUIRED)) {
-      throw new ClientError('AuthRequired', `the broker at ${this.url} requires authentication: give an identity`);
-    }
-    // Trust on first use: the first broker that completes a handshake under
-    // this name and port is the one expected from then on.
-    if (knownBrokers && endpoint && !pinned) await pin(knownBrokers, endpoint, hello.brokerId);
-    this.#handshakeTake = null;
-    this.#handshakeReject = null;
+  /**
+   * The connection's state: `connecting`, `connected`, `disconnected`,
+   * `gave-up` or `closed` ({@link ConnectionState}).
+   * @returns {import('./reconnect.js').ConnectionStateName}
+   */
+  get state() {
+    return this.#reconnector.state;
+  }
+
+  /** How many connections this client has opened (1 until the first reconnect). */
+  get connectionsOpened() {
+    return this.#reconnector.connections;
   }
 
   /**
-   * @param {unknown} data
+   * Call `listener` on every state change from now on (`connecting`,
+   * `connected`, `disconnected` with its `reason` and `retryInMs`,
+   * `gave-up` with its `reason`, `closed`); returns a function that stops it.
+   * @param {(change: import('./reconnect.js').ConnectionStateChange) => void} listener
+   * @returns {() => void}
    */
-  #onMessage(data) {
+  onStateChange(listener) {
+    return this.#reconnector.onStateChange(listener);
+  }
+
+  /**
+   * A link is up: take its hello's values and send what waits, in request
+   * order (requests resent from a dead link keep their place).
+   * @param {import('./link.js').Link} link
+   */
+  #attach(link) {
+    this.#link = link;
+    this.#lastLink = link;
+    this.maxFrame = link.maxFrame;
+    this.brokerFlags = link.brokerFlags;
+    this.brokerId = link.brokerId;
+    this.principal = link.principal;
+    link.onFrame = (bytes) => this.#onFrame(link, bytes);
+    for (const [corr, p] of [...this.#pending]) {
+      if (p.link !== null || this.#link !== link) continue;
+      // A broker restarted with a smaller frame limit: refuse here rather
+      // than have it close the connection.
+      const len = p.frame.length - 4;
+      const max = carriesBatch(p.req.op) ? link.maxFrame : Math.min(MAX_CONTROL_FRAME, link.maxFrame);
+      if (len > max) {
+        this.#settle(corr);
+        p.reject(new ClientError('RequestTooLarge', `request of ${len} bytes exceeds the broker's frame limit of ${max} bytes`));
+        continue;
+      }
+      this.#send(corr, p, link);
+    }
+  }
+
+  /**
+   * A link died: what was sent on it and may be sent again waits for the
+   * next link (unless `final`); the rest fails with a retriable
+   * `ConnectionLost` naming why.
+   * @param {import('./link.js').Link} link
+   * @param {ClientError} err
+   * @param {boolean} final
+   */
+  #detach(link, err, final) {
+    if (this.#link === link) this.#link = null;
+    for (const [corr, p] of [...this.#pending]) {
+      if (p.link !== link) continue;
+      clearTimeout(p.timer);
+      p.timer = null;
+      p.link = null;
+      if (!final && resendable(p.req)) continue;
+      this.#settle(corr);
+      p.reject(lostError(this.url, err));
+    }
+  }
+
+  /**
+   * The client is over with `err`: every request, sent or waiting, and
+   * every waiter is rejected; later requests fail too.
+   * @param {ClientError} err
+   */
+  #end(err) {
     if (this.#dead) return;
-    const bytes = messageBytes(data);
-    if (bytes === null) {
-      this.#fail(new WireError('InvalidField', 'the broker sent a text message'), CLOSE_PROTOCOL_ERROR, 'text message');
-      return;
+    this.#dead = err;
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const p of pending) {
+      clearTimeout(p.timer);
+      p.reject(this.#deadError());
     }
-    if (this.#handshakeTake) {
-      const take = this.#handshakeTake;
-      this.#handshakeTake = null;
-      take(bytes);
-      return;
-    }
+    for (const w of this.#inFlightWaiters.splice(0)) w();
+    const last = this.#lastLink;
+    (last ? last.closed : Promise.resolve({ code: 1006, reason: '' })).then((c) => this.#resolveClosed?.(c));
+  }
+
+  /**
+   * @param {import('./link.js').Link} link
+   * @param {Uint8Array} bytes
+   */
+  #onFrame(link, bytes) {
+    if (link !== this.#link) return;
     let resp;
     try {
       resp = decodeResponse(bytes, this.#maxResponseBytes);
     } catch (e) {
-      this.#fail(/** @type {ClientError} */ (e), CLOSE_PROTOCOL_ERROR, 'malformed response');
+      link.fail(/** @type {ClientError} */ (e), CLOSE_PROTOCOL_ERROR, 'malformed response');
       return;
     }
     if (resp.correlationId === 0) {
       // A connection-level notice (ShuttingDown, Timeout, TooManyConnections): the broker closes next.
       const why = resp.ok ? 'notice' : `${resp.error?.status}: ${resp.error?.message}`;
-      this.#fail(new ClientError('ConnectionLost', `connection to ${this.url} lost: ${why}`, { status: resp.error?.status, statusCode: resp.error?.statusCode }), 1000, 'notice received');
+      link.fail(new ClientError('ConnectionLost', `connection to ${this.url} lost: ${why}`, { status: resp.error?.status, statusCode: resp.error?.statusCode }), 1000, 'notice received');
       return;
     }
     const p = this.#pending.get(resp.correlationId);
-    if (!p || p.op !== resp.op) {
-      const what = p ? `op ${opName(resp.op)} for a ${opName(p.op)} request` : `unknown correlation id ${resp.correlationId}`;
-      this.#fail(new WireError('InvalidField', `the broker answered with ${what}`), CLOSE_PROTOCOL_ERROR, 'unexpected response');
+    if (!p || p.link !== link || p.op !== resp.op) {
+      const what = p?.link === link ? `op ${opName(resp.op)} for a ${opName(p.op)} request` : `unknown correlation id ${resp.correlationId}`;
+      link.fail(new WireError('InvalidField', `the broker answered with ${what}`), CLOSE_PROTOCOL_ERROR, 'unexpected response');
       return;
     }
     this.#settle(resp.correlationId);
@@ -376,56 +367,36 @@ export class Client {
   }
 
   /**
-   * @param {number} code
-   * @param {string} reason
-   */
-  #onClose(code, reason) {
-    const detail = `closed with code ${code}${reason ? ` (${reason})` : ''}${this.#lastError && code !== 1000 ? `: ${this.#lastError}` : ''}`;
-    this.#fail(new ClientError('ConnectionLost', `connection to ${this.url} lost: ${detail}`), code, reason);
-    this.#resolveClosed?.({ code, reason });
-  }
-
-  /**
-   * End the connection with `err`: every pending request and waiter is
-   * rejected with it, later requests fail with it too.
-   * @param {ClientError} err
-   * @param {number} code
-   * @param {string} reason
-   */
-  #fail(err, code, reason) {
-    if (this.#dead) return;
-    this.#dead = err;
-    const pending = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const p of pending) {
-      clearTimeout(p.timer);
-      p.reject(this.#deadError());
-    }
-    for (const w of this.#inFlightWaiters.splice(0)) w();
-    this.#handshakeReject?.(err);
-    this.#handshakeTake = null;
-    const ws = this.#ws;
-    if (ws.readyState === 0 || ws.readyState === 1) {
-      try {
-        ws.close(code >= 3000 && code <= 4999 ? code : 1000, reason.slice(0, 120));
-      } catch {
-        // Already closing.
-      }
-    }
-  }
-
-  /**
-   * The error a request gets on a connection that is over: `Closed` after
-   * {@link Client.close}, else `ConnectionLost` naming why (the close code and
-   * reason, the broker's notice, or the protocol error), with it as `cause`.
+   * The error a request gets on a client that is over: `Closed` after
+   * {@link Client.close}; the refusal itself when a reconnect was refused
+   * (`BrokerIdChanged`, `AuthFailed`…); else `ConnectionLost` naming why
+   * (the close code and reason, the broker's notice, the protocol error, the
+   * attempts given up on), with it as `cause`.
    * @returns {ClientError}
    */
   #deadError() {
     const dead = /** @type {ClientError} */ (this.#dead);
-    if (dead.code === 'Closed' || dead.code === 'ConnectionLost') {
-      return new ClientError(dead.code, dead.message, { cause: dead, status: dead.status, statusCode: dead.statusCode });
-    }
-    return new ClientError('ConnectionLost', `connection to ${this.url} lost: ${dead.message}`, { cause: dead });
+    if (dead.code !== 'ConnectionLost' && dead.code !== 'Closed' && endsReconnecting(dead)) return dead;
+    return lostError(this.url, dead);
+  }
+
+  /**
+   * Send a request on `link` and start its timer.
+   * @param {number} corr
+   * @param {Pending} p
+   * @param {import('./link.js').Link} link
+   */
+  #send(corr, p, link) {
+    p.link = link;
+    const after = this.#timeoutMs + p.extraMs;
+    p.timer = setTimeout(() => {
+      if (this.#pending.get(corr) !== p) return;
+      this.#settle(corr);
+      p.reject(new ClientError('Timeout', `${opName(p.op)} timed out after ${after} ms`));
+      // The connection's state is unknown: end it, as the Rust client does.
+      link.fail(new ClientError('ConnectionLost', `connection to ${this.url} lost: a request timed out`), CLOSE_TIMEOUT, 'request timed out');
+    }, after);
+    link.send(p.frame);
   }
 
   /**
@@ -449,19 +420,15 @@ export class Client {
       throw new ClientError('RequestTooLarge', `request of ${len} bytes exceeds the broker's frame limit of ${max} bytes`);
     }
     const opCode = frame[4];
-    const after = this.#timeoutMs + extraMs;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (!this.#pending.has(corr)) return;
-        this.#settle(corr);
-        reject(new ClientError('Timeout', `${opName(opCode)} timed out after ${after} ms`));
-        // The connection's state is unknown: end it, as the Rust client does.
-        this.#fail(new ClientError('ConnectionLost', `connection to ${this.url} lost: a request timed out`), CLOSE_TIMEOUT, 'request timed out');
-      }, after);
-      this.#pending.set(corr, { resolve, reject, timer, op: opCode });
-      this.#ws.send(frame);
+      /** @type {Pending} */
+      const p = { req, frame, op: opCode, extraMs, resolve, reject, timer: null, link: null };
+      this.#pending.set(corr, p);
+      // Without a link it waits: #attach sends it.
+      if (this.#link) this.#send(corr, p, this.#link);
     });
   }
+
 
   /**
    * Append one record batch (a {@link BatchBuilder} result) to a partition;
@@ -665,15 +632,30 @@ export class Client {
   }
 
   /**
-   * Close the connection: pending requests fail with `Closed`. Resolves
-   * once the WebSocket has closed.
+   * Close the connection and stop reconnecting: pending requests fail with
+   * `Closed`. Resolves once the WebSocket has closed.
    * @returns {Promise<void>}
    */
   async close() {
-    this.#fail(new ClientError('Closed', 'closed: Client.close() was called'), 1000, 'client closed');
-    const ws = this.#ws;
-    if (ws.readyState === 3) return;
-    await this.#closed;
+    const link = this.#reconnector.close();
+    this.#end(new ClientError('Closed', 'closed: Client.close() was called'));
+    if (!link) return;
+    link.fail(new ClientError('Closed', 'closed: Client.close() was called'), 1000, 'client closed');
+    if (link.socketClosed) return;
+    await link.closed;
   }
 }
 
+/**
+ * The error of a request whose connection died: `ConnectionLost` (or
+ * `Closed`) naming why, with the link's error as `cause`.
+ * @param {string} url
+ * @param {ClientError} err
+ * @returns {ClientError}
+ */
+function lostError(url, err) {
+  if (err.code === 'Closed' || err.code === 'ConnectionLost') {
+    return new ClientError(err.code, err.message, { cause: err, status: err.status, statusCode: err.statusCode });
+  }
+  return new ClientError('ConnectionLost', `connection to ${url} lost: ${err.message}`, { cause: err });
+}

@@ -16,9 +16,16 @@
  *
  * Errors: a batch that fails its CRC is reported by `next()` and never
  * skipped — the partition stays at that batch until `seek` moves it.
- * `OffsetOutOfRange` follows `reset`. A retriable broker status is retried
- * after `retryBackoffMs`; a lost connection is reported (this SDK's
- * connections are not reopened, see connection.js).
+ * `OffsetOutOfRange` follows `reset`. A retriable failure (a retriable
+ * broker status, a timeout) is retried after `retryBackoffMs` while the
+ * client lives; a client that is over (closed, gave up reconnecting, or
+ * made with `reconnect: false` and its connection died) is reported.
+ *
+ * Reconnects: a fetch in flight when the connection dies is sent again,
+ * unchanged, on the next connection (client/connection.js), so reading goes
+ * on from this consumer's own positions — the records it returned — never
+ * from the group's committed offsets: nothing returned before the drop is
+ * returned again, nothing after it is skipped.
  *
  * @module client/consumer
  */
@@ -41,7 +48,7 @@ import { checkGroup, checkTopic } from '../protocol/topic.js';
  * @property {number} [maxWaitMs] How long a fetch waits at the end of a partition. Default 500.
  * @property {number|null} [autoCommitMs] Commit finished records this often
  *   (with a group); `null` never. Default 5000.
- * @property {number} [retryBackoffMs] Wait before refetching after a retriable broker error. Default 100.
+ * @property {number} [retryBackoffMs] Wait before refetching after a retriable error. Default 100.
  */
 
 /**
@@ -267,7 +274,7 @@ export class Consumer {
       this.#spawnFetch(done.pidx);
       return;
     }
-    if (e instanceof ClientError && e.code === 'Broker' && e.retriable) {
+    if (e instanceof ClientError && e.retriable && !this.#client.isClosed) {
       this.#spawnFetch(done.pidx, this.#retryBackoffMs);
       return;
     }

@@ -28,20 +28,24 @@ import { ClientError } from '../protocol/error.js';
 
 /**
  * A broker presented another broker id than the one pinned for the name
- * and port the client dialled (code `BrokerIdChanged`). Nothing was signed
- * or sent after the hello.
+ * and port the client dialled (code `BrokerIdChanged`), or, on a
+ * reconnect (`reconnect: true`), than the one this client's first
+ * connection saw. Nothing was signed or sent after the hello.
  */
 export class BrokerIdChanged extends ClientError {
   /**
-   * @param {{ name: string, port: number, pinned: Uint8Array, presented: Uint8Array, location?: string }} what
+   * @param {{ name: string, port: number, pinned: Uint8Array, presented: Uint8Array, location?: string, reconnect?: boolean }} what
    */
-  constructor({ name, port, pinned, presented, location }) {
-    const where = location ?? 'the known-brokers store';
+  constructor({ name, port, pinned, presented, location, reconnect = false }) {
+    const where = location ?? (reconnect ? 'this client (the broker id its first connection saw)' : 'the known-brokers store');
+    const advice = reconnect
+      ? 'The client stopped reconnecting. If that broker was replaced on purpose (a new data directory; a restore or a move keeps BROKER_ID), connect again'
+      : `If that broker was replaced on purpose (a new data directory; a restore or a move keeps BROKER_ID), remove the line "${name} ${port} ${toHex(pinned)}" from ${where} and connect again`;
     super(
       'BrokerIdChanged',
       `the broker at ${name}:${port} presented broker id ${toHex(presented)}, but ${toHex(pinned)} is pinned for ${name}:${port} in ${where}: ` +
         'another broker answers under this name, so nothing was signed. ' +
-        `If that broker was replaced on purpose (a new data directory; a restore or a move keeps BROKER_ID), remove the line "${name} ${port} ${toHex(pinned)}" from ${where} and connect again; otherwise do not connect to it.`,
+        `${advice}; otherwise do not connect to it.`,
     );
     this.name = 'BrokerIdChanged';
     /** The dialled name. @type {string} */
@@ -54,6 +58,8 @@ export class BrokerIdChanged extends ClientError {
     this.presented = presented;
     /** Where the pin is kept (the file's path for `KnownBrokersFile`). @type {string} */
     this.location = where;
+    /** Whether a reconnect found it (the pin was the client's first connection's broker id). @type {boolean} */
+    this.reconnect = reconnect;
   }
 }
 

@@ -11,12 +11,20 @@
  * - **Bounded memory.** A record's bytes count against `bufferBytes` from
  *   `send` until its batch is acknowledged or failed; `send` waits while the
  *   buffer is full.
- *
- * Differences from Rust: no retries (the connection is not reopened, so a
- * lost connection fails the batches in flight with `ConnectionLost`; a
- * retriable broker status such as `StorageError` fails its batch too), and
- * no separate delivery timeout (the client's request timeout bounds every
- * batch once it is sent).
+ * - **Retries resend identical bytes.** A batch is encoded once; after a
+ *   retriable failure (the connection died before the answer, a timeout, a
+ *   retriable broker status) the same bytes go out again — same records,
+ *   same timestamp, same sealed envelopes — once every batch of its
+ *   partition in flight is answered, in the partition's original order. So
+ *   a batch the broker wrote before the connection died is in the log twice
+ *   (at-least-once): readers of sealed records drop the second copy
+ *   (sealed/consumer.js); plain records are seen twice. A failed batch is
+ *   not resent when a later batch of its partition was already written
+ *   (that would reorder the partition), nor after `deliveryTimeoutMs`:
+ *   then its records fail with the last error — reported, never dropped.
+ * - **No sends while disconnected.** Batches wait in the producer while the
+ *   client reconnects (client/reconnect.js) and go out, retries first, once
+ *   it is connected.
  *
  * @module client/producer
  */
@@ -37,6 +45,12 @@ import { partitionForKey } from './partitioner.js';
  *   capped to what the broker's frame limit allows. Default 256 KiB.
  * @property {number} [bufferBytes] Bytes held from `send` until acknowledged. Default 32 MiB.
  * @property {number} [maxInFlight] Batches sent and not yet answered. Default 256.
+ * @property {number} [deliveryTimeoutMs] How long after its batch was
+ *   closed a record may still be (re)sent; past it, a batch that failed or
+ *   still waits for a connection fails with the last error (or `Timeout`).
+ *   `Infinity`: retry as long as it takes. Default 120 000 (as Rust).
+ * @property {number} [retryBackoffMs] Wait before resending a partition's
+ *   failed batches. Default 100.
  */
 
 /**
@@ -84,7 +98,7 @@ export class Delivery {
   }
 }
 
-/** A batch being filled, then in flight. */
+/** A batch being filled, then in flight (and maybe resent). */
 class Batch {
   /**
    * @param {string} topic
@@ -99,7 +113,15 @@ class Batch {
     this.seq = seq;
     /** Bytes counted against the buffer. */
     this.reserved = HEADER_LEN + key.length;
-    /** @type {any} */
+    /** The encoded batch, made once when first sent and resent as it is. @type {Uint8Array|null} */
+    this.bytes = null;
+    /** When the batch was closed (`Date.now()`), for the delivery timeout. */
+    this.closedAt = 0;
+    /** Order of the last send among all sends (the reorder rule compares them). */
+    this.sentNo = 0;
+    /** The last retriable failure, reported if the batch is given up on. @type {ClientError|null} */
+    this.lastError = null;
+    /** The linger timer, then the delivery-timeout timer. @type {any} */
     this.timer = null;
     /** @type {number|null} */
     this.baseOffset = null;
@@ -121,8 +143,14 @@ class Batch {
 }
 
 /**
+ * One partition's sending: batches in flight, failures waiting to be
+ * resent, and while any are, no new batch of it goes out.
+ * @typedef {{ inFlight: number, failed: Batch[], maxOk: number|null, blocked: boolean, timer: any }} Lane
+ */
+
+/**
  * Batches records per topic, partition and key and sends them with many
- * batches in flight over one {@link Client}.
+ * batches in flight over one {@link Client}, resending what failed.
  */
 export class Producer {
   /** @type {import('./connection.js').Client} */
@@ -157,6 +185,16 @@ export class Producer {
   #progressWaiters;
   /** @type {boolean} */
   #closing;
+  /** @type {number} */
+  #deliveryTimeoutMs;
+  /** @type {number} */
+  #retryBackoffMs;
+  /** Per topic and partition. @type {Map<string, Lane>} */
+  #lanes = new Map();
+  /** @type {number} */
+  #nextSentNo = 0;
+  /** Stops listening to the client's state. @type {() => void} */
+  #unlisten;
 
   /**
    * @param {import('./connection.js').Client} client
@@ -186,6 +224,14 @@ export class Producer {
     this.#spaceWaiters = [];
     this.#progressWaiters = [];
     this.#closing = false;
+    this.#deliveryTimeoutMs = options.deliveryTimeoutMs ?? 120_000;
+    this.#retryBackoffMs = Math.max(0, options.retryBackoffMs ?? 100);
+    if (!(this.#deliveryTimeoutMs > 0)) throw new ClientError('InvalidArgument', 'invalid argument: deliveryTimeoutMs must be above 0');
+    // Batches held while the client reconnects go out once it is back (or
+    // fail at once when it is over).
+    this.#unlisten = client.onStateChange((c) => {
+      if (c.state !== 'connecting' && c.state !== 'disconnected') this.#pump();
+    });
   }
 
   /** The client records are sent through. @returns {import('./connection.js').Client} */
@@ -200,7 +246,8 @@ export class Producer {
 
   /**
    * Queue one record; waits only while the buffer is full (or, for a topic
-   * not seen before, for its metadata). `key` (empty or `null` for none)
+   * not seen before, for its metadata: with no connection, at most
+   * `deliveryTimeoutMs`, then it fails with `Timeout`). `key` (empty or `null` for none)
    * picks the partition — FNV-1a of the key, keyless records round robin
    * one batch at a time — and becomes the batch key.
    * @param {string} topic
@@ -268,12 +315,20 @@ export class Producer {
       this.#topics.set(topic, entry);
       acc = entry;
     }
-    try {
+    if (Number.isFinite(this.#deliveryTimeoutMs)) {
+      // A topic's first metadata waits for a connection: not longer than a
+      // record may wait to be sent.
+      let timer;
+      const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new ClientError('Timeout', `delivery timed out after ${this.#deliveryTimeoutMs} ms: no connection to read the metadata of ${topic} on`)), this.#deliveryTimeoutMs);
+      });
+      try {
+        await Promise.race([acc.ready, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    } else {
       await acc.ready;
-    } catch (e) {
-      // Ask again at the next send (the connection may be back, the ACL changed).
-      if (this.#topics.get(topic) === acc) this.#topics.delete(topic);
-      throw e;
     }
     return acc;
   }
@@ -319,27 +374,132 @@ export class Producer {
     if (openKey.startsWith('p:') && batch.partition === acc.sticky % (acc.partitions ?? 1)) {
       acc.sticky = (acc.sticky + 1) % (acc.partitions ?? 1);
     }
+    batch.closedAt = Date.now();
+    if (Number.isFinite(this.#deliveryTimeoutMs)) {
+      batch.timer = setTimeout(() => this.#expire(batch), this.#deliveryTimeoutMs);
+    }
     this.#queue.push(batch);
     this.#pump();
   }
 
+  /**
+   * The delivery timeout of a batch passed: if it waits in the queue (not
+   * on the wire), fail it; one in flight fails when answered with an error.
+   * @param {Batch} batch
+   */
+  #expire(batch) {
+    const i = this.#queue.indexOf(batch);
+    if (i < 0) return;
+    this.#queue.splice(i, 1);
+    this.#finish(batch, null, batch.lastError ?? new ClientError('Timeout', `delivery timed out after ${this.#deliveryTimeoutMs} ms: no connection to send the batch on`));
+  }
+
+  /**
+   * @param {Batch} batch
+   * @returns {Lane}
+   */
+  #lane(batch) {
+    const id = `${batch.topic}\0${batch.partition}`;
+    let lane = this.#lanes.get(id);
+    if (!lane) this.#lanes.set(id, (lane = { inFlight: 0, failed: [], maxOk: null, blocked: false, timer: null }));
+    return lane;
+  }
+
+  /**
+   * Send queued batches, oldest first, skipping partitions that are
+   * resending; none while the client reconnects.
+   */
   #pump() {
-    while (this.#inFlight < this.#maxInFlight && this.#queue.length > 0) {
-      const batch = /** @type {Batch} */ (this.#queue.shift());
-      this.#inFlight++;
-      let bytes;
-      try {
-        bytes = batch.builder.finish(nowNs());
-      } catch (e) {
-        this.#finish(batch, null, /** @type {ClientError} */ (e));
+    const state = this.#client.state;
+    if (state === 'connecting' || state === 'disconnected') return;
+    for (let i = 0; i < this.#queue.length && this.#inFlight < this.#maxInFlight; ) {
+      const batch = this.#queue[i];
+      const lane = this.#lane(batch);
+      if (lane.blocked) {
+        i++;
         continue;
       }
-      batch.builder = /** @type {any} */ (null); // the records are in `bytes` now
-      this.#client.produce(batch.topic, batch.partition, this.#ack, bytes).then(
-        (base) => this.#finish(batch, base, null),
-        (e) => this.#finish(batch, null, e instanceof ClientError ? e : new ClientError('ConnectionLost', String(e), { cause: e })),
+      this.#queue.splice(i, 1);
+      if (!batch.bytes) {
+        try {
+          batch.bytes = batch.builder.finish(nowNs());
+        } catch (e) {
+          this.#finish(batch, null, /** @type {ClientError} */ (e));
+          continue;
+        }
+        batch.builder = /** @type {any} */ (null); // the records are in `bytes` now
+      }
+      this.#inFlight++;
+      lane.inFlight++;
+      batch.sentNo = this.#nextSentNo++;
+      this.#client.produce(batch.topic, batch.partition, this.#ack, batch.bytes).then(
+        (base) => this.#answered(batch, lane, base, null),
+        (e) => this.#answered(batch, lane, null, e instanceof ClientError ? e : new ClientError('ConnectionLost', String(e), { cause: e })),
       );
     }
+  }
+
+  /**
+   * A batch sent was answered: finished, or (a retriable failure) held to
+   * be resent once its partition has nothing in flight.
+   * @param {Batch} batch
+   * @param {Lane} lane
+   * @param {number|null} base
+   * @param {ClientError|null} error
+   */
+  #answered(batch, lane, base, error) {
+    this.#inFlight--;
+    lane.inFlight--;
+    if (error === null) {
+      lane.maxOk = Math.max(lane.maxOk ?? -1, batch.sentNo);
+      this.#finish(batch, base, null);
+    } else if (error.retriable && !this.#client.isClosed && Date.now() - batch.closedAt < this.#deliveryTimeoutMs) {
+      batch.lastError = error;
+      lane.failed.push(batch);
+      lane.blocked = true;
+    } else {
+      this.#finish(batch, null, error);
+    }
+    if (lane.inFlight === 0) {
+      if (lane.failed.length > 0) this.#settle(lane);
+      lane.maxOk = null;
+    }
+    this.#pump();
+  }
+
+  /**
+   * Every batch of the partition in flight is answered and some failed:
+   * queue the failures again at the front, in their original order — except
+   * those a later batch of the partition was written after (resending would
+   * reorder it), or past the delivery timeout, which fail — and send them
+   * after `retryBackoffMs`.
+   * @param {Lane} lane
+   */
+  #settle(lane) {
+    const failed = lane.failed.splice(0).sort((a, b) => a.sentNo - b.sentNo);
+    const now = Date.now();
+    /** @type {Batch[]} */
+    const retry = [];
+    for (const batch of failed) {
+      const error = /** @type {ClientError} */ (batch.lastError);
+      if (lane.maxOk !== null && lane.maxOk > batch.sentNo) {
+        this.#finish(batch, null, new ClientError(error.code, `${error.message} (not resent: a later batch of ${batch.topic}/${batch.partition} was written already, and resending this one would put it after)`, { cause: error, status: error.status, statusCode: error.statusCode }));
+      } else if (now - batch.closedAt >= this.#deliveryTimeoutMs || this.#client.isClosed) {
+        this.#finish(batch, null, error);
+      } else {
+        retry.push(batch);
+      }
+    }
+    this.#queue.unshift(...retry);
+    if (retry.length === 0) {
+      lane.blocked = false;
+      return;
+    }
+    lane.timer = setTimeout(() => {
+      lane.timer = null;
+      lane.blocked = false;
+      this.#pump();
+    }, this.#retryBackoffMs);
   }
 
   /**
@@ -348,9 +508,10 @@ export class Producer {
    * @param {ClientError|null} error
    */
   #finish(batch, base, error) {
-    this.#inFlight--;
+    clearTimeout(batch.timer);
     this.#buffered -= batch.reserved;
     this.#outstanding.delete(batch);
+    batch.bytes = null;
     if (error) {
       batch.error = error;
       batch.reject(error);
@@ -366,7 +527,6 @@ export class Producer {
     }
     for (const w of this.#spaceWaiters.splice(0)) w();
     for (const w of this.#progressWaiters.splice(0)) w();
-    this.#pump();
   }
 
   /**
@@ -385,13 +545,16 @@ export class Producer {
 
   /**
    * Stop accepting records, send what is buffered and wait until every batch
-   * is finished. Later sends fail with `Closed`. The client stays open.
+   * is finished: acknowledged, or failed (retries included: at most
+   * `deliveryTimeoutMs`, or until the client is closed or gives up). Later
+   * sends fail with `Closed`. The client stays open.
    * @returns {Promise<void>}
    */
   async close() {
     this.#closing = true;
     for (const w of this.#spaceWaiters.splice(0)) w();
     await this.flush();
+    this.#unlisten();
   }
 }
 

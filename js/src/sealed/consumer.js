@@ -13,6 +13,14 @@
  * reported once more as a `Released` notice with its offset. Records
  * addressed to others (`NotForMe`) count as handled.
  *
+ * Duplicates (docs/ENVELOPE.md §11, "Retried records"): a producer that
+ * lost its connection before the answer resends the batch's identical bytes,
+ * so a record can be in the log twice. A record byte-for-byte identical to
+ * one this consumer returned opened — among the last `duplicateWindow` it
+ * returned — is dropped quietly: not returned, not a `Replayed` error,
+ * counted in {@link SealedConsumer#duplicatesDropped}; commits pass it. Any
+ * other record whose (sender, seq) was seen is still refused as `Replayed`.
+ *
  * Replay state across restarts (docs/ENVELOPE.md §13): with a group (and
  * `persistState`, the default) the consumer saves, before every commit, per
  * sender the highest `seq` opened below the positions being committed,
@@ -23,13 +31,14 @@
  * @module sealed/consumer
  */
 
-import { fromHex } from '../bytes.js';
+import { fromHex, toHex } from '../bytes.js';
 import { Consumer } from '../client/consumer.js';
 import { Mode, RecordView } from '../crypto/envelope.js';
 import { OpenError } from '../crypto/errors.js';
 import { Fingerprint } from '../crypto/identity.js';
 import { Opener } from '../crypto/open.js';
 import { StateError } from '../crypto/state.js';
+import { sha256 } from '../crypto/webcrypto.js';
 import { ClientError } from '../protocol/error.js';
 import { OpenedRecord, SealedRecordError } from './record.js';
 import { CommitRolledBack, ConsumerState, StateStore, consumerKey, stateTopic } from './state.js';
@@ -61,9 +70,13 @@ function addressedElsewhere(value, own) {
 
 /**
  * @typedef {import('../client/consumer.js').ConsumerOptions & {
- *   persistState?: boolean, maxHeld?: number, maxHeldAgeMs?: number,
+ *   persistState?: boolean, maxHeld?: number, maxHeldAgeMs?: number, duplicateWindow?: number,
  *   stateAnchors?: import('./state.js').StateAnchors|null }} SealedConsumerOptions
  * The {@link Consumer}'s options, plus:
+ * - `duplicateWindow`: how many of the records it returned opened this
+ *   consumer remembers (SHA-256 of their bytes), so that a second,
+ *   identical copy — a producer's retry — is dropped quietly instead of
+ *   refused as `Replayed`. Default 16384 (about 1.5 MB); 0 turns it off.
  * - `stateAnchors`: where this device anchors its sealed state, out of the
  *   broker's reach (docs/ENVELOPE.md §13): the state's generation and record
  *   hash, written after the state's durable ack and its commits. At start a
@@ -160,6 +173,12 @@ export class SealedConsumer {
   #origin;
   /** Commits run one at a time (the periodic one and the application's). @type {Promise<void>} */
   #commitChain;
+  /** SHA-256 (hex) of the records returned opened, oldest first. @type {Set<string>} */
+  #delivered = new Set();
+  /** @type {number} */
+  #duplicateWindow = 16384;
+  /** @type {number} */
+  #duplicates = 0;
 
   /**
    * Start reading `topic` as `identity`, trusting records from `trusted`.
@@ -221,11 +240,12 @@ export class SealedConsumer {
       persist = { store, logical, state: saved ?? new ConsumerState() };
     }
     // The inner consumer must not commit: its rule would pass records that failed to open.
-    const { persistState: _p, maxHeld: _m, maxHeldAgeMs: _a, stateAnchors: _s, ...plain } = options;
+    const { persistState: _p, maxHeld: _m, maxHeldAgeMs: _a, stateAnchors: _s, duplicateWindow: _d, ...plain } = options;
     const inner = await Consumer.create(client, topic, { ...plain, autoCommitMs: null });
     const c = new SealedConsumer(client, inner, opener, identity, group, autoCommitMs);
     c.#maxHeld = Math.max(1, options.maxHeld ?? 1000);
     c.#maxHeldAgeMs = options.maxHeldAgeMs ?? 3_600_000;
+    c.#duplicateWindow = Math.max(0, options.duplicateWindow ?? 16384);
     c.#persist = persist;
     c.#origin = origin;
     // A crash after the state was saved but before the commit: the state's
@@ -328,6 +348,14 @@ export class SealedConsumer {
     return this.#inner.topic;
   }
 
+  /**
+   * Second copies of records this consumer had returned, dropped quietly
+   * (identical bytes: a producer's retry, or a broker serving one again).
+   */
+  get duplicatesDropped() {
+    return this.#duplicates;
+  }
+
   /** The identity records are opened for. @returns {Identity} */
   get identity() {
     return this.#opener.identity;
@@ -384,12 +412,24 @@ export class SealedConsumer {
   /**
    * The next record, opened (`OpenedRecord`, `ok: true`) or not
    * (`SealedRecordError`, `ok: false`, including `Released` notices),
-   * waiting as long as it takes. Calling it marks every record returned
-   * before as finished. Throws only the transport's errors (connection,
-   * corrupt batch: see `Consumer.next`).
+   * waiting as long as it takes; second copies of records returned before
+   * are skipped (see {@link SealedConsumer#duplicatesDropped}). Calling it
+   * marks every record returned before as finished. Throws only the
+   * transport's errors (connection, corrupt batch: see `Consumer.next`).
    * @returns {Promise<OpenedRecord|SealedRecordError>}
    */
   async next() {
+    for (;;) {
+      const r = await this.#nextOrDuplicate();
+      if (r !== null) return r;
+    }
+  }
+
+  /**
+   * One record: as {@link SealedConsumer#next}, or `null` for a duplicate.
+   * @returns {Promise<OpenedRecord|SealedRecordError|null>}
+   */
+  async #nextOrDuplicate() {
     this.#releaseOld();
     const notice = this.#notices.shift();
     if (notice) return notice;
@@ -479,7 +519,7 @@ export class SealedConsumer {
 
   /**
    * @param {import('../client/records.js').Record} record
-   * @returns {Promise<OpenedRecord|SealedRecordError>}
+   * @returns {Promise<OpenedRecord|SealedRecordError|null>} `null`: a duplicate, dropped
    */
   async #open(record) {
     const { topic, partition, offset, timestampNs, key, value } = record;
@@ -489,8 +529,17 @@ export class SealedConsumer {
       this.#tracks.set(partition, track);
     }
     track.returned = offset + 1;
+    // Identical bytes to a record returned opened: the same sender, seq and
+    // ciphertext, already handed out. Checked before the replay window,
+    // which would call it Replayed (or, far enough behind, TooOld).
+    const digest = this.#duplicateWindow > 0 ? toHex(await sha256(value)) : null;
+    if (digest !== null && this.#delivered.has(digest)) {
+      this.#duplicates++;
+      return null;
+    }
     try {
       const { opened, plaintext } = await this.#opener.open(topic, value);
+      if (digest !== null) this.#remember(digest);
       if (opened.seq !== undefined && this.#persist) {
         // Note the record in the replay state: at once if nothing is held
         // (every commit from now on covers it), else once a commit passes it.
@@ -510,6 +559,17 @@ export class SealedConsumer {
         this.#notices.push(this.#released(partition, o, h.timestampNs, { count: this.#maxHeld }));
       }
       return new SealedRecordError({ topic, partition, offset, timestampNs, kind: 'Open', openError: e });
+    }
+  }
+
+  /**
+   * Remember a record returned opened, forgetting the oldest past `duplicateWindow`.
+   * @param {string} digest
+   */
+  #remember(digest) {
+    this.#delivered.add(digest);
+    if (this.#delivered.size > this.#duplicateWindow) {
+      this.#delivered.delete(/** @type {string} */ (this.#delivered.values().next().value));
     }
   }
 

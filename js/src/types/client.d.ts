@@ -28,24 +28,71 @@ export interface KnownBrokers {
   readonly location?: string;
 }
 
-/** Another broker id than the pinned one (code 'BrokerIdChanged'); nothing was signed. */
+/**
+ * Another broker id than the pinned one (code 'BrokerIdChanged'), or, on a
+ * reconnect (`reconnect`), than the one the client's first connection saw;
+ * nothing was signed.
+ */
 export class BrokerIdChanged extends ClientError {
-  constructor(what: { name: string; port: number; pinned: Uint8Array; presented: Uint8Array; location?: string });
+  constructor(what: { name: string; port: number; pinned: Uint8Array; presented: Uint8Array; location?: string; reconnect?: boolean });
   readonly dialledName: string;
   readonly port: number;
   readonly pinned: Uint8Array;
   readonly presented: Uint8Array;
   readonly location: string;
+  /** A reconnect found it: `pinned` is the first connection's broker id. */
+  readonly reconnect: boolean;
 }
 
 /** The dialled name and port of a ws:/wss: URL (the port defaults to 80 / 443). */
 export function dialledEndpoint(url: string): { name: string; port: number };
 
+// ---- client/reconnect.js ----------------------------------------------------
+
+/** The states of a client's connection (`Client.state`). */
+export const ConnectionState: {
+  readonly Connecting: 'connecting';
+  readonly Connected: 'connected';
+  readonly Disconnected: 'disconnected';
+  readonly GaveUp: 'gave-up';
+  readonly Closed: 'closed';
+};
+export type ConnectionStateName = 'connecting' | 'connected' | 'disconnected' | 'gave-up' | 'closed';
+
+/**
+ * A state change: `attempt` counts attempts since the connection was last
+ * up; `reason` is why the connection or the attempt failed; `retryInMs`
+ * when the next attempt starts.
+ */
+export type ConnectionStateChange =
+  | { state: 'connecting'; attempt: number }
+  | { state: 'connected'; attempt: number; connections: number }
+  | { state: 'disconnected'; reason: ClientError; attempt: number; retryInMs: number }
+  | { state: 'gave-up'; reason: ClientError }
+  | { state: 'closed' };
+
+export interface ReconnectOptions {
+  /** Cap of the first wait after a drop (full jitter: uniform in [0, cap]); doubles per failed attempt. Default 100. */
+  initialDelayMs?: number;
+  /** Largest cap. Default 5000. */
+  maxDelayMs?: number;
+  /** Failed attempts in a row before giving up. Default Infinity (never). */
+  maxAttempts?: number;
+  /** A connection that lived this long resets the backoff; a younger death counts as a failed attempt. Default 1000. */
+  stableAfterMs?: number;
+}
+
+// ---- client/connection.js (continued) ----------------------------------------
+
 export interface ConnectOptions {
-  /** Authenticate as this key (mechanism 2) when the broker offers or requires it. */
+  /** Authenticate as this key (mechanism 2) when the broker offers or requires it, at every (re)connect. */
   identity?: AuthIdentity;
   /** Pin the broker id per dialled name and port: a changed id is refused (BrokerIdChanged) before anything is signed. */
   knownBrokers?: KnownBrokers;
+  /** Reopen the connection when it dies (default true: never gives up); false: one connection. */
+  reconnect?: boolean | ReconnectOptions;
+  /** Told every state change from the first `connecting` on. */
+  onStateChange?: (change: ConnectionStateChange) => void;
   /** Limit on any answer (a fetch gets its maxWaitMs on top); default 30 000. */
   timeoutMs?: number;
   /** Limit on upgrade + hello + Authenticate; default 5 000. */
@@ -136,10 +183,16 @@ export interface ClaimedBatch {
 /** What a claim got: a batch, or nothing left (every durable batch is claimed). */
 export type Claim = ClaimedBatch | { outcome: 'nothingLeft' };
 
-/** One WebSocket connection to a broker with pipelined requests. */
+/** A connection to a broker, reopened when it dies, with pipelined requests. */
 export class Client {
   private constructor();
   readonly url: string;
+  /** The connection's state. */
+  readonly state: ConnectionStateName;
+  /** Connections opened so far (1 until the first reconnect). */
+  readonly connectionsOpened: number;
+  /** Call `listener` on every state change; returns a function that stops it. */
+  onStateChange(listener: (change: ConnectionStateChange) => void): () => void;
   /** Largest frame the broker accepts (after the length prefix). */
   readonly maxFrame: number;
   readonly brokerFlags: number;
@@ -148,8 +201,9 @@ export class Client {
   readonly principal: Uint8Array | null;
   readonly principalHex: string | null;
   readonly inFlight: number;
+  /** Closed, or gave up reconnecting. */
   readonly isClosed: boolean;
-  /** Resolves with the close code and reason once the WebSocket closed. */
+  /** Resolves with the last WebSocket's close code and reason once the client is over. */
   readonly closed: Promise<{ code: number; reason: string }>;
   produce(topic: string, partition: number, ack: number, batch: Uint8Array): Promise<number>;
   /**
@@ -237,6 +291,10 @@ export interface ProducerOptions {
   bufferBytes?: number;
   /** Default 256. */
   maxInFlight?: number;
+  /** How long after its batch closed a record may still be (re)sent; Infinity: as long as it takes. Default 120 000. */
+  deliveryTimeoutMs?: number;
+  /** Wait before resending a partition's failed batches. Default 100. */
+  retryBackoffMs?: number;
 }
 
 export interface Delivered {

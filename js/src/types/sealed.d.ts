@@ -127,6 +127,11 @@ export interface SealedConsumerOptions extends ConsumerOptions {
   maxHeld?: number;
   /** How long a record may hold the commit back. Default 3600000. */
   maxHeldAgeMs?: number;
+  /**
+   * Records returned opened whose SHA-256 is remembered, so that an identical second copy (a producer's retry)
+   * is dropped quietly instead of refused as Replayed. Default 16384; 0 turns it off.
+   */
+  duplicateWindow?: number;
 }
 
 export type StateOrigin = { kind: 'NotPersisted' } | { kind: 'Fresh' } | { kind: 'Restored'; senders: number; floor: bigint };
@@ -138,6 +143,8 @@ export class SealedConsumer implements AsyncIterable<OpenedRecord | SealedRecord
   stateOrigin(): StateOrigin;
   readonly topic: string;
   readonly identity: Identity;
+  /** Identical second copies of records returned before, dropped quietly. */
+  readonly duplicatesDropped: number;
   trust(sender: PublicKey): Promise<void>;
   trustSigner(sender: PublicKey, signing: SigningPublicKey): Promise<void>;
   distrust(sender: Fingerprint): boolean;

@@ -2,6 +2,8 @@
 // plain TCP and WebSocket listeners on free ports (port 0), an optional TOML
 // config. The binary: env HERMITMQ_BIN, else ../target/debug/hermit relative
 // to js/. Stopped with SIGTERM and awaited (the broker drains and exits).
+// `restart` ends it (SIGKILL by default: a crash) and starts it again on the
+// same data dir and the same ports, so clients reconnect to the same URL.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile, readdir, readFile } from 'node:fs/promises';
@@ -48,42 +50,69 @@ export function haveBroker() {
 
 /**
  * Start a broker and wait until both listeners are up (and the wss one, with `wss`).
- * @param {{ config?: string, args?: string[], env?: Record<string,string>, wss?: boolean }} [opts]
+ * @param {{ config?: string, args?: string[], env?: Record<string,string>, wss?: boolean, dataDir?: string }} [opts]
  *   `config`: TOML text written to a file passed with --config; `wss`: the
  *   config has a `wss_listen` (with `tls_cert`, `tls_key`): wait for it too.
+ *   `restart`: end the broker (`signal`, default SIGKILL) and start it again
+ *   on the same data dir, tcp, ws and admin ports (a `wss_listen` of the
+ *   config keeps its configured port); `dataDir`: start on this data dir
+ *   (not removed by `stop`) instead of a new one.
  * @returns {Promise<{ url: string, tcpAddr: string, wsAddr: string, wssAddr: string|null, dataDir: string, brokerId: () => Promise<string>,
  *   counter: (name: string, labels?: string) => Promise<number>, counterTotal: (name: string) => Promise<number>,
- *   stderr: () => string, stop: () => Promise<number|string|null>, dataContains: (needle: Uint8Array|string) => Promise<boolean> }>}
+ *   stderr: () => string, stop: () => Promise<number|string|null>, dataContains: (needle: Uint8Array|string) => Promise<boolean>,
+ *   restart: (how?: { signal?: NodeJS.Signals, beforeStart?: () => Promise<void> }) => Promise<void>, kill: (signal?: NodeJS.Signals) => Promise<number|string|null>,
+ *   start: () => Promise<void> }>}
  */
 export async function startBroker(opts = {}) {
   const bin = hermitBin();
   if (!existsSync(bin)) throw new Error(`no broker binary at ${bin}: build it with \`cargo build -p hermit-cli\` or set HERMITMQ_BIN`);
   const dir = await mkdtemp(join(tmpdir(), 'hermit-js-'));
-  const dataDir = join(dir, 'data');
-  const args = ['broker', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ws-listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0', '--log-format', 'text'];
+  const dataDir = opts.dataDir ?? join(dir, 'data');
+  /** @type {string[]} */
+  const extra = [];
   if (opts.config !== undefined) {
     const path = join(dir, 'hermit.toml');
     await writeFile(path, opts.config);
-    args.push('--config', path);
+    extra.push('--config', path);
   }
-  args.push(...(opts.args ?? []));
-  const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info', NO_COLOR: '1', ...opts.env } });
+  extra.push(...(opts.args ?? []));
   let log = '';
-  /** @type {Promise<number|string|null>} exit code, or the signal that ended it */
-  const exited = new Promise((r) => child.once('exit', (code, signal) => r(code ?? signal)));
-  /** @type {{ tcp: string, ws: string, wss: string|null }} */
-  const addrs = await new Promise((resolveAddrs, reject) => {
+  /** The running process and its exit. @type {{ child: import('node:child_process').ChildProcessWithoutNullStreams | any, exited: Promise<number|string|null> }} */
+  let proc;
+  /**
+   * Spawn the broker on these listen addresses; resolves with the addresses it listens on.
+   * @param {{ tcp: string, ws: string, admin: string }} listen
+   * @returns {Promise<{ tcp: string, ws: string, wss: string|null }>}
+   */
+  const launch = (listen) => {
+    const args = ['broker', '--data-dir', dataDir, '--listen', listen.tcp, '--ws-listen', listen.ws, '--admin-listen', listen.admin, '--log-format', 'text', ...extra];
+    const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info', NO_COLOR: '1', ...opts.env } });
+    /** @type {Promise<number|string|null>} exit code, or the signal that ended it */
+    const exited = new Promise((r) => child.once('exit', (code, signal) => r(code ?? signal)));
+    proc = { child, exited };
+    const from = log.length;
+    return listening(child, exited, from);
+  };
+  /**
+   * @param {any} child
+   * @param {Promise<number|string|null>} exited
+   * @param {number} from where this run's log starts
+   * @returns {Promise<{ tcp: string, ws: string, wss: string|null }>}
+   */
+  const listening = (child, exited, from) => new Promise((resolveAddrs, reject) => {
     /** @type {string|null} */
     let tcp = null;
     /** @type {string|null} */
     let ws = null;
     /** @type {string|null} */
     let wss = null;
+    let done = false;
     const onData = (/** @type {Buffer} */ chunk) => {
       log += chunk.toString();
+      if (done) return;
       // Strip ANSI colours, should the log be coloured anyway.
       // eslint-disable-next-line no-control-regex
-      for (const line of log.replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
+      for (const line of log.slice(from).replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
         const m = /addr=([0-9.]+:\d+)/.exec(line);
         if (!m || !/listening/.test(line)) continue;
         if (/WebSocket over TLS/.test(line)) wss = m[1];
@@ -91,21 +120,36 @@ export async function startBroker(opts = {}) {
         else if (!/TLS|admin|metrics|wss/i.test(line)) tcp = tcp ?? m[1];
       }
       if (tcp && ws && (wss || !opts.wss)) {
+        done = true;
         resolveAddrs({ tcp, ws, wss });
       }
     };
     child.stderr.on('data', onData);
-    exited.then((code) => reject(new Error(`broker exited (${code}) before listening:\n${log}`)));
+    exited.then((code) => reject(new Error(`broker exited (${code}) before listening:\n${log.slice(from)}`)));
   });
-  child.stderr.on('data', (c) => (log += c.toString()));
-  /** @type {Promise<number|string|null>|null} */
-  let stopped = null;
-  /** The lines of the admin listener's /metrics. */
-  const metrics = async () => {
+  const addrs = await launch({ tcp: '127.0.0.1:0', ws: '127.0.0.1:0', admin: '127.0.0.1:0' });
+  /** The admin listener's address, from the first run's log. */
+  const adminAddr = () => {
     // eslint-disable-next-line no-control-regex
     const admin = /admin listening.*?addr=([0-9.]+:\d+)|addr=([0-9.]+:\d+).*admin listening/.exec(log.replace(/\x1b\[[0-9;]*m/g, ''));
     if (!admin) throw new Error(`no admin listener in the log:\n${log}`);
-    return (await (await fetch(`http://${admin[1] ?? admin[2]}/metrics`)).text()).split('\n');
+    return admin[1] ?? admin[2];
+  };
+  /** @type {Promise<number|string|null>|null} */
+  let stopped = null;
+  /** The lines of the admin listener's /metrics. */
+  const metrics = async () => (await (await fetch(`http://${adminAddr()}/metrics`)).text()).split('\n');
+  /** End the running broker with `signal` and wait for it. @param {NodeJS.Signals} [signal] */
+  const kill = (signal = 'SIGKILL') => {
+    const { child, exited } = proc;
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
+  const admin = adminAddr();
+  /** Start it again (after `kill`) on the same data dir and ports. */
+  const start = async () => {
+    const again = await launch({ tcp: addrs.tcp, ws: addrs.ws, admin });
+    if (again.tcp !== addrs.tcp || again.ws !== addrs.ws) throw new Error(`the restarted broker listens on ${JSON.stringify(again)}, not ${JSON.stringify(addrs)}`);
   };
   return {
     url: `ws://${addrs.ws}/`,
@@ -131,13 +175,19 @@ export async function startBroker(opts = {}) {
     stderr: () => log,
     stop: () => {
       if (!stopped) {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-        stopped = exited.then(async (code) => {
+        stopped = kill('SIGTERM').then(async (code) => {
           await rm(dir, { recursive: true, force: true });
           return code;
         });
       }
       return stopped;
+    },
+    kill,
+    start,
+    restart: async ({ signal = 'SIGKILL', beforeStart } = {}) => {
+      await kill(signal);
+      await beforeStart?.();
+      await start();
     },
     // Whether any file under the data dir holds `needle` (plaintext checks).
     dataContains: async (needle) => {
