@@ -7,10 +7,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use hermit_protocol::record::BatchBuilder;
 
-use super::state::{Key, State, decode_key, encode_key};
+use super::state::{CLAIMS_TOPIC, Key, State, decode_key, encode_key};
 use crate::log::error::{Result, StorageError};
+use crate::log::keyed::{self, Keyed};
 use crate::log::partition::now_ns;
-use crate::log::{Appended, Partition, ScanCheck, ScanScope};
+use crate::log::{Appended, Partition};
 
 /// Number of in-memory shards; a partition's shard is chosen by FNV-1a of
 /// its topic and number.
@@ -48,47 +49,25 @@ impl ClaimStore {
     pub fn load(log: Arc<Partition>) -> Result<ClaimStore> {
         let shards: Vec<_> = (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect();
         let store = ClaimStore { shards, log };
-        let mut scratch = Vec::new();
-        let mut loaded = 0u64;
-        // Corruption is skipped, not fatal: the partition's own verification
-        // fences and reports it; a key whose newest record was there falls
+        // Corruption is skipped: a key whose newest record was there falls
         // back to its previous one (compaction keeps only the newest, so
         // then the key is usually lost — see STORAGE.md §2.6).
-        store
-            .log
-            .scan_batches(ScanScope::All, ScanCheck::SkipCorrupt, &mut scratch, |b| {
-                let Ok((view, _)) = hermit_protocol::BatchView::parse(b.bytes) else {
-                    return Ok(());
-                };
-                let Some(key) = decode_key(view.key()) else {
-                    tracing::warn!(
-                        offset = b.header.base_offset,
-                        "skipping an unreadable __claims key"
-                    );
-                    return Ok(());
+        let loaded = keyed::replay(
+            &store.log,
+            CLAIMS_TOPIC,
+            decode_key,
+            State::decode,
+            |entry| {
+                let key = match &entry {
+                    Keyed::Set(k, _) | Keyed::Removed(k) => k,
                 };
                 let mut map = store.shard(&key.0, key.1);
-                if view.payload().is_empty() {
-                    map.remove(&key);
-                    return Ok(());
-                }
-                let state = view
-                    .records()
-                    .next()
-                    .and_then(|r| r.ok())
-                    .and_then(State::decode);
-                match state {
-                    Some(state) => {
-                        map.insert(key, state);
-                        loaded += 1;
-                    }
-                    None => tracing::warn!(
-                        offset = b.header.base_offset,
-                        "skipping an unreadable __claims value"
-                    ),
-                }
-                Ok(())
-            })?;
+                match entry {
+                    Keyed::Set(key, state) => map.insert(key, state),
+                    Keyed::Removed(key) => map.remove(&key),
+                };
+            },
+        )?;
         tracing::debug!(records = loaded, "loaded claim positions");
         Ok(store)
     }

@@ -50,6 +50,7 @@ mod files;
 pub mod fsutil;
 pub mod index;
 pub mod io;
+pub mod keyed;
 pub mod layout;
 pub mod lock;
 pub mod options;

@@ -14,8 +14,9 @@ use std::sync::{Arc, Mutex};
 use hermit_protocol::record::BatchBuilder;
 
 use crate::log::error::{Result, StorageError};
+use crate::log::keyed::{self, Keyed};
 use crate::log::partition::now_ns;
-use crate::log::{Appended, Partition, ScanCheck, ScanScope};
+use crate::log::{Appended, Partition};
 
 /// Name of the internal topic holding consumer-group offsets.
 pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
@@ -89,49 +90,25 @@ impl OffsetStore {
     pub fn load(log: Arc<Partition>) -> Result<OffsetStore> {
         let shards: Vec<_> = (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect();
         let store = OffsetStore { shards, log };
-        let mut scratch = Vec::new();
-        let mut loaded = 0u64;
-        // Corruption is skipped, not fatal: the partition's own verification
-        // fences and reports it; offsets after it in its segment are lost.
-        store
-            .log
-            .scan_batches(ScanScope::All, ScanCheck::SkipCorrupt, &mut scratch, |b| {
-                let Ok((view, _)) = hermit_protocol::BatchView::parse(b.bytes) else {
-                    return Ok(());
+        // Corruption is skipped (offsets after it in its segment are lost).
+        let loaded = keyed::replay(
+            &store.log,
+            OFFSETS_TOPIC,
+            decode_key,
+            |r| <[u8; 8]>::try_from(r).ok().map(u64::from_be_bytes),
+            |entry| {
+                let key = match &entry {
+                    Keyed::Set(k, _) | Keyed::Removed(k) => k,
                 };
-                let Some(key) = decode_key(view.key()) else {
-                    tracing::warn!(
-                        offset = b.header.base_offset,
-                        "skipping an unreadable __consumer_offsets key"
-                    );
-                    return Ok(());
-                };
-                let shard = shard_of(&key.0, &key.1, key.2);
-                let mut map = store.shards[shard]
+                let mut map = store.shards[shard_of(&key.0, &key.1, key.2)]
                     .lock()
                     .unwrap_or_else(|p| p.into_inner());
-                if view.payload().is_empty() {
-                    map.remove(&key);
-                    return Ok(());
-                }
-                let value = view
-                    .records()
-                    .next()
-                    .and_then(|r| r.ok())
-                    .and_then(|r| <[u8; 8]>::try_from(r).ok())
-                    .map(u64::from_be_bytes);
-                match value {
-                    Some(offset) => {
-                        map.insert(key, offset);
-                        loaded += 1;
-                    }
-                    None => tracing::warn!(
-                        offset = b.header.base_offset,
-                        "skipping an unreadable __consumer_offsets value"
-                    ),
-                }
-                Ok(())
-            })?;
+                match entry {
+                    Keyed::Set(key, offset) => map.insert(key, offset),
+                    Keyed::Removed(key) => map.remove(&key),
+                };
+            },
+        )?;
         tracing::debug!(records = loaded, "loaded consumer offsets");
         Ok(store)
     }
