@@ -124,21 +124,12 @@ impl ClaimStore {
     /// lost in a crash would give the new topic the old one's position
     /// (its first batches would never be handed out).
     pub fn forget_topic(&self, topic: &str) -> Result<()> {
-        let mut wrote = false;
-        for shard in &self.shards {
-            let mut map = shard.lock().unwrap_or_else(|p| p.into_inner());
-            let doomed: Vec<Key> = map.keys().filter(|k| k.0 == topic).cloned().collect();
-            for key in doomed {
-                let batch = BatchBuilder::tombstone(&encode_key(&key.0, key.1), now_ns());
-                self.log.append(&batch)?;
-                map.remove(&key);
-                wrote = true;
-            }
-        }
-        if wrote {
-            self.log.sync()?;
-        }
-        Ok(())
+        keyed::forget(
+            &self.log,
+            &self.shards,
+            |k| k.0 == topic,
+            |k| encode_key(&k.0, k.1),
+        )
     }
 }
 

@@ -56,3 +56,34 @@ pub fn replay<K, V>(
     })?;
     Ok(set)
 }
+
+/// Forget every key of `shards` that `doomed` picks: a tombstone per key
+/// (its bytes from `key_bytes`) appended to `log` while its shard is
+/// locked, the key removed from memory, and one sync after them all — so
+/// they are durable before this returns (a name deleted may be created
+/// again next, and must not inherit what a lost tombstone left).
+pub fn forget<K: Clone + Eq + std::hash::Hash, V>(
+    log: &std::sync::Arc<Partition>,
+    shards: &[std::sync::Mutex<std::collections::HashMap<K, V>>],
+    doomed: impl Fn(&K) -> bool,
+    key_bytes: impl Fn(&K) -> Vec<u8>,
+) -> Result<()> {
+    let mut wrote = false;
+    for shard in shards {
+        let mut map = shard.lock().unwrap_or_else(|p| p.into_inner());
+        let keys: Vec<K> = map.keys().filter(|k| doomed(k)).cloned().collect();
+        for key in keys {
+            let batch = hermit_protocol::BatchBuilder::tombstone(
+                &key_bytes(&key),
+                super::partition::now_ns(),
+            );
+            log.append(&batch)?;
+            map.remove(&key);
+            wrote = true;
+        }
+    }
+    if wrote {
+        log.sync()?;
+    }
+    Ok(())
+}

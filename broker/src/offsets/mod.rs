@@ -178,21 +178,12 @@ impl OffsetStore {
     /// next, and a tombstone lost in a crash would hand the old topic's
     /// offsets to the new one.
     pub fn forget_topic(&self, topic: &str) -> Result<()> {
-        let mut wrote = false;
-        for shard in &self.shards {
-            let mut map = shard.lock().unwrap_or_else(|p| p.into_inner());
-            let doomed: Vec<Key> = map.keys().filter(|k| k.1 == topic).cloned().collect();
-            for key in doomed {
-                let batch = BatchBuilder::tombstone(&encode_key(&key.0, &key.1, key.2), now_ns());
-                self.log.append(&batch)?;
-                map.remove(&key);
-                wrote = true;
-            }
-        }
-        if wrote {
-            self.log.sync()?;
-        }
-        Ok(())
+        keyed::forget(
+            &self.log,
+            &self.shards,
+            |k| k.1 == topic,
+            |k| encode_key(&k.0, &k.1, k.2),
+        )
     }
 }
 
