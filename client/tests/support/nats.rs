@@ -22,7 +22,33 @@ use std::time::{Duration, Instant};
 
 use hermit_client::{Client, ClientOptions};
 
-use super::free_addr;
+/// A free loopback port for a server to listen on, taken from below the
+/// kernel's ephemeral range (`/proc/sys/net/ipv4/ip_local_port_range`).
+///
+/// A port from port-0 binding lies inside that range, and between the
+/// moment it is picked and the moment nats-server binds it, any outgoing
+/// connection on the machine (another test's client, a route dialling a
+/// peer not yet listening) may be given it as its source port: CI saw a
+/// cluster node die with "bind: address already in use" on its route
+/// port. Ports below the range are never handed out that way; the
+/// remaining race, another test picking the same port, is made unlikely
+/// by a random start and checked by binding the port once.
+pub fn server_port() -> u16 {
+    use rand::RngExt as _;
+    let low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32768);
+    let (from, to) = (10_000u16, low.max(10_001));
+    let mut rng = rand::rng();
+    for _ in 0..1000 {
+        let port = rng.random_range(from..to);
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free loopback port in {from}..{to} after 1000 tries")
+}
 
 /// The `nats-server` binary, or a panic that says how to get it.
 pub fn nats_server_bin() -> PathBuf {
@@ -172,7 +198,7 @@ impl NatsServer {
 
     /// A single server with JetStream on a free port, storing under `dir`.
     pub fn single(dir: &Path) -> NatsServer {
-        NatsServer::spawn("solo", dir, free_addr().port(), &[])
+        NatsServer::spawn("solo", dir, server_port(), &[])
     }
 
     /// A single server with JetStream and the configuration file `config`
@@ -183,14 +209,14 @@ impl NatsServer {
         NatsServer::spawn(
             "conf",
             dir,
-            free_addr().port(),
+            server_port(),
             &["-c".to_owned(), file.display().to_string()],
         )
     }
 
     /// A server without JetStream (a misconfiguration the client must name).
     pub fn without_jetstream(dir: &Path) -> NatsServer {
-        NatsServer::spawn_with(nats_server_bin(), "plain", dir, free_addr().port(), &[])
+        NatsServer::spawn_with(nats_server_bin(), "plain", dir, server_port(), &[])
     }
 
     /// `nats://127.0.0.1:PORT`.
@@ -292,8 +318,8 @@ impl NatsCluster {
     fn start_with(bin: PathBuf, dir: &Path, n: usize, config_text: &str) -> NatsCluster {
         let config = dir.join("cluster.conf");
         std::fs::write(&config, config_text).expect("write the nats-server config");
-        let client_ports: Vec<u16> = (0..n).map(|_| free_addr().port()).collect();
-        let route_ports: Vec<u16> = (0..n).map(|_| free_addr().port()).collect();
+        let client_ports: Vec<u16> = (0..n).map(|_| server_port()).collect();
+        let route_ports: Vec<u16> = (0..n).map(|_| server_port()).collect();
         let routes = route_ports
             .iter()
             .map(|p| format!("nats://127.0.0.1:{p}"))
@@ -306,7 +332,7 @@ impl NatsCluster {
                     "-c".to_owned(),
                     config.display().to_string(),
                     "-m".to_owned(),
-                    free_addr().port().to_string(),
+                    server_port().to_string(),
                     "--cluster_name".to_owned(),
                     "hermit".to_owned(),
                     "--cluster".to_owned(),
