@@ -55,6 +55,7 @@ pub mod error;
 mod fxhash;
 pub mod local;
 mod lock;
+pub mod mls;
 pub mod options;
 pub mod outcome;
 pub mod partitioner;

@@ -33,6 +33,9 @@ pub const KID_LEN: usize = 8;
 /// Length of an [`Identity::sign_auth`] signature (raw `r‖s`).
 pub const AUTH_SIGNATURE_LEN: usize = P256_SIGNATURE_LEN;
 
+/// Length of an uncompressed SEC1 P-256 point (`0x04 ‖ x ‖ y`).
+pub const SEC1_UNCOMPRESSED_LEN: usize = 65;
+
 /// Why a key could not be imported or generated.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -259,6 +262,26 @@ impl PublicKey {
     pub(crate) const fn point(&self) -> &p256::PublicKey {
         &self.point
     }
+
+    /// The uncompressed SEC1 point (65 bytes: `0x04 ‖ x ‖ y`), the form MLS
+    /// leaves and our MLS credentials carry (the tail of the canonical SPKI).
+    pub fn to_sec1_uncompressed(&self) -> [u8; SEC1_UNCOMPRESSED_LEN] {
+        let mut out = [0u8; SEC1_UNCOMPRESSED_LEN];
+        out.copy_from_slice(&self.spki[SPKI_LEN - SEC1_UNCOMPRESSED_LEN..]);
+        out
+    }
+
+    /// Checks a raw `r‖s` ECDSA-P256-SHA256 signature by this key over
+    /// `message` (made by [`Identity::sign_labelled`] or Web Crypto).
+    pub(crate) fn verify_labelled(&self, message: &[u8], signature: &[u8]) -> bool {
+        use p256::ecdsa::signature::Verifier as _;
+        let Ok(sig) = p256::ecdsa::Signature::from_slice(signature) else {
+            return false;
+        };
+        p256::ecdsa::VerifyingKey::from(&self.point)
+            .verify(message, &sig)
+            .is_ok()
+    }
 }
 
 impl PartialEq for PublicKey {
@@ -363,6 +386,20 @@ impl Identity {
         key.copy_from_slice(&digest);
         digest.zeroize();
         key
+    }
+
+    /// ECDSA-P256-SHA256 over `message` with this identity's scalar, raw
+    /// `r‖s` (Web Crypto's form), deterministic (RFC 6979).
+    ///
+    /// For signatures of the MLS layer (docs/MLS.md §4): every caller puts
+    /// a label of its own first in `message` (`"HermitMQ device binding
+    /// v1\0"`, `"HermitMQ device list v1\0"`), distinct from the
+    /// `Authenticate` transcript's, so that no signature made for one use
+    /// is valid for another.
+    pub(crate) fn sign_labelled(&self, message: &[u8]) -> [u8; AUTH_SIGNATURE_LEN] {
+        let key = p256::ecdsa::SigningKey::from(&self.secret);
+        let sig: p256::ecdsa::Signature = key.sign(message);
+        sig.to_bytes().into()
     }
 
     /// The `Authenticate` signature for one connection (mechanism 2,
