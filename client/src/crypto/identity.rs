@@ -388,6 +388,15 @@ impl Identity {
         key
     }
 
+    /// The private scalar, 32 bytes big-endian: what MLS libraries take as
+    /// a P-256 signature secret key (docs/MLS.md §4: the device key is its
+    /// leaf's signature key). Zeroized on drop.
+    pub(crate) fn secret_scalar(&self) -> Zeroizing<[u8; 32]> {
+        let mut out = Zeroizing::new([0u8; 32]);
+        out.copy_from_slice(&self.secret.to_bytes());
+        out
+    }
+
     /// ECDSA-P256-SHA256 over `message` with this identity's scalar, raw
     /// `r‖s` (Web Crypto's form), deterministic (RFC 6979).
     ///

@@ -8,8 +8,11 @@
 //!   time, body, Padmé padding) inside MLS's encryption.
 
 pub mod binding;
+pub mod config;
 pub mod content;
+pub mod credential;
 pub mod device_list;
+pub mod staged;
 
 pub use binding::{BindingError, DeviceBinding};
 pub use content::{Content, ContentError, ContentKind};
