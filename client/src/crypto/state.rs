@@ -57,21 +57,50 @@ pub enum StateError {
     Rng,
 }
 
-fn cipher(identity: &Identity) -> Aes256Gcm {
+/// What a sealed-to-self blob is for: its magic, the label of its AAD,
+/// the HKDF info of its key and its largest plaintext. Two purposes never
+/// share a key, so a blob of one cannot be opened as the other.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Purpose {
+    magic: &'static [u8; 4],
+    label: &'static [u8],
+    key_info: &'static [u8],
+    max_len: usize,
+}
+
+/// State records kept on the broker (this module's doc).
+const BROKER_STATE: Purpose = Purpose {
+    magic: STATE_MAGIC,
+    label: LABEL,
+    key_info: KEY_INFO,
+    max_len: MAX_STATE_LEN,
+};
+
+/// Files of the MLS layer in the client state directory (docs/MLS.md
+/// §5.2): named by (directory, file name), up to 64 MiB (a group of
+/// thousands of members).
+pub(crate) const MLS_FILE: Purpose = Purpose {
+    magic: b"HML1",
+    label: b"hermit-mls-state/v1",
+    key_info: b"hermit-mls-state/v1 key",
+    max_len: 64 << 20,
+};
+
+fn cipher(identity: &Identity, purpose: Purpose) -> Aes256Gcm {
     let ikm = identity.pair_key(identity.public_key());
     let hk = Hkdf::<Sha256>::new(None, &ikm[..]);
     let mut key = Zeroizing::new([0u8; 32]);
-    hk.expand(KEY_INFO, &mut key[..])
+    hk.expand(purpose.key_info, &mut key[..])
         .expect("32 bytes is a valid HKDF-SHA256 output length");
     Aes256Gcm::new(&key)
 }
 
-fn aad(topic: &str, key: &[u8]) -> Result<Vec<u8>, StateError> {
+fn aad(purpose: Purpose, topic: &str, key: &[u8]) -> Result<Vec<u8>, StateError> {
     let (Ok(t), Ok(k)) = (u8::try_from(topic.len()), u8::try_from(key.len())) else {
         return Err(StateError::Name);
     };
-    let mut a = Vec::with_capacity(LABEL.len() + 2 + topic.len() + key.len());
-    a.extend_from_slice(LABEL);
+    let mut a = Vec::with_capacity(purpose.label.len() + 2 + topic.len() + key.len());
+    a.extend_from_slice(purpose.label);
     a.push(t);
     a.extend_from_slice(topic.as_bytes());
     a.push(k);
@@ -89,25 +118,36 @@ pub fn seal_state(
     key: &[u8],
     plaintext: &[u8],
 ) -> Result<Vec<u8>, StateError> {
-    if plaintext.len() > MAX_STATE_LEN {
+    seal_for(BROKER_STATE, identity, topic, key, plaintext)
+}
+
+/// [`seal_state`] for another [`Purpose`].
+pub(crate) fn seal_for(
+    purpose: Purpose,
+    identity: &Identity,
+    topic: &str,
+    key: &[u8],
+    plaintext: &[u8],
+) -> Result<Vec<u8>, StateError> {
+    if plaintext.len() > purpose.max_len {
         return Err(StateError::Length);
     }
-    let aad = aad(topic, key)?;
+    let aad = aad(purpose, topic, key)?;
     let body_len = padme(4 + plaintext.len()).ok_or(StateError::Length)?;
     let mut iv = [0u8; IV_LEN];
     rng::seeded()
         .map_err(|_| StateError::Rng)?
         .fill_bytes(&mut iv)
         .map_err(|_| StateError::Rng)?;
-    let head = STATE_MAGIC.len() + IV_LEN;
+    let head = purpose.magic.len() + IV_LEN;
     // Encrypted in place in the output: no unwiped plaintext copy is left.
     let mut out = Vec::with_capacity(head + body_len + TAG_LEN);
-    out.extend_from_slice(STATE_MAGIC);
+    out.extend_from_slice(purpose.magic);
     out.extend_from_slice(&iv);
     out.extend_from_slice(&(plaintext.len() as u32).to_be_bytes());
     out.extend_from_slice(plaintext);
     out.resize(head + body_len, 0);
-    let tag = cipher(identity).seal_in_place(&iv, &aad, &mut out[head..]);
+    let tag = cipher(identity, purpose).seal_in_place(&iv, &aad, &mut out[head..]);
     out.extend_from_slice(&tag);
     Ok(out)
 }
@@ -123,24 +163,35 @@ pub fn open_state(
     key: &[u8],
     record: &[u8],
 ) -> Result<Zeroizing<Vec<u8>>, StateError> {
-    let head = STATE_MAGIC.len() + IV_LEN;
-    if record.len() < head + 4 + TAG_LEN || &record[..4] != STATE_MAGIC {
+    open_for(BROKER_STATE, identity, topic, key, record)
+}
+
+/// [`open_state`] for another [`Purpose`].
+pub(crate) fn open_for(
+    purpose: Purpose,
+    identity: &Identity,
+    topic: &str,
+    key: &[u8],
+    record: &[u8],
+) -> Result<Zeroizing<Vec<u8>>, StateError> {
+    let head = purpose.magic.len() + IV_LEN;
+    if record.len() < head + 4 + TAG_LEN || &record[..4] != purpose.magic {
         return Err(StateError::Malformed);
     }
-    if record.len() > head + TAG_LEN + 4 + MAX_STATE_LEN + MAX_STATE_LEN / 8 {
+    if record.len() > head + TAG_LEN + 4 + purpose.max_len + purpose.max_len / 8 {
         return Err(StateError::Length);
     }
-    let aad = aad(topic, key)?;
+    let aad = aad(purpose, topic, key)?;
     let mut iv = [0u8; IV_LEN];
     iv.copy_from_slice(&record[4..head]);
     let (ct, tag) = record[head..].split_at(record.len() - head - TAG_LEN);
     let tag: &[u8; TAG_LEN] = tag.try_into().map_err(|_| StateError::Malformed)?;
     let mut body = Zeroizing::new(vec![0u8; ct.len()]);
-    cipher(identity)
+    cipher(identity, purpose)
         .open_to(&iv, &aad, ct, tag, &mut body[..])
         .map_err(|_| StateError::AuthFailed)?;
     let len = u32::from_be_bytes([body[0], body[1], body[2], body[3]]) as usize;
-    if len > MAX_STATE_LEN || 4 + len > body.len() {
+    if len > purpose.max_len || 4 + len > body.len() {
         return Err(StateError::Length);
     }
     Ok(Zeroizing::new(body[4..4 + len].to_vec()))
@@ -180,6 +231,27 @@ mod tests {
         assert_eq!(
             open_state(&me, "state.x", b"k1", &r[..20]),
             Err(StateError::Malformed)
+        );
+    }
+
+    #[test]
+    fn an_mls_file_is_not_a_broker_state_record() {
+        let me = Identity::generate().expect("os rng");
+        let f = seal_for(MLS_FILE, &me, "mls", b"groups/ab", b"x").expect("seal");
+        assert_eq!(
+            &*open_for(MLS_FILE, &me, "mls", b"groups/ab", &f).expect("open"),
+            b"x"
+        );
+        assert_eq!(
+            open_state(&me, "mls", b"groups/ab", &f),
+            Err(StateError::Malformed)
+        );
+        let mut relabelled = f.clone();
+        relabelled[..4].copy_from_slice(STATE_MAGIC);
+        assert_eq!(
+            open_state(&me, "mls", b"groups/ab", &relabelled),
+            Err(StateError::AuthFailed),
+            "another key"
         );
     }
 

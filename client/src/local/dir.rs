@@ -214,6 +214,40 @@ impl StateDir {
     pub fn write(&self, name: &str, contents: &[u8]) -> io::Result<()> {
         write_whole(&self.path, name, contents)
     }
+
+    /// Delete the file `name` (gone already is fine), and sync the
+    /// directory so the deletion survives a crash.
+    ///
+    /// # Errors
+    /// Removing or syncing failed.
+    pub fn remove(&self, name: &str) -> io::Result<()> {
+        match fs::remove_file(self.path.join(name)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        }
+        File::open(&self.path)?.sync_all()
+    }
+
+    /// The names of the files in the directory that start with `prefix`,
+    /// sorted (temporary files of unfinished writes left out).
+    ///
+    /// # Errors
+    /// The directory cannot be read.
+    pub fn names_with_prefix(&self, prefix: &str) -> io::Result<Vec<String>> {
+        let mut names = Vec::new();
+        for entry in fs::read_dir(&self.path)? {
+            let name = entry?.file_name();
+            if let Some(name) = name.to_str()
+                && name.starts_with(prefix)
+                && !name.ends_with(".tmp")
+            {
+                names.push(name.to_owned());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
 }
 
 /// Whether a process with `pid` runs (Linux: its `/proc` entry exists).

@@ -118,7 +118,8 @@ impl std::fmt::Debug for DeviceIdentity {
 }
 
 impl DeviceIdentity {
-    fn check(&self, identity: &SigningIdentity) -> Result<MemberId, CredentialError> {
+    /// The member a leaf names, its binding checked (or known good).
+    pub(crate) fn member(&self, identity: &SigningIdentity) -> Result<MemberId, CredentialError> {
         let digest: [u8; 32] = {
             let mut h = Sha256::new();
             if let Some(basic) = identity.credential.as_basic() {
@@ -171,7 +172,7 @@ impl IdentityProvider for DeviceIdentity {
         _timestamp: Option<MlsTime>,
         _context: MemberValidationContext<'_>,
     ) -> Result<(), CredentialError> {
-        self.check(signing_identity).map(|_| ())
+        self.member(signing_identity).map(|_| ())
     }
 
     fn validate_external_sender(
@@ -188,7 +189,7 @@ impl IdentityProvider for DeviceIdentity {
         signing_identity: &SigningIdentity,
         _extensions: &ExtensionList,
     ) -> Result<Vec<u8>, CredentialError> {
-        self.check(signing_identity).map(|m| m.to_bytes().to_vec())
+        self.member(signing_identity).map(|m| m.to_bytes().to_vec())
     }
 
     fn valid_successor(
@@ -198,7 +199,7 @@ impl IdentityProvider for DeviceIdentity {
         _extensions: &ExtensionList,
     ) -> Result<bool, CredentialError> {
         // A leaf keeps its account and its device key.
-        Ok(self.check(predecessor)? == self.check(successor)?)
+        Ok(self.member(predecessor)? == self.member(successor)?)
     }
 
     fn supported_types(&self) -> Vec<CredentialType> {
@@ -218,11 +219,11 @@ mod tests {
             DeviceBinding::issue(&account, &device.public_key().to_sec1_uncompressed(), 1);
         let (leaf, _) = signing_identity(&device, &binding);
         let ids = DeviceIdentity::default();
-        let member = ids.check(&leaf).expect("valid");
+        let member = ids.member(&leaf).expect("valid");
         assert_eq!(member.account, *account.fingerprint());
         assert_eq!(member.device, *device.fingerprint());
         // Cached: the same answer again.
-        assert_eq!(ids.check(&leaf).expect("valid"), member);
+        assert_eq!(ids.member(&leaf).expect("valid"), member);
     }
 
     #[test]

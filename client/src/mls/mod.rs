@@ -1,19 +1,40 @@
 //! Conversations on MLS (RFC 9420), ciphersuite 2, with the log as the
 //! delivery service (docs/MLS.md).
 //!
-//! - [`binding`]: the account's signature over a device's MLS key, the
-//!   identity of every leaf's credential.
-//! - [`device_list`]: the account's signed list of its devices.
+//! - [`Device`]: one device — its key, binding, KeyPackages, Welcomes and
+//!   conversations ([`device`]).
+//! - [`Conversation`]: one group on one topic, applied in log order
+//!   ([`conversation`]); changes to it in [`commit`].
+//! - [`Event`]: what a conversation tells its application ([`event`]).
+//! - [`binding`], [`device_list`], [`credential`]: who a leaf is — the
+//!   account's signature over a device key, checked on every leaf.
 //! - [`content`]: our framing of an application message (kind, send
-//!   time, body, Padmé padding) inside MLS's encryption.
+//!   time, body, Padmé padding) inside MLS's encryption; [`header`]: the
+//!   clear part of a group record, checked before MLS sees it.
+//! - [`config`]: the parameters and rules; [`staged`] and [`group_file`]:
+//!   where MLS state lives until it is written, and how.
 
 pub mod binding;
+pub mod commit;
 pub mod config;
 pub mod content;
+pub mod conversation;
 pub mod credential;
+pub mod device;
 pub mod device_list;
+pub mod error;
+pub mod event;
+pub mod group_file;
+pub mod header;
+mod process;
 pub mod staged;
 
 pub use binding::{BindingError, DeviceBinding};
+pub use commit::CommitOutcome;
 pub use content::{Content, ContentError, ContentKind};
+pub use conversation::Conversation;
+pub use credential::MemberId;
+pub use device::Device;
 pub use device_list::{DeviceList, DeviceListError, ListedDevice};
+pub use error::ConversationError;
+pub use event::Event;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+pub mod mls;
 #[cfg(feature = "nats")]
 pub mod nats;
 pub mod race;

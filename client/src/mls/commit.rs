@@ -1,0 +1,344 @@
+//! Changing the group (docs/MLS.md §3, §6.1): an **intent** (add these
+//! devices, remove these, update my leaf) becomes a Commit made only when
+//! the whole topic is processed, appended by conditional produce at the
+//! end this device read, and applied when read back in log order. A
+//! Commit that loses its epoch is dropped and the intent retried on the
+//! new epoch — or dropped when someone else's Commit fulfilled it.
+
+use std::time::Duration;
+
+use mls_rs::extension::ExtensionType;
+use mls_rs::{Extension, ExtensionList, MlsMessage};
+
+use super::config::DELIVERY_EXTENSION;
+use super::conversation::{Conversation, delivery_extension};
+use super::device::one_record;
+use super::error::ConversationError;
+use super::group_file::Outgoing;
+use crate::crypto::{Fingerprint, PublicKey};
+use crate::outcome::Conditional;
+use hermit_protocol::Ack;
+
+/// How many times an intent is tried before [`ConversationError::CommitStalled`].
+pub const MAX_COMMIT_ATTEMPTS: u32 = 64;
+
+/// From this attempt on, a losing committer waits a random while first.
+const BACKOFF_FROM: u32 = 8;
+
+/// What a commit operation did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CommitOutcome {
+    /// Our Commit was appended at `offset` and applied: the group is at `epoch`.
+    Committed {
+        /// The Commit's offset.
+        offset: u64,
+        /// The new epoch.
+        epoch: u64,
+        /// How many attempts it took (1 when nobody raced us).
+        attempts: u32,
+    },
+    /// Nothing was left to do: other members' Commits already did it.
+    AlreadyDone,
+}
+
+/// A change to make.
+#[derive(Debug, Clone)]
+pub(crate) enum Intent {
+    /// Add devices, each with a KeyPackage already claimed.
+    Add(Vec<(Fingerprint, MlsMessage)>),
+    /// Remove these devices.
+    Remove(Vec<Fingerprint>),
+    /// A new leaf secret for this device (post-compromise security).
+    Update,
+}
+
+/// One attempt's plan: what is still to do on the current epoch.
+struct Plan {
+    adds: Vec<(Fingerprint, MlsMessage)>,
+    removes: Vec<u32>,
+}
+
+impl Conversation {
+    /// Invites an account: adds each device of its published device list
+    /// that is not yet a member, one claimed KeyPackage each.
+    ///
+    /// # Errors
+    /// [`ConversationError::NoDeviceList`], [`ConversationError::NoKeyPackages`]
+    /// (naming what the invitee must do), [`ConversationError::CommitStalled`].
+    pub async fn invite(
+        &mut self,
+        account: &Fingerprint,
+    ) -> Result<CommitOutcome, ConversationError> {
+        let list = self.device.device_list(account).await?;
+        let keys = list
+            .devices()
+            .iter()
+            .map(|d| {
+                PublicKey::from_sec1_bytes(&d.key)
+                    .map_err(|e| ConversationError::Invalid(format!("a listed device: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.add_devices(&keys).await
+    }
+
+    /// Adds these devices (the keys of their leaves), one claimed KeyPackage
+    /// each; devices already in the group are left out.
+    ///
+    /// # Errors
+    /// As [`Conversation::invite`].
+    pub async fn add_devices(
+        &mut self,
+        devices: &[PublicKey],
+    ) -> Result<CommitOutcome, ConversationError> {
+        self.check_usable()?;
+        let mut adds = Vec::new();
+        for key in devices {
+            let fp = *key.fingerprint();
+            if self.roster.values().any(|m| m.device == fp) {
+                continue;
+            }
+            adds.push((fp, self.device.claim_key_package(key).await?));
+        }
+        if adds.is_empty() {
+            return Ok(CommitOutcome::AlreadyDone);
+        }
+        self.commit_intent(Intent::Add(adds)).await
+    }
+
+    /// Removes these devices from the group.
+    ///
+    /// # Errors
+    /// [`ConversationError::CommitStalled`] and the like.
+    pub async fn remove_devices(
+        &mut self,
+        devices: &[Fingerprint],
+    ) -> Result<CommitOutcome, ConversationError> {
+        self.commit_intent(Intent::Remove(devices.to_vec())).await
+    }
+
+    /// Removes every device of `account`.
+    ///
+    /// # Errors
+    /// As [`Conversation::remove_devices`].
+    pub async fn remove_account(
+        &mut self,
+        account: &Fingerprint,
+    ) -> Result<CommitOutcome, ConversationError> {
+        let devices: Vec<Fingerprint> = self
+            .roster
+            .values()
+            .filter(|m| m.account == *account)
+            .map(|m| m.device)
+            .collect();
+        self.remove_devices(&devices).await
+    }
+
+    /// Commits a fresh leaf secret for this device: whoever copied its
+    /// state before this opens nothing sent after (post-compromise
+    /// security).
+    ///
+    /// # Errors
+    /// As [`Conversation::remove_devices`].
+    pub async fn update(&mut self) -> Result<CommitOutcome, ConversationError> {
+        self.commit_intent(Intent::Update).await
+    }
+
+    /// Leaves: sends a Remove Proposal for this device's own leaf, which the
+    /// next member to commit includes (docs/MLS.md §6.1). The state is kept
+    /// until that Commit is read ([`Event::Removed`](super::Event::Removed)).
+    ///
+    /// # Errors
+    /// [`ConversationError`].
+    pub async fn leave(&mut self) -> Result<(), ConversationError> {
+        self.check_usable()?;
+        while !self.fetch_and_process(Duration::ZERO).await? {}
+        let index = self.group.current_member_index();
+        let proposal = self
+            .group
+            .propose_remove(index, Vec::new())
+            .map_err(ConversationError::mls("propose our own removal"))?;
+        let bytes = proposal
+            .to_bytes()
+            .map_err(ConversationError::mls("encode a proposal"))?;
+        self.save()?;
+        self.device
+            .inner
+            .transport
+            .produce(self.topic(), 0, Ack::Durable, one_record(&[], &bytes)?)
+            .await?;
+        Ok(())
+    }
+
+    fn plan(&self, intent: &Intent) -> Option<Plan> {
+        let index_of = |fp: &Fingerprint| {
+            self.roster
+                .iter()
+                .find(|(_, m)| m.device == *fp)
+                .map(|(i, _)| *i)
+        };
+        match intent {
+            Intent::Add(adds) => {
+                let adds: Vec<_> = adds
+                    .iter()
+                    .filter(|(fp, _)| index_of(fp).is_none())
+                    .cloned()
+                    .collect();
+                (!adds.is_empty()).then_some(Plan {
+                    adds,
+                    removes: Vec::new(),
+                })
+            }
+            Intent::Remove(devices) => {
+                let mut removes: Vec<u32> = devices.iter().filter_map(index_of).collect();
+                removes.sort_unstable();
+                removes.dedup();
+                (!removes.is_empty()).then_some(Plan {
+                    adds: Vec::new(),
+                    removes,
+                })
+            }
+            Intent::Update => Some(Plan {
+                adds: Vec::new(),
+                removes: Vec::new(),
+            }),
+        }
+    }
+
+    /// Processes the topic until it is read to its end.
+    async fn catch_up(&mut self) -> Result<(), ConversationError> {
+        while !self.fetch_and_process(Duration::ZERO).await? {}
+        Ok(())
+    }
+
+    pub(crate) async fn commit_intent(
+        &mut self,
+        intent: Intent,
+    ) -> Result<CommitOutcome, ConversationError> {
+        // The end a NATS stream names for our record count (SCALE-OUT §4.2),
+        // taken from an EndMoved answer when nothing new was there to read.
+        let mut end_hint: Option<u64> = None;
+        for attempt in 1..=MAX_COMMIT_ATTEMPTS {
+            self.catch_up().await?;
+            self.check_usable()?;
+            let Some(plan) = self.plan(&intent) else {
+                return Ok(CommitOutcome::AlreadyDone);
+            };
+            let expected = end_hint
+                .filter(|h| *h >= self.file.next)
+                .unwrap_or(self.file.next);
+            let topic = self.file.topic.clone();
+            let mut builder = self.group.commit_builder();
+            for (_, kp) in &plan.adds {
+                builder = builder
+                    .add_member(kp.clone())
+                    .map_err(ConversationError::mls("add a member"))?;
+            }
+            for index in &plan.removes {
+                builder = builder
+                    .remove_member(*index)
+                    .map_err(ConversationError::mls("remove a member"))?;
+            }
+            if !plan.adds.is_empty() {
+                let mut ext = ExtensionList::new();
+                ext.set(Extension::new(
+                    ExtensionType::new(DELIVERY_EXTENSION),
+                    delivery_extension(&topic, expected + 1),
+                ));
+                builder = builder.set_group_info_ext(ext);
+            }
+            let output = builder
+                .build()
+                .map_err(ConversationError::mls("make a commit"))?;
+            let bytes = output
+                .commit_message
+                .to_bytes()
+                .map_err(ConversationError::mls("encode a commit"))?;
+            let welcome = match output.welcome_messages.first() {
+                Some(w) => Some(
+                    w.to_bytes()
+                        .map_err(ConversationError::mls("encode a welcome"))?,
+                ),
+                None => None,
+            };
+            let epoch = self.group.current_epoch();
+            self.file.outbox.push(Outgoing::Commit {
+                bytes: bytes.clone(),
+                welcome,
+                welcome_to: plan.adds.iter().map(|(fp, _)| *fp).collect(),
+            });
+            // The pending Commit and its Welcome reach the disk before the
+            // Commit can reach the log.
+            self.save()?;
+            let batch = one_record(&[], &bytes)?;
+            let answer = self
+                .device
+                .inner
+                .transport
+                .conditional_produce(self.topic(), 0, expected, Ack::Durable, &batch)
+                .await;
+            match answer {
+                Ok(Conditional::Appended { base_offset }) => {
+                    // Applied when read back, in log order.
+                    while self.file.next <= base_offset {
+                        if self.fetch_and_process(Duration::ZERO).await? {
+                            break;
+                        }
+                    }
+                    if self.group.current_epoch() > epoch && !self.has_pending_commit() {
+                        return Ok(CommitOutcome::Committed {
+                            offset: base_offset,
+                            epoch: self.group.current_epoch(),
+                            attempts: attempt,
+                        });
+                    }
+                    // Another record stood where ours was said to be: the
+                    // intent goes round again.
+                }
+                Ok(Conditional::EndMoved { end }) => {
+                    self.discard_pending_commit()?;
+                    end_hint = Some(end);
+                }
+                // A lost answer: the Commit may or may not be in the log;
+                // reading on decides (ours applied, or another cleared it).
+                Err(e) if e.is_retriable() => {}
+                Err(e) => {
+                    self.discard_pending_commit()?;
+                    return Err(e.into());
+                }
+            }
+            if attempt >= BACKOFF_FROM {
+                backoff(attempt).await;
+            }
+        }
+        self.discard_pending_commit()?;
+        Err(ConversationError::CommitStalled {
+            attempts: MAX_COMMIT_ATTEMPTS,
+        })
+    }
+
+    fn has_pending_commit(&self) -> bool {
+        self.file
+            .outbox
+            .iter()
+            .any(|o| matches!(o, Outgoing::Commit { .. }))
+    }
+
+    fn discard_pending_commit(&mut self) -> Result<(), ConversationError> {
+        self.group.clear_pending_commit();
+        self.file
+            .outbox
+            .retain(|o| !matches!(o, Outgoing::Commit { .. }));
+        self.save()
+    }
+}
+
+/// A random wait of up to 2^(attempt − 8) ms (at most 64 ms): committers
+/// that keep losing spread out.
+async fn backoff(attempt: u32) {
+    let mut b = [0u8; 2];
+    let _ = crate::crypto::rng::seeded().and_then(|mut r| r.fill_bytes(&mut b));
+    let cap = 1u64 << (attempt - BACKOFF_FROM).min(6);
+    let ms = u64::from(u16::from_be_bytes(b)) % cap + 1;
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+}

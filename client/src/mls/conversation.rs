@@ -1,0 +1,674 @@
+//! A conversation: one MLS group on one single-partition topic, applied
+//! strictly in offset order (docs/MLS.md §3). Every processed fetch is one
+//! atomic write of the group's file — MLS state, the next offset and the
+//! delivered events together.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use mls_rs::group::{CommitEffect, NewMemberInfo, ReceivedMessage};
+use mls_rs::mls_rs_codec::MlsDecode as _;
+use mls_rs::time::MlsTime;
+use mls_rs::{Group, MlsMessage};
+use sha2::{Digest as _, Sha256};
+
+use super::config::{DELIVERY_EXTENSION, MlsConfig};
+use super::content::Content;
+use super::credential::MemberId;
+use super::device::{Device, GROUP_RETENTION, now_ms, one_record, welcome_topic};
+use super::error::ConversationError;
+use super::event::Event;
+use super::group_file::{FILE_PREFIX, GroupFile, Outgoing, file_name};
+use super::header::{ContentType, clear_header};
+use super::process;
+use crate::crypto::Fingerprint;
+use crate::error::ClientError;
+use crate::local::hex;
+use hermit_protocol::{Ack, Cleanup};
+
+/// How many unacknowledged events stop further processing (the application
+/// must take and acknowledge them first).
+pub const MAX_PENDING_EVENTS: usize = 1024;
+
+/// How much one fetch asks for.
+const FETCH_BYTES: u32 = 1 << 20;
+
+/// The group topic of a group id.
+pub fn group_topic(group_id: &[u8]) -> String {
+    format!("mls.{}", hex(group_id))
+}
+
+/// The `hermit_delivery` extension's body: the topic and the first offset
+/// a joiner reads (docs/MLS.md §4.3).
+pub(crate) fn delivery_extension(topic: &str, start: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(2 + topic.len() + 8);
+    out.extend_from_slice(&(topic.len() as u16).to_be_bytes());
+    out.extend_from_slice(topic.as_bytes());
+    out.extend_from_slice(&start.to_be_bytes());
+    out
+}
+
+fn parse_delivery(body: &[u8]) -> Option<(String, u64)> {
+    let n = usize::from(u16::from_be_bytes(body.get(..2)?.try_into().ok()?));
+    let topic = std::str::from_utf8(body.get(2..2 + n)?).ok()?.to_owned();
+    let start = u64::from_be_bytes(body.get(2 + n..2 + n + 8)?.try_into().ok()?);
+    (body.len() == 2 + n + 8).then_some((topic, start))
+}
+
+/// One conversation of a device.
+pub struct Conversation {
+    pub(crate) device: Device,
+    pub(crate) group: Group<MlsConfig>,
+    pub(crate) file: GroupFile,
+    /// Leaf index → member, for the current epoch.
+    pub(crate) roster: HashMap<u32, MemberId>,
+}
+
+impl std::fmt::Debug for Conversation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conversation")
+            .field("topic", &self.file.topic)
+            .field("epoch", &self.group.current_epoch())
+            .field("next", &self.file.next)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Device {
+    /// Makes a new conversation with only this device in it, on a fresh
+    /// topic `mls.<32 random bytes, hex>`.
+    ///
+    /// # Errors
+    /// [`ConversationError`].
+    pub async fn create_conversation(&self) -> Result<Conversation, ConversationError> {
+        let mut group_id = [0u8; 32];
+        crate::crypto::rng::seeded()
+            .and_then(|mut r| r.fill_bytes(&mut group_id))
+            .map_err(|_| ConversationError::Invalid("the OS random source failed".into()))?;
+        let topic = group_topic(&group_id);
+        self.inner
+            .ensure_topic(&topic, 1, Cleanup::Delete, Some(GROUP_RETENTION))
+            .await?;
+        let group = self
+            .inner
+            .mls
+            .group_builder()
+            .map_err(ConversationError::mls("start a group"))?
+            .with_group_id(group_id.to_vec())
+            .build()
+            .map_err(ConversationError::mls("create the group"))?;
+        let file = GroupFile {
+            group_id: group_id.to_vec(),
+            topic,
+            next: 0,
+            image: Default::default(),
+            outbox: Vec::new(),
+            recent: Default::default(),
+            delivered: Vec::new(),
+            removed: false,
+        };
+        let mut c = Conversation::from_parts(self.clone(), group, file)?;
+        c.save()?;
+        Ok(c)
+    }
+
+    /// Opens a conversation of this device by its topic.
+    ///
+    /// # Errors
+    /// [`ConversationError::UnknownConversation`] when this device has none
+    /// on `topic`.
+    pub fn conversation(&self, topic: &str) -> Result<Conversation, ConversationError> {
+        let unknown = || ConversationError::UnknownConversation {
+            topic: topic.to_owned(),
+        };
+        let hex_id = topic.strip_prefix("mls.").ok_or_else(unknown)?;
+        let name = format!("{FILE_PREFIX}{hex_id}");
+        let sealed = self
+            .inner
+            .dir
+            .read(&name)
+            .map_err(ConversationError::state("read a group file"))?
+            .ok_or_else(unknown)?;
+        let file = GroupFile::open(&self.inner.identity, &name, &sealed)?;
+        self.inner
+            .staged
+            .import_group(&file.group_id, file.image.clone());
+        let group = self
+            .inner
+            .mls
+            .load_group(&file.group_id)
+            .map_err(ConversationError::mls("load the group"))?;
+        Conversation::from_parts(self.clone(), group, file)
+    }
+
+    /// The topics of every conversation this device has.
+    ///
+    /// # Errors
+    /// The state directory cannot be read.
+    pub fn conversations(&self) -> Result<Vec<String>, ConversationError> {
+        Ok(self
+            .inner
+            .dir
+            .names_with_prefix(FILE_PREFIX)
+            .map_err(ConversationError::state("list the group files"))?
+            .into_iter()
+            .map(|n| format!("mls.{}", &n[FILE_PREFIX.len()..]))
+            .collect())
+    }
+
+    /// Joins every conversation whose Welcome waits in this device's
+    /// `welcome.` topic; returns their topics. A Welcome not for this
+    /// device, or for a group it already has, is skipped.
+    ///
+    /// # Errors
+    /// [`ConversationError`].
+    pub async fn accept_welcomes(&self) -> Result<Vec<String>, ConversationError> {
+        let topic = welcome_topic(self.fingerprint());
+        let cursor = self.welcome_cursor()?;
+        let mut joined = Vec::new();
+        let records = self.inner.read_all(&topic, 0).await?;
+        let mut next = cursor;
+        for record in records.into_iter().filter(|r| r.offset >= cursor) {
+            next = record.offset + 1;
+            let Ok(welcome) = MlsMessage::from_bytes(&record.value) else {
+                continue;
+            };
+            let Ok((group, info)) = self.inner.mls.join_group(None, &welcome, None) else {
+                // Not for us (no KeyPackage of ours in it), or invalid.
+                continue;
+            };
+            if let Some(topic) = self.adopt(group, &info)? {
+                joined.push(topic);
+            }
+        }
+        if next != cursor {
+            self.set_welcome_cursor(next)?;
+        }
+        Ok(joined)
+    }
+
+    /// Stores a group just joined: its file first, then the KeyPackages
+    /// without the one used (so a crash between leaves a private key to
+    /// delete, never a group without its keys).
+    fn adopt(
+        &self,
+        group: Group<MlsConfig>,
+        info: &NewMemberInfo,
+    ) -> Result<Option<String>, ConversationError> {
+        let Some((topic, start)) = info
+            .group_info_extensions
+            .get(mls_rs::extension::ExtensionType::new(DELIVERY_EXTENSION))
+            .and_then(|e| parse_delivery(&e.extension_data))
+        else {
+            return Ok(None);
+        };
+        if topic != group_topic(group.group_id()) {
+            return Ok(None);
+        }
+        let name = file_name(group.group_id());
+        if self
+            .inner
+            .dir
+            .read(&name)
+            .map_err(ConversationError::state("read a group file"))?
+            .is_some()
+        {
+            return Ok(None);
+        }
+        let file = GroupFile {
+            group_id: group.group_id().to_vec(),
+            topic: topic.clone(),
+            next: start,
+            image: Default::default(),
+            outbox: Vec::new(),
+            recent: Default::default(),
+            delivered: Vec::new(),
+            removed: false,
+        };
+        let mut c = Conversation::from_parts(self.clone(), group, file)?;
+        c.save()?;
+        self.inner.save_key_packages()?;
+        Ok(Some(topic))
+    }
+}
+
+impl Conversation {
+    pub(crate) fn from_parts(
+        device: Device,
+        group: Group<MlsConfig>,
+        file: GroupFile,
+    ) -> Result<Conversation, ConversationError> {
+        let mut c = Conversation {
+            device,
+            group,
+            file,
+            roster: HashMap::new(),
+        };
+        c.refresh_roster()?;
+        Ok(c)
+    }
+
+    pub(crate) fn refresh_roster(&mut self) -> Result<(), ConversationError> {
+        let ids = &self.device.inner.ids;
+        self.roster = self
+            .group
+            .roster()
+            .members_iter()
+            .map(|m| {
+                ids.member(&m.signing_identity)
+                    .map(|id| (m.index, id))
+                    .map_err(|e| ConversationError::Invalid(format!("a member's leaf: {e}")))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(())
+    }
+
+    /// The group topic.
+    pub fn topic(&self) -> &str {
+        &self.file.topic
+    }
+
+    /// The current epoch.
+    pub fn epoch(&self) -> u64 {
+        self.group.current_epoch()
+    }
+
+    /// The next offset this device will process.
+    pub fn next_offset(&self) -> u64 {
+        self.file.next
+    }
+
+    /// The current epoch's authenticator (equal for every member that is
+    /// in the same group at the same epoch).
+    ///
+    /// # Errors
+    /// [`ConversationError::Mls`].
+    pub fn epoch_authenticator(&self) -> Result<Vec<u8>, ConversationError> {
+        Ok(self
+            .group
+            .epoch_authenticator()
+            .map_err(ConversationError::mls("epoch authenticator"))?
+            .as_bytes()
+            .to_vec())
+    }
+
+    /// Every device in the group, with its account, by leaf index.
+    pub fn members(&self) -> Vec<MemberId> {
+        let mut m: Vec<_> = self.roster.iter().collect();
+        m.sort_by_key(|(i, _)| **i);
+        m.into_iter().map(|(_, id)| *id).collect()
+    }
+
+    /// This device's own member id.
+    pub fn me(&self) -> MemberId {
+        MemberId {
+            account: *self.device.account().fingerprint(),
+            device: *self.device.fingerprint(),
+        }
+    }
+
+    /// Whether this device was removed from the group.
+    pub fn is_removed(&self) -> bool {
+        self.file.removed
+    }
+
+    /// Writes the group's file: the MLS state as it is now, the next offset,
+    /// the outbox, recent hashes and events — one atomic write.
+    pub(crate) fn save(&mut self) -> Result<(), ConversationError> {
+        self.group
+            .write_to_storage()
+            .map_err(ConversationError::mls("snapshot the group"))?;
+        self.file.image = self
+            .device
+            .inner
+            .staged
+            .export_group(&self.file.group_id)
+            .unwrap_or_default();
+        let sealed = self.file.seal(&self.device.inner.identity)?;
+        self.device
+            .inner
+            .dir
+            .write(&file_name(&self.file.group_id), &sealed)
+            .map_err(ConversationError::state("write the group file"))
+    }
+
+    /// Sends a text message: sealed once, saved in the outbox with the
+    /// advanced MLS state (a crash never reuses a key), then produced;
+    /// returns its offset.
+    ///
+    /// # Errors
+    /// [`ConversationError`]; [`ConversationError::Removed`] after removal.
+    pub async fn send_text(&mut self, text: &str) -> Result<u64, ConversationError> {
+        self.check_usable()?;
+        let content = Content::text(text, now_ms()).encode()?;
+        let message = self
+            .group
+            .encrypt_application_message(&content, Vec::new())
+            .map_err(ConversationError::mls("encrypt a message"))?;
+        let bytes = message
+            .to_bytes()
+            .map_err(ConversationError::mls("encode a message"))?;
+        self.file.remember(Sha256::digest(&bytes).into());
+        self.file.outbox.push(Outgoing::Message {
+            bytes: bytes.clone(),
+        });
+        self.save()?;
+        let offset = self
+            .device
+            .inner
+            .transport
+            .produce(&self.file.topic, 0, Ack::Durable, one_record(&[], &bytes)?)
+            .await?;
+        Ok(offset)
+    }
+
+    pub(crate) fn check_usable(&self) -> Result<(), ConversationError> {
+        if self.file.removed {
+            return Err(ConversationError::Removed {
+                topic: self.file.topic.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The events not yet acknowledged; when there are none, first
+    /// processes what the topic has from the next offset, waiting up to
+    /// `max_wait` for a record. Take them, then [`Conversation::ack`].
+    ///
+    /// # Errors
+    /// [`ConversationError`].
+    pub async fn receive(&mut self, max_wait: Duration) -> Result<Vec<Event>, ConversationError> {
+        if self.file.delivered.is_empty() && !self.file.removed {
+            self.fetch_and_process(max_wait).await?;
+        }
+        Ok(self.file.delivered.clone())
+    }
+
+    /// Acknowledges every event [`Conversation::receive`] returned: they are
+    /// dropped from the state (one write).
+    ///
+    /// # Errors
+    /// [`ConversationError`].
+    pub fn ack(&mut self) -> Result<(), ConversationError> {
+        if self.file.delivered.is_empty() {
+            return Ok(());
+        }
+        self.file.delivered.clear();
+        self.save()
+    }
+
+    /// Processes what the topic holds from the next offset (one fetch);
+    /// returns whether the fetch was empty (caught up).
+    pub(crate) async fn fetch_and_process(
+        &mut self,
+        max_wait: Duration,
+    ) -> Result<bool, ConversationError> {
+        let resp = match self
+            .device
+            .inner
+            .transport
+            .fetch(&self.file.topic, 0, self.file.next, FETCH_BYTES, max_wait)
+            .await
+        {
+            Ok(r) => r,
+            Err(ClientError::OffsetOutOfRange {
+                log_start,
+                high_watermark,
+                ..
+            }) if log_start > self.file.next => {
+                let next = self.file.next;
+                self.file
+                    .delivered
+                    .push(Event::CatchUpImpossible { next, log_start });
+                self.file.removed = true;
+                self.save()?;
+                let _ = high_watermark;
+                return Ok(true);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut processed = 0usize;
+        for record in resp.records_from(self.file.next) {
+            let record = record?;
+            if self.file.removed || self.file.delivered.len() >= MAX_PENDING_EVENTS {
+                break;
+            }
+            self.process_record(record.offset, record.timestamp_ns, &record.value)?;
+            self.file.next = record.offset + 1;
+            processed += 1;
+        }
+        if processed > 0 {
+            self.save()?;
+            self.flush_welcomes().await?;
+        }
+        Ok(processed == 0)
+    }
+
+    /// Applies one record (docs/MLS.md §3's table).
+    fn process_record(
+        &mut self,
+        offset: u64,
+        timestamp_ns: u64,
+        bytes: &[u8],
+    ) -> Result<(), ConversationError> {
+        let hash: [u8; 32] = Sha256::digest(bytes).into();
+        // Our own message read back, or a resent copy: quietly skipped.
+        if self.file.recent.contains(&hash) {
+            self.file
+                .outbox
+                .retain(|o| !matches!(o, Outgoing::Message { bytes: b } if Sha256::digest(b).as_slice() == hash));
+            return Ok(());
+        }
+        self.file.remember(hash);
+        let refuse = |reason: String| Event::RecordRefused { offset, reason };
+        let header = match clear_header(bytes) {
+            Ok(h) => h,
+            Err(e) => {
+                self.file.delivered.push(refuse(e.to_string()));
+                return Ok(());
+            }
+        };
+        if header.group_id != self.file.group_id.as_slice() {
+            self.file
+                .delivered
+                .push(refuse("another group's record".into()));
+            return Ok(());
+        }
+        let epoch = self.group.current_epoch();
+        if header.epoch > epoch {
+            self.file.delivered.push(Event::ForkSuspected {
+                offset,
+                epoch: header.epoch,
+            });
+            return Ok(());
+        }
+        if header.epoch < epoch && header.content_type != ContentType::Application {
+            // A Commit or Proposal that lost its epoch's race.
+            return Ok(());
+        }
+        let Ok(message) = MlsMessage::mls_decode(&mut &*bytes) else {
+            self.file
+                .delivered
+                .push(refuse("not an MLS message".into()));
+            return Ok(());
+        };
+        let own_commit = self.own_pending_commit(bytes);
+        // Validation time: the record's own (producer) timestamp, the same
+        // for every member, so validity never depends on when one reads.
+        let time = MlsTime::from_duration_since_epoch(Duration::from_nanos(timestamp_ns));
+        let before: HashMap<u32, MemberId> = if header.content_type == ContentType::Commit {
+            self.roster.clone()
+        } else {
+            HashMap::new()
+        };
+        match self.group.process_incoming_message_with_time(message, time) {
+            Ok(ReceivedMessage::ApplicationMessage(m)) => {
+                let event = match (Content::decode(m.data()), self.roster.get(&m.sender_index)) {
+                    (Ok(c), Some(sender)) => match String::from_utf8(c.body) {
+                        Ok(text) => Event::Message {
+                            offset,
+                            sender: *sender,
+                            sent_at: c.sent_at,
+                            text,
+                        },
+                        Err(_) => refuse("not UTF-8".into()),
+                    },
+                    (Err(e), _) => refuse(e.to_string()),
+                    (_, None) => refuse("sender not in the roster".into()),
+                };
+                self.file.delivered.push(event);
+            }
+            Ok(ReceivedMessage::Commit(desc)) => {
+                if own_commit {
+                    self.promote_own_commit();
+                } else {
+                    self.drop_lost_commit(epoch);
+                }
+                self.refresh_roster()?;
+                let events = process::commit_events(offset, &before, &self.roster);
+                let removed = matches!(desc.effect, CommitEffect::Removed { .. });
+                self.file.delivered.extend(events);
+                if removed {
+                    self.file.delivered.push(Event::Removed { offset });
+                    self.file.removed = true;
+                } else {
+                    let authenticator = self.epoch_authenticator()?;
+                    self.file.delivered.push(Event::EpochChanged {
+                        offset,
+                        epoch: self.group.current_epoch(),
+                        authenticator,
+                    });
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let event = if process::is_decryption_failure(&e) && header.epoch == epoch {
+                    Event::ForkSuspected {
+                        offset,
+                        epoch: header.epoch,
+                    }
+                } else {
+                    refuse(e.to_string())
+                };
+                self.file.delivered.push(event);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `bytes` are our pending Commit.
+    fn own_pending_commit(&self, bytes: &[u8]) -> bool {
+        self.file
+            .outbox
+            .iter()
+            .any(|o| matches!(o, Outgoing::Commit { bytes: b, .. } if b == bytes))
+    }
+
+    /// Our Commit was applied: its Welcome (if any) is now due.
+    fn promote_own_commit(&mut self) {
+        let mut out = Vec::new();
+        for o in self.file.outbox.drain(..) {
+            match o {
+                Outgoing::Commit {
+                    welcome: Some(w),
+                    welcome_to,
+                    ..
+                } => out.push(Outgoing::Welcome {
+                    bytes: w,
+                    to: welcome_to,
+                }),
+                Outgoing::Commit { .. } => {}
+                other => out.push(other),
+            }
+        }
+        self.file.outbox = out;
+    }
+
+    /// Someone else's Commit won `epoch`: ours (if any) is dropped.
+    fn drop_lost_commit(&mut self, epoch: u64) {
+        let before = self.file.outbox.len();
+        self.file
+            .outbox
+            .retain(|o| !matches!(o, Outgoing::Commit { .. }));
+        if self.file.outbox.len() != before {
+            self.file.delivered.push(Event::CommitLost { epoch });
+        }
+    }
+
+    /// Sends the Welcomes of applied Commits to their devices, then drops
+    /// them from the outbox.
+    pub(crate) async fn flush_welcomes(&mut self) -> Result<(), ConversationError> {
+        let due: Vec<(Vec<u8>, Vec<Fingerprint>)> = self
+            .file
+            .outbox
+            .iter()
+            .filter_map(|o| match o {
+                Outgoing::Welcome { bytes, to } => Some((bytes.clone(), to.clone())),
+                _ => None,
+            })
+            .collect();
+        if due.is_empty() {
+            return Ok(());
+        }
+        for (bytes, to) in &due {
+            for device in to {
+                self.device
+                    .inner
+                    .transport
+                    .produce(
+                        &welcome_topic(device),
+                        0,
+                        Ack::Durable,
+                        one_record(&[], bytes)?,
+                    )
+                    .await?;
+            }
+        }
+        self.file
+            .outbox
+            .retain(|o| !matches!(o, Outgoing::Welcome { .. }));
+        self.save()
+    }
+
+    /// Resends what the outbox holds that the log does not (after a
+    /// restart), identical bytes: readers drop a second copy.
+    ///
+    /// # Errors
+    /// [`ConversationError`].
+    pub async fn resend_outbox(&mut self) -> Result<(), ConversationError> {
+        // Catch up first: what is in the log leaves the outbox as it is read.
+        while !self.fetch_and_process(Duration::ZERO).await? {}
+        let messages: Vec<Vec<u8>> = self
+            .file
+            .outbox
+            .iter()
+            .filter_map(|o| match o {
+                Outgoing::Message { bytes } => Some(bytes.clone()),
+                _ => None,
+            })
+            .collect();
+        for bytes in messages {
+            self.device
+                .inner
+                .transport
+                .produce(&self.file.topic, 0, Ack::Durable, one_record(&[], &bytes)?)
+                .await?;
+        }
+        self.flush_welcomes().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_delivery_extension_round_trips() {
+        let body = delivery_extension("mls.abcd", 42);
+        assert_eq!(parse_delivery(&body), Some(("mls.abcd".into(), 42)));
+        assert_eq!(parse_delivery(&body[..body.len() - 1]), None);
+        let mut longer = body.clone();
+        longer.push(0);
+        assert_eq!(parse_delivery(&longer), None);
+    }
+}

@@ -1,0 +1,117 @@
+//! Why a conversation operation failed.
+
+use crate::crypto::Fingerprint;
+use crate::crypto::state::StateError;
+use crate::error::ClientError;
+
+use super::content::ContentError;
+use super::device_list::DeviceListError;
+use super::group_file::GroupFileError;
+
+/// Why a conversation operation failed; each says what to do.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConversationError {
+    /// The broker or the connection to it.
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    /// The MLS library refused an operation.
+    #[error("MLS: {what}: {source}")]
+    Mls {
+        /// What was being done.
+        what: &'static str,
+        /// The library's error.
+        #[source]
+        source: mls_rs::error::MlsError,
+    },
+    /// Reading or writing the state directory.
+    #[error("state directory: {what}: {source}")]
+    State {
+        /// What was being done.
+        what: &'static str,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A group file could not be read.
+    #[error(transparent)]
+    GroupFile(#[from] GroupFileError),
+    /// A state file could not be sealed or opened.
+    #[error("state file: {0}")]
+    Sealing(#[from] StateError),
+    /// The account has no device list: it never published one.
+    #[error(
+        "the account {account} has published no device list: it must run `hermit devices publish` (or open its MLS device once) before it can be invited"
+    )]
+    NoDeviceList {
+        /// The account.
+        account: Fingerprint,
+    },
+    /// A device list failed its checks.
+    #[error(transparent)]
+    DeviceList(#[from] DeviceListError),
+    /// A device has no KeyPackage left, not even a last-resort one.
+    #[error(
+        "the device {device} has no KeyPackages left: its owner must run `hermit keypackages publish`"
+    )]
+    NoKeyPackages {
+        /// The device.
+        device: Fingerprint,
+    },
+    /// A claimed or published KeyPackage is not what it should be.
+    #[error("the KeyPackage claimed for device {device} is invalid: {reason}")]
+    BadKeyPackage {
+        /// The device whose topic it came from.
+        device: Fingerprint,
+        /// Why.
+        reason: String,
+    },
+    /// Our Commit lost the race every time.
+    #[error(
+        "the commit did not land after {attempts} attempts: others kept committing first; try again"
+    )]
+    CommitStalled {
+        /// How many times it was tried.
+        attempts: u32,
+    },
+    /// This device is no longer in the group.
+    #[error("this device was removed from the conversation {topic}")]
+    Removed {
+        /// The group topic.
+        topic: String,
+    },
+    /// No such conversation in this state directory.
+    #[error("no conversation {topic} in this state directory")]
+    UnknownConversation {
+        /// The group topic asked for.
+        topic: String,
+    },
+    /// The group is stopped on a suspected fork or missing commits.
+    #[error(
+        "the conversation {topic} cannot go on ({why}): another member must re-add this device"
+    )]
+    Stuck {
+        /// The group topic.
+        topic: String,
+        /// Why.
+        why: &'static str,
+    },
+    /// A message could not be framed.
+    #[error(transparent)]
+    Content(#[from] ContentError),
+    /// An argument is not usable.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl ConversationError {
+    /// Wraps an MLS library error with what was being done.
+    pub(crate) fn mls(what: &'static str) -> impl FnOnce(mls_rs::error::MlsError) -> Self {
+        move |source| ConversationError::Mls { what, source }
+    }
+
+    /// Wraps an I/O error of the state directory with what was being done.
+    pub(crate) fn state(what: &'static str) -> impl FnOnce(std::io::Error) -> Self {
+        move |source| ConversationError::State { what, source }
+    }
+}

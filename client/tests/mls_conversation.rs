@@ -1,0 +1,56 @@
+//! MLS conversations over a real broker on a real socket: create, invite
+//! by account, join from the Welcome, messages both ways with the sender
+//! as MLS authenticated it, every member on one epoch authenticator.
+
+mod support;
+
+use hermit_client::mls::{CommitOutcome, Event};
+use support::mls::*;
+use support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_accounts_talk_after_an_invite() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let alice = account_device(broker.addr(), dir.path(), "alice", 3).await;
+    let bob = account_device(broker.addr(), dir.path(), "bob", 3).await;
+
+    let mut a = alice.create_conversation().await.expect("create");
+    let outcome = a.invite(bob.account().fingerprint()).await.expect("invite");
+    assert!(
+        matches!(
+            outcome,
+            CommitOutcome::Committed {
+                offset: 0,
+                epoch: 1,
+                attempts: 1
+            }
+        ),
+        "{outcome:?}"
+    );
+    let joined = bob.accept_welcomes().await.expect("welcomes");
+    assert_eq!(joined, vec![a.topic().to_owned()]);
+    let mut b = bob.conversation(a.topic()).expect("open");
+    assert_eq!(b.epoch(), 1);
+    assert_eq!(b.next_offset(), 1, "the joiner starts after the Add commit");
+    assert_eq!(
+        a.epoch_authenticator().unwrap(),
+        b.epoch_authenticator().unwrap()
+    );
+    assert_eq!(a.members(), b.members());
+
+    a.send_text("hello bob").await.expect("send");
+    let seen = receive_until(&mut b, |e| matches!(e, Event::Message { .. })).await;
+    let Some(Event::Message { sender, text, .. }) =
+        seen.iter().find(|e| matches!(e, Event::Message { .. }))
+    else {
+        unreachable!()
+    };
+    assert_eq!(text, "hello bob");
+    assert_eq!(sender.account, *alice.account().fingerprint());
+    assert_eq!(sender.device, *alice.fingerprint());
+
+    b.send_text("hello alice").await.expect("send");
+    let seen = receive_until(&mut a, |e| matches!(e, Event::Message { .. })).await;
+    assert_eq!(texts(&seen), vec!["hello alice"]);
+}

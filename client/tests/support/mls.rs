@@ -1,0 +1,80 @@
+//! MLS devices for the conversation tests: each with its own key, state
+//! directory and connection (as its own principal) to a real broker.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hermit_client::crypto::Identity;
+use hermit_client::local::StateDir;
+use hermit_client::mls::{Conversation, Device, Event};
+use hermit_client::{Client, ClientOptions};
+
+/// A device of its own account, with a published device list and
+/// `key_packages` KeyPackages.
+pub async fn account_device(
+    addr: SocketAddr,
+    root: &Path,
+    name: &str,
+    key_packages: usize,
+) -> Device {
+    let identity = Identity::generate().expect("key");
+    let device = open_device(addr, root, name, identity).await;
+    device.publish_device_list(&[]).await.expect("device list");
+    device
+        .publish_key_packages(key_packages)
+        .await
+        .expect("key packages");
+    device
+}
+
+/// Opens the device `identity` with the state directory `root/name`.
+pub async fn open_device(addr: SocketAddr, root: &Path, name: &str, identity: Identity) -> Device {
+    let dir = Arc::new(StateDir::open(root.join(name)).expect("state dir"));
+    let options = ClientOptions {
+        identity: Some(Arc::new(identity.clone())),
+        ..ClientOptions::default()
+    };
+    let client = Client::connect(addr.to_string(), options)
+        .await
+        .expect("connect");
+    Device::open(identity, dir, client).expect("open device")
+}
+
+/// Receives until `pred` holds for an event (acknowledging as it goes);
+/// returns every event seen. Waits by long polls, up to 20 s in all.
+pub async fn receive_until(
+    c: &mut Conversation,
+    mut pred: impl FnMut(&Event) -> bool,
+) -> Vec<Event> {
+    let mut seen = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let events = c
+            .receive(Duration::from_millis(500))
+            .await
+            .expect("receive");
+        c.ack().expect("ack");
+        let done = events.iter().any(&mut pred);
+        seen.extend(events);
+        if done {
+            return seen;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no matching event within 20 s; saw {seen:#?}"
+        );
+    }
+}
+
+/// The texts of the message events, in order.
+pub fn texts(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Message { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
