@@ -219,6 +219,25 @@ impl Client {
         }
     }
 
+    /// The `expected_end` for a [`Client::conditional_produce`] of a batch
+    /// of `count` records right after the record before `next` (the offset
+    /// after the last record the caller read), with nothing in between:
+    /// `next` itself over HermitMQ; over NATS the first offset such a batch
+    /// gets as the next message (docs/SCALE-OUT.md §4.2).
+    pub fn end_after(&self, next: u64, count: u32) -> u64 {
+        use crate::transport::nats_offset::NatsOffset;
+        match self.transport_kind() {
+            TransportKind::Hermit => next,
+            TransportKind::Nats => {
+                let sequence = match next.checked_sub(1) {
+                    None => 1,
+                    Some(last) => NatsOffset::decode(last).sequence + 1,
+                };
+                NatsOffset::batch_base(sequence, count)
+            }
+        }
+    }
+
     /// Take the next unclaimed batch of `topic/partition`: no other claimer
     /// gets it, ever, across broker crashes ([`Claim::Claimed`]), or learn
     /// that every durable batch is claimed ([`Claim::NothingLeft`]).

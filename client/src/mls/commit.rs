@@ -152,7 +152,7 @@ impl Conversation {
     /// [`ConversationError`].
     pub async fn leave(&mut self) -> Result<(), ConversationError> {
         self.check_usable()?;
-        while !self.fetch_and_process(Duration::ZERO).await? {}
+        self.catch_up().await?;
         let index = self.group.current_member_index();
         let proposal = self
             .group
@@ -205,28 +205,19 @@ impl Conversation {
         }
     }
 
-    /// Processes the topic until it is read to its end.
-    async fn catch_up(&mut self) -> Result<(), ConversationError> {
-        while !self.fetch_and_process(Duration::ZERO).await? {}
-        Ok(())
-    }
-
     pub(crate) async fn commit_intent(
         &mut self,
         intent: Intent,
     ) -> Result<CommitOutcome, ConversationError> {
-        // The end a NATS stream names for our record count (SCALE-OUT §4.2),
-        // taken from an EndMoved answer when nothing new was there to read.
-        let mut end_hint: Option<u64> = None;
         for attempt in 1..=MAX_COMMIT_ATTEMPTS {
             self.catch_up().await?;
             self.check_usable()?;
             let Some(plan) = self.plan(&intent) else {
                 return Ok(CommitOutcome::AlreadyDone);
             };
-            let expected = end_hint
-                .filter(|h| *h >= self.file.next)
-                .unwrap_or(self.file.next);
+            // Right after the last record read, nothing in between: a
+            // Commit may only follow what this device has processed.
+            let expected = self.device.inner.transport.end_after(self.file.next, 1);
             let topic = self.file.topic.clone();
             let mut builder = self.group.commit_builder();
             for (_, kp) in &plan.adds {
@@ -281,7 +272,7 @@ impl Conversation {
                 Ok(Conditional::Appended { base_offset }) => {
                     // Applied when read back, in log order.
                     while self.file.next <= base_offset {
-                        if self.fetch_and_process(Duration::ZERO).await? {
+                        if self.fetch_and_process(Duration::ZERO, false).await? {
                             break;
                         }
                     }
@@ -295,9 +286,9 @@ impl Conversation {
                     // Another record stood where ours was said to be: the
                     // intent goes round again.
                 }
-                Ok(Conditional::EndMoved { end }) => {
+                Ok(Conditional::EndMoved { .. }) => {
+                    self.file.delivered.push(super::Event::CommitLost { epoch });
                     self.discard_pending_commit()?;
-                    end_hint = Some(end);
                 }
                 // A lost answer: the Commit may or may not be in the log;
                 // reading on decides (ours applied, or another cleared it).

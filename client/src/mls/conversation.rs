@@ -379,7 +379,7 @@ impl Conversation {
     /// [`ConversationError`].
     pub async fn receive(&mut self, max_wait: Duration) -> Result<Vec<Event>, ConversationError> {
         if self.file.delivered.is_empty() && !self.file.removed {
-            self.fetch_and_process(max_wait).await?;
+            self.fetch_and_process(max_wait, true).await?;
         }
         Ok(self.file.delivered.clone())
     }
@@ -397,12 +397,28 @@ impl Conversation {
         self.save()
     }
 
+    /// Processes the topic to its end now (events accumulate for
+    /// [`Conversation::receive`]); a device must have read everything
+    /// before it may commit.
+    ///
+    /// # Errors
+    /// [`ConversationError`].
+    pub async fn catch_up(&mut self) -> Result<(), ConversationError> {
+        while !self.fetch_and_process(Duration::ZERO, false).await? {}
+        Ok(())
+    }
+
     /// Processes what the topic holds from the next offset (one fetch);
-    /// returns whether the fetch was empty (caught up).
+    /// returns whether there was nothing to process (caught up, removed, or
+    /// — with `cap` — too many events waiting for the application).
     pub(crate) async fn fetch_and_process(
         &mut self,
         max_wait: Duration,
+        cap: bool,
     ) -> Result<bool, ConversationError> {
+        if self.file.removed || (cap && self.file.delivered.len() >= MAX_PENDING_EVENTS) {
+            return Ok(true);
+        }
         let resp = match self
             .device
             .inner
@@ -430,7 +446,7 @@ impl Conversation {
         let mut processed = 0usize;
         for record in resp.records_from(self.file.next) {
             let record = record?;
-            if self.file.removed || self.file.delivered.len() >= MAX_PENDING_EVENTS {
+            if self.file.removed || (cap && self.file.delivered.len() >= MAX_PENDING_EVENTS) {
                 break;
             }
             self.process_record(record.offset, record.timestamp_ns, &record.value)?;
@@ -637,7 +653,7 @@ impl Conversation {
     /// [`ConversationError`].
     pub async fn resend_outbox(&mut self) -> Result<(), ConversationError> {
         // Catch up first: what is in the log leaves the outbox as it is read.
-        while !self.fetch_and_process(Duration::ZERO).await? {}
+        self.catch_up().await?;
         let messages: Vec<Vec<u8>> = self
             .file
             .outbox

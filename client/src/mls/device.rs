@@ -400,18 +400,15 @@ impl Device {
             let version = current.as_ref().map_or(1, |l| l.version() + 1);
             let list = DeviceList::new(inner.identity.public_key(), version, now, listed)?;
             let batch = one_record(DEVICES_KEY, &list.sign(&inner.identity))?;
-            let mut expected = end;
-            for _ in 0..2 {
-                match inner
-                    .transport
-                    .conditional_produce(&topic, 0, expected, Ack::Durable, &batch)
-                    .await?
-                {
-                    Conditional::Appended { .. } => return Ok(list),
-                    // Over NATS the expected end is not the next offset:
-                    // take the one the answer names once.
-                    Conditional::EndMoved { end } => expected = end,
-                }
+            let expected = inner.transport.end_after(end, 1);
+            match inner
+                .transport
+                .conditional_produce(&topic, 0, expected, Ack::Durable, &batch)
+                .await?
+            {
+                Conditional::Appended { .. } => return Ok(list),
+                // Another list was written meanwhile: read it, re-apply.
+                Conditional::EndMoved { .. } => {}
             }
         }
         Err(ConversationError::CommitStalled { attempts: 64 })

@@ -78,3 +78,65 @@ pub fn texts(events: &[Event]) -> Vec<String> {
         })
         .collect()
 }
+
+/// A conversation of `n` accounts (one device each): the first creates it
+/// and invites the others one by one; every member has caught up.
+pub async fn group_of(
+    addr: SocketAddr,
+    root: &Path,
+    n: usize,
+    key_packages: usize,
+) -> (Vec<Device>, Vec<Conversation>) {
+    let mut devices = Vec::new();
+    for i in 0..n {
+        devices.push(account_device(addr, root, &format!("member{i}"), key_packages).await);
+    }
+    let mut first = devices[0].create_conversation().await.expect("create");
+    let topic = first.topic().to_owned();
+    for d in &devices[1..] {
+        first
+            .invite(d.account().fingerprint())
+            .await
+            .expect("invite");
+    }
+    let mut convs = vec![first];
+    for d in &devices[1..] {
+        assert_eq!(
+            d.accept_welcomes().await.expect("welcomes"),
+            vec![topic.clone()]
+        );
+        convs.push(d.conversation(&topic).expect("open"));
+    }
+    for c in &mut convs {
+        c.catch_up().await.expect("catch up");
+        c.receive(Duration::ZERO).await.expect("receive");
+        c.ack().expect("ack");
+    }
+    (devices, convs)
+}
+
+/// Catches every member up and returns the events each had waiting.
+pub async fn drain(convs: &mut [Conversation]) -> Vec<Vec<Event>> {
+    let mut all = Vec::new();
+    for c in convs.iter_mut() {
+        c.catch_up().await.expect("catch up");
+        let events = c.receive(Duration::ZERO).await.expect("receive");
+        c.ack().expect("ack");
+        all.push(events);
+    }
+    all
+}
+
+/// Asserts every member is at one epoch with one epoch authenticator.
+pub fn assert_agree(convs: &[Conversation], context: &str) {
+    let epoch = convs[0].epoch();
+    let auth = convs[0].epoch_authenticator().expect("authenticator");
+    for (i, c) in convs.iter().enumerate() {
+        assert_eq!(c.epoch(), epoch, "member {i} epoch ({context})");
+        assert_eq!(
+            c.epoch_authenticator().expect("authenticator"),
+            auth,
+            "member {i} authenticator ({context})"
+        );
+    }
+}
