@@ -140,3 +140,36 @@ pub fn assert_agree(convs: &[Conversation], context: &str) {
         );
     }
 }
+
+/// A copy of the state directory `root/from` at `root/to` (what a thief
+/// who took the device's disk has): every file but the lock.
+pub fn copy_state(root: &Path, from: &str, to: &str) {
+    let dst = root.join(to);
+    std::fs::create_dir_all(&dst).expect("mkdir");
+    std::fs::set_permissions(&dst, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .expect("chmod");
+    for e in std::fs::read_dir(root.join(from)).expect("read dir") {
+        let e = e.expect("entry");
+        if e.file_name() != "lock" {
+            std::fs::copy(e.path(), dst.join(e.file_name())).expect("copy");
+        }
+    }
+}
+
+/// An account device whose identity the test keeps (to open copies of its
+/// state as the same device).
+pub async fn account_device_with_key(
+    addr: SocketAddr,
+    root: &Path,
+    name: &str,
+    key_packages: usize,
+) -> (Device, Identity) {
+    let identity = Identity::generate().expect("key");
+    let device = open_device(addr, root, name, identity.clone()).await;
+    device.publish_device_list(&[]).await.expect("device list");
+    device
+        .publish_key_packages(key_packages)
+        .await
+        .expect("key packages");
+    (device, identity)
+}
