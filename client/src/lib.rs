@@ -36,6 +36,8 @@
 //! - [`sealed`]: [`SealedProducer`] and [`SealedConsumer`] — sealing in place through the
 //!   producer, blinded keys, opened records or per-record typed errors, commits that
 //!   never pass a record that failed to open.
+//! - [`mls`]: conversations with forward secrecy (MLS, RFC 9420, over
+//!   mls-rs, ciphersuite 2) with the log as the delivery service.
 //! - [`local`]: what a client keeps on its own device, the client state
 //!   directory ([`StateDir`]): pinned broker ids (`known-brokers`) and the
 //!   anchors of its sealed state (`state-anchors`).

@@ -13,6 +13,13 @@
 //!   clear part of a group record, checked before MLS sees it.
 //! - [`config`]: the parameters and rules; [`staged`] and [`group_file`]:
 //!   where MLS state lives until it is written, and how.
+//! - [`provider`]: [`Suite2Provider`](provider::Suite2Provider), the mls-rs
+//!   crypto provider: ECDSA P-256, AES-128-GCM, SHA-256, HMAC and HKDF on
+//!   aws-lc-rs; HPKE, the KEM, key generation and random bytes from
+//!   `mls-rs-crypto-rustcrypto`.
+//!
+//! mls-rs stays behind this module: the rest of the SDK never names an
+//! mls-rs type, so a change of library does not reach it.
 
 pub mod binding;
 pub mod commit;
@@ -27,6 +34,7 @@ pub mod event;
 pub mod group_file;
 pub mod header;
 mod process;
+pub mod provider;
 pub mod staged;
 
 pub use binding::{BindingError, DeviceBinding};
@@ -38,3 +46,4 @@ pub use device::Device;
 pub use device_list::{DeviceList, DeviceListError, ListedDevice};
 pub use error::ConversationError;
 pub use event::Event;
+pub use provider::{ProviderError, Suite2, Suite2Provider};

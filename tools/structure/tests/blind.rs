@@ -21,6 +21,9 @@ const NEVER: &[&str] = &[
     "openmls",
     "openmls_rust_crypto",
     "mls-rs",
+    "mls-rs-core",
+    "mls-rs-crypto-rustcrypto",
+    "mls-rs-crypto-hpke",
     "hpke",
     "hpke-rs",
 ];
