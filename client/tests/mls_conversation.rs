@@ -54,3 +54,60 @@ async fn two_accounts_talk_after_an_invite() {
     let seen = receive_until(&mut a, |e| matches!(e, Event::Message { .. })).await;
     assert_eq!(texts(&seen), vec!["hello alice"]);
 }
+
+/// The same flow under `auth = "required"` and the chat-inbox preset alone
+/// (docs/SECURITY.md §3): the preset holds every rule a conversation needs,
+/// and a third principal who learns nothing but the topic reads only
+/// ciphertext and cannot claim its way in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chat_inbox_preset_is_all_a_conversation_needs() {
+    use hermit_broker::config::AuthMode;
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |c| {
+        c.auth = AuthMode::Required;
+        c.acl_preset = Some("chat-inbox".into());
+    })
+    .await;
+    let alice = account_device(broker.addr(), dir.path(), "alice", 2).await;
+    let bob = account_device(broker.addr(), dir.path(), "bob", 2).await;
+    let mut a = alice.create_conversation().await.expect("create");
+    a.invite(bob.account().fingerprint()).await.expect("invite");
+    bob.accept_welcomes().await.expect("welcomes");
+    let mut b = bob.conversation(a.topic()).expect("open");
+    a.send_text("under the preset").await.expect("send");
+    let seen = receive_until(&mut b, |e| matches!(e, Event::Message { .. })).await;
+    assert_eq!(texts(&seen), vec!["under the preset"]);
+
+    // Another principal may not read Bob's Welcomes nor publish
+    // KeyPackages for him.
+    let spy = hermit_client::Client::connect(
+        broker.addr().to_string(),
+        hermit_client::ClientOptions {
+            identity: Some(std::sync::Arc::new(
+                hermit_client::crypto::Identity::generate().unwrap(),
+            )),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let welcome = hermit_client::mls::device::welcome_topic(bob.fingerprint());
+    let err = spy
+        .fetch(&welcome, 0, 0, 1 << 16, std::time::Duration::ZERO)
+        .await
+        .expect_err("another's welcomes are not readable");
+    assert!(err.to_string().contains("not authorized"), "{err}");
+    let kp = hermit_client::mls::device::key_package_topic(bob.fingerprint());
+    let mut batch = hermit_protocol::BatchBuilder::new(b"");
+    batch.push(b"a forged key package");
+    let err = spy
+        .produce(
+            &kp,
+            0,
+            hermit_client::Ack::Durable,
+            batch.finish(1).unwrap().into(),
+        )
+        .await
+        .expect_err("another's KeyPackage topic is not writable");
+    assert!(err.to_string().contains("not authorized"), "{err}");
+}

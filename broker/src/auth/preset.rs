@@ -53,6 +53,51 @@ const CHAT_INBOX: &[PresetRule] = &[
         topics: "group.*",
         allow: &["produce", "consume", "describe", "create"],
     },
+    // MLS conversations (docs/MLS.md §2, §6.2). Group topics: any
+    // authenticated principal may make one, write to it and read it; the
+    // name is random and the records open only for members.
+    PresetRule {
+        principal: "*",
+        topics: "mls.*",
+        allow: &["produce", "consume", "describe", "create"],
+    },
+    // Welcomes: anyone may deliver one; only the device reads its own (and
+    // makes its topic, when it publishes KeyPackages).
+    PresetRule {
+        principal: "*",
+        topics: "welcome.*",
+        allow: &["produce"],
+    },
+    PresetRule {
+        principal: "*",
+        topics: "welcome.{principal}",
+        allow: &["consume", "describe", "create"],
+    },
+    // KeyPackages: anyone may claim one (each to one claimer, rate
+    // limited) and read the last-resort one (partition 1); only the device
+    // publishes its own.
+    PresetRule {
+        principal: "*",
+        topics: "keypackages.*",
+        allow: &["claim", "consume", "describe"],
+    },
+    PresetRule {
+        principal: "*",
+        topics: "keypackages.{principal}",
+        allow: &["produce", "create"],
+    },
+    // Device lists: public (anyone reads an account's devices); only the
+    // account writes its own.
+    PresetRule {
+        principal: "*",
+        topics: "dir.*",
+        allow: &["consume", "describe"],
+    },
+    PresetRule {
+        principal: "*",
+        topics: "dir.{principal}",
+        allow: &["produce", "create"],
+    },
 ];
 
 /// Every preset: its `acl_preset` name and its rules.

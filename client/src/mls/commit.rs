@@ -14,6 +14,7 @@ use super::config::DELIVERY_EXTENSION;
 use super::conversation::{Conversation, delivery_extension};
 use super::device::one_record;
 use super::error::ConversationError;
+use super::event::Event;
 use super::group_file::Outgoing;
 use crate::crypto::{Fingerprint, PublicKey};
 use crate::outcome::Conditional;
@@ -287,7 +288,7 @@ impl Conversation {
                     // intent goes round again.
                 }
                 Ok(Conditional::EndMoved { .. }) => {
-                    self.file.delivered.push(super::Event::CommitLost { epoch });
+                    self.file.delivered.push(Event::CommitLost { epoch });
                     self.discard_pending_commit()?;
                 }
                 // A lost answer: the Commit may or may not be in the log;

@@ -25,9 +25,7 @@ pub use mls_rs_crypto_rustcrypto::RustCryptoProvider as Suite2Provider;
 /// The one ciphersuite: `MLS_128_DHKEMP256_AES128GCM_SHA256_P256`.
 pub const CIPHER_SUITE: CipherSuite = CipherSuite::P256_AES128;
 
-/// Past epochs whose secrets are kept, so that an application message that
-/// raced up to this many Commits still opens; older ones are deleted.
-pub const PAST_EPOCHS: u64 = 4;
+pub use super::staged::PAST_EPOCHS;
 
 /// How long a KeyPackage is valid (checked on receipt).
 pub const KEY_PACKAGE_LIFETIME: Duration = Duration::from_secs(90 * 24 * 3600);

@@ -14,7 +14,10 @@ use mls_rs_core::group::{EpochRecord, GroupState, GroupStateStorage};
 use mls_rs_core::key_package::{KeyPackageData, KeyPackageStorage};
 use zeroize::Zeroizing;
 
-use super::config::PAST_EPOCHS;
+/// Past epochs whose secrets are kept, so that an application message that
+/// raced up to this many Commits still opens; older ones are deleted
+/// (docs/MLS.md §5.3).
+pub const PAST_EPOCHS: u64 = 4;
 
 /// One group's staged state: the current snapshot and the kept past epochs.
 #[derive(Clone, Default)]
