@@ -111,3 +111,76 @@ async fn the_chat_inbox_preset_is_all_a_conversation_needs() {
         .expect_err("another's KeyPackage topic is not writable");
     assert!(err.to_string().contains("not authorized"), "{err}");
 }
+
+/// What the broker stores of a conversation (docs/MLS.md §2): no
+/// plaintext, no account or device fingerprint, no device key, no binding
+/// in any group record or Welcome — only what the clear header says.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn group_records_and_welcomes_carry_no_plaintext_key_or_fingerprint() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let alice = account_device(broker.addr(), dir.path(), "alice", 2).await;
+    let bob = account_device(broker.addr(), dir.path(), "bob", 2).await;
+    let mut a = alice.create_conversation().await.unwrap();
+    a.invite(bob.account().fingerprint()).await.unwrap();
+    bob.accept_welcomes().await.unwrap();
+    let mut b = bob.conversation(a.topic()).unwrap();
+    let secret_text = "the plaintext nobody but bob may see";
+    a.send_text(secret_text).await.unwrap();
+    b.update().await.unwrap();
+    b.send_text("and bob's reply, equally private")
+        .await
+        .unwrap();
+    receive_until(&mut a, |e| matches!(e, Event::Message { .. })).await;
+
+    let mut needles: Vec<(String, Vec<u8>)> = vec![
+        ("plaintext".into(), secret_text.as_bytes().to_vec()),
+        ("reply".into(), b"equally private".to_vec()),
+    ];
+    for (who, d) in [("alice", &alice), ("bob", &bob)] {
+        let key = d.account().to_sec1_uncompressed();
+        needles.push((format!("{who} key"), key.to_vec()));
+        needles.push((format!("{who} key x"), key[1..33].to_vec()));
+        needles.push((format!("{who} spki"), d.account().spki_der().to_vec()));
+        let fp = d.fingerprint();
+        needles.push((format!("{who} fp"), fp.as_bytes().to_vec()));
+        needles.push((format!("{who} fp hex"), fp.to_hex().into_bytes()));
+        needles.push((format!("{who} kid"), fp.kid().as_bytes().to_vec()));
+    }
+    let raw = client(broker.addr()).await;
+    let welcome = hermit_client::mls::device::welcome_topic(bob.fingerprint());
+    let mut scanned = 0;
+    for topic in [a.topic().to_owned(), welcome] {
+        let resp = raw
+            .fetch(&topic, 0, 0, 1 << 22, std::time::Duration::ZERO)
+            .await
+            .unwrap();
+        for r in resp.records() {
+            let r = r.unwrap();
+            scanned += 1;
+            for (what, needle) in &needles {
+                assert!(
+                    !r.value
+                        .windows(needle.len())
+                        .any(|w| w == needle.as_slice())
+                        && !r.key.windows(needle.len()).any(|w| w == needle.as_slice()),
+                    "{what} found in {topic} at offset {}",
+                    r.offset
+                );
+            }
+        }
+    }
+    assert!(scanned >= 5, "scanned {scanned} records");
+    // Control: the same search finds Bob's key where it is public by design,
+    // in his KeyPackages.
+    let kp = hermit_client::mls::device::key_package_topic(bob.fingerprint());
+    let resp = raw
+        .fetch(&kp, 0, 0, 1 << 22, std::time::Duration::ZERO)
+        .await
+        .unwrap();
+    let key = bob.account().to_sec1_uncompressed();
+    assert!(resp.records().any(|r| {
+        let r = r.unwrap();
+        r.value.windows(key.len()).any(|w| w == key.as_slice())
+    }));
+}

@@ -19,8 +19,13 @@ pub async fn account_device(
     name: &str,
     key_packages: usize,
 ) -> Device {
+    account_device_at(&addr.to_string(), root, name, key_packages).await
+}
+
+/// [`account_device`] on any broker URL (`nats://…` included).
+pub async fn account_device_at(url: &str, root: &Path, name: &str, key_packages: usize) -> Device {
     let identity = Identity::generate().expect("key");
-    let device = open_device(addr, root, name, identity).await;
+    let device = open_device_at(url, root, name, identity).await;
     device.publish_device_list(&[]).await.expect("device list");
     device
         .publish_key_packages(key_packages)
@@ -31,14 +36,17 @@ pub async fn account_device(
 
 /// Opens the device `identity` with the state directory `root/name`.
 pub async fn open_device(addr: SocketAddr, root: &Path, name: &str, identity: Identity) -> Device {
+    open_device_at(&addr.to_string(), root, name, identity).await
+}
+
+/// [`open_device`] on any broker URL (`nats://…` included).
+pub async fn open_device_at(url: &str, root: &Path, name: &str, identity: Identity) -> Device {
     let dir = Arc::new(StateDir::open(root.join(name)).expect("state dir"));
     let options = ClientOptions {
         identity: Some(Arc::new(identity.clone())),
         ..ClientOptions::default()
     };
-    let client = Client::connect(addr.to_string(), options)
-        .await
-        .expect("connect");
+    let client = Client::connect(url, options).await.expect("connect");
     Device::open(identity, dir, client).expect("open device")
 }
 
