@@ -36,6 +36,11 @@ fi
 # linter, both pinned in js/package-lock.json.
 (cd js && npm run --silent typecheck && npm run --silent lint)
 
+# The RFC 9420 test vectors the MLS conformance harness runs: shipped in the
+# published openmls 0.5.0 crate, fetched (never built) from crates.io;
+# client/tests/mls_conformance.rs checks their SHA-256 (docs/MLS.md §8).
+cargo fetch --locked --manifest-path scripts/mls-vectors/Cargo.toml
+
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 # Docs build without warnings (broken intra-doc links, stray HTML).

@@ -1,6 +1,17 @@
 //! RFC 9420 conformance: the passive-client test vectors of the MLS working
-//! group (`tests/vectors/mls/`, see `SOURCE.md` there), every ciphersuite-2
-//! case, run through mls-rs on **our** provider ([`Suite2Provider`]).
+//! group, every ciphersuite-2 case, run through mls-rs on **our** provider
+//! ([`Suite2Provider`]).
+//!
+//! The vectors are not in this repository: they are read from the copy the
+//! published `openmls` 0.5.0 crate ships in `test_vectors/`, which cargo
+//! downloads from crates.io (`scripts/test.sh` runs `cargo fetch` on
+//! `scripts/mls-vectors/Cargo.toml`; nothing of it is compiled), or from
+//! the directory `HERMIT_MLS_VECTORS` names. Each file is checked against
+//! its SHA-256 before use: `passive-client-welcome.json` is byte-identical
+//! to mlswg/mls-implementations at `cfd4502`; the crate's
+//! `passive-client-handling-commit.json` is that repository's version from
+//! before its 2024-03-14 regeneration (#185), with the same cases and
+//! 2023 lifetimes.
 //!
 //! A passive client is given a KeyPackage with its private keys (injected
 //! through mls-rs's public `KeyPackageStorage` / `KeyPackageData`), joins
@@ -10,11 +21,11 @@
 //! every commit its epoch authenticator must equal the vector's.
 //!
 //! Validation is **as of a time inside the vectors' lifetimes**
-//! ([`WELCOME_TIME`], [`HANDLING_COMMIT_TIME`]): their leaves expired in
-//! 2024 and 2025, and mls-rs checks leaf lifetimes (on join and on every
+//! ([`WELCOME_TIME`], [`HANDLING_COMMIT_TIME`]): their leaves expired on
+//! 2024-03-02, and mls-rs checks leaf lifetimes (on join and on every
 //! commit) against the time it is given. That the time is used is shown
-//! too: the same cases validated as of today are refused for their
-//! lifetimes.
+//! too: the same cases validated as of today, or before their lifetimes
+//! began, are refused.
 //! See docs/MLS.md §8.
 
 use std::path::PathBuf;
@@ -34,15 +45,16 @@ use mls_rs_core::key_package::KeyPackageData;
 use serde_json::Value;
 
 /// The time each file is validated as of, inside the lifetimes of all its
-/// leaves. The two files were generated a year apart and their windows do
-/// not overlap:
-/// - `passive-client-welcome`: the joiners' KeyPackages run from 2023-03-03
-///   to 2024-03-02; 2023-09-01T00:00:00Z.
-/// - `-handling-commit` (regenerated 2024-03-14): the joiner's KeyPackage
-///   never expires, but the other members' leaves run from 2024-03-14 to
-///   2025-03-14; 2024-09-01T00:00:00Z.
+/// leaves (2023-03-03 to 2024-03-02 in both files): 2023-09-01T00:00:00Z.
 const WELCOME_TIME: u64 = 1_693_526_400;
-const HANDLING_COMMIT_TIME: u64 = 1_725_148_800;
+const HANDLING_COMMIT_TIME: u64 = 1_693_526_400;
+/// A time before the leaves' lifetimes began: 2022-09-01T00:00:00Z.
+const BEFORE_TIME: u64 = 1_661_990_400;
+
+/// The SHA-256 of each file as the `openmls` 0.5.0 crate ships it.
+const WELCOME_SHA256: &str = "92ebb04b67b1aca4290965ae363650921842ceebe275bd79a2733414078d849c";
+const HANDLING_COMMIT_SHA256: &str =
+    "23a1b353a0ef94b1aac4ab90630b7c7b41da9e95850890d6da479241eed79fd6";
 
 /// The ciphersuite under test, and the number of its cases per file: a file
 /// that lost or gained cases fails instead of passing on fewer.
@@ -70,12 +82,41 @@ struct Epoch {
     epoch_authenticator: Vec<u8>,
 }
 
-/// `tests/vectors/mls/`, or the directory `HERMIT_MLS_VECTORS` names.
+/// The directory `HERMIT_MLS_VECTORS` names, else `test_vectors/` of the
+/// `openmls-0.5.0` crate in cargo's registry (`$CARGO_HOME`, else
+/// `~/.cargo`), else a panic that says how to get it.
 fn vectors_dir() -> PathBuf {
-    std::env::var_os("HERMIT_MLS_VECTORS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/mls"),
-        PathBuf::from,
-    )
+    if let Some(dir) = std::env::var_os("HERMIT_MLS_VECTORS") {
+        return PathBuf::from(dir);
+    }
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .expect("CARGO_HOME or HOME");
+    let registry = home.join("registry/src");
+    let found = std::fs::read_dir(&registry).ok().and_then(|dirs| {
+        dirs.flatten()
+            .map(|d| d.path().join("openmls-0.5.0/test_vectors"))
+            .find(|p| p.is_dir())
+    });
+    found.unwrap_or_else(|| {
+        panic!(
+            "the RFC 9420 test vectors were not found under {}/*/openmls-0.5.0/test_vectors: \
+             run `cargo fetch --locked --manifest-path scripts/mls-vectors/Cargo.toml` \
+             (scripts/test.sh does), or point HERMIT_MLS_VECTORS at a directory holding \
+             passive-client-welcome.json and passive-client-handling-commit.json",
+            registry.display()
+        )
+    })
+}
+
+/// The expected SHA-256 of a vector file, by name.
+fn expected_sha256(name: &str) -> Option<&'static str> {
+    match name {
+        "passive-client-welcome.json" => Some(WELCOME_SHA256),
+        "passive-client-handling-commit.json" => Some(HANDLING_COMMIT_SHA256),
+        _ => None,
+    }
 }
 
 fn unhex(v: &Value) -> Vec<u8> {
@@ -87,14 +128,18 @@ fn unhex(v: &Value) -> Vec<u8> {
         .collect()
 }
 
+/// The cases of the vector file `name` (a path is read as it is, without
+/// a checksum), checked against its SHA-256.
 fn load(name: &str) -> Vec<Case> {
     let path = vectors_dir().join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (the vectors and how to make them: tests/vectors/mls/SOURCE.md)",
-            path.display()
-        )
-    });
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (see vectors_dir)", path.display()));
+    if let Some(expected) = expected_sha256(name) {
+        use sha2::Digest as _;
+        let digest = sha2::Sha256::digest(text.as_bytes());
+        let got: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(got, expected, "{}: not the expected file", path.display());
+    }
     let cases: Vec<Value> = serde_json::from_str(&text).expect("JSON test vectors");
     cases
         .iter()
@@ -248,11 +293,10 @@ fn run<P: CryptoProvider + Clone>(
 /// Runs every suite-2 case of `file` on our provider; fails listing every
 /// case that did not pass.
 fn run_file(file: &str, expected_cases: usize, time: u64) {
-    let cases = load(file);
-    assert!(
-        cases.iter().all(|c| c.cipher_suite == SUITE),
-        "{file}: the stored file holds suite-{SUITE} cases only"
-    );
+    let cases: Vec<Case> = load(file)
+        .into_iter()
+        .filter(|c| c.cipher_suite == SUITE)
+        .collect();
     assert_eq!(cases.len(), expected_cases, "{file}: suite-{SUITE} cases");
     let time = MlsTime::from(time);
     let mut failures = Vec::new();
@@ -290,22 +334,23 @@ fn passive_client_handling_commit_suite_2() {
 }
 
 /// The lifetimes are checked, and against the time given: as of now, and
-/// as of the other file's time, every case is refused for a leaf outside its
-/// lifetime.
+/// as of a time before they began, every case is refused for a leaf outside
+/// its lifetime.
 #[test]
 fn the_cases_are_refused_outside_their_lifetimes() {
     for (file, times) in [
         (
             "passive-client-welcome.json",
-            [MlsTime::now(), MlsTime::from(HANDLING_COMMIT_TIME)],
+            [MlsTime::now(), MlsTime::from(BEFORE_TIME)],
         ),
         (
             "passive-client-handling-commit.json",
-            [MlsTime::now(), MlsTime::from(WELCOME_TIME)],
+            [MlsTime::now(), MlsTime::from(BEFORE_TIME)],
         ),
     ] {
         for time in times {
-            for (i, case) in load(file).iter().enumerate() {
+            let cases = load(file);
+            for (i, case) in cases.iter().filter(|c| c.cipher_suite == SUITE).enumerate() {
                 match run(Suite2Provider::new(), case, time) {
                     Err(Failure::Mls {
                         error: MlsError::InvalidLifetime { .. },

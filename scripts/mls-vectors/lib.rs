@@ -1,0 +1,1 @@
+//! Nothing: this package exists to be fetched, never built (see Cargo.toml).
