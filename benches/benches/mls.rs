@@ -1,0 +1,163 @@
+//! MLS application messages between the two members of a group (mls-rs,
+//! ciphersuite 2): seal and open of a 27-byte and a 1 KiB message, on our
+//! provider (`hermit_client::mls::Suite2Provider`: ECDSA, AEAD and HKDF on
+//! aws-lc-rs) and on `mls-rs-crypto-rustcrypto` (RustCrypto throughout).
+//!
+//! `cargo bench -p hermit-benches --bench mls -- --noplot`
+//!
+//! The figures are **CPU time of the benchmark thread**
+//! (`CLOCK_THREAD_CPUTIME_ID`), not wall time: the machine is shared, and
+//! the target of docs/MLS.md §1.5 is in CPU-µs. Seal is
+//! `encrypt_application_message` and the message's encoding to bytes; open
+//! is decoding the bytes and `process_incoming_message` (signature
+//! verification included). mls-rs's default rules apply (PrivateMessage,
+//! StepFunction padding); nothing is written to storage. Opening needs a
+//! fresh message every time (a generation is opened once), so each sample
+//! first seals its messages, untimed, then times opening them in order.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use hermit_client::mls::Suite2Provider;
+use mls_rs::client_builder::MlsConfig;
+use mls_rs::group::ReceivedMessage;
+use mls_rs::identity::SigningIdentity;
+use mls_rs::identity::basic::{BasicCredential, BasicIdentityProvider};
+use mls_rs::{CipherSuite, CipherSuiteProvider as _, Client, CryptoProvider, Group, MlsMessage};
+use mls_rs_crypto_rustcrypto::RustCryptoProvider;
+
+const SUITE: CipherSuite = CipherSuite::P256_AES128;
+const SIZES: [(&str, usize); 2] = [("27B", 27), ("1KiB", 1024)];
+
+/// CPU time consumed so far by the calling thread.
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    Duration::new(
+        u64::try_from(ts.tv_sec).expect("non-negative"),
+        u32::try_from(ts.tv_nsec).expect("below 10^9"),
+    )
+}
+
+fn client<P: CryptoProvider + Clone>(provider: P, name: &str) -> Client<impl MlsConfig> {
+    let (secret, public) = provider
+        .cipher_suite_provider(SUITE)
+        .expect("suite 2")
+        .signature_key_generate()
+        .expect("key generation");
+    let credential = BasicCredential::new(name.as_bytes().to_vec()).into_credential();
+    Client::builder()
+        .identity_provider(BasicIdentityProvider::new())
+        .crypto_provider(provider)
+        .signing_identity(SigningIdentity::new(credential, public), secret, SUITE)
+        .build()
+}
+
+/// Alice's and Bob's views of a two-member group.
+fn two_members<P: CryptoProvider + Clone>(
+    provider: &P,
+) -> (Group<impl MlsConfig>, Group<impl MlsConfig>) {
+    let (alice, bob) = (
+        client(provider.clone(), "alice"),
+        client(provider.clone(), "bob"),
+    );
+    let mut alice = alice
+        .group_builder()
+        .and_then(|g| g.build())
+        .expect("create the group");
+    let key_package = bob
+        .generate_key_package_message(Default::default(), Default::default(), None)
+        .expect("a KeyPackage");
+    let commit = alice
+        .commit_builder()
+        .add_member(key_package)
+        .expect("add Bob")
+        .build()
+        .expect("commit");
+    alice.apply_pending_commit().expect("apply");
+    let (bob, _) = bob
+        .join_group(None, &commit.welcome_messages[0], None)
+        .expect("Bob joins");
+    (alice, bob)
+}
+
+fn seal_and_open<P: CryptoProvider + Clone>(c: &mut Criterion, provider: &P, name: &str) {
+    // Two groups: Bob could not follow the seal benchmark's Alice, who is
+    // hundreds of thousands of generations ahead when it ends (mls-rs
+    // refuses a jump of more than 1,024).
+    let (mut alice, _) = two_members(provider);
+    let (mut sender, mut bob) = two_members(provider);
+    for (size, len) in SIZES {
+        let message = vec![0x5a; len];
+        let mut g = c.benchmark_group(format!("mls_seal/{name}"));
+        g.throughput(Throughput::Elements(1));
+        g.bench_function(BenchmarkId::from_parameter(size), |b| {
+            b.iter_custom(|iters| {
+                let started = thread_cpu();
+                for _ in 0..iters {
+                    let sealed = alice
+                        .encrypt_application_message(black_box(&message), Vec::new())
+                        .expect("seal");
+                    black_box(sealed.to_bytes().expect("encode"));
+                }
+                thread_cpu() - started
+            });
+        });
+        g.finish();
+
+        let mut g = c.benchmark_group(format!("mls_open/{name}"));
+        g.throughput(Throughput::Elements(1));
+        g.bench_function(BenchmarkId::from_parameter(size), |b| {
+            b.iter_custom(|iters| {
+                let sealed: Vec<Vec<u8>> = (0..iters)
+                    .map(|_| {
+                        sender
+                            .encrypt_application_message(&message, Vec::new())
+                            .and_then(|m| m.to_bytes())
+                            .expect("seal")
+                    })
+                    .collect();
+                let started = thread_cpu();
+                for bytes in &sealed {
+                    let message = MlsMessage::from_bytes(black_box(bytes)).expect("decode");
+                    match bob.process_incoming_message(message).expect("open") {
+                        ReceivedMessage::ApplicationMessage(m) => {
+                            black_box(m);
+                        }
+                        other => panic!("not an application message: {other:?}"),
+                    }
+                }
+                thread_cpu() - started
+            });
+        });
+        g.finish();
+    }
+}
+
+fn ours(c: &mut Criterion) {
+    seal_and_open(c, &Suite2Provider::new(), "ours");
+}
+
+fn rustcrypto(c: &mut Criterion) {
+    seal_and_open(
+        c,
+        &RustCryptoProvider::with_enabled_cipher_suites(vec![SUITE]),
+        "rustcrypto",
+    );
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(30);
+    targets = ours, rustcrypto
+}
+criterion_main!(benches);
