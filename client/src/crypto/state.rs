@@ -86,6 +86,23 @@ pub(crate) const MLS_FILE: Purpose = Purpose {
     max_len: 64 << 20,
 };
 
+/// The key of `purpose` for `identity`, derived once (one ECDH) for
+/// callers that seal many blobs: [`seal_with`], [`open_with`].
+pub(crate) struct PurposeKey {
+    purpose: Purpose,
+    cipher: Aes256Gcm,
+}
+
+impl PurposeKey {
+    /// Derives the key.
+    pub(crate) fn new(identity: &Identity, purpose: Purpose) -> PurposeKey {
+        PurposeKey {
+            purpose,
+            cipher: cipher(identity, purpose),
+        }
+    }
+}
+
 fn cipher(identity: &Identity, purpose: Purpose) -> Aes256Gcm {
     let ikm = identity.pair_key(identity.public_key());
     let hk = Hkdf::<Sha256>::new(None, &ikm[..]);
@@ -129,6 +146,17 @@ pub(crate) fn seal_for(
     key: &[u8],
     plaintext: &[u8],
 ) -> Result<Vec<u8>, StateError> {
+    seal_with(&PurposeKey::new(identity, purpose), topic, key, plaintext)
+}
+
+/// [`seal_for`] with a key derived once.
+pub(crate) fn seal_with(
+    k: &PurposeKey,
+    topic: &str,
+    key: &[u8],
+    plaintext: &[u8],
+) -> Result<Vec<u8>, StateError> {
+    let purpose = k.purpose;
     if plaintext.len() > purpose.max_len {
         return Err(StateError::Length);
     }
@@ -147,7 +175,7 @@ pub(crate) fn seal_for(
     out.extend_from_slice(&(plaintext.len() as u32).to_be_bytes());
     out.extend_from_slice(plaintext);
     out.resize(head + body_len, 0);
-    let tag = cipher(identity, purpose).seal_in_place(&iv, &aad, &mut out[head..]);
+    let tag = k.cipher.seal_in_place(&iv, &aad, &mut out[head..]);
     out.extend_from_slice(&tag);
     Ok(out)
 }
@@ -174,6 +202,17 @@ pub(crate) fn open_for(
     key: &[u8],
     record: &[u8],
 ) -> Result<Zeroizing<Vec<u8>>, StateError> {
+    open_with(&PurposeKey::new(identity, purpose), topic, key, record)
+}
+
+/// [`open_for`] with a key derived once.
+pub(crate) fn open_with(
+    k: &PurposeKey,
+    topic: &str,
+    key: &[u8],
+    record: &[u8],
+) -> Result<Zeroizing<Vec<u8>>, StateError> {
+    let purpose = k.purpose;
     let head = purpose.magic.len() + IV_LEN;
     if record.len() < head + 4 + TAG_LEN || &record[..4] != purpose.magic {
         return Err(StateError::Malformed);
@@ -187,7 +226,7 @@ pub(crate) fn open_for(
     let (ct, tag) = record[head..].split_at(record.len() - head - TAG_LEN);
     let tag: &[u8; TAG_LEN] = tag.try_into().map_err(|_| StateError::Malformed)?;
     let mut body = Zeroizing::new(vec![0u8; ct.len()]);
-    cipher(identity, purpose)
+    k.cipher
         .open_to(&iv, &aad, ct, tag, &mut body[..])
         .map_err(|_| StateError::AuthFailed)?;
     let len = u32::from_be_bytes([body[0], body[1], body[2], body[3]]) as usize;

@@ -16,15 +16,21 @@ use super::device::one_record;
 use super::error::ConversationError;
 use super::event::Event;
 use super::group_file::Outgoing;
+use super::header::{ContentType, clear_header};
 use crate::crypto::{Fingerprint, PublicKey};
 use crate::outcome::Conditional;
 use hermit_protocol::Ack;
 
-/// How many times an intent is tried before [`ConversationError::CommitStalled`].
+/// How many conditional produces an intent may take before
+/// [`ConversationError::CommitStalled`].
 pub const MAX_COMMIT_ATTEMPTS: u32 = 64;
 
 /// From this attempt on, a losing committer waits a random while first.
 const BACKOFF_FROM: u32 = 8;
+
+/// How long a committer waits for records it knows were appended (its own
+/// Commit, the ones that moved the end) to become readable.
+const READ_BACK_WAIT: Duration = Duration::from_secs(5);
 
 /// What a commit operation did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +42,9 @@ pub enum CommitOutcome {
         offset: u64,
         /// The new epoch.
         epoch: u64,
-        /// How many attempts it took (1 when nobody raced us).
+        /// How many conditional produces it took (1 when nothing came in
+        /// between; a Commit moved past application messages, or remade
+        /// after losing its epoch, counts again).
         attempts: u32,
     },
     /// Nothing was left to do: other members' Commits already did it.
@@ -210,7 +218,12 @@ impl Conversation {
         &mut self,
         intent: Intent,
     ) -> Result<CommitOutcome, ConversationError> {
-        for attempt in 1..=MAX_COMMIT_ATTEMPTS {
+        // Conditional produces sent for this intent (a Commit moved past
+        // application messages counts again): at most MAX_COMMIT_ATTEMPTS.
+        let mut attempts = 0u32;
+        let mut round = 0u32;
+        while attempts < MAX_COMMIT_ATTEMPTS {
+            round += 1;
             self.catch_up().await?;
             self.check_usable()?;
             let Some(plan) = self.plan(&intent) else {
@@ -263,17 +276,32 @@ impl Conversation {
             // Commit can reach the log.
             self.save()?;
             let batch = one_record(&[], &bytes)?;
-            let answer = self
-                .device
-                .inner
-                .transport
-                .conditional_produce(self.topic(), 0, expected, Ack::Durable, &batch)
-                .await;
+            let mut expected = expected;
+            // The same Commit may follow application messages that came in
+            // since: they change no group state (docs/MLS.md §3).
+            let answer = loop {
+                attempts += 1;
+                let answer = self
+                    .device
+                    .inner
+                    .transport
+                    .conditional_produce(self.topic(), 0, expected, Ack::Durable, &batch)
+                    .await;
+                match answer {
+                    Ok(Conditional::EndMoved { end })
+                        if attempts < MAX_COMMIT_ATTEMPTS
+                            && self.gap_holds_only_messages(expected, end).await? =>
+                    {
+                        expected = end;
+                    }
+                    other => break other,
+                }
+            };
             match answer {
                 Ok(Conditional::Appended { base_offset }) => {
                     // Applied when read back, in log order.
                     while self.file.next <= base_offset {
-                        if self.fetch_and_process(Duration::ZERO, false).await? {
+                        if self.fetch_and_process(READ_BACK_WAIT, false).await? {
                             break;
                         }
                     }
@@ -281,7 +309,7 @@ impl Conversation {
                         return Ok(CommitOutcome::Committed {
                             offset: base_offset,
                             epoch: self.group.current_epoch(),
-                            attempts: attempt,
+                            attempts,
                         });
                     }
                     // Another record stood where ours was said to be: the
@@ -299,14 +327,51 @@ impl Conversation {
                     return Err(e.into());
                 }
             }
-            if attempt >= BACKOFF_FROM {
-                backoff(attempt).await;
+            if round >= BACKOFF_FROM {
+                backoff(round).await;
             }
         }
         self.discard_pending_commit()?;
         Err(ConversationError::CommitStalled {
             attempts: MAX_COMMIT_ATTEMPTS,
         })
+    }
+
+    /// Whether every record from `from` up to the log end `end` is one that
+    /// changes no group state: an application message, or a record every
+    /// member skips (not a group record). Proposals and Commits — of any
+    /// epoch, even stale ones — say no. Waits for the records to be readable.
+    async fn gap_holds_only_messages(
+        &self,
+        from: u64,
+        end: u64,
+    ) -> Result<bool, ConversationError> {
+        let transport = &self.device.inner.transport;
+        let mut next = from;
+        while transport.end_after(next, 1) < end {
+            let resp = transport
+                .fetch(self.topic(), 0, next, 1 << 20, READ_BACK_WAIT)
+                .await?;
+            let mut any = false;
+            for record in resp.records_from(next) {
+                let record = record?;
+                if transport.end_after(record.offset + 1, 1) > end {
+                    break;
+                }
+                any = true;
+                next = record.offset + 1;
+                if let Ok(h) = clear_header(&record.value)
+                    && h.content_type != ContentType::Application
+                {
+                    return Ok(false);
+                }
+            }
+            if !any {
+                // Not readable yet within the wait: decide as a lost race.
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     fn has_pending_commit(&self) -> bool {

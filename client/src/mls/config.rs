@@ -18,9 +18,8 @@ use mls_rs::mls_rules::{
 };
 
 use super::credential::DeviceIdentity;
-// Until our aws-lc-rs provider lands (docs/MLS.md §1.2).
+pub use super::provider::Suite2Provider;
 use super::staged::Staged;
-pub use mls_rs_crypto_rustcrypto::RustCryptoProvider as Suite2Provider;
 
 /// The one ciphersuite: `MLS_128_DHKEMP256_AES128GCM_SHA256_P256`.
 pub const CIPHER_SUITE: CipherSuite = CipherSuite::P256_AES128;

@@ -129,7 +129,7 @@ impl Device {
             .read(&name)
             .map_err(ConversationError::state("read a group file"))?
             .ok_or_else(unknown)?;
-        let file = GroupFile::open(&self.inner.identity, &name, &sealed)?;
+        let file = GroupFile::open_with(&self.inner.file_key, &name, &sealed)?;
         self.inner
             .staged
             .import_group(&file.group_id, file.image.clone());
@@ -324,7 +324,7 @@ impl Conversation {
             .staged
             .export_group(&self.file.group_id)
             .unwrap_or_default();
-        let sealed = self.file.seal(&self.device.inner.identity)?;
+        let sealed = self.file.seal_with(&self.device.inner.file_key)?;
         self.device
             .inner
             .dir
@@ -339,26 +339,58 @@ impl Conversation {
     /// # Errors
     /// [`ConversationError`]; [`ConversationError::Removed`] after removal.
     pub async fn send_text(&mut self, text: &str) -> Result<u64, ConversationError> {
+        self.send_texts(&[text]).await
+    }
+
+    /// Sends several text messages at once: each sealed on its own (its
+    /// own MLS generation), all saved in one state write and produced as one
+    /// batch — one fsync on each side for all of them. Returns the first
+    /// one's offset (the others follow it in order).
+    ///
+    /// # Errors
+    /// As [`Conversation::send_text`]; nothing is sent for an empty slice.
+    pub async fn send_texts(&mut self, texts: &[&str]) -> Result<u64, ConversationError> {
         self.check_usable()?;
-        let content = Content::text(text, now_ms()).encode()?;
-        let message = self
-            .group
-            .encrypt_application_message(&content, Vec::new())
-            .map_err(ConversationError::mls("encrypt a message"))?;
-        let bytes = message
-            .to_bytes()
-            .map_err(ConversationError::mls("encode a message"))?;
-        self.file.remember(Sha256::digest(&bytes).into());
-        self.file.outbox.push(Outgoing::Message {
-            bytes: bytes.clone(),
-        });
+        if texts.is_empty() {
+            return Err(ConversationError::Invalid("nothing to send".into()));
+        }
+        let now = now_ms();
+        let mut sealed = Vec::with_capacity(texts.len());
+        for text in texts {
+            let content = Content::text(text, now).encode()?;
+            let message = self
+                .group
+                .encrypt_application_message(&content, Vec::new())
+                .map_err(ConversationError::mls("encrypt a message"))?;
+            let bytes = message
+                .to_bytes()
+                .map_err(ConversationError::mls("encode a message"))?;
+            self.file.remember(Sha256::digest(&bytes).into());
+            self.file.outbox.push(Outgoing::Message {
+                bytes: bytes.clone(),
+            });
+            sealed.push(bytes);
+        }
         self.save()?;
+        let mut batch = hermit_protocol::BatchBuilder::new(&[]);
+        for bytes in &sealed {
+            batch.push(bytes);
+        }
+        let batch = batch
+            .finish(hermit_protocol::record::now_ns())
+            .map_err(|e| ConversationError::Client(ClientError::Protocol(e)))?;
         let offset = self
             .device
             .inner
             .transport
-            .produce(&self.file.topic, 0, Ack::Durable, one_record(&[], &bytes)?)
+            .produce(&self.file.topic, 0, Ack::Durable, batch.into())
             .await?;
+        // Durable in the log: out of the outbox, persisted with the next
+        // write (after a crash before it, the resend is a duplicate readers
+        // skip).
+        self.file.outbox.retain(
+            |o| !matches!(o, Outgoing::Message { bytes } if sealed.iter().any(|s| s == bytes)),
+        );
         Ok(offset)
     }
 
@@ -470,9 +502,11 @@ impl Conversation {
         let hash: [u8; 32] = Sha256::digest(bytes).into();
         // Our own message read back, or a resent copy: quietly skipped.
         if self.file.recent.contains(&hash) {
-            self.file
-                .outbox
-                .retain(|o| !matches!(o, Outgoing::Message { bytes: b } if Sha256::digest(b).as_slice() == hash));
+            if !self.file.outbox.is_empty() {
+                self.file.outbox.retain(
+                    |o| !matches!(o, Outgoing::Message { bytes: b } if b.as_slice() == bytes),
+                );
+            }
             return Ok(());
         }
         self.file.remember(hash);

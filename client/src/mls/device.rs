@@ -23,7 +23,7 @@ use super::device_list::{DEVICES_KEY, DeviceList, ListedDevice, directory_topic}
 use super::error::ConversationError;
 use super::staged::Staged;
 use crate::client::Client;
-use crate::crypto::state::{MLS_FILE, open_for, seal_for};
+use crate::crypto::state::{MLS_FILE, PurposeKey, open_with, seal_with};
 use crate::crypto::{Fingerprint, Identity, PublicKey};
 use crate::error::ClientError;
 use crate::local::StateDir;
@@ -73,6 +73,8 @@ pub(crate) fn one_record(key: &[u8], value: &[u8]) -> Result<Bytes, Conversation
 /// What a device shares with its conversations.
 pub(crate) struct DeviceInner {
     pub identity: Identity,
+    /// The key of this device's MLS state files, derived once.
+    pub file_key: PurposeKey,
     pub binding: DeviceBinding,
     pub dir: Arc<StateDir>,
     pub transport: Client,
@@ -97,13 +99,7 @@ impl DeviceInner {
             plain.extend_from_slice(&(data.len() as u32).to_be_bytes());
             plain.extend_from_slice(&data);
         }
-        let sealed = seal_for(
-            MLS_FILE,
-            &self.identity,
-            "mls",
-            KEY_PACKAGES_FILE.as_bytes(),
-            &plain,
-        )?;
+        let sealed = seal_with(&self.file_key, "mls", KEY_PACKAGES_FILE.as_bytes(), &plain)?;
         self.dir
             .write(KEY_PACKAGES_FILE, &sealed)
             .map_err(ConversationError::state("write the KeyPackages"))
@@ -117,13 +113,7 @@ impl DeviceInner {
         else {
             return Ok(());
         };
-        let plain = open_for(
-            MLS_FILE,
-            &self.identity,
-            "mls",
-            KEY_PACKAGES_FILE.as_bytes(),
-            &sealed,
-        )?;
+        let plain = open_with(&self.file_key, "mls", KEY_PACKAGES_FILE.as_bytes(), &sealed)?;
         let bad = || ConversationError::Invalid("the KeyPackages file is malformed".into());
         let mut r = Reader::new(&plain);
         let mut all = Vec::new();
@@ -281,6 +271,7 @@ impl Device {
             .signing_identity(signer_identity, secret, CIPHER_SUITE)
             .build();
         let inner = DeviceInner {
+            file_key: PurposeKey::new(&identity, MLS_FILE),
             identity,
             binding,
             dir,

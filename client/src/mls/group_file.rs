@@ -4,7 +4,7 @@
 //! written whole, encrypted at rest, so that processing a record is one
 //! atomic write.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 
 use hermit_protocol::codec::Reader;
 use zeroize::Zeroizing;
@@ -13,7 +13,7 @@ use super::event::{self, Event};
 use super::staged::GroupImage;
 use crate::crypto::Fingerprint;
 use crate::crypto::Identity;
-use crate::crypto::state::{MLS_FILE, StateError, open_for, seal_for};
+use crate::crypto::state::{MLS_FILE, PurposeKey, StateError, open_with, seal_with};
 use crate::local::hex;
 
 /// The first line of the plaintext: the format and the library whose
@@ -77,6 +77,64 @@ impl std::fmt::Debug for Outgoing {
     }
 }
 
+/// The hashes of the last [`RECENT`] records processed or sent, in order,
+/// with a set for lookups (every record read is looked up).
+#[derive(Debug, Clone, Default)]
+pub struct Recent {
+    order: VecDeque<[u8; 32]>,
+    set: HashSet<[u8; 32]>,
+}
+
+impl Recent {
+    /// Whether `hash` is among them.
+    pub fn contains(&self, hash: &[u8; 32]) -> bool {
+        self.set.contains(hash)
+    }
+
+    /// Adds `hash`, forgetting the oldest beyond [`RECENT`].
+    pub fn remember(&mut self, hash: [u8; 32]) {
+        if !self.set.insert(hash) {
+            return;
+        }
+        self.order.push_back(hash);
+        if self.order.len() > RECENT
+            && let Some(old) = self.order.pop_front()
+        {
+            self.set.remove(&old);
+        }
+    }
+
+    /// Forgets them all.
+    pub fn clear(&mut self) {
+        self.order.clear();
+        self.set.clear();
+    }
+
+    /// How many are remembered.
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[u8; 32]> {
+        self.order.iter()
+    }
+}
+
+impl FromIterator<[u8; 32]> for Recent {
+    fn from_iter<I: IntoIterator<Item = [u8; 32]>>(iter: I) -> Self {
+        let mut r = Recent::default();
+        for h in iter {
+            r.remember(h);
+        }
+        r
+    }
+}
+
 /// Everything a device keeps about one group.
 #[derive(Debug, Clone)]
 pub struct GroupFile {
@@ -91,7 +149,7 @@ pub struct GroupFile {
     /// Sent, not yet seen in the log.
     pub outbox: Vec<Outgoing>,
     /// SHA-256 of the last [`RECENT`] records processed or sent.
-    pub recent: VecDeque<[u8; 32]>,
+    pub recent: Recent,
     /// Events not yet acknowledged by the application.
     pub delivered: Vec<Event>,
     /// This device was removed (or left): nothing more is processed.
@@ -186,7 +244,7 @@ impl GroupFile {
             }
         }
         out.extend_from_slice(&(self.recent.len() as u32).to_be_bytes());
-        for h in &self.recent {
+        for h in self.recent.iter() {
             out.extend_from_slice(h);
         }
         out.extend_from_slice(&(self.delivered.len() as u32).to_be_bytes());
@@ -269,9 +327,9 @@ impl GroupFile {
                 _ => return Err(bad("outbox")),
             });
         }
-        let mut recent = VecDeque::new();
+        let mut recent = Recent::default();
         for _ in 0..count(&mut r, "recent", 32)? {
-            recent.push_back(r.array().map_err(|_| bad("recent"))?);
+            recent.remember(r.array().map_err(|_| bad("recent"))?);
         }
         let mut delivered = Vec::new();
         for _ in 0..count(&mut r, "events", 1)? {
@@ -297,8 +355,13 @@ impl GroupFile {
     /// # Errors
     /// [`StateError::Length`] over 64 MiB.
     pub fn seal(&self, device: &Identity) -> Result<Vec<u8>, StateError> {
+        self.seal_with(&PurposeKey::new(device, MLS_FILE))
+    }
+
+    /// [`GroupFile::seal`] with the device's file key derived once.
+    pub(crate) fn seal_with(&self, key: &PurposeKey) -> Result<Vec<u8>, StateError> {
         let name = file_name(&self.group_id);
-        seal_for(MLS_FILE, device, "mls", name.as_bytes(), &self.encode())
+        seal_with(key, "mls", name.as_bytes(), &self.encode())
     }
 
     /// Reads a file [`GroupFile::seal`] wrote under `name`.
@@ -306,13 +369,21 @@ impl GroupFile {
     /// # Errors
     /// [`GroupFileError`].
     pub fn open(device: &Identity, name: &str, sealed: &[u8]) -> Result<GroupFile, GroupFileError> {
-        let plain =
-            open_for(MLS_FILE, device, "mls", name.as_bytes(), sealed).map_err(|source| {
-                GroupFileError::Sealed {
-                    name: name.to_owned(),
-                    source,
-                }
-            })?;
+        GroupFile::open_with(&PurposeKey::new(device, MLS_FILE), name, sealed)
+    }
+
+    /// [`GroupFile::open`] with the device's file key derived once.
+    pub(crate) fn open_with(
+        key: &PurposeKey,
+        name: &str,
+        sealed: &[u8],
+    ) -> Result<GroupFile, GroupFileError> {
+        let plain = open_with(key, "mls", name.as_bytes(), sealed).map_err(|source| {
+            GroupFileError::Sealed {
+                name: name.to_owned(),
+                source,
+            }
+        })?;
         let file = GroupFile::decode(name, &plain)?;
         if file_name(&file.group_id) != name {
             return Err(GroupFileError::Malformed {
@@ -325,10 +396,7 @@ impl GroupFile {
 
     /// Remembers a processed or sent record's hash (the resend rule).
     pub fn remember(&mut self, hash: [u8; 32]) {
-        if self.recent.len() >= RECENT {
-            self.recent.pop_front();
-        }
-        self.recent.push_back(hash);
+        self.recent.remember(hash);
     }
 }
 
