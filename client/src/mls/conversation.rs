@@ -106,6 +106,7 @@ impl Device {
             recent: Default::default(),
             delivered: Vec::new(),
             removed: false,
+            first_epoch: 0,
         };
         let mut c = Conversation::from_parts(self.clone(), group, file)?;
         c.save()?;
@@ -224,6 +225,7 @@ impl Device {
             recent: Default::default(),
             delivered: Vec::new(),
             removed: false,
+            first_epoch: group.current_epoch(),
         };
         let mut c = Conversation::from_parts(self.clone(), group, file)?;
         c.save()?;
@@ -522,6 +524,11 @@ impl Conversation {
             self.file
                 .delivered
                 .push(refuse("another group's record".into()));
+            return Ok(());
+        }
+        if header.epoch < self.file.first_epoch {
+            // Sent before this device joined (a Commit that adds it may
+            // land after messages its Welcome's start offset precedes).
             return Ok(());
         }
         let epoch = self.group.current_epoch();

@@ -154,6 +154,9 @@ pub struct GroupFile {
     pub delivered: Vec<Event>,
     /// This device was removed (or left): nothing more is processed.
     pub removed: bool,
+    /// The epoch this device entered the group at: records of earlier
+    /// epochs were never for it and are skipped quietly.
+    pub first_epoch: u64,
 }
 
 /// Why a group file cannot be read.
@@ -213,6 +216,7 @@ impl GroupFile {
         put(&mut out, self.topic.as_bytes());
         out.extend_from_slice(&self.next.to_be_bytes());
         out.push(u8::from(self.removed));
+        out.extend_from_slice(&self.first_epoch.to_be_bytes());
         put(&mut out, &self.image.state);
         out.extend_from_slice(&(self.image.epochs.len() as u32).to_be_bytes());
         for (id, data) in &self.image.epochs {
@@ -294,6 +298,7 @@ impl GroupFile {
         let topic = String::from_utf8(bytes(&mut r, "topic")?).map_err(|_| bad("topic"))?;
         let next = r.u64().map_err(|_| bad("next"))?;
         let removed = r.u8().map_err(|_| bad("removed"))? != 0;
+        let first_epoch = r.u64().map_err(|_| bad("first epoch"))?;
         let state = Zeroizing::new(bytes(&mut r, "state")?);
         let mut image = GroupImage {
             state,
@@ -347,6 +352,7 @@ impl GroupFile {
             recent,
             delivered,
             removed,
+            first_epoch,
         })
     }
 
@@ -430,6 +436,7 @@ mod tests {
             recent: [[5u8; 32]].into_iter().collect(),
             delivered: vec![Event::CommitLost { epoch: 2 }],
             removed: false,
+            first_epoch: 3,
         }
     }
 
