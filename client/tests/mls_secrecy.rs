@@ -44,12 +44,13 @@ fn rewind(root: &std::path::Path, name: &str, id: &Identity, group_id_hex: &str,
 async fn a_copy_of_bobs_state_opens_nothing_after_his_self_update() {
     let dir = tempfile::tempdir().unwrap();
     let broker = broker(dir.path(), |_| {}).await;
-    let alice = account_device(broker.addr(), dir.path(), "alice", 2).await;
-    let (bob, bob_key) = account_device_with_key(broker.addr(), dir.path(), "bob", 2).await;
-    let mut a = alice.create_conversation().await.unwrap();
-    a.invite(bob.account().fingerprint()).await.unwrap();
-    bob.accept_welcomes().await.unwrap();
-    let mut b = bob.conversation(a.topic()).unwrap();
+    let Pair {
+        alice: _alice,
+        bob,
+        bob_key,
+        mut a,
+        mut b,
+    } = pair(broker.addr(), dir.path()).await;
     // The thief copies Bob's state now.
     copy_state(dir.path(), "bob", "thief");
     a.send_text("before the update").await.unwrap();
@@ -87,12 +88,13 @@ async fn a_copy_of_bobs_state_opens_nothing_after_his_self_update() {
 async fn after_the_group_moves_on_bobs_state_no_longer_opens_an_old_record() {
     let dir = tempfile::tempdir().unwrap();
     let broker = broker(dir.path(), |_| {}).await;
-    let alice = account_device(broker.addr(), dir.path(), "alice", 2).await;
-    let (bob, bob_key) = account_device_with_key(broker.addr(), dir.path(), "bob", 2).await;
-    let mut a = alice.create_conversation().await.unwrap();
-    a.invite(bob.account().fingerprint()).await.unwrap();
-    bob.accept_welcomes().await.unwrap();
-    let mut b = bob.conversation(a.topic()).unwrap();
+    let Pair {
+        alice: _alice,
+        bob,
+        bob_key,
+        mut a,
+        mut b,
+    } = pair(broker.addr(), dir.path()).await;
     let old_epoch = a.epoch();
     let old = a.send_text("the old record").await.unwrap();
     // A copy taken before Bob read it: the positive control.

@@ -181,3 +181,35 @@ pub async fn account_device_with_key(
         .expect("key packages");
     (device, identity)
 }
+
+/// Alice (an account device) and Bob (one whose key the test keeps) in a
+/// conversation Alice made and invited Bob to; Bob has joined.
+pub struct Pair {
+    /// Alice's device.
+    pub alice: Device,
+    /// Bob's device.
+    pub bob: Device,
+    /// Bob's key (to open copies of his state as him).
+    pub bob_key: Identity,
+    /// Alice's side of the conversation.
+    pub a: Conversation,
+    /// Bob's side.
+    pub b: Conversation,
+}
+
+/// See [`Pair`].
+pub async fn pair(addr: SocketAddr, root: &Path) -> Pair {
+    let alice = account_device(addr, root, "alice", 2).await;
+    let (bob, bob_key) = account_device_with_key(addr, root, "bob", 2).await;
+    let mut a = alice.create_conversation().await.expect("create");
+    a.invite(bob.account().fingerprint()).await.expect("invite");
+    bob.accept_welcomes().await.expect("welcomes");
+    let b = bob.conversation(a.topic()).expect("open");
+    Pair {
+        alice,
+        bob,
+        bob_key,
+        a,
+        b,
+    }
+}
