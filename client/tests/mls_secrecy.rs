@@ -46,7 +46,7 @@ async fn a_copy_of_bobs_state_opens_nothing_after_his_self_update() {
     let broker = broker(dir.path(), |_| {}).await;
     let Pair {
         alice: _alice,
-        bob,
+        bob: _bob,
         bob_key,
         mut a,
         mut b,
