@@ -58,6 +58,10 @@ pub(crate) enum Intent {
     Add(Vec<(Fingerprint, MlsMessage)>),
     /// Remove these devices.
     Remove(Vec<Fingerprint>),
+    /// Replace these devices' leaves (if any) with fresh ones from the
+    /// claimed KeyPackages, in one Commit: how a device that can no longer
+    /// follow the group (catch-up impossible, a suspected fork) comes back.
+    Readd(Vec<(Fingerprint, MlsMessage)>),
     /// A new leaf secret for this device (post-compromise security).
     Update,
 }
@@ -113,6 +117,32 @@ impl Conversation {
             return Ok(CommitOutcome::AlreadyDone);
         }
         self.commit_intent(Intent::Add(adds)).await
+    }
+
+    /// Re-adds these devices (the keys of their leaves): their current
+    /// leaves, if any, are removed and fresh ones added from newly claimed
+    /// KeyPackages, in one Commit. For a device that told its user it can
+    /// no longer follow the group (`CatchUpImpossible`, `ForkSuspected`);
+    /// it then joins again from the Welcome (docs/MLS.md §6.4).
+    ///
+    /// # Errors
+    /// As [`Conversation::invite`].
+    pub async fn readd_devices(
+        &mut self,
+        devices: &[PublicKey],
+    ) -> Result<CommitOutcome, ConversationError> {
+        self.check_usable()?;
+        let mut adds = Vec::new();
+        for key in devices {
+            adds.push((
+                *key.fingerprint(),
+                self.device.claim_key_package(key).await?,
+            ));
+        }
+        if adds.is_empty() {
+            return Ok(CommitOutcome::AlreadyDone);
+        }
+        self.commit_intent(Intent::Readd(adds)).await
     }
 
     /// Removes these devices from the group.
@@ -204,6 +234,15 @@ impl Conversation {
                 removes.dedup();
                 (!removes.is_empty()).then_some(Plan {
                     adds: Vec::new(),
+                    removes,
+                })
+            }
+            Intent::Readd(adds) => {
+                let mut removes: Vec<u32> =
+                    adds.iter().filter_map(|(fp, _)| index_of(fp)).collect();
+                removes.sort_unstable();
+                Some(Plan {
+                    adds: adds.clone(),
                     removes,
                 })
             }

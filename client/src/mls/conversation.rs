@@ -207,14 +207,19 @@ impl Device {
             return Ok(None);
         }
         let name = file_name(group.group_id());
-        if self
+        if let Some(sealed) = self
             .inner
             .dir
             .read(&name)
             .map_err(ConversationError::state("read a group file"))?
-            .is_some()
         {
-            return Ok(None);
+            // A group this device already follows keeps its state; one it
+            // was removed from, or could no longer follow, is replaced:
+            // being re-added is the way back (docs/MLS.md §6.4).
+            let old = GroupFile::open_with(&self.inner.file_key, &name, &sealed)?;
+            if !old.removed {
+                return Ok(None);
+            }
         }
         let file = GroupFile {
             group_id: group.group_id().to_vec(),
