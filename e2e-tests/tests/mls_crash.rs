@@ -191,8 +191,7 @@ fn a_reader_killed_anywhere_prints_every_message_once() {
         }
         reader.kill(&mut out);
     }
-    drop(send);
-    drop(to_send);
+    drop(to_send); // the end of the sender's input
     let status = sender.wait().unwrap();
     assert!(status.success(), "the sender failed");
 
