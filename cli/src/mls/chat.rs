@@ -156,6 +156,9 @@ async fn talk(c: &mut Conversation, printer: &Printer, interactive: bool) -> any
             _ = &mut ctrl_c => return Ok(()),
         };
         let stop = printer.print(&events)?;
+        if !events.is_empty() {
+            super::events::sync_stdout_file()?;
+        }
         c.ack()
             .or_say(|| "cannot acknowledge what was printed".into())?;
         if let Some(stop) = stop {

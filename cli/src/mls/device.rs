@@ -61,16 +61,15 @@ impl DeviceArgs {
 /// Opens the conversation on `topic` of `device`, naming what to do when
 /// this device has none.
 pub fn conversation(device: &Device, topic: &str) -> anyhow::Result<Conversation> {
-    device
-        .conversation(topic)
-        .map_err(|e| match e {
-            ConversationError::UnknownConversation { .. } => anyhow::anyhow!(
-                "this device has no conversation {topic}: `hermit group list` shows the ones it \
+    device.conversation(topic).map_err(|e| match e {
+        ConversationError::UnknownConversation { .. } => Err::<(), _>(anyhow::anyhow!(
+            "this device has no conversation {topic}: `hermit group list` shows the ones it \
              has, `hermit group join` accepts invitations"
-            ),
-            e => conversation_error(e),
-        })
+        ))
         .class(USAGE)
+        .unwrap_err(),
+        e => conversation_error(e).context(format!("cannot open the conversation {topic}")),
+    })
 }
 
 /// An account (or a device) named on the command line: a fingerprint (64
@@ -102,13 +101,8 @@ pub fn parse_fingerprint(value: &str) -> anyhow::Result<Fingerprint> {
 /// state file, a device list or KeyPackage that does not verify, a
 /// suspected fork), 1 otherwise. The SDK's messages say what to do.
 pub fn conversation_error(e: ConversationError) -> anyhow::Error {
-    let code = match &e {
-        ConversationError::Client(_) => {
-            let ConversationError::Client(c) = e else {
-                unreachable!("matched above")
-            };
-            return client_error(c);
-        }
+    let code = match e {
+        ConversationError::Client(c) => return client_error(c),
         ConversationError::UnknownConversation { .. } | ConversationError::Invalid(_) => USAGE,
         ConversationError::GroupFile(_)
         | ConversationError::Sealing(_)

@@ -5,8 +5,8 @@
 //! The SDK writes the MLS state, the next offset and the events it
 //! delivered in one atomic write of the group's file, and keeps those
 //! events until they are acknowledged (the next write). This loop prints a
-//! batch of events — each line with one `write(2)` — and then acknowledges
-//! the batch. So a process killed at any moment loses nothing: events
+//! batch of events — each line with one `write(2)` — syncs stdout when it
+//! is a regular file, and then acknowledges the batch. So a process killed at any moment loses nothing: events
 //! processed and not yet printed are still in the file and printed by the
 //! next start. What a kill can cause is a repeat: between the `write(2)`
 //! of a line and the rename of the group file that acknowledges its
@@ -18,6 +18,7 @@
 
 use std::time::Duration;
 
+use anyhow::Context as _;
 use hermit_client::mls::{Conversation, Event};
 
 use super::device::ConversationResult as _;
@@ -215,6 +216,22 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// When stdout is a regular file, syncs it to disk, so that what was
+/// printed survives a power loss once it is acknowledged (a pipe or a
+/// terminal cannot be synced: their reader decides).
+pub fn sync_stdout_file() -> anyhow::Result<()> {
+    use std::os::fd::AsFd as _;
+    let stdout = std::io::stdout();
+    let fd = stdout.as_fd();
+    let regular = rustix::fs::fstat(fd).is_ok_and(|st| {
+        rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile
+    });
+    if regular {
+        rustix::fs::fsync(fd).context("cannot sync stdout (a file) before acknowledging")?;
+    }
+    Ok(())
+}
+
 /// Reads `c` from its next unprinted event: prints each batch of events,
 /// then acknowledges it. Without `follow`, stops once the topic's end is
 /// processed and printed; with it, long-polls for more until Ctrl-C, the
@@ -232,6 +249,9 @@ pub async fn read(c: &mut Conversation, printer: &Printer, follow: bool) -> anyh
         };
         // Printed first: a failure here (stdout closed) leaves them unacknowledged.
         let stop = printer.print(&events)?;
+        if !events.is_empty() {
+            sync_stdout_file()?;
+        }
         c.ack()
             .or_say(|| "cannot acknowledge what was printed".into())?;
         if let Some(stop) = stop {
