@@ -174,6 +174,30 @@ impl BrokerAddr {
     /// (exit 3 when the broker cannot be reached, 4 when authentication
     /// is required or refused).
     pub async fn connect(&self, identity: Option<&Identity>) -> anyhow::Result<Client> {
+        self.connect_using(identity, self.state_dir(identity)?)
+            .await
+    }
+
+    /// [`BrokerAddr::connect`] as `identity` with its state directory
+    /// (`--state-dir` or the identity's default), which is returned too:
+    /// the MLS commands keep their device's state in it. The directory is
+    /// locked until both are dropped, so a second process on it is refused.
+    pub async fn connect_with_state(
+        &self,
+        identity: &Identity,
+    ) -> anyhow::Result<(Client, Arc<StateDir>)> {
+        let dir = self.state_dir_of(identity)?;
+        let client = self
+            .connect_using(Some(identity), Some(dir.clone()))
+            .await?;
+        Ok((client, dir))
+    }
+
+    async fn connect_using(
+        &self,
+        identity: Option<&Identity>,
+        state_dir: Option<Arc<StateDir>>,
+    ) -> anyhow::Result<Client> {
         let options = ClientOptions {
             identity: identity.cloned().map(Arc::new),
             tls_ca: self.ca.clone(),
@@ -185,7 +209,7 @@ impl BrokerAddr {
                 _ => None,
             },
             nats_credentials: self.nats.credentials()?,
-            state_dir: self.state_dir(identity)?,
+            state_dir,
             ..ClientOptions::default()
         };
         Client::connect(self.broker.clone(), options)
@@ -206,6 +230,14 @@ impl BrokerAddr {
         let dir = StateDir::open(&path)
             .with_context(|| format!("cannot use the state directory {}", path.display()))?;
         Ok(Some(Arc::new(dir)))
+    }
+
+    /// The state directory of `identity` (`--state-dir` / `HERMIT_STATE_DIR`,
+    /// else its default), opened and locked.
+    pub fn state_dir_of(&self, identity: &Identity) -> anyhow::Result<Arc<StateDir>> {
+        Ok(self
+            .state_dir(Some(identity))?
+            .expect("with an identity there is always a state directory"))
     }
 }
 

@@ -15,6 +15,8 @@
 //! - `tls`: `hermit tls self-signed` — a development CA and broker certificate.
 //! - `logtool`: `hermit log check|dump` — offline data directory inspection.
 //! - `top`: `hermit top` — a live view of a broker's `/metrics`.
+//! - `mls`: `hermit devices|keypackages|group|chat` — conversations on MLS
+//!   (docs/MLS.md §10).
 //! - `exit`: exit codes and error classification.
 //! - `out`: writing to stdout, where a closed pipe is a quiet stop, and the
 //!   one escape everything shown from the broker or a record goes through.
@@ -37,6 +39,7 @@ mod demo;
 mod exit;
 mod keys;
 mod logtool;
+mod mls;
 mod password;
 mod produce;
 mod tls;
@@ -71,6 +74,19 @@ enum Command {
     /// Run a throwaway broker, have Alice send Bob sealed messages, and show
     /// what the broker stored next to what Bob read.
     Demo(demo::DemoArgs),
+    /// An account's devices: list, publish the list, bind a new device.
+    #[command(subcommand)]
+    Devices(mls::devices::DevicesCommand),
+    /// Publish this device's KeyPackages (so that others can invite it).
+    #[command(subcommand)]
+    Keypackages(mls::devices::KeyPackagesCommand),
+    /// Conversations on MLS: create, invite, join, send, read, and change
+    /// who is in them.
+    #[command(subcommand)]
+    Group(mls::group::GroupCommand),
+    /// Chat with one other account: send each line of stdin, print what
+    /// arrives.
+    Chat(mls::chat::ChatArgs),
     /// Create, list, describe and delete topics.
     #[command(subcommand)]
     Topics(topics::TopicsCommand),
@@ -117,6 +133,10 @@ fn main() -> std::process::ExitCode {
         Command::Produce(args) => produce::run(args),
         Command::Consume(args) => consume::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Devices(cmd) => mls::devices::devices(cmd),
+        Command::Keypackages(cmd) => mls::devices::key_packages(cmd),
+        Command::Group(cmd) => mls::group::run(cmd),
+        Command::Chat(args) => mls::chat::run(args),
         Command::Topics(cmd) => topics::run(cmd),
         Command::Compat(cmd) => compat::run(cmd),
         Command::Tls(cmd) => tls::run(cmd),

@@ -15,6 +15,8 @@
 //! - [`auth_config`]: a broker config file with `auth = "required"`, an
 //!   admin and the chat-inbox ACL ([`INBOX_ACL`], docs/SECURITY.md §3);
 //!   [`create_topic`] as the admin.
+//! - [`mls`]: users of MLS conversations through `hermit` processes
+//!   ([`mls::MlsUser`]) and the three-user flow the broker and NATS tests share.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -22,6 +24,8 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 pub use hermit_benches::process::{BrokerProcess, Limits, Usage};
+
+pub mod mls;
 
 /// The `hermit` binary of this workspace, built (in the profile the tests
 /// run in) the first time it is asked for; `HERMITMQ_BIN` names another

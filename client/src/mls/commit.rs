@@ -185,7 +185,7 @@ impl Conversation {
 
     /// Leaves: sends a Remove Proposal for this device's own leaf, which the
     /// next member to commit includes (docs/MLS.md §6.1). The state is kept
-    /// until that Commit is read ([`Event::Removed`](super::Event::Removed)).
+    /// until that Commit is read ([`Event::Removed`]).
     ///
     /// # Errors
     /// [`ConversationError`].

@@ -301,6 +301,13 @@ impl Device {
         self.inner.identity.public_key() == self.inner.binding.account()
     }
 
+    /// How many KeyPackage private keys this device holds: one per
+    /// published KeyPackage no Welcome has used yet (claimed or not), the
+    /// last-resort one included (`hermit keypackages status`).
+    pub fn key_packages_held(&self) -> usize {
+        self.inner.staged.key_package_count()
+    }
+
     /// Publishes `count` KeyPackages to this device's topic (their private
     /// keys saved first) and a fresh last-resort one; makes the device's
     /// `welcome.` topic. Returns how many private keys are now held.

@@ -13,7 +13,7 @@
 //!   clear part of a group record, checked before MLS sees it.
 //! - [`config`]: the parameters and rules; [`staged`] and [`group_file`]:
 //!   where MLS state lives until it is written, and how.
-//! - [`provider`]: [`Suite2Provider`](provider::Suite2Provider), the mls-rs
+//! - [`provider`]: [`Suite2Provider`], the mls-rs
 //!   crypto provider: ECDSA P-256, AES-128-GCM, SHA-256, HMAC and HKDF on
 //!   aws-lc-rs; HPKE, the KEM, key generation and random bytes from
 //!   `mls-rs-crypto-rustcrypto`.

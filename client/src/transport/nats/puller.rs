@@ -52,6 +52,14 @@ const MIN_FIRST_WAIT: Duration = Duration::from_millis(50);
 /// Once a message has arrived and the server said more are pending, wait
 /// this long for the next one before answering with what is there.
 const PENDING_WAIT: Duration = Duration::from_millis(250);
+/// In a cluster the consumer is made on another server than the one this
+/// client talks to, and the interest in its pull subject reaches this
+/// server through the routes a moment later: until then a pull request is
+/// answered "no responders". For this long after it was opened, and
+/// before its first message, a puller takes that answer as "not yet" …
+const NEW_CONSUMER_GRACE: Duration = Duration::from_secs(2);
+/// … and pulls again after this pause (not counted against `max_wait`).
+const NEW_CONSUMER_RETRY: Duration = Duration::from_millis(20);
 
 /// The JetStream metadata in a message's reply subject.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,6 +155,10 @@ pub(crate) struct Puller {
     bounds: (u64, u64),
     /// Since when it waits in the pool.
     pub(super) idle_since: Instant,
+    /// When it was opened ([`NEW_CONSUMER_GRACE`]).
+    opened: Instant,
+    /// Do not pull before this: the consumer is not reachable yet.
+    retry_at: Option<Instant>,
 }
 
 impl std::fmt::Debug for Puller {
@@ -224,6 +236,8 @@ impl Puller {
             big_next: false,
             bounds,
             idle_since: Instant::now(),
+            opened: Instant::now(),
+            retry_at: None,
         })
     }
 
@@ -260,6 +274,9 @@ impl Puller {
         };
         if !need {
             return Ok(());
+        }
+        if let Some(at) = self.retry_at.take() {
+            tokio::time::sleep_until(at).await;
         }
         let expires = max_wait.clamp(MIN_EXPIRES, MAX_EXPIRES);
         let (batch, max_bytes) = if std::mem::take(&mut self.big_next) {
@@ -306,7 +323,7 @@ impl Puller {
         max_wait: Duration,
     ) -> Result<Vec<Got>, ClientError> {
         let max_bytes = (max_bytes as usize).max(1);
-        let deadline = Instant::now() + max_wait.max(MIN_FIRST_WAIT);
+        let mut deadline = Instant::now() + max_wait.max(MIN_FIRST_WAIT);
         let mut got: Vec<Got> = Vec::new();
         let mut bytes = 0;
         loop {
@@ -343,6 +360,10 @@ impl Puller {
                 if bytes >= max_bytes {
                     break;
                 }
+            } else if let Some(at) = self.retry_at {
+                // Waiting for the consumer to be reachable is not waiting
+                // for messages.
+                deadline = deadline.max(at + max_wait.max(MIN_FIRST_WAIT));
             }
         }
         Ok(got)
@@ -384,6 +405,16 @@ impl Puller {
                     return Ok(None);
                 }
                 return Err(self.dead(format!("pull ended: {why}")));
+            }
+            Some(StatusCode::NO_RESPONDERS)
+                if self.last_consumer_seq == 0 && self.opened.elapsed() < NEW_CONSUMER_GRACE =>
+            {
+                // Not reachable yet from this server (NEW_CONSUMER_GRACE).
+                if let Some(i) = pull {
+                    self.pulls.remove(i);
+                }
+                self.retry_at = Some(Instant::now() + NEW_CONSUMER_RETRY);
+                return Ok(None);
             }
             Some(StatusCode::NO_RESPONDERS) => {
                 return Err(self.dead("its consumer is gone (server left or consumer expired)"));
