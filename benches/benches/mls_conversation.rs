@@ -27,23 +27,33 @@
 //! fsync, rename, fsync of the directory — then produced with a durable
 //! ack) while Bob receives and acknowledges them (each fetch's records
 //! processed, then one state write; each `ack` one more). Printed per run:
-//! messages/s until Bob has them all, Alice's send rate alone, and the
-//! sizes of both group files at the end. Then the cost of one state write
-//! (`StateDir::write`) of Alice's final file size and of 4 KiB in the
-//! state directory's file system (median of 200).
+//! messages/s until Bob has them all, Alice's send rate alone, the CPU
+//! time of the whole process (both devices and the broker) per message,
+//! the sizes of both group files at the end, and — measured right after,
+//! on the same file systems — the two waits of a send apart: one state write
+//! (`StateDir::write`) of half Alice's final file size (her mean during
+//! the run) and one durable produce of a 128-byte record alone (a fresh
+//! topic, one at a time), each the median of 100.
 //!
-//! `cargo test` runs this binary without `--bench`: one run of 20 messages
-//! and 3 timed state writes, as a smoke test.
+//! `cargo test` runs this binary without `--bench`: one run of 20 messages,
+//! 3 timed state writes and produces, as a smoke test.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use hermit_broker::embedded::EmbeddedBroker;
 use hermit_client::crypto::Identity;
 use hermit_client::local::StateDir;
 use hermit_client::mls::{Conversation, Device, Event};
-use hermit_client::{Client, ClientOptions};
+use hermit_client::{Ack, Cleanup, Client, ClientOptions, TopicSettings};
+use hermit_protocol::BatchBuilder;
+use hermit_protocol::record::now_ns;
+
+/// About the size of an `MLSMessage` of a 27-byte text (what `produce_alone`
+/// sends).
+const MESSAGE_LEN: usize = 128;
 
 struct Args {
     messages: usize,
@@ -64,7 +74,7 @@ fn args() -> Args {
         state_dir: std::env::temp_dir(),
         broker_dir: std::env::temp_dir(),
         sender_reads: None,
-        writes: 200,
+        writes: 100,
     };
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if !argv.iter().any(|x| x == "--bench") {
@@ -122,6 +132,21 @@ async fn receive(c: &mut Conversation, n: usize) {
     }
 }
 
+/// CPU time consumed so far by the whole process.
+fn process_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &raw mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
+    Duration::new(
+        u64::try_from(ts.tv_sec).expect("non-negative"),
+        u32::try_from(ts.tv_nsec).expect("below 10^9"),
+    )
+}
+
 /// The size of the one group file in a device's state directory.
 fn group_file_size(dir: &Path) -> u64 {
     let mut sizes = std::fs::read_dir(dir)
@@ -143,6 +168,46 @@ struct Run {
     sender_alone: f64,
     alice_file: u64,
     bob_file: u64,
+    /// CPU time of the whole process (both devices and the broker) per
+    /// message.
+    cpu_per_message: Duration,
+    /// One state write of half Alice's final file (her mean file size).
+    write: Duration,
+    /// One durable produce of a message-sized record, alone.
+    produce: Duration,
+}
+
+/// Median time of one durable produce of a `len`-byte record, one at a
+/// time, `count` of them, to a topic of its own on the broker at `addr`.
+async fn produce_alone(addr: &str, len: usize, count: usize) -> Duration {
+    let client = Client::connect(addr, ClientOptions::default())
+        .await
+        .expect("connect");
+    let settings = TopicSettings {
+        partitions: 1,
+        cleanup: Cleanup::Delete,
+        retention_ms: u64::MAX,
+        retention_bytes: 0,
+    };
+    client
+        .create_topic("bench.produce", settings)
+        .await
+        .expect("create topic");
+    let value = vec![0x5a; len];
+    let mut times = Vec::with_capacity(count);
+    for _ in 0..count {
+        let mut b = BatchBuilder::new(&[]);
+        b.push(&value);
+        let batch = Bytes::from(b.finish(now_ns()).expect("batch"));
+        let t = Instant::now();
+        client
+            .produce("bench.produce", 0, Ack::Durable, batch)
+            .await
+            .expect("produce");
+        times.push(t.elapsed());
+    }
+    times.sort();
+    times[times.len() / 2]
 }
 
 async fn run(a: &Args) -> Run {
@@ -172,7 +237,7 @@ async fn run(a: &Args) -> Run {
     receive(&mut receiver, 10).await;
 
     let (n, reads) = (a.messages, a.sender_reads);
-    let started = Instant::now();
+    let (started, cpu) = (Instant::now(), process_cpu());
     let send = tokio::spawn(async move {
         for i in 1..=n {
             sender.send_text(&text).await.expect("send");
@@ -190,11 +255,17 @@ async fn run(a: &Args) -> Run {
     });
     let sent = send.await.expect("sender");
     let received = recv.await.expect("receiver");
+    let cpu = process_cpu() - cpu;
+    let alice_file = group_file_size(&state.path().join("alice"));
+    let half = usize::try_from(alice_file / 2).expect("fits");
     let r = Run {
         end_to_end: n as f64 / received.as_secs_f64(),
         sender_alone: n as f64 / sent.as_secs_f64(),
-        alice_file: group_file_size(&state.path().join("alice")),
+        alice_file,
         bob_file: group_file_size(&state.path().join("bob")),
+        cpu_per_message: cpu / u32::try_from(n).expect("fits"),
+        write: state_write(state.path(), half, a.writes),
+        produce: produce_alone(&addr, MESSAGE_LEN, a.writes).await,
     };
     drop((alice, bob));
     broker.shutdown().await.expect("shutdown");
@@ -218,6 +289,10 @@ fn state_write(root: &Path, len: usize, writes: usize) -> Duration {
     times[times.len() / 2]
 }
 
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
 fn main() {
     let a = args();
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -238,8 +313,16 @@ fn main() {
     for i in 1..=a.runs {
         let r = rt.block_on(run(&a));
         println!(
-            "run {i}: {:>7.0} msgs/s end to end; sender alone {:>7.0} msgs/s; group files: Alice {} B, Bob {} B",
-            r.end_to_end, r.sender_alone, r.alice_file, r.bob_file
+            "run {i}: {:>7.0} msgs/s end to end; sender alone {:>7.0} msgs/s; CPU {:.3} ms/msg; group files: Alice {} B, Bob {} B; \
+             one state write of {} B {:.3} ms, one durable produce alone {:.3} ms",
+            r.end_to_end,
+            r.sender_alone,
+            ms(r.cpu_per_message),
+            r.alice_file,
+            r.bob_file,
+            r.alice_file / 2,
+            ms(r.write),
+            ms(r.produce)
         );
         runs.push(r);
     }
@@ -257,14 +340,21 @@ fn main() {
         alone[mid],
         alone[alone.len() - 1]
     );
-    let last = runs.last().expect("a run").alice_file;
-    let len = usize::try_from(last).expect("fits");
-    for len in [4096, len] {
-        println!(
-            "one state write of {len} B in {}: {:.3} ms (median of {})",
-            a.state_dir.display(),
-            state_write(&a.state_dir, len, a.writes).as_secs_f64() * 1e3,
-            a.writes
-        );
-    }
+    let stat = |f: fn(&Run) -> Duration| {
+        let mut v: Vec<Duration> = runs.iter().map(f).collect();
+        v.sort();
+        format!(
+            "{:.3} / {:.3} / {:.3} ms",
+            ms(v[0]),
+            ms(v[v.len() / 2]),
+            ms(v[v.len() - 1])
+        )
+    };
+    println!(
+        "CPU per message (process): {}; one state write: {}; one durable produce alone: {} \
+         (min / median / max of the runs)",
+        stat(|r| r.cpu_per_message),
+        stat(|r| r.write),
+        stat(|r| r.produce)
+    );
 }
