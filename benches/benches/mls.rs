@@ -5,6 +5,16 @@
 //!
 //! `cargo bench -p hermit-benches --bench mls -- --noplot`
 //!
+//! `rules` (issue 35) is the conversation SDK's message path on our
+//! provider: two device clients built as `Device::open` builds them (the
+//! account's binding in the credential, `DeviceIdentity`, our `Rules`:
+//! `PaddingMode::None`, Commits encrypted), the text framed and Padmé-padded
+//! by `hermit_client::mls::Content` before sealing and parsed after opening.
+//! `ecdsa` is the signature share of that: `sign` and `verify` of our
+//! provider alone, on the sending device's keys, over an input of the
+//! `FramedContentTBS`'s size (its signed content, [`TBS_OVERHEAD`] bytes
+//! plus the framed text).
+//!
 //! The figures are **CPU time of the benchmark thread**
 //! (`CLOCK_THREAD_CPUTIME_ID`), not wall time: the machine is shared, and
 //! the target of docs/MLS.md §1.5 is in CPU-µs. Seal is
@@ -19,8 +29,12 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use hermit_client::mls::Suite2Provider;
+use hermit_client::crypto::Identity;
+use hermit_client::mls::config::{KEY_PACKAGE_LIFETIME, Rules};
+use hermit_client::mls::credential::{DeviceIdentity, signing_identity};
+use hermit_client::mls::{Content, DeviceBinding, Suite2Provider};
 use mls_rs::client_builder::MlsConfig;
+use mls_rs::crypto::{SignaturePublicKey, SignatureSecretKey};
 use mls_rs::group::ReceivedMessage;
 use mls_rs::identity::SigningIdentity;
 use mls_rs::identity::basic::{BasicCredential, BasicIdentityProvider};
@@ -29,6 +43,15 @@ use mls_rs_crypto_rustcrypto::RustCryptoProvider;
 
 const SUITE: CipherSuite = CipherSuite::P256_AES128;
 const SIZES: [(&str, usize); 2] = [("27B", 27), ("1KiB", 1024)];
+/// The bytes a member signs for an application message besides the framed
+/// content (`SignContent` of a `FramedContentTBS` with a 32-byte group id:
+/// label, protocol version, wire format, group id, epoch, sender, empty
+/// authenticated data, content type, the group context's hashes and
+/// epoch), give or take a few length bytes.
+const TBS_OVERHEAD: usize = 192;
+/// The send time every framed message carries (fixed: the figures do not
+/// depend on it).
+const SENT_AT: u64 = 1_795_000_000_000;
 
 /// CPU time consumed so far by the calling thread.
 fn thread_cpu() -> Duration {
@@ -59,14 +82,33 @@ fn client<P: CryptoProvider + Clone>(provider: P, name: &str) -> Client<impl Mls
         .build()
 }
 
-/// Alice's and Bob's views of a two-member group.
-fn two_members<P: CryptoProvider + Clone>(
-    provider: &P,
-) -> (Group<impl MlsConfig>, Group<impl MlsConfig>) {
-    let (alice, bob) = (
-        client(provider.clone(), "alice"),
-        client(provider.clone(), "bob"),
+/// A device's mls-rs client as `Device::open` builds it, on our provider
+/// (the account's own first device: it binds itself), with its signing keys.
+fn device() -> (
+    Client<impl MlsConfig>,
+    SignatureSecretKey,
+    SignaturePublicKey,
+) {
+    let identity = Identity::generate().expect("OS random source");
+    let binding = DeviceBinding::issue(
+        &identity,
+        &identity.public_key().to_sec1_uncompressed(),
+        SENT_AT,
     );
+    let (signer, secret) = signing_identity(&identity, &binding);
+    let public = signer.signature_key.clone();
+    let client = Client::builder()
+        .crypto_provider(Suite2Provider::new())
+        .identity_provider(DeviceIdentity::default())
+        .mls_rules(Rules)
+        .key_package_lifetime(KEY_PACKAGE_LIFETIME)
+        .signing_identity(signer, secret.clone(), SUITE)
+        .build();
+    (client, secret, public)
+}
+
+/// Alice's and Bob's views of a two-member group.
+fn two_members<C: MlsConfig>(alice: Client<C>, bob: Client<C>) -> (Group<C>, Group<C>) {
     let mut alice = alice
         .group_builder()
         .and_then(|g| g.build())
@@ -88,11 +130,17 @@ fn two_members<P: CryptoProvider + Clone>(
 }
 
 fn seal_and_open<P: CryptoProvider + Clone>(c: &mut Criterion, provider: &P, name: &str) {
+    let pair = || {
+        two_members(
+            client(provider.clone(), "alice"),
+            client(provider.clone(), "bob"),
+        )
+    };
     // Two groups: Bob could not follow the seal benchmark's Alice, who is
     // hundreds of thousands of generations ahead when it ends (mls-rs
     // refuses a jump of more than 1,024).
-    let (mut alice, _) = two_members(provider);
-    let (mut sender, mut bob) = two_members(provider);
+    let (mut alice, _) = pair();
+    let (mut sender, mut bob) = pair();
     for (size, len) in SIZES {
         let message = vec![0x5a; len];
         let mut g = c.benchmark_group(format!("mls_seal/{name}"));
@@ -152,12 +200,102 @@ fn rustcrypto(c: &mut Criterion) {
     );
 }
 
+/// The conversation SDK's seal and open on our provider with our rules and
+/// framing (`mls_seal/rules`, `mls_open/rules`), and the ECDSA share of
+/// them (`ecdsa/sign`, `ecdsa/verify`).
+fn rules(c: &mut Criterion) {
+    // As in `seal_and_open`: one group to seal in, another to open in.
+    let (mut alice, _) = two_members(device().0, device().0);
+    let ((sending, secret, public), (receiving, _, _)) = (device(), device());
+    let (mut sender, mut bob) = two_members(sending, receiving);
+    let suite = Suite2Provider::new()
+        .cipher_suite_provider(SUITE)
+        .expect("suite 2");
+    for (size, len) in SIZES {
+        let text = "x".repeat(len);
+        let framed = Content::text(&text, SENT_AT).encode().expect("frame");
+        let mut g = c.benchmark_group("mls_seal/rules");
+        g.throughput(Throughput::Elements(1));
+        g.bench_function(BenchmarkId::from_parameter(size), |b| {
+            b.iter_custom(|iters| {
+                let started = thread_cpu();
+                for _ in 0..iters {
+                    let content = Content::text(black_box(&text), SENT_AT)
+                        .encode()
+                        .expect("frame");
+                    let sealed = alice
+                        .encrypt_application_message(&content, Vec::new())
+                        .expect("seal");
+                    black_box(sealed.to_bytes().expect("encode"));
+                }
+                thread_cpu() - started
+            });
+        });
+        g.finish();
+
+        let mut g = c.benchmark_group("mls_open/rules");
+        g.throughput(Throughput::Elements(1));
+        g.bench_function(BenchmarkId::from_parameter(size), |b| {
+            b.iter_custom(|iters| {
+                let sealed: Vec<Vec<u8>> = (0..iters)
+                    .map(|_| {
+                        sender
+                            .encrypt_application_message(&framed, Vec::new())
+                            .and_then(|m| m.to_bytes())
+                            .expect("seal")
+                    })
+                    .collect();
+                let started = thread_cpu();
+                for bytes in &sealed {
+                    let message = MlsMessage::from_bytes(black_box(bytes)).expect("decode");
+                    match bob.process_incoming_message(message).expect("open") {
+                        ReceivedMessage::ApplicationMessage(m) => {
+                            black_box(Content::decode(m.data()).expect("framing"));
+                        }
+                        other => panic!("not an application message: {other:?}"),
+                    }
+                }
+                thread_cpu() - started
+            });
+        });
+        g.finish();
+
+        // The signature alone, on the sender's keys (its parsed signing key
+        // cached by the provider, as in the seal above).
+        let tbs = vec![0x5a; TBS_OVERHEAD + framed.len()];
+        let signature = suite.sign(&secret, &tbs).expect("sign");
+        let mut g = c.benchmark_group("ecdsa");
+        g.throughput(Throughput::Elements(1));
+        g.bench_function(BenchmarkId::new("sign", size), |b| {
+            b.iter_custom(|iters| {
+                let started = thread_cpu();
+                for _ in 0..iters {
+                    black_box(suite.sign(&secret, black_box(&tbs)).expect("sign"));
+                }
+                thread_cpu() - started
+            });
+        });
+        g.bench_function(BenchmarkId::new("verify", size), |b| {
+            b.iter_custom(|iters| {
+                let started = thread_cpu();
+                for _ in 0..iters {
+                    suite
+                        .verify(&public, black_box(&signature), black_box(&tbs))
+                        .expect("verify");
+                }
+                thread_cpu() - started
+            });
+        });
+        g.finish();
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3))
         .sample_size(30);
-    targets = ours, rustcrypto
+    targets = ours, rustcrypto, rules
 }
 criterion_main!(benches);
