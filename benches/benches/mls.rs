@@ -29,6 +29,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use hermit_benches::cpu::thread_cpu;
 use hermit_client::crypto::Identity;
 use hermit_client::mls::config::{KEY_PACKAGE_LIFETIME, Rules};
 use hermit_client::mls::credential::{DeviceIdentity, signing_identity};
@@ -52,21 +53,6 @@ const TBS_OVERHEAD: usize = 192;
 /// The send time every framed message carries (fixed: the figures do not
 /// depend on it).
 const SENT_AT: u64 = 1_795_000_000_000;
-
-/// CPU time consumed so far by the calling thread.
-fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    Duration::new(
-        u64::try_from(ts.tv_sec).expect("non-negative"),
-        u32::try_from(ts.tv_nsec).expect("below 10^9"),
-    )
-}
 
 fn client<P: CryptoProvider + Clone>(provider: P, name: &str) -> Client<impl MlsConfig> {
     let (secret, public) = provider

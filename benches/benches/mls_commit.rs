@@ -32,6 +32,7 @@
 //! the samples. `cargo test` runs this binary without `--bench`: it then
 //! measures the group of 2 with 2 samples, as a smoke test.
 
+use hermit_benches::cpu::thread_cpu;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -47,21 +48,6 @@ const SUITE: CipherSuite = CipherSuite::P256_AES128;
 
 /// Group sizes, and how many samples of each measure a run takes.
 const SIZES: [(usize, usize); 4] = [(2, 50), (10, 50), (100, 20), (1000, 7)];
-
-/// CPU time consumed so far by the calling thread.
-fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    Duration::new(
-        u64::try_from(ts.tv_sec).expect("non-negative"),
-        u32::try_from(ts.tv_nsec).expect("below 10^9"),
-    )
-}
 
 /// A device's mls-rs client as `Device::open` builds it, on our provider
 /// (the account's own first device: it binds itself).

@@ -38,6 +38,7 @@
 //! `cargo test` runs this binary without `--bench`: one run of 20 messages,
 //! 3 timed state writes and produces, as a smoke test.
 
+use hermit_benches::cpu::process_cpu;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -130,21 +131,6 @@ async fn receive(c: &mut Conversation, n: usize) {
             .count();
         c.ack().expect("ack");
     }
-}
-
-/// CPU time consumed so far by the whole process.
-fn process_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &raw mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
-    Duration::new(
-        u64::try_from(ts.tv_sec).expect("non-negative"),
-        u32::try_from(ts.tv_nsec).expect("below 10^9"),
-    )
 }
 
 /// The size of the one group file in a device's state directory.

@@ -16,6 +16,7 @@
 //! Results go to stdout; progress to stderr (drawn only on a terminal).
 
 pub mod catchup;
+pub mod cpu;
 pub mod process;
 pub mod recovery;
 pub mod report;

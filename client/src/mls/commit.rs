@@ -105,14 +105,7 @@ impl Conversation {
         devices: &[PublicKey],
     ) -> Result<CommitOutcome, ConversationError> {
         self.check_usable()?;
-        let mut adds = Vec::new();
-        for key in devices {
-            let fp = *key.fingerprint();
-            if self.roster.values().any(|m| m.device == fp) {
-                continue;
-            }
-            adds.push((fp, self.device.claim_key_package(key).await?));
-        }
+        let adds = self.claim_for(devices, true).await?;
         if adds.is_empty() {
             return Ok(CommitOutcome::AlreadyDone);
         }
@@ -132,17 +125,29 @@ impl Conversation {
         devices: &[PublicKey],
     ) -> Result<CommitOutcome, ConversationError> {
         self.check_usable()?;
-        let mut adds = Vec::new();
-        for key in devices {
-            adds.push((
-                *key.fingerprint(),
-                self.device.claim_key_package(key).await?,
-            ));
-        }
+        let adds = self.claim_for(devices, false).await?;
         if adds.is_empty() {
             return Ok(CommitOutcome::AlreadyDone);
         }
         self.commit_intent(Intent::Readd(adds)).await
+    }
+
+    /// One claimed KeyPackage per device of `devices`; with `absent_only`,
+    /// devices already in the group are left out.
+    async fn claim_for(
+        &self,
+        devices: &[PublicKey],
+        absent_only: bool,
+    ) -> Result<Vec<(Fingerprint, MlsMessage)>, ConversationError> {
+        let mut adds = Vec::new();
+        for key in devices {
+            let fp = *key.fingerprint();
+            if absent_only && self.roster.values().any(|m| m.device == fp) {
+                continue;
+            }
+            adds.push((fp, self.device.claim_key_package(key).await?));
+        }
+        Ok(adds)
     }
 
     /// Removes these devices from the group.
