@@ -184,3 +184,38 @@ async fn group_records_and_welcomes_carry_no_plaintext_key_or_fingerprint() {
         r.value.windows(key.len()).any(|w| w == key.as_slice())
     }));
 }
+
+/// Anyone may write to a device's Welcome topic: a device reads it one
+/// fetch at a time (its memory stays one fetch's worth) and still finds
+/// its Welcome behind megabytes of junk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_welcome_behind_megabytes_of_junk_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let alice = account_device(broker.addr(), dir.path(), "alice", 2).await;
+    let bob = account_device(broker.addr(), dir.path(), "bob", 2).await;
+    let raw = client(broker.addr()).await;
+    let welcome = hermit_client::mls::device::welcome_topic(bob.fingerprint());
+    for i in 0..40u8 {
+        let mut batch = hermit_protocol::BatchBuilder::new(b"");
+        batch.push(&vec![i; 100_000]);
+        raw.produce(
+            &welcome,
+            0,
+            hermit_client::Ack::Durable,
+            batch.finish(1).unwrap().into(),
+        )
+        .await
+        .unwrap();
+    }
+    let mut a = alice.create_conversation().await.unwrap();
+    a.invite(bob.account().fingerprint()).await.unwrap();
+    assert_eq!(
+        bob.accept_welcomes().await.unwrap(),
+        vec![a.topic().to_owned()]
+    );
+    assert!(
+        bob.accept_welcomes().await.unwrap().is_empty(),
+        "the cursor moved past what was read"
+    );
+}

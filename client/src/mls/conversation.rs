@@ -165,27 +165,31 @@ impl Device {
     /// [`ConversationError`].
     pub async fn accept_welcomes(&self) -> Result<Vec<String>, ConversationError> {
         let topic = welcome_topic(self.fingerprint());
-        let cursor = self.welcome_cursor()?;
+        let mut cursor = self.welcome_cursor()?;
         let mut joined = Vec::new();
-        let records = self.inner.read_all(&topic, 0).await?;
-        let mut next = cursor;
-        for record in records.into_iter().filter(|r| r.offset >= cursor) {
-            next = record.offset + 1;
-            let Ok(welcome) = MlsMessage::from_bytes(&record.value) else {
-                continue;
+        // One fetch at a time (anyone may write to a welcome topic: memory
+        // stays one fetch's worth), the cursor saved after each.
+        loop {
+            let records = self.inner.read_from(&topic, 0, cursor).await?;
+            let Some(last) = records.last() else {
+                return Ok(joined);
             };
-            let Ok((group, info)) = self.inner.mls.join_group(None, &welcome, None) else {
-                // Not for us (no KeyPackage of ours in it), or invalid.
-                continue;
-            };
-            if let Some(topic) = self.adopt(group, &info)? {
-                joined.push(topic);
+            let next = last.offset + 1;
+            for record in records {
+                let Ok(welcome) = MlsMessage::from_bytes(&record.value) else {
+                    continue;
+                };
+                let Ok((group, info)) = self.inner.mls.join_group(None, &welcome, None) else {
+                    // Not for us (no KeyPackage of ours in it), or invalid.
+                    continue;
+                };
+                if let Some(topic) = self.adopt(group, &info)? {
+                    joined.push(topic);
+                }
             }
-        }
-        if next != cursor {
             self.set_welcome_cursor(next)?;
+            cursor = next;
         }
-        Ok(joined)
     }
 
     /// Stores a group just joined: its file first, then the KeyPackages

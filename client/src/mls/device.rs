@@ -38,6 +38,9 @@ pub const WELCOME_CURSOR_FILE: &str = "mls-welcome-cursor";
 
 /// How long group topics keep records (docs/MLS.md §6.4).
 pub const GROUP_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
+/// The most a topic read whole ([`DeviceInner::read_all`]) may hold.
+pub const MAX_SMALL_TOPIC: usize = 16 << 20;
+
 /// How long Welcomes wait in a device's `welcome.` topic.
 pub const WELCOME_RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
 
@@ -155,40 +158,65 @@ impl DeviceInner {
         }
     }
 
-    /// Every record of a small topic's partition, from its start.
-    pub(crate) async fn read_all(
+    /// The records of one fetch (at most 1 MiB) of a partition from
+    /// `from`; none when the topic does not exist or nothing is there.
+    pub(crate) async fn read_from(
         &self,
         topic: &str,
         partition: u32,
+        mut from: u64,
     ) -> Result<Vec<crate::records::Record>, ConversationError> {
-        let mut out = Vec::new();
-        let mut offset = 0;
         loop {
             let resp = match self
                 .transport
-                .fetch(topic, partition, offset, 1 << 20, Duration::ZERO)
+                .fetch(topic, partition, from, 1 << 20, Duration::ZERO)
                 .await
             {
                 Ok(r) => r,
-                Err(ClientError::OffsetOutOfRange { log_start, .. }) if log_start > offset => {
-                    offset = log_start;
+                Err(ClientError::OffsetOutOfRange { log_start, .. }) if log_start > from => {
+                    from = log_start;
                     continue;
                 }
                 Err(ClientError::Broker {
                     status: Status::UnknownTopic,
                     ..
-                }) => return Ok(out),
+                }) => return Ok(Vec::new()),
                 Err(e) => return Err(e.into()),
             };
-            let before = out.len();
-            for record in resp.records_from(offset) {
-                let record = record?;
-                offset = record.offset + 1;
-                out.push(record);
-            }
-            if out.len() == before {
+            return resp
+                .records_from(from)
+                .map(|r| r.map_err(ConversationError::from))
+                .collect();
+        }
+    }
+
+    /// Every record of a small topic's partition (a device list, a
+    /// last-resort KeyPackage), from its start; refused over
+    /// [`MAX_SMALL_TOPIC`] bytes, so that a topic someone filled cannot
+    /// make this device allocate without bound.
+    pub(crate) async fn read_all(
+        &self,
+        topic: &str,
+        partition: u32,
+    ) -> Result<Vec<crate::records::Record>, ConversationError> {
+        let mut out: Vec<crate::records::Record> = Vec::new();
+        let mut bytes = 0usize;
+        loop {
+            let from = out.last().map_or(0, |r| r.offset + 1);
+            let chunk = self.read_from(topic, partition, from).await?;
+            if chunk.is_empty() {
                 return Ok(out);
             }
+            bytes += chunk
+                .iter()
+                .map(|r| r.value.len() + r.key.len())
+                .sum::<usize>();
+            if bytes > MAX_SMALL_TOPIC {
+                return Err(ConversationError::Invalid(format!(
+                    "{topic} holds more than {MAX_SMALL_TOPIC} bytes: not a device list or KeyPackage topic this client reads whole"
+                )));
+            }
+            out.extend(chunk);
         }
     }
 }
