@@ -38,7 +38,8 @@ pub const WELCOME_CURSOR_FILE: &str = "mls-welcome-cursor";
 
 /// How long group topics keep records (docs/MLS.md §6.4).
 pub const GROUP_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
-/// The most a topic read whole ([`DeviceInner::read_all`]) may hold.
+/// The most a topic read whole (a device list, a last-resort KeyPackage)
+/// may hold.
 pub const MAX_SMALL_TOPIC: usize = 16 << 20;
 
 /// How long Welcomes wait in a device's `welcome.` topic.
