@@ -92,8 +92,22 @@ pub enum GroupCommand {
         device: DeviceArgs,
     },
     /// List this device's conversations: topic, epoch and the members'
-    /// account fingerprints (comma-separated), `removed` when it was.
-    List(DeviceArgs),
+    /// account fingerprints (comma-separated), `removed` when it was; with
+    /// `--output jsonl` one object per conversation, with the epoch
+    /// authenticator (hex) and every member's account and device.
+    List(ListArgs),
+}
+
+/// `hermit group list`
+#[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    /// `text`: `TOPIC<TAB>EPOCH<TAB>ACCOUNTS[<TAB>removed]`; `jsonl`:
+    /// `{"topic", "epoch", "authenticator", "members": [{"account",
+    /// "device"}], "removed"}` per conversation.
+    #[arg(long, value_enum, default_value = "text")]
+    output: Format,
+    #[command(flatten)]
+    device: DeviceArgs,
 }
 
 /// `hermit group read`
@@ -226,7 +240,7 @@ pub fn run(cmd: GroupCommand) -> anyhow::Result<()> {
             );
             Ok(())
         }),
-        GroupCommand::List(device) => device.run(async |d| list(&d)),
+        GroupCommand::List(args) => args.device.run(async |d| list(&d, args.output)),
     }
 }
 
@@ -287,13 +301,34 @@ pub async fn send_one(c: &mut Conversation, text: &str, print_offset: bool) -> a
 }
 
 /// `hermit group list`.
-fn list(d: &Device) -> anyhow::Result<()> {
+fn list(d: &Device, output: Format) -> anyhow::Result<()> {
     let mut topics = d
         .conversations()
         .or_say(|| "cannot list the conversations".into())?;
     topics.sort();
     for topic in topics {
         let c = conversation(d, &topic)?;
+        if output == Format::Jsonl {
+            let authenticator = c
+                .epoch_authenticator()
+                .or_say(|| format!("cannot read the epoch authenticator of {topic}"))?;
+            let members: Vec<_> = c
+                .members()
+                .iter()
+                .map(|m| serde_json::json!({"account": m.account.to_hex(), "device": m.device.to_hex()}))
+                .collect();
+            outln!(
+                "{}",
+                serde_json::json!({
+                    "topic": topic,
+                    "epoch": c.epoch(),
+                    "authenticator": super::events::hex(&authenticator),
+                    "members": members,
+                    "removed": c.is_removed(),
+                })
+            )?;
+            continue;
+        }
         let mut accounts: Vec<String> = c.members().iter().map(|m| m.account.to_hex()).collect();
         accounts.sort();
         accounts.dedup();

@@ -325,6 +325,15 @@ export class PublicKey {
     return PublicKey.fromCryptoKey(key);
   }
 
+  /**
+   * The uncompressed SEC1 point (65 bytes, `0x04‖x‖y`): the tail of the
+   * canonical SPKI, what Web Crypto's `exportKey('raw')` gives.
+   * @returns {Uint8Array}
+   */
+  toSec1() {
+    return this.#spki.slice(SPKI_LEN - 65);
+  }
+
   /** @returns {Uint8Array} a copy of the canonical 91-byte SPKI DER */
   toSpki() {
     return Uint8Array.from(this.#spki);
@@ -377,6 +386,13 @@ const CONSTRUCT = Symbol('construct');
  */
 let pairKeyImpl;
 
+/**
+ * Internal: ECDSA P-256 SHA-256 with the identity's non-extractable key, raw
+ * r‖s; set by Identity's static block.
+ * @type {(identity: Identity, message: Uint8Array) => Promise<Uint8Array>}
+ */
+let signRawImpl;
+
 /** One's own P-256 ECDH key pair. `toString`/inspect show only the key id. */
 export class Identity {
   /** @type {CryptoKey} */
@@ -406,6 +422,8 @@ export class Identity {
   }
 
   static {
+    signRawImpl = async (identity, message) =>
+      new Uint8Array(await subtle().sign(ECDSA_SHA256, identity.#ecdsa, /** @type {BufferSource} */ (message)));
     pairKeyImpl = async (identity, peer) => {
       const bits = await subtle().deriveBits({ name: 'ECDH', public: peer.cryptoKey }, identity.#ecdh, 256);
       return sha256(new Uint8Array(bits));
@@ -593,4 +611,18 @@ export class Identity {
  */
 export function pairKey(identity, peer) {
   return pairKeyImpl(identity, peer);
+}
+
+/**
+ * Internal (not re-exported by index.js): ECDSA P-256 SHA-256 of `message`
+ * with the identity's own (non-extractable) key, raw r‖s (64 bytes), as Web
+ * Crypto signs: randomized, and high-S about half the time. Callers that
+ * sign a labelled message (MLS bindings, device lists, leaves) put the label
+ * in `message`.
+ * @param {Identity} identity
+ * @param {Uint8Array} message
+ * @returns {Promise<Uint8Array>}
+ */
+export function signRaw(identity, message) {
+  return signRawImpl(identity, message);
 }

@@ -1,0 +1,399 @@
+// A device of an account in MLS conversations (docs/MLS.md §4, §5; Rust
+// client/src/mls/device.rs): its binding, its KeyPackages (published to
+// `keypackages.<device fp>`: partition 0 claimed once per record, partition
+// 1 the last-resort one), its account's device list in `dir.<account fp>`,
+// its Welcome topic, and the state that holds them.
+
+import { equal } from '../bytes.js';
+import { ClaimId } from '../client/outcome.js';
+import { ClientError } from '../protocol/error.js';
+import { Ack, Cleanup } from '../protocol/frame.js';
+import { BatchBuilder } from '../protocol/record.js';
+import { DeviceBinding } from './binding.js';
+import { DEVICES_KEY, DeviceList, directoryTopic } from './device-list.js';
+import { MlsError } from './error.js';
+import { checkKeyPackage, decodeHeld, encodeHeld, newKeyPackage } from './library.js';
+import { SealedStore, deviceStateKey } from './store.js';
+import { KEY_PACKAGE_LIFETIME_S, signerHandle } from './suite.js';
+
+/** @import { Client } from '../client/connection.js' */
+/** @import { Fingerprint, Identity, PublicKey } from '../crypto/identity.js' */
+/** @import { Record } from '../client/records.js' */
+/** @import { HeldKeyPackage, LeafSigner } from './library.js' */
+/** @import { StateStore } from './store.js' */
+
+/** The state entry of the device's binding. */
+export const BINDING_ENTRY = 'mls-binding';
+/** The state entry of the KeyPackages' private keys. */
+export const KEY_PACKAGES_ENTRY = 'mls-keypackages';
+/** The state entry of the Welcome cursor. */
+export const WELCOME_CURSOR_ENTRY = 'mls-welcome-cursor';
+/** How long a group topic keeps records (ms): 30 days. */
+export const GROUP_RETENTION_MS = 30 * 24 * 3600 * 1000;
+/** How long Welcomes wait (ms): 7 days. */
+export const WELCOME_RETENTION_MS = 7 * 24 * 3600 * 1000;
+/** The most a topic read whole (a device list, a last-resort KeyPackage) may hold. */
+export const MAX_SMALL_TOPIC = 16 << 20;
+/** How much one fetch asks for. */
+export const FETCH_BYTES = 1 << 20;
+
+/**
+ * A device's KeyPackage topic.
+ * @param {Fingerprint} device
+ */
+export function keyPackageTopic(device) {
+  return `keypackages.${device.toHex()}`;
+}
+
+/**
+ * A device's Welcome topic.
+ * @param {Fingerprint} device
+ */
+export function welcomeTopic(device) {
+  return `welcome.${device.toHex()}`;
+}
+
+/**
+ * One record batch of one record.
+ * @param {Uint8Array} key
+ * @param {Uint8Array} value
+ */
+export function oneRecord(key, value) {
+  const b = new BatchBuilder(key);
+  b.push(value);
+  return b.finish();
+}
+
+/**
+ * One device of an account: its key, its binding, its MLS state.
+ * Rust's `Device`. Open it with {@link Device.open}.
+ */
+export class Device {
+  /** @type {Client} */
+  client;
+  /** @type {Identity} */
+  identity;
+  /** @type {DeviceBinding} */
+  binding;
+  /** @type {SealedStore} */
+  state;
+  /** @type {LeafSigner} */
+  signer;
+  /** @type {HeldKeyPackage[]} */
+  #held;
+  /** @type {Map<string, number>} newest device-list version seen per account (this session) */
+  #seen = new Map();
+
+  /**
+   * @private
+   * @param {Client} client
+   * @param {Identity} identity
+   * @param {DeviceBinding} binding
+   * @param {SealedStore} state
+   * @param {LeafSigner} signer
+   * @param {HeldKeyPackage[]} held
+   */
+  constructor(client, identity, binding, state, signer, held) {
+    this.client = client;
+    this.identity = identity;
+    this.binding = binding;
+    this.state = state;
+    this.signer = signer;
+    this.#held = held;
+  }
+
+  /**
+   * Opens the device of `identity` over `client`, its state in `store`
+   * (sealed under `stateKey`, by default the key the device computes from
+   * its own key, as the Rust SDK does). On the account's own device the
+   * binding is made on first open; another device must have stored one
+   * (`Device.storeBinding`) first.
+   * @param {Client} client
+   * @param {Identity} identity
+   * @param {StateStore} store
+   * @param {{ stateKey?: CryptoKey }} [options]
+   * @returns {Promise<Device>}
+   */
+  static async open(client, identity, store, options = {}) {
+    const state = new SealedStore(store, options.stateKey ?? (await deviceStateKey(identity)));
+    const key = identity.publicKey.toSec1();
+    let bytes = await state.get(BINDING_ENTRY);
+    if (bytes === undefined) {
+      // The account's own device binds itself.
+      const binding = await DeviceBinding.issue(identity, key);
+      bytes = binding.toBytes();
+      await state.put([[BINDING_ENTRY, bytes]]);
+    }
+    const binding = await DeviceBinding.fromBytes(bytes);
+    await binding.verify(key);
+    const heldBytes = await state.get(KEY_PACKAGES_ENTRY);
+    const held = heldBytes ? decodeHeld(heldBytes) : [];
+    const signer = { binding: bytes, publicKey: key, handle: await signerHandle(identity) };
+    return new Device(client, identity, binding, state, signer, held);
+  }
+
+  /**
+   * Stores the account's binding of this device (made on the account's
+   * device with {@link Device.bind}) before the first open.
+   * @param {Identity} identity
+   * @param {StateStore} store
+   * @param {Uint8Array} bindingBytes
+   * @param {{ stateKey?: CryptoKey }} [options]
+   */
+  static async storeBinding(identity, store, bindingBytes, options = {}) {
+    const binding = await DeviceBinding.fromBytes(bindingBytes);
+    await binding.verify(identity.publicKey.toSec1());
+    const state = new SealedStore(store, options.stateKey ?? (await deviceStateKey(identity)));
+    await state.put([[BINDING_ENTRY, binding.toBytes()]]);
+  }
+
+  /**
+   * On the account's device: the binding of another device's key, to hand
+   * to that device (`Device.storeBinding`), and the device list republished
+   * with it.
+   * @param {PublicKey} deviceKey
+   * @returns {Promise<Uint8Array>}
+   */
+  async bind(deviceKey) {
+    if (!this.isAccount) throw new MlsError('Invalid', "only the account's own device binds devices");
+    const binding = await DeviceBinding.issue(this.identity, deviceKey.toSec1());
+    await this.publishDeviceList([deviceKey]);
+    return binding.toBytes();
+  }
+
+  /** This device's fingerprint (its principal, its topics' name). */
+  get fingerprint() {
+    return this.identity.fingerprint();
+  }
+
+  /** The account's public key. */
+  get account() {
+    return this.binding.account;
+  }
+
+  /** Whether this device holds the account key. */
+  get isAccount() {
+    return this.identity.publicKey.equals(this.binding.account);
+  }
+
+  /** How many KeyPackage private keys this device holds (the last-resort one included). */
+  get keyPackagesHeld() {
+    return this.#held.length;
+  }
+
+  /** @returns {HeldKeyPackage[]} */
+  get held() {
+    return this.#held;
+  }
+
+  /**
+   * The state write that stores `held` as the device's KeyPackages.
+   * @param {HeldKeyPackage[]} held
+   * @returns {[string, Uint8Array]}
+   */
+  heldEntry(held) {
+    return [KEY_PACKAGES_ENTRY, encodeHeld(held)];
+  }
+
+  /** @param {HeldKeyPackage[]} held */
+  setHeld(held) {
+    this.#held = held;
+  }
+
+  /**
+   * Creates `topic` unless it exists.
+   * @param {string} topic
+   * @param {{ partitions?: number, cleanup?: number, retentionMs?: number }} settings
+   */
+  async ensureTopic(topic, settings) {
+    try {
+      await this.client.createTopic(topic, settings);
+    } catch (e) {
+      if (!(e instanceof ClientError && e.status === 'TopicExists')) throw e;
+    }
+  }
+
+  /**
+   * Publishes `count` KeyPackages (their private keys saved first) and a
+   * fresh last-resort one; makes the device's Welcome topic. Returns how
+   * many private keys are held.
+   * @param {number} [count]
+   * @returns {Promise<number>}
+   */
+  async publishKeyPackages(count = 20) {
+    await this.ensureTopic(welcomeTopic(this.fingerprint), { partitions: 1, cleanup: Cleanup.Delete, retentionMs: WELCOME_RETENTION_MS });
+    const topic = keyPackageTopic(this.fingerprint);
+    await this.ensureTopic(topic, { partitions: 2, cleanup: Cleanup.Delete, retentionMs: Number(KEY_PACKAGE_LIFETIME_S) * 1000 });
+    const made = [];
+    for (let i = 0; i <= count; i++) made.push(await newKeyPackage(this.signer));
+    const held = [...this.#held, ...made];
+    // The private keys reach the store before any KeyPackage is public.
+    await this.state.put([this.heldEntry(held)]);
+    this.#held = held;
+    const lastResort = /** @type {(typeof made)[number]} */ (made.pop());
+    for (const kp of made) await this.client.produce(topic, 0, Ack.Durable, oneRecord(new Uint8Array(0), kp.message));
+    await this.client.produce(topic, 1, Ack.Durable, oneRecord(new Uint8Array(0), lastResort.message));
+    return held.length;
+  }
+
+  /**
+   * Every record of a small topic partition (a device list, a last-resort
+   * KeyPackage), refused past MAX_SMALL_TOPIC bytes.
+   * @param {string} topic
+   * @param {number} partition
+   * @returns {Promise<Record[]>}
+   */
+  async readAll(topic, partition) {
+    /** @type {Record[]} */
+    const out = [];
+    let offset = 0;
+    let bytes = 0;
+    for (;;) {
+      let r;
+      try {
+        r = await this.client.fetch(topic, partition, offset, FETCH_BYTES, 0);
+      } catch (e) {
+        if (e instanceof ClientError && e.status === 'UnknownTopic') return out;
+        if (e instanceof ClientError && e.code === 'OffsetOutOfRange' && e.logStart !== undefined && e.logStart > offset) {
+          offset = e.logStart;
+          continue;
+        }
+        throw e;
+      }
+      if (offset < r.logStart) offset = r.logStart;
+      let moved = false;
+      for (const rec of r.records(offset)) {
+        bytes += rec.value.length + rec.key.length;
+        if (bytes > MAX_SMALL_TOPIC) throw new MlsError('Invalid', `${topic} holds more than ${MAX_SMALL_TOPIC} bytes: refused`);
+        out.push({ ...rec, key: Uint8Array.from(rec.key), value: Uint8Array.from(rec.value) });
+        offset = rec.offset + 1;
+        moved = true;
+      }
+      if (!moved || offset >= r.highWatermark) return out;
+    }
+  }
+
+  /**
+   * Publishes the account's device list with `devices` added to the newest
+   * published one (this device always listed), by conditional produce,
+   * re-read and re-applied when another list was written meanwhile.
+   * @param {PublicKey[]} [devices]
+   * @returns {Promise<DeviceList>}
+   */
+  async publishDeviceList(devices = []) {
+    if (!this.isAccount) throw new MlsError('Invalid', "only the account's own device signs its device list");
+    const account = this.identity.fingerprint();
+    const topic = directoryTopic(account);
+    await this.ensureTopic(topic, { partitions: 1, cleanup: Cleanup.Compact });
+    for (let attempt = 0; attempt < 64; attempt++) {
+      const records = await this.readAll(topic, 0);
+      const end = records.length ? records[records.length - 1].offset + 1 : 0;
+      const current = await newestList(records, account);
+      const listed = current ? current.devices.map((d) => ({ key: d.key, addedAt: d.addedAt })) : [];
+      const now = Date.now();
+      for (const key of [this.identity.publicKey, ...devices]) {
+        const sec1 = key.toSec1();
+        if (!listed.some((d) => equal(d.key, sec1))) listed.push({ key: sec1, addedAt: now });
+      }
+      const list = new DeviceList(this.identity.publicKey, current ? current.version + 1 : 1, now, listed);
+      const batch = oneRecord(DEVICES_KEY, await list.sign(this.identity));
+      const answer = await this.client.conditionalProduce(topic, 0, end, batch);
+      if (answer.outcome === 'appended') return list;
+    }
+    throw new MlsError('CommitStalled', 'the device list did not land after 64 attempts: try again', { attempts: 64 });
+  }
+
+  /**
+   * The newest device list of `account`, checked; refused when older than
+   * one this device saw.
+   * @param {Fingerprint} account
+   * @returns {Promise<DeviceList>}
+   * @throws {MlsError} code `NoDeviceList` when it has none
+   */
+  async deviceList(account) {
+    const records = await this.readAll(directoryTopic(account), 0);
+    const seen = this.#seen.get(account.toHex()) ?? null;
+    const list = await newestList(records, account, seen);
+    if (!list) {
+      throw new MlsError('NoDeviceList', `the account ${account.toHex()} has published no device list: it must open its MLS device once before it can be invited`, {
+        account: account.toHex(),
+      });
+    }
+    this.#seen.set(account.toHex(), list.version);
+    return list;
+  }
+
+  /**
+   * Claims one KeyPackage of the device `deviceKey` (uncompressed SEC1):
+   * the next of its claim sequence, else its last-resort one. Checked.
+   * @param {Uint8Array} deviceKey
+   * @param {Fingerprint} deviceFp
+   * @returns {Promise<import('ts-mls/keyPackage.js').KeyPackage>}
+   */
+  async claimKeyPackage(deviceKey, deviceFp) {
+    const topic = keyPackageTopic(deviceFp);
+    /** @type {Uint8Array | null} */
+    let bytes = null;
+    try {
+      const c = await this.client.claim(topic, 0, ClaimId.random());
+      if (c.outcome === 'claimed') {
+        for (const r of c.records()) {
+          bytes = Uint8Array.from(r.value);
+          break;
+        }
+      }
+    } catch (e) {
+      if (!(e instanceof ClientError && e.status === 'UnknownTopic')) throw e;
+    }
+    if (bytes === null) {
+      const last = (await this.readAll(topic, 1)).pop();
+      if (!last) {
+        throw new MlsError('NoKeyPackages', `the device ${deviceFp.toHex()} has no KeyPackages left: its owner must publish more`, { device: deviceFp.toHex() });
+      }
+      bytes = last.value;
+    }
+    try {
+      return await checkKeyPackage(bytes, deviceKey);
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      throw new MlsError('BadKeyPackage', `the KeyPackage claimed for device ${deviceFp.toHex()} is invalid: ${why}`, { device: deviceFp.toHex(), cause: e });
+    }
+  }
+
+  /** @returns {Promise<number>} the next offset of the Welcome topic to read */
+  async welcomeCursor() {
+    const b = await this.state.get(WELCOME_CURSOR_ENTRY);
+    return b && b.length === 8 ? Number(new DataView(b.buffer, b.byteOffset, 8).getBigUint64(0)) : 0;
+  }
+
+  /**
+   * The state write that sets the Welcome cursor.
+   * @param {number} next
+   * @returns {[string, Uint8Array]}
+   */
+  welcomeCursorEntry(next) {
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setBigUint64(0, BigInt(next));
+    return [WELCOME_CURSOR_ENTRY, b];
+  }
+
+  /** @returns {string} */
+  toString() {
+    return `Device(${this.fingerprint.toHex()})`;
+  }
+}
+
+/**
+ * The newest valid device list among a `dir.` topic's records.
+ * @param {Record[]} records
+ * @param {Fingerprint} account
+ * @param {number|null} [seen]
+ * @returns {Promise<DeviceList | null>}
+ */
+async function newestList(records, account, seen = null) {
+  for (let i = records.length - 1; i >= 0; i--) {
+    if (equal(records[i].key, DEVICES_KEY)) return DeviceList.verify(records[i].value, account, seen);
+  }
+  return null;
+}
+

@@ -1,0 +1,11 @@
+// MLS conversations (RFC 9420, ciphersuite 2) on Web Crypto, interoperable
+// with the Rust SDK's `hermit_client::mls` (docs/MLS.md §11).
+
+export { DeviceBinding, BINDING_LEN } from './binding.js';
+export { Conversation, MAX_PENDING_EVENTS, groupTopic } from './conversation.js';
+export { MAX_COMMIT_ATTEMPTS } from './commit.js';
+export { DEVICES_KEY, DeviceList, MAX_DEVICES, directoryTopic } from './device-list.js';
+export { Device, keyPackageTopic, welcomeTopic } from './device.js';
+export { MlsError } from './error.js';
+export { MemoryStore, deviceStateKey } from './store.js';
+export { CIPHER_SUITE, DELIVERY_EXTENSION, KEY_PACKAGE_LIFETIME_S, PAST_EPOCHS } from './suite.js';
