@@ -215,8 +215,9 @@ export class Device {
 
   /**
    * Publishes `count` KeyPackages (their private keys saved first) and a
-   * fresh last-resort one; makes the device's Welcome topic. Returns how
-   * many private keys are held.
+   * fresh last-resort one; makes the device's Welcome topic; on the
+   * account's own device, publishes its device list when it has none.
+   * Returns how many private keys are held.
    * @param {number} [count]
    * @returns {Promise<number>}
    */
@@ -233,6 +234,10 @@ export class Device {
     const lastResort = /** @type {(typeof made)[number]} */ (made.pop());
     for (const kp of made) await this.client.produce(topic, 0, Ack.Durable, oneRecord(new Uint8Array(0), kp.message));
     await this.client.produce(topic, 1, Ack.Durable, oneRecord(new Uint8Array(0), lastResort.message));
+    // The account's own device lists itself once (as `hermit keypackages publish`).
+    if (this.isAccount && (await newestList(await this.readAll(directoryTopic(this.fingerprint), 0), this.fingerprint)) === null) {
+      await this.publishDeviceList();
+    }
     return held.length;
   }
 

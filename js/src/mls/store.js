@@ -109,9 +109,9 @@ export class SealedStore {
     }
     try {
       const plain = await subtle().decrypt(
-        { name: 'AES-GCM', iv: sealed.subarray(1, 1 + NONCE_LEN), additionalData: concat(AAD_LABEL, utf8(name)) },
+        { name: 'AES-GCM', iv: /** @type {BufferSource} */ (sealed.subarray(1, 1 + NONCE_LEN)), additionalData: /** @type {BufferSource} */ (concat(AAD_LABEL, utf8(name))) },
         this.#key,
-        sealed.subarray(1 + NONCE_LEN),
+        /** @type {BufferSource} */ (sealed.subarray(1 + NONCE_LEN)),
       );
       return new Uint8Array(plain);
     } catch (e) {
@@ -133,7 +133,7 @@ export class SealedStore {
       }
       const nonce = randomBytes(NONCE_LEN);
       const ct = await subtle().encrypt(
-        { name: 'AES-GCM', iv: /** @type {BufferSource} */ (nonce), additionalData: concat(AAD_LABEL, utf8(name)) },
+        { name: 'AES-GCM', iv: /** @type {BufferSource} */ (nonce), additionalData: /** @type {BufferSource} */ (concat(AAD_LABEL, utf8(name))) },
         this.#key,
         /** @type {BufferSource} */ (plain),
       );

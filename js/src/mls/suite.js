@@ -126,7 +126,7 @@ export const CLIENT_CONFIG = Object.freeze({
     validateLifetimeOnReceive: true,
   },
   keyPackageEqualityConfig: defaultKeyPackageEqualityConfig,
-  paddingConfig: { kind: 'padUntilLength', padUntilLength: 0 },
+  paddingConfig: { kind: /** @type {const} */ ('padUntilLength'), padUntilLength: 0 },
   authService: {
     /**
      * @param {import('ts-mls/credential.js').Credential} credential

@@ -216,6 +216,8 @@ export class PublicKey {
   static fromSec1Bytes(bytes: Uint8Array): Promise<PublicKey>;
   toSpki(): Uint8Array;
   toSpkiBase64(): string;
+  /** The uncompressed SEC1 point (65 bytes, `0x04‖x‖y`). */
+  toSec1(): Uint8Array;
   fingerprint(): Fingerprint;
   kid(): Kid;
   readonly cryptoKey: CryptoKey;

@@ -1,0 +1,15 @@
+// The JavaScript suite runs with every `@noble/*` module replaced by one that
+// throws on import (test/helpers/no-noble.mjs, loaded by scripts/test.sh):
+// the MLS tests that pass under it pass on Web Crypto alone. This test fails
+// when the hook is not in force, so the claim cannot silently lapse.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+test('@noble modules throw on import in this run (MLS on Web Crypto only)', async () => {
+  assert.ok(
+    process.execArgv.some((a) => a.includes('no-noble.mjs')),
+    'run the JavaScript suite with `node --import ./test/helpers/no-noble.mjs --test test/`',
+  );
+  await assert.rejects(import('@noble/curves/nist.js'), /@noble is blocked/);
+  await assert.rejects(import('@noble/ciphers/chacha.js'), /@noble is blocked/);
+});
