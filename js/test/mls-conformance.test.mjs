@@ -112,16 +112,21 @@ const VECTOR_CONFIG = {
  * }} Case
  */
 
-/** Where a case failed: the step and the error. */
+/**
+ * Where a case failed: the step, and either ts-mls's error (or an input of
+ * the wrong kind) or an epoch authenticator that differs from the vector's.
+ */
 class CaseFailure extends Error {
   /**
    * @param {string} step
    * @param {string} message
+   * @param {'error' | 'authenticator'} [kind]
    */
-  constructor(step, message) {
+  constructor(step, message, kind = 'error') {
     super(`${step}: ${message}`);
     this.name = 'CaseFailure';
     this.step = step;
+    this.kind = kind;
   }
 }
 
@@ -173,7 +178,7 @@ function load(file) {
   try {
     bytes = readFileSync(path);
   } catch (e) {
-    throw new Error(`${path}: ${e instanceof Error ? e.message : String(e)} (run \`${FETCH}\`, or set HERMIT_MLS_VECTORS)`);
+    throw new Error(`${path}: ${e instanceof Error ? e.message : String(e)} (run \`${FETCH}\`, or set HERMIT_MLS_VECTORS)`, { cause: e });
   }
   const digest = createHash('sha256').update(bytes).digest('hex');
   assert.equal(digest, file.sha256, `${path}: not the expected file`);
@@ -251,6 +256,7 @@ function checkAuthenticator(step, got, expected) {
     throw new CaseFailure(
       step,
       `epoch authenticator ${Buffer.from(got).toString('hex')}, the vector's ${Buffer.from(expected).toString('hex')}`,
+      'authenticator',
     );
   }
 }
@@ -345,20 +351,25 @@ test('passive-client-handling-commit.json: every suite-2 case', async (t) => {
 });
 
 test('one flipped byte of one expected authenticator is a failure', async () => {
+  /** @param {string} step */
+  const mismatchAt = (step) => (/** @type {unknown} */ e) => e instanceof CaseFailure && e.kind === 'authenticator' && e.step === step;
   const a = Uint8Array.from({ length: 32 }, (_, i) => i);
   const flipped = a.slice();
   flipped[7] ^= 0x01;
   assert.doesNotThrow(() => checkAuthenticator('commit 2', a, a.slice()));
-  assert.throws(() => checkAuthenticator('commit 2', a, flipped), (e) => e instanceof CaseFailure && e.step === 'commit 2');
-  assert.throws(() => checkAuthenticator('join', a, a.subarray(0, 31)), CaseFailure);
+  assert.throws(() => checkAuthenticator('commit 2', a, flipped), mismatchAt('commit 2'));
+  assert.throws(() => checkAuthenticator('join', a, a.subarray(0, 31)), mismatchAt('join'));
 
-  // Through a whole case: case 12 of -handling-commit (6 proposals by
-  // reference in epoch 2) with epoch 2's expected authenticator flipped in
-  // memory fails at commit 2, and only there.
+  // Through a whole case, on the vectors' values: case 12 of
+  // -handling-commit (6 proposals by reference in epoch 2) passes, and with
+  // one byte of epoch 2's expected authenticator flipped (in memory) fails
+  // as an authenticator mismatch at commit 2.
+  const cs = await cipherSuite();
   const c = load(FILES.handlingCommit)[12];
+  assert.equal(await runCase(c, cs), 2);
   const epochs = c.epochs.map((e) => ({ ...e }));
   const expected = epochs[1].epochAuthenticator.slice();
   expected[0] ^= 0x80;
   epochs[1].epochAuthenticator = expected;
-  await assert.rejects(runCase({ ...c, epochs }, await cipherSuite()), (e) => e instanceof CaseFailure && e.step === 'commit 2');
+  await assert.rejects(runCase({ ...c, epochs }, cs), mismatchAt('commit 2'));
 });

@@ -142,6 +142,16 @@ export async function checkKeyPackage(bytes, deviceKey) {
   const kp = msg.keyPackage;
   if (kp.cipherSuite !== CIPHER_SUITE_NAME) throw new MlsError('BadKeyPackage', `cipher suite ${kp.cipherSuite}`);
   if (!equal(kp.leafNode.signaturePublicKey, deviceKey)) throw new MlsError('BadKeyPackage', "its leaf is another device's key");
+  // ts-mls checks that now is within the lifetime but not its length
+  // (`maximumTotalLifetime` is never read in 1.6.4): both here.
+  const leaf = kp.leafNode;
+  if (leaf.leafNodeSource !== 'key_package') throw new MlsError('BadKeyPackage', 'its leaf is not a KeyPackage leaf');
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const { notBefore, notAfter } = leaf.lifetime;
+  if (now < notBefore || now > notAfter) throw new MlsError('BadKeyPackage', 'it is outside its lifetime');
+  if (notAfter - notBefore > CLIENT_CONFIG.lifetimeConfig.maximumTotalLifetime) {
+    throw new MlsError('BadKeyPackage', `its lifetime is longer than ${KEY_PACKAGE_LIFETIME_S / 86400n} days`);
+  }
   try {
     await checkLeaf(kp.leafNode.credential, kp.leafNode.signaturePublicKey);
   } catch (e) {
