@@ -94,9 +94,18 @@ impl StallProxy {
                             }
                         }
                         let n = tokio::select! {
-                            r = dr.read(&mut buf) => match r { Ok(0) | Err(_) => return, Ok(n) => n },
+                            // The stall first: when both are ready, nothing is read.
+                            biased;
                             _ = rx.changed() => continue,
+                            r = dr.read(&mut buf) => match r { Ok(0) | Err(_) => return, Ok(n) => n },
                         };
+                        // Bytes read just before a stall wait for its end:
+                        // nothing is forwarded while stalled.
+                        while *rx.borrow_and_update() {
+                            if rx.changed().await.is_err() {
+                                return;
+                            }
+                        }
                         if uw.write_all(&buf[..n]).await.is_err() {
                             return;
                         }
