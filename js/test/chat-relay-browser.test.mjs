@@ -29,7 +29,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startBroker } from './helpers/broker.mjs';
 import { launchChromium } from './helpers/chromium.mjs';
-import { CHAT_POLICY } from './helpers/cli.mjs';
+import { MLS_POLICY } from './helpers/mls.mjs';
 import { startRelay } from './helpers/relay.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -118,7 +118,7 @@ function pins(page) {
 const violations = (page) => page.evaluate(() => /** @type {any} */ (window).__violations);
 
 test('the chat page loaded from a relay signs the relay\'s name; the broker refuses the forwarded proof; from the broker itself it authenticates', { timeout: 120000 }, async (t) => {
-  const broker = await startBroker({ config: CHAT_POLICY, args: ['--web-root', JS_DIR] });
+  const broker = await startBroker({ config: MLS_POLICY, args: ['--web-root', JS_DIR] });
   t.after(() => broker.stop());
   const relay = await startRelay({ host: '127.0.0.2', upstream: () => ({ host: '127.0.0.1', port: portOf(broker.wsAddr) }) });
   t.after(() => relay.close());
@@ -165,7 +165,7 @@ test('the chat page loaded from a relay signs the relay\'s name; the broker refu
 });
 
 test('the chat page refuses another broker at its pinned address with nothing signed, and connects once the user forgets the pin', { timeout: 120000 }, async (t) => {
-  const [first, second] = await Promise.all([1, 2].map(() => startBroker({ config: CHAT_POLICY, args: ['--web-root', JS_DIR] })));
+  const [first, second] = await Promise.all([1, 2].map(() => startBroker({ config: MLS_POLICY, args: ['--web-root', JS_DIR] })));
   t.after(() => Promise.all([first.stop(), second.stop()]));
   const [firstId, secondId] = await Promise.all([first.brokerId(), second.brokerId()]);
   assert.notEqual(firstId, secondId);

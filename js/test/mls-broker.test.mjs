@@ -76,7 +76,10 @@ test('three JavaScript devices: invite, join, talk, add, update, remove, leave t
   await assertAgree([a, c]);
   await a.send('after bob left');
   await assert.rejects(b.send('still here?'), { code: 'Removed' });
-  assert.deepEqual(await drain(b), [], 'nothing after the removal reaches Bob');
+  // Bob still fetches the topic: what follows his removal is refused, unread.
+  const after = await drain(b);
+  assert.deepEqual(after.map((e) => e.type), ['recordRefused'], 'nothing after the removal opens for Bob');
+  assert.match(after[0].type === 'recordRefused' ? after[0].reason : '', /removed/);
 
   // Carol leaves: Alice's next Commit (an update) includes her Proposal.
   await c.leave();

@@ -1,18 +1,19 @@
 // The chat page's storage: one IndexedDB database per browser profile.
 //
-// - `kv`: `identity` → { armor, name } (the SEALKEY v1 armor: the private key
-//   only ever stored encrypted under the user's password), `storageKey` → the
+// - `kv`: `identity` → { armor, name, linked } (the SEALKEY v1 armor: the
+//   private key only ever stored encrypted under the user's password; `linked`
+//   when this browser is another device of an account), `storageKey` → the
 //   storage key wrapped under the password (below), `contacts` →
-//   [{ name, spki }], `groups` → [{ name, topic, members: [{ name, spki }] }],
-//   `seqs` → { topic: last seq sent } (so a reload continues the sequence
-//   numbers instead of restarting them, which readers would refuse as replays),
-//   `known-brokers` → { "<dialled name> <port>": broker id hex } (the broker
+//   [{ name, spki }] (accounts), `titles` → { topic: name } (conversation names
+//   given here), `known-brokers` → { "<dialled name> <port>": broker id hex } (the broker
 //   ids this page pinned, `knownBrokers` below), `state-anchors` →
 //   { "<broker URL> <blinded key hex>": { g: generation (decimal), r: sha256
 //   hex } } (the sealed-state anchors, `stateAnchors` below).
 // - `messages`: what was sent and received, keyed by where the record is
-//   stored (`topic/partition/offset`), so reading a record twice (after a
-//   reload, commits are at most 5 s old) stores and shows it once. Each is
+//   stored (`topic/partition/offset`), so a record is stored and shown once.
+// - the MLS state (the SDK's `IndexedDbStore`): its own database
+//   `hermit-mls-<device fingerprint>`, every entry sealed by the SDK under the
+//   storage key (mlsStateKey). Each is
 //   encrypted: { id, v: 1, iv, ct } with ct = AES-256-GCM(storage key, iv,
 //   JSON of the message, aad = MESSAGE_AAD ‖ id).
 //
@@ -326,9 +327,31 @@ export async function allMessages() {
   return { messages, unreadable };
 }
 
-/** Forget everything (the identity, its storage key, contacts, groups and messages). */
-export async function clear() {
+/**
+ * The key the SDK seals this device's MLS state with (docs/MLS.md §11.4):
+ * the storage key itself, non-extractable; MLS entries carry their own
+ * associated-data label (`hermit-mls-state/v1`), messages theirs
+ * (MESSAGE_AAD), so neither opens as the other.
+ * @returns {CryptoKey}
+ */
+export function mlsStateKey() {
+  return unlocked();
+}
+
+/**
+ * Forget everything (the identity, its storage key, contacts and messages,
+ * and the MLS state database of `fpHex`'s device). Deleting is not secure
+ * deletion: docs/SECURITY.md §5.
+ * @param {string} fpHex
+ */
+export async function clear(fpHex) {
   storageKey = null;
   await run('kv', 'readwrite', (s) => s.clear());
   await run('messages', 'readwrite', (s) => s.clear());
+  await new Promise((resolve, reject) => {
+    const req = indexedDB.deleteDatabase(`hermit-mls-${fpHex}`);
+    req.onsuccess = () => resolve(undefined);
+    req.onerror = () => reject(req.error ?? new Error('the MLS state database cannot be deleted'));
+    req.onblocked = () => reject(new Error('the MLS state database is open in another tab: close it first'));
+  });
 }

@@ -162,17 +162,21 @@ export class Conversation {
    * with each; returns their topics. A Welcome not for this device, or for
    * a group it already follows, is skipped.
    * @param {Device} device
+   * @param {{ maxWaitMs?: number }} [options] long-poll this long for a
+   *   first Welcome when none waits
    * @returns {Promise<string[]>}
    */
-  static async acceptWelcomes(device) {
+  static async acceptWelcomes(device, options = {}) {
     const topic = welcomeTopic(device.fingerprint);
     let cursor = await device.welcomeCursor();
     /** @type {string[]} */
     const joined = [];
+    let wait = options.maxWaitMs ?? 0;
     for (;;) {
       let r;
       try {
-        r = await device.client.fetch(topic, 0, cursor, FETCH_BYTES, 0);
+        r = await device.client.fetch(topic, 0, cursor, FETCH_BYTES, wait);
+        wait = 0;
       } catch (e) {
         if (e instanceof ClientError && e.status === 'UnknownTopic') return joined;
         if (e instanceof ClientError && e.code === 'OffsetOutOfRange' && e.logStart !== undefined && e.logStart > cursor) {
@@ -200,6 +204,26 @@ export class Conversation {
       if (next === cursor) return joined;
       await device.state.put([device.welcomeCursorEntry(next)]);
       cursor = next;
+    }
+  }
+
+  /**
+   * Waits up to `maxWaitMs` for a record in this device's Welcome topic
+   * after the ones read (without joining: call `acceptWelcomes`); whether
+   * there is one. Lets an application long-poll without holding the device.
+   * @param {Device} device
+   * @param {number} maxWaitMs
+   * @returns {Promise<boolean>}
+   */
+  static async waitForWelcome(device, maxWaitMs) {
+    const cursor = await device.welcomeCursor();
+    try {
+      const r = await device.client.fetch(welcomeTopic(device.fingerprint), 0, cursor, 1, maxWaitMs);
+      return r.highWatermark > cursor;
+    } catch (e) {
+      if (e instanceof ClientError && e.status === 'UnknownTopic') return false;
+      if (e instanceof ClientError && e.code === 'OffsetOutOfRange') return true;
+      throw e;
     }
   }
 
@@ -254,6 +278,11 @@ export class Conversation {
   /** The current epoch's authenticator (compare out of band). */
   get epochAuthenticator() {
     return authenticatorOf(this.state);
+  }
+
+  /** What stops the conversation: `fork`, `catchUp`, or null. */
+  get stuck() {
+    return this.record.stuck;
   }
 
   /** Whether this device was removed. */
@@ -419,10 +448,25 @@ export class Conversation {
    * @returns {Promise<MlsEvent[]>}
    */
   async receive(options = {}) {
-    if (this.record.delivered.length < MAX_PENDING_EVENTS && !this.record.stuck && !this.record.removed) {
+    // A removed device goes on reading: what comes after its removal is
+    // refused (it has no keys for it), which its user may want to see.
+    if (this.record.delivered.length < MAX_PENDING_EVENTS && !this.record.stuck) {
       await this.fetchAndProcess(options.maxWaitMs ?? 0);
     }
     return [...this.record.delivered];
+  }
+
+  /**
+   * Waits up to `maxWaitMs` for records after the ones processed (without
+   * processing them: call `receive`); whether there are some. Lets an
+   * application long-poll without holding the conversation busy.
+   * @param {number} maxWaitMs
+   * @returns {Promise<boolean>}
+   */
+  async wait(maxWaitMs) {
+    const r = await this.device.client.fetch(this.topic, 0, this.record.next, 1, maxWaitMs);
+    this.end = r.highWatermark;
+    return r.highWatermark > this.record.next;
   }
 
   /**
@@ -443,7 +487,7 @@ export class Conversation {
     for (;;) {
       const before = this.record.next;
       await this.fetchAndProcess(0);
-      if (this.record.stuck || this.record.removed || this.record.next >= this.end || this.record.next === before) return;
+      if (this.record.stuck || this.record.next >= this.end || this.record.next === before) return;
     }
   }
 
@@ -474,7 +518,7 @@ export class Conversation {
       any = true;
       await this.#process(rec, consumed);
       this.record.next = rec.offset + 1;
-      if (this.record.stuck || this.record.removed) break;
+      if (this.record.stuck) break;
     }
     if (!any) return;
     await this.save();
@@ -558,6 +602,9 @@ export class Conversation {
     if (!equal(pm.groupId, this.record.groupId)) return refuse('a message of another group');
     if (pm.authenticatedData.length !== 0) return refuse('non-empty authenticated data');
     const current = epochOf(this.state);
+    if (this.record.removed && (pm.epoch > current || pm.contentType !== 'application')) {
+      return refuse(`this device was removed from the group: it has no keys for epoch ${pm.epoch}`);
+    }
     if (pm.epoch > current) {
       this.record.stuck = 'fork';
       return this.#deliver({ type: 'forkSuspected', offset, epoch: Number(pm.epoch) });
@@ -572,6 +619,7 @@ export class Conversation {
     }
     if (result.kind === 'undecryptable') {
       if (pm.epoch < current) return refuse('a message of a past epoch whose secrets are gone');
+      if (this.record.removed) return refuse(`this device was removed from the group: it has no keys for epoch ${pm.epoch}`);
       // Of our own epoch and not for our secrets: members were shown
       // different logs (docs/MLS.md §3 "Forks").
       this.record.stuck = 'fork';

@@ -9,3 +9,4 @@ export { Device, keyPackageTopic, welcomeTopic } from './device.js';
 export { MlsError } from './error.js';
 export { MemoryStore, deviceStateKey } from './store.js';
 export { CIPHER_SUITE, DELIVERY_EXTENSION, KEY_PACKAGE_LIFETIME_S, PAST_EPOCHS } from './suite.js';
+export { IndexedDbStore, holdDeviceLock } from './browser.js';

@@ -40,23 +40,25 @@ export function launchChromium(opts = {}) {
   return puppeteer.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_FLAGS, ...opts });
 }
 
-/** A blank page with the import map the SDK needs for hash-wasm. */
+/** A blank page with the import map the SDK needs: hash-wasm, and ts-mls with @hpke (the chat page's vendored copies). */
 export const SDK_PAGE = `<!doctype html><meta charset="utf-8">
-<script type="importmap">{"imports":{"hash-wasm":"/node_modules/hash-wasm/dist/index.esm.js"}}</script>`;
+<script type="importmap">{"imports":{"hash-wasm":"/node_modules/hash-wasm/dist/index.esm.js","ts-mls/":"/examples/chat/vendor/ts-mls/","@hpke/core":"/examples/chat/vendor/@hpke/core/mod.js","@hpke/common":"/examples/chat/vendor/@hpke/common/mod.js"}}</script>`;
 
 /**
- * Serve `SDK_PAGE` at `/` and the SDK's modules (`/src/…`, hash-wasm) from
- * `root` (the js/ directory) on a loopback port — a secure context, so
- * `crypto.subtle` exists, and an origin the broker allows by default.
+ * Serve `SDK_PAGE` at `/` and the SDK's modules (`/src/…`, hash-wasm, the
+ * vendored ts-mls and @hpke, and `extra` path prefixes) from `root` (the js/
+ * directory) on a loopback port — a secure context, so `crypto.subtle`
+ * exists, and an origin the broker allows by default.
  * @param {string} root
+ * @param {string[]} [extra] more path prefixes to serve, e.g. `/bench/`
  * @returns {Promise<{ url: string, close(): void }>}
  */
-export async function serveSdk(root) {
+export async function serveSdk(root, extra = []) {
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(SDK_PAGE);
     const file = normalize(join(root, path));
-    const allowed = path.startsWith('/src/') || path.startsWith('/node_modules/hash-wasm/');
+    const allowed = ['/src/', '/node_modules/hash-wasm/', '/examples/chat/vendor/', ...extra].some((prefix) => path.startsWith(prefix));
     if (!file.startsWith(root + '/') || !allowed) return void res.writeHead(404).end();
     try {
       res.writeHead(200, { 'content-type': 'text/javascript' }).end(await readFile(file));

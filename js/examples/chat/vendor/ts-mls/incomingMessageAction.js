@@ -1,0 +1,3 @@
+/** @public */
+export const acceptAll = () => "accept";
+//# sourceMappingURL=incomingMessageAction.js.map

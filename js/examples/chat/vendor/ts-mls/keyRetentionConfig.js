@@ -1,0 +1,7 @@
+/** @public */
+export const defaultKeyRetentionConfig = {
+    retainKeysForGenerations: 10,
+    retainKeysForEpochs: 4,
+    maximumForwardRatchetSteps: 200,
+};
+//# sourceMappingURL=keyRetentionConfig.js.map

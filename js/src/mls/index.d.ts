@@ -1,0 +1,189 @@
+// Types of `hermitmq/mls` (src/mls/index.js): MLS conversations on Web
+// Crypto, the same API as the Rust SDK's `hermit_client::mls`
+// (docs/MLS.md §11). test/types.test.mjs holds them to the code.
+
+import type { Client } from '../types/client.js';
+import type { Fingerprint, Identity, PublicKey } from '../types/crypto.js';
+
+/** A member as its leaf names it: the account and the device. */
+export interface MemberId {
+  readonly account: Fingerprint;
+  readonly device: Fingerprint;
+}
+
+/** What a conversation tells its application, in log order (Rust's `Event`). */
+export type MlsEvent =
+  | { type: 'message'; offset: number; sender: MemberId; sentAt: number; text: string }
+  | { type: 'memberAdded'; offset: number; member: MemberId }
+  | { type: 'memberRemoved'; offset: number; member: MemberId }
+  | { type: 'epochChanged'; offset: number; epoch: number; authenticator: Uint8Array }
+  | { type: 'commitLost'; epoch: number }
+  | { type: 'removed'; offset: number }
+  | { type: 'recordRefused'; offset: number; reason: string }
+  | { type: 'forkSuspected'; offset: number; epoch: number }
+  | { type: 'catchUpImpossible'; next: number; logStart: number };
+
+/** What a commit operation did (Rust's `CommitOutcome`). */
+export type CommitOutcome = { outcome: 'committed'; offset: number; epoch: number; attempts: number } | { outcome: 'alreadyDone' };
+
+/** Where a device's sealed state entries live; `put` is atomic. */
+export interface StateStore {
+  get(name: string): Promise<Uint8Array | undefined>;
+  put(writes: Array<[string, Uint8Array | null]>): Promise<void>;
+  names(prefix: string): Promise<string[]>;
+}
+
+export type MlsErrorCode =
+  | 'Mls'
+  | 'State'
+  | 'NoDeviceList'
+  | 'DeviceList'
+  | 'Binding'
+  | 'NoKeyPackages'
+  | 'BadKeyPackage'
+  | 'CommitStalled'
+  | 'Removed'
+  | 'UnknownConversation'
+  | 'Stuck'
+  | 'Content'
+  | 'Invalid';
+
+/** Why a conversation operation failed. */
+export class MlsError extends Error {
+  constructor(code: MlsErrorCode, message: string, details?: { cause?: unknown; topic?: string; account?: string; device?: string; attempts?: number });
+  readonly code: MlsErrorCode;
+  readonly topic: string | undefined;
+  readonly account: string | undefined;
+  readonly device: string | undefined;
+  readonly attempts: number | undefined;
+}
+
+/** Length of an encoded device binding. */
+export const BINDING_LEN: number;
+
+/** An account's binding of one device key (docs/MLS.md §4.1). */
+export class DeviceBinding {
+  private constructor();
+  static issue(account: Identity, deviceKey: Uint8Array, issuedAt?: number): Promise<DeviceBinding>;
+  static fromBytes(bytes: Uint8Array): Promise<DeviceBinding>;
+  readonly account: PublicKey;
+  readonly issuedAt: number;
+  toBytes(): Uint8Array;
+  verify(deviceKey: Uint8Array): Promise<void>;
+}
+
+/** One listed device. */
+export interface ListedDevice {
+  readonly key: Uint8Array;
+  readonly addedAt: number;
+}
+
+/** The most devices one list holds. */
+export const MAX_DEVICES: number;
+/** The record key of the list in `dir.<account fp>`. */
+export const DEVICES_KEY: Uint8Array;
+/** An account's directory topic. */
+export function directoryTopic(account: Fingerprint): string;
+
+/** An account's signed list of its devices (docs/MLS.md §4.2). */
+export class DeviceList {
+  constructor(account: PublicKey, version: number, issuedAt: number, devices: ListedDevice[]);
+  static verify(bytes: Uint8Array, account: Fingerprint, seen?: number | null): Promise<DeviceList>;
+  readonly account: PublicKey;
+  readonly version: number;
+  readonly issuedAt: number;
+  readonly devices: ReadonlyArray<ListedDevice>;
+  lists(key: Uint8Array): boolean;
+  sign(account: Identity): Promise<Uint8Array>;
+}
+
+/** A device's KeyPackage topic. */
+export function keyPackageTopic(device: Fingerprint): string;
+/** A device's Welcome topic. */
+export function welcomeTopic(device: Fingerprint): string;
+
+/** One device of an account (Rust's `Device`). */
+export class Device {
+  private constructor();
+  static open(client: Client, identity: Identity, store: StateStore, options?: { stateKey?: CryptoKey }): Promise<Device>;
+  static storeBinding(identity: Identity, store: StateStore, binding: Uint8Array, options?: { stateKey?: CryptoKey }): Promise<void>;
+  readonly client: Client;
+  readonly identity: Identity;
+  readonly binding: DeviceBinding;
+  readonly fingerprint: Fingerprint;
+  readonly account: PublicKey;
+  readonly isAccount: boolean;
+  readonly keyPackagesHeld: number;
+  bind(deviceKey: PublicKey): Promise<Uint8Array>;
+  publishKeyPackages(count?: number): Promise<number>;
+  publishDeviceList(devices?: PublicKey[]): Promise<DeviceList>;
+  deviceList(account: Fingerprint): Promise<DeviceList>;
+}
+
+/** How many unacknowledged events stop further processing. */
+export const MAX_PENDING_EVENTS: number;
+/** How many conditional produces an intent may take. */
+export const MAX_COMMIT_ATTEMPTS: number;
+/** The group topic of a group id. */
+export function groupTopic(groupId: Uint8Array): string;
+
+/** One MLS conversation of a device (Rust's `Conversation`). Its methods must not run concurrently. */
+export class Conversation {
+  private constructor();
+  static create(device: Device): Promise<Conversation>;
+  static open(device: Device, topic: string): Promise<Conversation>;
+  static list(device: Device): Promise<string[]>;
+  static acceptWelcomes(device: Device, options?: { maxWaitMs?: number }): Promise<string[]>;
+  static waitForWelcome(device: Device, maxWaitMs: number): Promise<boolean>;
+  readonly topic: string;
+  readonly epoch: number;
+  readonly epochAuthenticator: Uint8Array;
+  readonly removed: boolean;
+  readonly stuck: 'fork' | 'catchUp' | null;
+  readonly members: MemberId[];
+  send(text: string): Promise<number>;
+  sendTexts(texts: string[]): Promise<number[]>;
+  resendOutbox(): Promise<number[]>;
+  receive(options?: { maxWaitMs?: number }): Promise<MlsEvent[]>;
+  wait(maxWaitMs: number): Promise<boolean>;
+  ack(count?: number): Promise<void>;
+  catchUp(): Promise<void>;
+  invite(account: Fingerprint): Promise<CommitOutcome>;
+  addDevices(devices: PublicKey[]): Promise<CommitOutcome>;
+  removeDevices(devices: Fingerprint[]): Promise<CommitOutcome>;
+  removeAccount(account: Fingerprint): Promise<CommitOutcome>;
+  update(): Promise<CommitOutcome>;
+  leave(): Promise<number>;
+}
+
+/** Sealed entries in memory. */
+export class MemoryStore implements StateStore {
+  get(name: string): Promise<Uint8Array | undefined>;
+  put(writes: Array<[string, Uint8Array | null]>): Promise<void>;
+  names(prefix: string): Promise<string[]>;
+}
+
+/** Sealed entries in IndexedDB, one database per device (browsers). */
+export class IndexedDbStore implements StateStore {
+  private constructor();
+  static open(device: Fingerprint): Promise<IndexedDbStore>;
+  get(name: string): Promise<Uint8Array | undefined>;
+  put(writes: Array<[string, Uint8Array | null]>): Promise<void>;
+  names(prefix: string): Promise<string[]>;
+  close(): void;
+}
+
+/** Holds the device's Web Lock until the returned function is called. */
+export function holdDeviceLock(device: Fingerprint, options?: { onWait?: () => void }): Promise<() => void>;
+
+/** The state key a device computes from its own key (as the Rust SDK). */
+export function deviceStateKey(identity: Identity): Promise<CryptoKey>;
+
+/** The one ciphersuite's number. */
+export const CIPHER_SUITE: number;
+/** The private GroupInfo extension type naming the topic and start offset. */
+export const DELIVERY_EXTENSION: number;
+/** KeyPackage lifetime in seconds. */
+export const KEY_PACKAGE_LIFETIME_S: bigint;
+/** Past epochs whose secrets are kept. */
+export const PAST_EPOCHS: number;
