@@ -6,9 +6,7 @@
 //   storage key wrapped under the password (below), `contacts` →
 //   [{ name, spki }] (accounts), `titles` → { topic: name } (conversation names
 //   given here), `known-brokers` → { "<dialled name> <port>": broker id hex } (the broker
-//   ids this page pinned, `knownBrokers` below), `state-anchors` →
-//   { "<broker URL> <blinded key hex>": { g: generation (decimal), r: sha256
-//   hex } } (the sealed-state anchors, `stateAnchors` below).
+//   ids this page pinned, `knownBrokers` below).
 // - `messages`: what was sent and received, keyed by where the record is
 //   stored (`topic/partition/offset`), so a record is stored and shown once.
 // - the MLS state (the SDK's `IndexedDbStore`): its own database
@@ -36,7 +34,6 @@ const DB_VERSION = 2;
 /** The `kv` key of the pinned broker ids. */
 const KNOWN_BROKERS = 'known-brokers';
 /** The `kv` key of the sealed-state anchors. */
-const STATE_ANCHORS = 'state-anchors';
 /** The `kv` key of the wrapped storage key. */
 const STORAGE_KEY = 'storageKey';
 /** Associated data of a message record: this label, then its id. */
@@ -170,38 +167,6 @@ export const knownBrokers = {
     return update(KNOWN_BROKERS, (pins) => {
       const { [brokerKey(name, port)]: _gone, ...rest } = pins ?? {};
       return rest;
-    });
-  },
-};
-
-/**
- * The sealed-state anchors of this page (the SDK's `StateAnchors` store, the
- * `stateAnchors` option of `SealedConsumer.create` and
- * `SealedProducer.create`; docs/ENVELOPE.md §13 "The anchor"): per broker URL
- * and blinded state key, the newest state generation this page wrote or
- * accepted and its record's SHA-256, in `kv` under `state-anchors`. A start
- * that finds an older state (or a commit moved back) is refused
- * (`StateRolledBack` / `CommitRolledBack`). Anchors only move up, in one
- * transaction (two tabs never write over each other's). A malformed entry (a
- * modified profile) is an error, not "no anchor": that would accept any state.
- * @type {import('../../src/sealed/state.js').StateAnchors}
- */
-export const stateAnchors = {
-  location: "this page's IndexedDB (state-anchors)",
-  async get(broker, keyHex) {
-    const a = ((await get(STATE_ANCHORS)) ?? {})[`${broker} ${keyHex}`];
-    if (a === undefined) return undefined;
-    if (typeof a?.g !== 'string' || !/^[0-9]{1,20}$/.test(a.g) || typeof a?.r !== 'string' || !/^[0-9a-f]{64}$/.test(a.r)) {
-      throw new Error(`the state anchor for ${broker} ${keyHex} is malformed (${JSON.stringify(a)})`);
-    }
-    return { generation: BigInt(a.g), record: fromHex(a.r) };
-  },
-  set(broker, keyHex, anchor) {
-    return update(STATE_ANCHORS, (all) => {
-      const k = `${broker} ${keyHex}`;
-      const now = (all ?? {})[k];
-      if (now && typeof now.g === 'string' && /^[0-9]{1,20}$/.test(now.g) && BigInt(now.g) > anchor.generation) return all;
-      return { ...all, [k]: { g: anchor.generation.toString(), r: toHex(anchor.record) } };
     });
   },
 };
