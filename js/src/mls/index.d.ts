@@ -1,6 +1,6 @@
 // Types of `hermitmq/mls` (src/mls/index.js): MLS conversations on Web
 // Crypto, the same API as the Rust SDK's `hermit_client::mls`
-// (docs/MLS.md §11). test/types.test.mjs holds them to the code.
+// (docs/MLS.md §11). test/mls-types.test.mjs holds the names to the code.
 
 import type { Client } from '../types/client.js';
 import type { Fingerprint, Identity, PublicKey } from '../types/crypto.js';
