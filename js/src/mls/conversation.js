@@ -15,7 +15,7 @@ import { sameMember } from './credential.js';
 import { addDevices, invite, leave, removeAccount, removeDevices, update } from './commit.js';
 import { FETCH_BYTES, GROUP_RETENTION_MS, oneRecord, welcomeTopic } from './device.js';
 import { MlsError } from './error.js';
-import { RECENT, decodeGroupRecord, encodeGroupRecord, groupEntry } from './group-record.js';
+import { RECENT, decodeGroupRecord, encodeGroupRecord, groupEntry, newGroupRecord } from './group-record.js';
 import {
   authenticatorOf,
   decodeMessage,
@@ -112,21 +112,7 @@ export class Conversation {
     const topic = groupTopic(groupId);
     await device.ensureTopic(topic, { partitions: 1, cleanup: Cleanup.Delete, retentionMs: GROUP_RETENTION_MS });
     const state = await newGroup(groupId, await newKeyPackage(device.signer));
-    /** @type {GroupRecord} */
-    const record = {
-      groupId,
-      topic,
-      next: 0,
-      state: new Uint8Array(0),
-      pending: null,
-      outbox: [],
-      welcomes: [],
-      recent: [],
-      delivered: [],
-      removed: false,
-      stuck: null,
-      firstEpoch: Number(epochOf(state)),
-    };
+    const record = newGroupRecord(groupId, topic, 0, Number(epochOf(state)));
     const c = await Conversation.#from(device, record, state);
     await c.save();
     return c;
@@ -173,19 +159,11 @@ export class Conversation {
     const joined = [];
     let wait = options.maxWaitMs ?? 0;
     for (;;) {
-      let r;
-      try {
-        r = await device.client.fetch(topic, 0, cursor, FETCH_BYTES, wait);
-        wait = 0;
-      } catch (e) {
-        if (e instanceof ClientError && e.status === 'UnknownTopic') return joined;
-        if (e instanceof ClientError && e.code === 'OffsetOutOfRange' && e.logStart !== undefined && e.logStart > cursor) {
-          cursor = e.logStart;
-          continue;
-        }
-        throw e;
-      }
-      if (cursor < r.logStart) cursor = r.logStart;
+      const got = await device.fetchFrom(topic, 0, cursor, wait);
+      wait = 0;
+      if (!got) return joined;
+      const { r } = got;
+      cursor = got.offset;
       let next = cursor;
       for (const rec of r.records(cursor)) {
         next = rec.offset + 1;
@@ -243,21 +221,7 @@ export class Conversation {
     // A group this device follows keeps its state; one it was removed from
     // is replaced: being re-added is the way back.
     if (existing && !decodeGroupRecord(existing).removed) return null;
-    /** @type {GroupRecord} */
-    const record = {
-      groupId: Uint8Array.from(groupId),
-      topic: delivery.topic,
-      next: delivery.start,
-      state: new Uint8Array(0),
-      pending: null,
-      outbox: [],
-      welcomes: [],
-      recent: [],
-      delivered: [],
-      removed: false,
-      stuck: null,
-      firstEpoch: Number(epochOf(state)),
-    };
+    const record = newGroupRecord(groupId, delivery.topic, delivery.start, Number(epochOf(state)));
     const c = await Conversation.#from(device, record, state);
     const held = device.held.filter((h) => h !== used);
     await c.save([device.heldEntry(held)]);

@@ -242,6 +242,32 @@ export class Device {
   }
 
   /**
+   * One fetch of `topic/partition` from `offset`, or from the log start
+   * when retention passed `offset`: the response and the offset its records
+   * start at; null when the topic does not exist.
+   * @param {string} topic
+   * @param {number} partition
+   * @param {number} offset
+   * @param {number} [maxWaitMs]
+   * @returns {Promise<{ r: import('../client/records.js').FetchResponse, offset: number } | null>}
+   */
+  async fetchFrom(topic, partition, offset, maxWaitMs = 0) {
+    for (;;) {
+      try {
+        const r = await this.client.fetch(topic, partition, offset, FETCH_BYTES, maxWaitMs);
+        return { r, offset: Math.max(offset, r.logStart) };
+      } catch (e) {
+        if (e instanceof ClientError && e.status === 'UnknownTopic') return null;
+        if (e instanceof ClientError && e.code === 'OffsetOutOfRange' && e.logStart !== undefined && e.logStart > offset) {
+          offset = e.logStart;
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+
+  /**
    * Every record of a small topic partition (a device list, a last-resort
    * KeyPackage), refused past MAX_SMALL_TOPIC bytes.
    * @param {string} topic
@@ -254,18 +280,10 @@ export class Device {
     let offset = 0;
     let bytes = 0;
     for (;;) {
-      let r;
-      try {
-        r = await this.client.fetch(topic, partition, offset, FETCH_BYTES, 0);
-      } catch (e) {
-        if (e instanceof ClientError && e.status === 'UnknownTopic') return out;
-        if (e instanceof ClientError && e.code === 'OffsetOutOfRange' && e.logStart !== undefined && e.logStart > offset) {
-          offset = e.logStart;
-          continue;
-        }
-        throw e;
-      }
-      if (offset < r.logStart) offset = r.logStart;
+      const got = await this.fetchFrom(topic, partition, offset);
+      if (!got) return out;
+      const { r } = got;
+      offset = got.offset;
       let moved = false;
       for (const rec of r.records(offset)) {
         bytes += rec.value.length + rec.key.length;

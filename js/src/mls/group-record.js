@@ -53,6 +53,32 @@ export const RECENT = 4096;
  */
 
 /**
+ * The record of a group this device has just made or joined: nothing sent,
+ * nothing delivered, reading from `next`.
+ * @param {Uint8Array} groupId
+ * @param {string} topic
+ * @param {number} next
+ * @param {number} firstEpoch
+ * @returns {GroupRecord}
+ */
+export function newGroupRecord(groupId, topic, next, firstEpoch) {
+  return {
+    groupId: Uint8Array.from(groupId),
+    topic,
+    next,
+    state: new Uint8Array(0),
+    pending: null,
+    outbox: [],
+    welcomes: [],
+    recent: [],
+    delivered: [],
+    removed: false,
+    stuck: null,
+    firstEpoch,
+  };
+}
+
+/**
  * Replaces byte fields by blob references, for JSON.
  * @param {unknown} value
  * @param {Uint8Array[]} blobs
