@@ -19,7 +19,8 @@ use mls_rs_core::key_package::KeyPackageData;
 use super::binding::DeviceBinding;
 use super::config::{CIPHER_SUITE, KEY_PACKAGE_LIFETIME, MlsConfig, Rules, Suite2Provider};
 use super::credential::{DeviceIdentity, signing_identity};
-use super::device_list::{DEVICES_KEY, DeviceList, ListedDevice, directory_topic};
+use super::device_list::{DEVICES_KEY, DeviceList, DeviceListError, ListedDevice, directory_topic};
+use super::seen_lists::SeenLists;
 use super::error::ConversationError;
 use super::staged::Staged;
 use crate::client::Client;
@@ -85,6 +86,9 @@ pub(crate) struct DeviceInner {
     pub mls: mls_rs::Client<MlsConfig>,
     pub staged: Staged,
     pub ids: DeviceIdentity,
+    /// The newest device list accepted per account (rollback and
+    /// equivocation checks).
+    pub seen_lists: SeenLists,
 }
 
 impl DeviceInner {
@@ -299,8 +303,11 @@ impl Device {
             .key_package_lifetime(KEY_PACKAGE_LIFETIME)
             .signing_identity(signer_identity, secret, CIPHER_SUITE)
             .build();
+        let file_key = PurposeKey::new(&identity, MLS_FILE);
+        let seen_lists = SeenLists::load(&dir, &file_key)?;
         let inner = DeviceInner {
-            file_key: PurposeKey::new(&identity, MLS_FILE),
+            file_key,
+            seen_lists,
             identity,
             binding,
             dir,
@@ -409,7 +416,7 @@ impl Device {
         for _ in 0..64 {
             let records = inner.read_all(&topic, 0).await?;
             let end = records.last().map_or(0, |r| r.offset + 1);
-            let current = newest_list(&records, account)?;
+            let current = inner.newest_list(&records, account)?;
             let mut listed: Vec<ListedDevice> = current
                 .as_ref()
                 .map(|l| l.devices().to_vec())
@@ -450,7 +457,15 @@ impl Device {
         account: &Fingerprint,
     ) -> Result<DeviceList, ConversationError> {
         let records = self.inner.read_all(&directory_topic(account), 0).await?;
-        newest_list(&records, account)?.ok_or(ConversationError::NoDeviceList { account: *account })
+        self.inner
+            .newest_list(&records, account)?
+            .ok_or(ConversationError::NoDeviceList { account: *account })
+    }
+
+    /// The newest device-list version this device accepted for `account`
+    /// (trust on first use: the first list seen is accepted).
+    pub fn device_list_version_seen(&self, account: &Fingerprint) -> Option<u64> {
+        self.inner.seen_lists.version(account)
     }
 
     /// Claims one KeyPackage of `device` (listed by `list`): the next of its
@@ -519,13 +534,31 @@ impl Device {
     }
 }
 
-/// The newest valid device list among a `dir.` topic's records.
-fn newest_list(
-    records: &[crate::records::Record],
-    account: &Fingerprint,
-) -> Result<Option<DeviceList>, ConversationError> {
-    match records.iter().rev().find(|r| r.key.as_ref() == DEVICES_KEY) {
-        None => Ok(None),
-        Some(r) => Ok(Some(DeviceList::verify(&r.value, account, None)?)),
+impl DeviceInner {
+    /// The newest device list among a `dir.` topic's records, checked:
+    /// signed by the account the topic names, and neither older than nor
+    /// different at the version this device accepted for it (a newer one
+    /// is remembered).
+    fn newest_list(
+        &self,
+        records: &[crate::records::Record],
+        account: &Fingerprint,
+    ) -> Result<Option<DeviceList>, ConversationError> {
+        let Some(r) = records.iter().rev().find(|r| r.key.as_ref() == DEVICES_KEY) else {
+            return match self.seen_lists.version(account) {
+                // A list once there is gone: as much a rollback as an older one.
+                Some(seen) => Err(DeviceListError::RolledBack {
+                    account: *account,
+                    found: 0,
+                    seen,
+                }
+                .into()),
+                None => Ok(None),
+            };
+        };
+        let list = DeviceList::verify(&r.value, account, self.seen_lists.version(account))?;
+        self.seen_lists
+            .accept(&list, &r.value, &self.dir, &self.file_key)?;
+        Ok(Some(list))
     }
 }

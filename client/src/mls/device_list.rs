@@ -69,6 +69,18 @@ pub enum DeviceListError {
         /// The newest version seen before.
         seen: u64,
     },
+    /// Another list with the version already accepted for this account:
+    /// the broker is showing two lists the account signed (or the account
+    /// signed two).
+    #[error(
+        "the device list of {account} differs from the one this device accepted with the same version {version}: two lists with one version are refused (equivocation)"
+    )]
+    Equivocation {
+        /// The account.
+        account: Fingerprint,
+        /// The version both lists carry.
+        version: u64,
+    },
 }
 
 /// One device of a list.

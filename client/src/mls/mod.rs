@@ -29,6 +29,7 @@ pub mod conversation;
 pub mod credential;
 pub mod device;
 pub mod device_list;
+mod seen_lists;
 pub mod error;
 pub mod event;
 pub mod group_file;

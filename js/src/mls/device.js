@@ -4,7 +4,8 @@
 // 1 the last-resort one), its account's device list in `dir.<account fp>`,
 // its Welcome topic, and the state that holds them.
 
-import { equal } from '../bytes.js';
+import { equal, fromUtf8, toHex, utf8 } from '../bytes.js';
+import { sha256 } from '../crypto/webcrypto.js';
 import { ClaimId } from '../client/outcome.js';
 import { ClientError } from '../protocol/error.js';
 import { Ack, Cleanup } from '../protocol/frame.js';
@@ -26,6 +27,8 @@ import { KEY_PACKAGE_LIFETIME_S, signerHandle } from './suite.js';
 export const BINDING_ENTRY = 'mls-binding';
 /** The state entry of the KeyPackages' private keys. */
 export const KEY_PACKAGES_ENTRY = 'mls-keypackages';
+/** The state entry of the device-list memory (newest version accepted per account). */
+export const DEVICE_LISTS_ENTRY = 'mls-device-lists';
 /** The state entry of the Welcome cursor. */
 export const WELCOME_CURSOR_ENTRY = 'mls-welcome-cursor';
 /** How long a group topic keeps records (ms): 30 days. */
@@ -81,8 +84,8 @@ export class Device {
   signer;
   /** @type {HeldKeyPackage[]} */
   #held;
-  /** @type {Map<string, number>} newest device-list version seen per account (this session) */
-  #seen = new Map();
+  /** Newest device list accepted per account (hex): version and SHA-256 (hex); kept in the state. @type {Map<string, { v: number, h: string }>} */
+  #seen;
 
   /**
    * @private
@@ -92,14 +95,16 @@ export class Device {
    * @param {SealedStore} state
    * @param {LeafSigner} signer
    * @param {HeldKeyPackage[]} held
+   * @param {Map<string, { v: number, h: string }>} seen
    */
-  constructor(client, identity, binding, state, signer, held) {
+  constructor(client, identity, binding, state, signer, held, seen) {
     this.client = client;
     this.identity = identity;
     this.binding = binding;
     this.state = state;
     this.signer = signer;
     this.#held = held;
+    this.#seen = seen;
   }
 
   /**
@@ -129,7 +134,9 @@ export class Device {
     const heldBytes = await state.get(KEY_PACKAGES_ENTRY);
     const held = heldBytes ? decodeHeld(heldBytes) : [];
     const signer = { binding: bytes, publicKey: key, handle: await signerHandle(identity) };
-    return new Device(client, identity, binding, state, signer, held);
+    const seenBytes = await state.get(DEVICE_LISTS_ENTRY);
+    const seen = new Map(seenBytes ? Object.entries(JSON.parse(fromUtf8(seenBytes))) : []);
+    return new Device(client, identity, binding, state, signer, held, seen);
   }
 
   /**
@@ -235,7 +242,7 @@ export class Device {
     for (const kp of made) await this.client.produce(topic, 0, Ack.Durable, oneRecord(new Uint8Array(0), kp.message));
     await this.client.produce(topic, 1, Ack.Durable, oneRecord(new Uint8Array(0), lastResort.message));
     // The account's own device lists itself once (as `hermit keypackages publish`).
-    if (this.isAccount && (await newestList(await this.readAll(directoryTopic(this.fingerprint), 0), this.fingerprint)) === null) {
+    if (this.isAccount && (await this.#newestList(await this.readAll(directoryTopic(this.fingerprint), 0), this.fingerprint)) === null) {
       await this.publishDeviceList();
     }
     return held.length;
@@ -311,7 +318,7 @@ export class Device {
     for (let attempt = 0; attempt < 64; attempt++) {
       const records = await this.readAll(topic, 0);
       const end = records.length ? records[records.length - 1].offset + 1 : 0;
-      const current = await newestList(records, account);
+      const current = await this.#newestList(records, account);
       const listed = current ? current.devices.map((d) => ({ key: d.key, addedAt: d.addedAt })) : [];
       const now = Date.now();
       for (const key of [this.identity.publicKey, ...devices]) {
@@ -334,15 +341,56 @@ export class Device {
    * @throws {MlsError} code `NoDeviceList` when it has none
    */
   async deviceList(account) {
-    const records = await this.readAll(directoryTopic(account), 0);
-    const seen = this.#seen.get(account.toHex()) ?? null;
-    const list = await newestList(records, account, seen);
+    const list = await this.#newestList(await this.readAll(directoryTopic(account), 0), account);
     if (!list) {
       throw new MlsError('NoDeviceList', `the account ${account.toHex()} has published no device list: it must open its MLS device once before it can be invited`, {
         account: account.toHex(),
       });
     }
-    this.#seen.set(account.toHex(), list.version);
+    return list;
+  }
+
+  /**
+   * The newest version of `account`'s device list this device accepted
+   * (trust on first use: the first list seen is accepted), or null.
+   * @param {Fingerprint} account
+   * @returns {number | null}
+   */
+  deviceListVersionSeen(account) {
+    return this.#seen.get(account.toHex())?.v ?? null;
+  }
+
+  /**
+   * The newest device list among a `dir.` topic's records, checked: signed
+   * by the account the topic names, neither older than nor different at
+   * the version this device accepted for it (a newer one is remembered, in
+   * the state). A list that was there and is gone is a rollback too.
+   * @param {Record[]} records
+   * @param {Fingerprint} account
+   * @returns {Promise<DeviceList | null>}
+   */
+  async #newestList(records, account) {
+    const seen = this.#seen.get(account.toHex());
+    let record;
+    for (let i = records.length - 1; i >= 0 && !record; i--) if (equal(records[i].key, DEVICES_KEY)) record = records[i];
+    if (!record) {
+      if (seen) throw rolledBack(account, 0, seen.v);
+      return null;
+    }
+    const list = await DeviceList.verify(record.value, account, seen?.v ?? null);
+    const digest = toHex(await sha256(record.value));
+    if (seen && list.version === seen.v) {
+      if (digest !== seen.h) {
+        throw new MlsError(
+          'DeviceList',
+          `the device list of ${account.toHex()} differs from the one this device accepted with the same version ${seen.v}: two lists with one version are refused (equivocation)`,
+          { account: account.toHex() },
+        );
+      }
+      return list;
+    }
+    this.#seen.set(account.toHex(), { v: list.version, h: digest });
+    await this.state.put([[DEVICE_LISTS_ENTRY, utf8(JSON.stringify(Object.fromEntries(this.#seen)))]]);
     return list;
   }
 
@@ -407,16 +455,15 @@ export class Device {
 }
 
 /**
- * The newest valid device list among a `dir.` topic's records.
- * @param {Record[]} records
  * @param {Fingerprint} account
- * @param {number|null} [seen]
- * @returns {Promise<DeviceList | null>}
+ * @param {number} found
+ * @param {number} seen
  */
-async function newestList(records, account, seen = null) {
-  for (let i = records.length - 1; i >= 0; i--) {
-    if (equal(records[i].key, DEVICES_KEY)) return DeviceList.verify(records[i].value, account, seen);
-  }
-  return null;
+function rolledBack(account, found, seen) {
+  return new MlsError(
+    'DeviceList',
+    `the device list of ${account.toHex()} is version ${found}, older than version ${seen} already seen: a rolled-back list is refused`,
+    { account: account.toHex() },
+  );
 }
 

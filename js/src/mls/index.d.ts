@@ -118,6 +118,7 @@ export class Device {
   publishKeyPackages(count?: number): Promise<number>;
   publishDeviceList(devices?: PublicKey[]): Promise<DeviceList>;
   deviceList(account: Fingerprint): Promise<DeviceList>;
+  deviceListVersionSeen(account: Fingerprint): number | null;
 }
 
 /** How many unacknowledged events stop further processing. */

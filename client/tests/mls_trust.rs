@@ -1,0 +1,164 @@
+//! Who is who (issue 37): a device remembers the newest device list it
+//! accepted per account (trust on first use), in its state directory, and
+//! refuses what a broker with admin rights can do to `dir.<account>`: a
+//! list signed by another key, an older list served again (a rollback,
+//! the topic deleted and refilled), another list at the version already
+//! accepted (equivocation). Two concurrent publishes of one account's list
+//! are not equivocation: conditional produce orders them.
+
+mod support;
+
+use hermit_client::crypto::Identity;
+use hermit_client::mls::device_list::{DEVICES_KEY, DeviceList, ListedDevice, directory_topic};
+use hermit_client::mls::{ConversationError, DeviceListError};
+use hermit_client::{Ack, Client, Cleanup, TopicSettings};
+use hermit_protocol::BatchBuilder;
+use support::mls::*;
+use support::*;
+
+/// Writes `list` under `account`'s device-list key, as anyone with the
+/// broker's admin rights can.
+async fn write_list(c: &Client, account: &hermit_client::crypto::Fingerprint, list: &[u8]) {
+    let mut b = BatchBuilder::new(DEVICES_KEY);
+    b.push(list);
+    c.produce(&directory_topic(account), 0, Ack::Durable, b.finish(1).unwrap().into())
+        .await
+        .expect("produce a list");
+}
+
+/// Deletes `account`'s directory topic and makes it again, empty.
+async fn refill(c: &Client, account: &hermit_client::crypto::Fingerprint) {
+    let topic = directory_topic(account);
+    c.delete_topic(&topic).await.expect("delete");
+    c.create_topic(
+        &topic,
+        TopicSettings {
+            partitions: 1,
+            cleanup: Cleanup::Compact,
+            retention_ms: 0,
+            retention_bytes: 0,
+        },
+    )
+    .await
+    .expect("create");
+}
+
+fn refusal(e: ConversationError) -> DeviceListError {
+    match e {
+        ConversationError::DeviceList(d) => d,
+        other => panic!("not a device-list refusal: {other}"),
+    }
+}
+
+#[tokio::test]
+async fn forged_rolled_back_and_equivocating_lists_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let root = tempfile::tempdir().unwrap();
+    let (alice, alice_key) = account_device_with_key(broker.addr(), root.path(), "alice", 1).await;
+    let (bob, bob_key) = account_device_with_key(broker.addr(), root.path(), "bob", 1).await;
+    let bob_fp = *bob.fingerprint();
+    // The broker's admin (auth is off: anyone may do anything).
+    let admin = client(broker.addr()).await;
+
+    // Trust on first use: Alice accepts Bob's first list.
+    let v1 = alice.device_list(&bob_fp).await.expect("first list");
+    assert_eq!(v1.version(), 1);
+    assert_eq!(alice.device_list_version_seen(&bob_fp), Some(1));
+    let v1_bytes = v1.sign(&bob_key);
+
+    // Bob adds a device: version 2, accepted.
+    let laptop = Identity::generate().unwrap();
+    bob.publish_device_list(std::slice::from_ref(laptop.public_key()))
+        .await
+        .expect("v2");
+    assert_eq!(alice.device_list(&bob_fp).await.expect("v2").version(), 2);
+
+    // A forged list for Bob, signed by Mallory's key.
+    let mallory = Identity::generate().unwrap();
+    let forged = DeviceList::new(
+        mallory.public_key(),
+        3,
+        1,
+        vec![ListedDevice {
+            key: mallory.public_key().to_sec1_uncompressed(),
+            added_at: 1,
+        }],
+    )
+    .unwrap()
+    .sign(&mallory);
+    write_list(&admin, &bob_fp, &forged).await;
+    let e = refusal(alice.device_list(&bob_fp).await.expect_err("forged"));
+    assert!(matches!(e, DeviceListError::WrongAccount { .. }), "{e}");
+
+    // A rollback: the topic emptied and Bob's (authentic) version 1 put back.
+    refill(&admin, &bob_fp).await;
+    write_list(&admin, &bob_fp, &v1_bytes).await;
+    let e = refusal(alice.device_list(&bob_fp).await.expect_err("rollback"));
+    assert!(
+        matches!(e, DeviceListError::RolledBack { found: 1, seen: 2, .. }),
+        "{e}"
+    );
+    // The topic emptied altogether is a rollback too, not "no list".
+    refill(&admin, &bob_fp).await;
+    let e = refusal(alice.device_list(&bob_fp).await.expect_err("gone"));
+    assert!(matches!(e, DeviceListError::RolledBack { .. }), "{e}");
+
+    // Equivocation: another list Bob's key signed, with the version 2 Alice accepted.
+    let other_v2 = DeviceList::new(
+        bob_key.public_key(),
+        2,
+        7,
+        vec![ListedDevice {
+            key: bob_key.public_key().to_sec1_uncompressed(),
+            added_at: 7,
+        }],
+    )
+    .unwrap()
+    .sign(&bob_key);
+    write_list(&admin, &bob_fp, &other_v2).await;
+    let e = refusal(alice.device_list(&bob_fp).await.expect_err("equivocation"));
+    assert!(
+        matches!(e, DeviceListError::Equivocation { version: 2, .. }),
+        "{e}"
+    );
+
+    // The memory is in Alice's state directory: a restart refuses the same.
+    drop(alice);
+    let reopened = open_device(broker.addr(), root.path(), "alice", alice_key).await;
+    assert_eq!(reopened.device_list_version_seen(&bob_fp), Some(2));
+    let e = refusal(reopened.device_list(&bob_fp).await.expect_err("after a restart"));
+    assert!(matches!(e, DeviceListError::Equivocation { .. }), "{e}");
+
+    // A newer list Bob signs is accepted again.
+    let v3 = DeviceList::new(bob_key.public_key(), 3, 9, v1.devices().to_vec())
+        .unwrap()
+        .sign(&bob_key);
+    write_list(&admin, &bob_fp, &v3).await;
+    assert_eq!(reopened.device_list(&bob_fp).await.expect("v3").version(), 3);
+}
+
+#[tokio::test]
+async fn two_publishers_of_one_account_do_not_equivocate() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let root = tempfile::tempdir().unwrap();
+    let alice = account_device(broker.addr(), root.path(), "alice", 1).await;
+    let (bob, bob_key) = account_device_with_key(broker.addr(), root.path(), "bob", 1).await;
+    // The account key in a second process (another state directory).
+    let bob_again = open_device(broker.addr(), root.path(), "bob-again", bob_key.clone()).await;
+    let (phone, laptop) = (Identity::generate().unwrap(), Identity::generate().unwrap());
+    let (a, b) = tokio::join!(
+        bob.publish_device_list(std::slice::from_ref(phone.public_key())),
+        bob_again.publish_device_list(std::slice::from_ref(laptop.public_key())),
+    );
+    let (a, b) = (a.expect("first publisher"), b.expect("second publisher"));
+    let mut versions = [a.version(), b.version()];
+    versions.sort_unstable();
+    assert_eq!(versions, [2, 3], "one after the other, never one version twice");
+    let list = alice.device_list(bob.fingerprint()).await.expect("accepted");
+    assert_eq!(list.version(), 3);
+    for d in [&phone, &laptop] {
+        assert!(list.lists(&d.public_key().to_sec1_uncompressed()), "both devices listed");
+    }
+}

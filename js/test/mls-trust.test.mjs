@@ -1,0 +1,108 @@
+// Who is who (issue 37), in the JavaScript SDK: a device remembers the
+// newest device list it accepted per account (trust on first use), in its
+// state, and refuses what a broker with admin rights can do to
+// `dir.<account>` — a list signed by another key, an older list served
+// again (the topic deleted and refilled, or emptied), another list at the
+// version already accepted (equivocation); a restart keeps the memory. Two
+// concurrent publishes of one account's list are not equivocation.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from '../src/client/connection.js';
+import { Identity } from '../src/crypto/identity.js';
+import { Ack, Cleanup } from '../src/protocol/frame.js';
+import { BatchBuilder } from '../src/protocol/record.js';
+import { DEVICES_KEY, Device, DeviceList, MemoryStore, directoryTopic } from '../src/mls/index.js';
+import { startBroker } from './helpers/broker.mjs';
+
+/**
+ * @param {import('../src/client/connection.js').Client} c
+ * @param {import('../src/crypto/identity.js').Fingerprint} account
+ * @param {Uint8Array} list
+ */
+async function writeList(c, account, list) {
+  const b = new BatchBuilder(DEVICES_KEY);
+  b.push(list);
+  await c.produce(directoryTopic(account), 0, Ack.Durable, b.finish());
+}
+
+/**
+ * @param {import('../src/client/connection.js').Client} c
+ * @param {import('../src/crypto/identity.js').Fingerprint} account
+ */
+async function refill(c, account) {
+  await c.deleteTopic(directoryTopic(account));
+  await c.createTopic(directoryTopic(account), { partitions: 1, cleanup: Cleanup.Compact });
+}
+
+/**
+ * A device of a fresh account on its own connection, with `store`.
+ * @param {string} url @param {Identity} identity @param {MemoryStore} store @param {import('node:test').TestContext} t
+ */
+async function device(url, identity, store, t) {
+  const client = await connect(url, { identity });
+  t.after(() => client.close());
+  return Device.open(client, identity, store);
+}
+
+test('forged, rolled-back and equivocating device lists are refused; the memory survives a restart', async (t) => {
+  const broker = await startBroker();
+  t.after(() => broker.stop());
+  const [aliceKey, bobKey, mallory] = await Promise.all([Identity.generate(), Identity.generate(), Identity.generate()]);
+  const aliceStore = new MemoryStore();
+  const alice = await device(broker.url, aliceKey, aliceStore, t);
+  const bob = await device(broker.url, bobKey, new MemoryStore(), t);
+  const admin = await connect(broker.url);
+  t.after(() => admin.close());
+  const bobFp = bobKey.fingerprint();
+
+  await bob.publishDeviceList();
+  const v1 = await alice.deviceList(bobFp);
+  assert.equal(v1.version, 1);
+  assert.equal(alice.deviceListVersionSeen(bobFp), 1);
+  const v1Bytes = await v1.sign(bobKey);
+  const laptop = await Identity.generate();
+  await bob.publishDeviceList([laptop.publicKey]);
+  assert.equal((await alice.deviceList(bobFp)).version, 2);
+
+  // Forged: signed by Mallory's key.
+  const forged = await new DeviceList(mallory.publicKey, 3, 1, [{ key: mallory.publicKey.toSec1(), addedAt: 1 }]).sign(mallory);
+  await writeList(admin, bobFp, forged);
+  await assert.rejects(alice.deviceList(bobFp), /signed by another account/);
+
+  // Rolled back: emptied and Bob's authentic version 1 put back; then emptied altogether.
+  await refill(admin, bobFp);
+  await writeList(admin, bobFp, v1Bytes);
+  await assert.rejects(alice.deviceList(bobFp), /version 1, older than version 2 already seen/);
+  await refill(admin, bobFp);
+  await assert.rejects(alice.deviceList(bobFp), /older than version 2 already seen/);
+
+  // Equivocation: another list Bob's key signed, with version 2.
+  const otherV2 = await new DeviceList(bobKey.publicKey, 2, 7, [{ key: bobKey.publicKey.toSec1(), addedAt: 7 }]).sign(bobKey);
+  await writeList(admin, bobFp, otherV2);
+  await assert.rejects(alice.deviceList(bobFp), /equivocation/);
+
+  // The memory is in Alice's state: a restart refuses the same.
+  const again = await device(broker.url, aliceKey, aliceStore, t);
+  assert.equal(again.deviceListVersionSeen(bobFp), 2);
+  await assert.rejects(again.deviceList(bobFp), /equivocation/);
+
+  // A newer list Bob signs is accepted.
+  const v3 = await new DeviceList(bobKey.publicKey, 3, 9, [...v1.devices]).sign(bobKey);
+  await writeList(admin, bobFp, v3);
+  assert.equal((await again.deviceList(bobFp)).version, 3);
+});
+
+test('two publishers of one account do not equivocate', async (t) => {
+  const broker = await startBroker();
+  t.after(() => broker.stop());
+  const [aliceKey, bobKey, phone, laptop] = await Promise.all([Identity.generate(), Identity.generate(), Identity.generate(), Identity.generate()]);
+  const alice = await device(broker.url, aliceKey, new MemoryStore(), t);
+  const bob = await device(broker.url, bobKey, new MemoryStore(), t);
+  const bobAgain = await device(broker.url, bobKey, new MemoryStore(), t);
+  await bob.publishDeviceList();
+  const [a, b] = await Promise.all([bob.publishDeviceList([phone.publicKey]), bobAgain.publishDeviceList([laptop.publicKey])]);
+  assert.deepEqual([a.version, b.version].sort(), [2, 3], 'one after the other, never one version twice');
+  const list = await alice.deviceList(bobKey.fingerprint());
+  assert.equal(list.version, 3);
+  assert.ok(list.lists(phone.publicKey.toSec1()) && list.lists(laptop.publicKey.toSec1()), 'both devices listed');
+});
