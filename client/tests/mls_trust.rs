@@ -11,7 +11,7 @@ mod support;
 use hermit_client::crypto::Identity;
 use hermit_client::mls::device_list::{DEVICES_KEY, DeviceList, ListedDevice, directory_topic};
 use hermit_client::mls::{ConversationError, DeviceListError};
-use hermit_client::{Ack, Client, Cleanup, TopicSettings};
+use hermit_client::{Ack, Cleanup, Client, TopicSettings};
 use hermit_protocol::BatchBuilder;
 use support::mls::*;
 use support::*;
@@ -21,9 +21,14 @@ use support::*;
 async fn write_list(c: &Client, account: &hermit_client::crypto::Fingerprint, list: &[u8]) {
     let mut b = BatchBuilder::new(DEVICES_KEY);
     b.push(list);
-    c.produce(&directory_topic(account), 0, Ack::Durable, b.finish(1).unwrap().into())
-        .await
-        .expect("produce a list");
+    c.produce(
+        &directory_topic(account),
+        0,
+        Ack::Durable,
+        b.finish(1).unwrap().into(),
+    )
+    .await
+    .expect("produce a list");
 }
 
 /// Deletes `account`'s directory topic and makes it again, empty.
@@ -96,7 +101,14 @@ async fn forged_rolled_back_and_equivocating_lists_are_refused() {
     write_list(&admin, &bob_fp, &v1_bytes).await;
     let e = refusal(alice.device_list(&bob_fp).await.expect_err("rollback"));
     assert!(
-        matches!(e, DeviceListError::RolledBack { found: 1, seen: 2, .. }),
+        matches!(
+            e,
+            DeviceListError::RolledBack {
+                found: 1,
+                seen: 2,
+                ..
+            }
+        ),
         "{e}"
     );
     // The topic emptied altogether is a rollback too, not "no list".
@@ -127,7 +139,12 @@ async fn forged_rolled_back_and_equivocating_lists_are_refused() {
     drop(alice);
     let reopened = open_device(broker.addr(), root.path(), "alice", alice_key).await;
     assert_eq!(reopened.device_list_version_seen(&bob_fp), Some(2));
-    let e = refusal(reopened.device_list(&bob_fp).await.expect_err("after a restart"));
+    let e = refusal(
+        reopened
+            .device_list(&bob_fp)
+            .await
+            .expect_err("after a restart"),
+    );
     assert!(matches!(e, DeviceListError::Equivocation { .. }), "{e}");
 
     // A newer list Bob signs is accepted again.
@@ -135,7 +152,10 @@ async fn forged_rolled_back_and_equivocating_lists_are_refused() {
         .unwrap()
         .sign(&bob_key);
     write_list(&admin, &bob_fp, &v3).await;
-    assert_eq!(reopened.device_list(&bob_fp).await.expect("v3").version(), 3);
+    assert_eq!(
+        reopened.device_list(&bob_fp).await.expect("v3").version(),
+        3
+    );
 }
 
 #[tokio::test]
@@ -155,10 +175,20 @@ async fn two_publishers_of_one_account_do_not_equivocate() {
     let (a, b) = (a.expect("first publisher"), b.expect("second publisher"));
     let mut versions = [a.version(), b.version()];
     versions.sort_unstable();
-    assert_eq!(versions, [2, 3], "one after the other, never one version twice");
-    let list = alice.device_list(bob.fingerprint()).await.expect("accepted");
+    assert_eq!(
+        versions,
+        [2, 3],
+        "one after the other, never one version twice"
+    );
+    let list = alice
+        .device_list(bob.fingerprint())
+        .await
+        .expect("accepted");
     assert_eq!(list.version(), 3);
     for d in [&phone, &laptop] {
-        assert!(list.lists(&d.public_key().to_sec1_uncompressed()), "both devices listed");
+        assert!(
+            list.lists(&d.public_key().to_sec1_uncompressed()),
+            "both devices listed"
+        );
     }
 }

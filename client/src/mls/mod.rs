@@ -29,13 +29,13 @@ pub mod conversation;
 pub mod credential;
 pub mod device;
 pub mod device_list;
-mod seen_lists;
 pub mod error;
 pub mod event;
 pub mod group_file;
 pub mod header;
 mod process;
 pub mod provider;
+mod seen_lists;
 pub mod staged;
 
 pub use binding::{BindingError, DeviceBinding};

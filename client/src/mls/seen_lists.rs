@@ -74,7 +74,10 @@ impl SeenLists {
     ) -> Result<(), ConversationError> {
         let account = *list.account().fingerprint();
         let digest: [u8; 32] = Sha256::digest(bytes).into();
-        let mut seen = self.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut seen = self
+            .seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         match seen.get(&account) {
             Some(&(v, _)) if list.version() < v => {
                 return Err(DeviceListError::RolledBack {
