@@ -87,6 +87,10 @@ enum Command {
     /// Chat with one other account: send each line of stdin, print what
     /// arrives.
     Chat(mls::chat::ChatArgs),
+    /// Who is who: contacts by name, their keys from their signed device
+    /// lists, safety numbers to verify them.
+    #[command(subcommand)]
+    Contacts(mls::contacts::ContactsCommand),
     /// Create, list, describe and delete topics.
     #[command(subcommand)]
     Topics(topics::TopicsCommand),
@@ -137,6 +141,7 @@ fn main() -> std::process::ExitCode {
         Command::Keypackages(cmd) => mls::devices::key_packages(cmd),
         Command::Group(cmd) => mls::group::run(cmd),
         Command::Chat(args) => mls::chat::run(args),
+        Command::Contacts(cmd) => mls::contacts::run(cmd),
         Command::Topics(cmd) => topics::run(cmd),
         Command::Compat(cmd) => compat::run(cmd),
         Command::Tls(cmd) => tls::run(cmd),

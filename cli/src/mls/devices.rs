@@ -190,7 +190,7 @@ fn print_list(list: &DeviceList) -> anyhow::Result<()> {
 }
 
 /// Milliseconds since the Unix epoch as an RFC 3339 time (UTC, seconds).
-fn rfc3339(ms: u64) -> String {
+pub(super) fn rfc3339(ms: u64) -> String {
     match time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000) {
         Ok(t) => format!(
             "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",

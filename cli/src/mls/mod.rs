@@ -12,8 +12,10 @@
 //!   and the read loop that prints before it acknowledges.
 //! - `group`: `hermit group create|invite|join|send|read|add|remove|update|leave|list`.
 //! - `chat`: `hermit chat --to PEER`, the two-account conversation.
+//! - `contacts`: `hermit contacts add|list|show|verify|invite` (who is who).
 
 pub mod chat;
+pub mod contacts;
 pub mod device;
 pub mod devices;
 pub mod events;

@@ -24,6 +24,7 @@
 pub mod binding;
 pub mod commit;
 pub mod config;
+pub mod contacts;
 pub mod content;
 pub mod conversation;
 pub mod credential;
@@ -40,6 +41,7 @@ pub mod staged;
 
 pub use binding::{BindingError, DeviceBinding};
 pub use commit::CommitOutcome;
+pub use contacts::Contact;
 pub use content::{Content, ContentError, ContentKind};
 pub use conversation::Conversation;
 pub use credential::MemberId;
