@@ -41,6 +41,8 @@
 //! - [`local`]: what a client keeps on its own device, the client state
 //!   directory ([`StateDir`]): pinned broker ids (`known-brokers`) and the
 //!   anchors of its sealed state (`state-anchors`).
+//! - [`trust`]: safety numbers, the digits two people compare to check each
+//!   other's account key out of band.
 //!
 //! Batch payload layout (what the producer writes and the consumer reads):
 //! `record_count × (u32 length, record bytes)`, big-endian, after the batch
@@ -66,6 +68,7 @@ pub mod records;
 pub mod sealed;
 pub mod tls;
 pub mod transport;
+pub mod trust;
 
 pub use client::Client;
 pub use consumer::{Consumer, ConsumerOptions, Fallback, ResetPolicy, StartFrom};

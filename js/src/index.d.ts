@@ -6,5 +6,6 @@
 export * from './types/protocol.js';
 export * from './types/client.js';
 export * from './types/crypto.js';
+export * from './types/trust.js';
 export * from './types/sealed.js';
 export * from './types/bytes.js';

@@ -29,6 +29,8 @@
 //   `compat.js` the seed's `ChatCrypto`; `errors.js` the typed errors of
 //   sealing and opening; `webcrypto.js` the platform's Web Crypto (subtle,
 //   random bytes, SHA-256).
+// - `trust/`: checking other people's keys. `safety.js` safety numbers, the
+//   digits two people compare to check each other's account key.
 // - `sealed/`: the crypto layer on the client. `producer.js`
 //   `SealedProducer`; `consumer.js` `SealedConsumer`; `record.js` what it
 //   returns per record; `state.js` replay windows and DIRECT budgets kept in
@@ -37,10 +39,10 @@
 // - `node.js`, the package's `hermitmq/node` (Node only, not re-exported
 //   here: it imports `node:fs`): `client/known-brokers-file.js`, the
 //   known-brokers file.
-// `sealed/` builds on `client/` and `crypto/`, `client/` on `protocol/`;
-// nothing imports upwards. The types are `index.d.ts` and `types/*.d.ts`
-// (one per folder), written by hand; test/types.test.mjs holds them to the
-// code.
+// `sealed/` builds on `client/` and `crypto/`, `trust/` on `crypto/`,
+// `client/` on `protocol/`; nothing imports upwards. The types are
+// `index.d.ts` and `types/*.d.ts` (one per folder), written by hand;
+// test/types.test.mjs holds them to the code.
 //
 // One statement per module, in the order of the layout; each module's
 // names in one statement.
@@ -85,6 +87,8 @@ export { padme, paddedLen } from './crypto/pad.js';
 export { MAX_STATE_LEN, STATE_MAGIC, StateError, openState, sealState } from './crypto/state.js';
 export { COMPAT_LIMIT, ChatCrypto, CompatMessage } from './crypto/compat.js';
 export { CompatError, OpenError, SealError, TrustError } from './crypto/errors.js';
+
+export { HALF_DIGITS, SAFETY_NUMBER_DIGITS, SafetyNumber, accountHalf, safetyNumber } from './trust/safety.js';
 
 export { BUDGET_RESERVE, SealedDelivery, SealedGroup, SealedProducer } from './sealed/producer.js';
 export { SealedConsumer } from './sealed/consumer.js';

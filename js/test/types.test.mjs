@@ -51,6 +51,7 @@ import * as sealedConsumer from '../src/sealed/consumer.js';
 import * as sealedProducer from '../src/sealed/producer.js';
 import * as sealedRecord from '../src/sealed/record.js';
 import * as sealedState from '../src/sealed/state.js';
+import * as trustSafety from '../src/trust/safety.js';
 
 /**
  * What of a declared value the check compares. The declarations and the
@@ -199,6 +200,12 @@ const implemented = {
   OpenError: cryptoErrors.OpenError,
   SealError: cryptoErrors.SealError,
   TrustError: cryptoErrors.TrustError,
+  // trust/safety.js
+  HALF_DIGITS: trustSafety.HALF_DIGITS,
+  SAFETY_NUMBER_DIGITS: trustSafety.SAFETY_NUMBER_DIGITS,
+  SafetyNumber: trustSafety.SafetyNumber,
+  accountHalf: trustSafety.accountHalf,
+  safetyNumber: trustSafety.safetyNumber,
   // sealed/producer.js
   BUDGET_RESERVE: sealedProducer.BUDGET_RESERVE,
   SealedDelivery: sealedProducer.SealedDelivery,
