@@ -213,41 +213,7 @@ pub fn run(cmd: ContactsCommand) -> anyhow::Result<()> {
             who,
             output,
             device,
-        } => device.run(async |d| {
-            let c = find(&d, &who)?;
-            let fp = *c.account.fingerprint();
-            let list = d
-                .device_list(&fp)
-                .await
-                .or_say(|| format!("cannot read the device list of {}", fp.to_hex()))?;
-            let number = safety_number(d.account(), &c.account);
-            let devices: Vec<String> = list
-                .devices()
-                .iter()
-                .filter_map(|l| hermit_client::crypto::PublicKey::from_sec1_bytes(&l.key).ok())
-                .map(|k| k.fingerprint().to_hex())
-                .collect();
-            match output {
-                Format::Jsonl => {
-                    let mut v = contact_json(&c);
-                    v["devices"] = json!(devices);
-                    v["device_list_version"] = json!(list.version());
-                    v["safety_number"] = json!(number.digits());
-                    outln!("{v}")?;
-                }
-                Format::Text => {
-                    outln!("name\t{}", c.name)?;
-                    outln!("account\t{}", fp.to_hex())?;
-                    outln!("verified\t{}", if c.verified() { "yes" } else { "no" })?;
-                    outln!("device list\tversion {}", list.version())?;
-                    for dev in &devices {
-                        outln!("device\t{dev}")?;
-                    }
-                    outln!("safety number\t{number}")?;
-                }
-            }
-            Ok(())
-        }),
+        } => device.run(async |d| show(&d, &who, output).await),
         ContactsCommand::Verify {
             who,
             mark,
@@ -286,6 +252,43 @@ pub fn run(cmd: ContactsCommand) -> anyhow::Result<()> {
             Ok(())
         }),
     }
+}
+
+/// `hermit contacts show`.
+async fn show(d: &Device, who: &str, output: Format) -> anyhow::Result<()> {
+    let c = find(d, who)?;
+    let fp = *c.account.fingerprint();
+    let list = d
+        .device_list(&fp)
+        .await
+        .or_say(|| format!("cannot read the device list of {}", fp.to_hex()))?;
+    let number = safety_number(d.account(), &c.account);
+    let devices: Vec<String> = list
+        .devices()
+        .iter()
+        .filter_map(|l| hermit_client::crypto::PublicKey::from_sec1_bytes(&l.key).ok())
+        .map(|k| k.fingerprint().to_hex())
+        .collect();
+    match output {
+        Format::Jsonl => {
+            let mut v = contact_json(&c);
+            v["devices"] = json!(devices);
+            v["device_list_version"] = json!(list.version());
+            v["safety_number"] = json!(number.digits());
+            outln!("{v}")?;
+        }
+        Format::Text => {
+            outln!("name\t{}", c.name)?;
+            outln!("account\t{}", fp.to_hex())?;
+            outln!("verified\t{}", if c.verified() { "yes" } else { "no" })?;
+            outln!("device list\tversion {}", list.version())?;
+            for dev in &devices {
+                outln!("device\t{dev}")?;
+            }
+            outln!("safety number\t{number}")?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
