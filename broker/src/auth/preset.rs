@@ -18,6 +18,9 @@ struct PresetRule {
 /// The chat-inbox policy (docs/SECURITY.md §3): what the CLI's `produce`
 /// and `consume`, the SDKs' sealed producer and consumer and the chat page
 /// need, for any authenticated principal and nothing for anonymous callers.
+/// No rule lets a principal describe a topic named after another principal,
+/// so ListTopics is no list of who uses the broker: it shows a caller its
+/// own topics and the conversations, whose names are random.
 const CHAT_INBOX: &[PresetRule] = &[
     // Anyone authenticated may write to any inbox: that is what an inbox
     // is for (the SDK refuses records from senders the reader does not
@@ -75,28 +78,31 @@ const CHAT_INBOX: &[PresetRule] = &[
     },
     // KeyPackages: anyone may claim one (each to one claimer, rate
     // limited) and read the last-resort one (partition 1); only the device
-    // publishes its own.
+    // publishes its own. Claim and Fetch need no `describe`, and `describe`
+    // on every device's topic would let ListTopics list every device.
     PresetRule {
         principal: "*",
         topics: "keypackages.*",
-        allow: &["claim", "consume", "describe"],
+        allow: &["claim", "consume"],
     },
     PresetRule {
         principal: "*",
         topics: "keypackages.{principal}",
-        allow: &["produce", "create"],
+        allow: &["produce", "create", "describe"],
     },
-    // Device lists: public (anyone reads an account's devices); only the
-    // account writes its own.
+    // Device lists: anyone who knows an account's fingerprint reads its
+    // devices; only the account writes its own. Described only by their
+    // own account, for the same reason: a listing is no directory of
+    // accounts.
     PresetRule {
         principal: "*",
         topics: "dir.*",
-        allow: &["consume", "describe"],
+        allow: &["consume"],
     },
     PresetRule {
         principal: "*",
         topics: "dir.{principal}",
-        allow: &["produce", "create"],
+        allow: &["produce", "create", "describe"],
     },
 ];
 
@@ -190,5 +196,86 @@ mod tests {
         let anonymous = acl.who(None);
         assert!(!acl.allows(&anonymous, Action::Produce, &inbox_a));
         assert!(!acl.allows(&anonymous, Action::Consume, group));
+    }
+
+    #[test]
+    fn chat_inbox_lets_anyone_read_device_lists_and_claim_keypackages() {
+        let acl = Acl::compile(AuthMode::Required, &[], &rules("chat-inbox").unwrap()).unwrap();
+        let (a, b) = (
+            Principal::from_bytes([1; 32]),
+            Principal::from_bytes([2; 32]),
+        );
+        let (alice, bob) = (acl.who(Some(a)), acl.who(Some(b)));
+        let (dir_a, kp_a, welcome_a) = (
+            format!("dir.{a}"),
+            format!("keypackages.{a}"),
+            format!("welcome.{a}"),
+        );
+        // What Bob needs to invite Alice: her device list, one of her
+        // KeyPackages or her last-resort one, and her Welcome topic.
+        for (action, topic, allowed) in [
+            (Action::Consume, &dir_a, true),
+            (Action::Produce, &dir_a, false),
+            (Action::Create, &dir_a, false),
+            (Action::Claim, &kp_a, true),
+            (Action::Consume, &kp_a, true),
+            (Action::Produce, &kp_a, false),
+            (Action::Create, &kp_a, false),
+            (Action::Produce, &welcome_a, true),
+            (Action::Consume, &welcome_a, false),
+            (Action::Create, &welcome_a, false),
+        ] {
+            assert_eq!(
+                acl.allows(&bob, action, topic),
+                allowed,
+                "bob {action} {topic}"
+            );
+        }
+        // What Alice needs to publish them.
+        for (action, topic) in [
+            (Action::Create, &dir_a),
+            (Action::Produce, &dir_a),
+            (Action::Consume, &dir_a),
+            (Action::Create, &kp_a),
+            (Action::Produce, &kp_a),
+            (Action::Claim, &kp_a),
+            (Action::Create, &welcome_a),
+            (Action::Consume, &welcome_a),
+        ] {
+            assert!(acl.allows(&alice, action, topic), "alice {action} {topic}");
+        }
+        let anonymous = acl.who(None);
+        assert!(!acl.allows(&anonymous, Action::Consume, &dir_a));
+        assert!(!acl.allows(&anonymous, Action::Claim, &kp_a));
+    }
+
+    /// ListTopics and Metadata list only what the caller may describe: were
+    /// any topic named after a principal describable by others, a listing
+    /// would enumerate the broker's users (issue 37).
+    #[test]
+    fn chat_inbox_lets_only_its_owner_describe_a_topic_named_after_a_principal() {
+        let acl = Acl::compile(AuthMode::Required, &[], &rules("chat-inbox").unwrap()).unwrap();
+        let (a, b) = (
+            Principal::from_bytes([1; 32]),
+            Principal::from_bytes([2; 32]),
+        );
+        let (alice, bob) = (acl.who(Some(a)), acl.who(Some(b)));
+        let named = |p: &Principal| {
+            ["inbox", "state", "welcome", "keypackages", "dir"].map(|kind| format!("{kind}.{p}"))
+        };
+        for topic in named(&a) {
+            assert!(acl.allows(&alice, Action::Describe, &topic), "{topic}");
+            assert!(!acl.allows(&bob, Action::Describe, &topic), "{topic}");
+        }
+        for topic in named(&b) {
+            assert!(!acl.allows(&alice, Action::Describe, &topic), "{topic}");
+        }
+        // Conversations are listed to everyone: their names are random.
+        for topic in [
+            "mls.0123456789abcdef0123456789abcdef",
+            "group.0123456789abcdef0123456789abcdef",
+        ] {
+            assert!(acl.allows(&bob, Action::Describe, topic), "{topic}");
+        }
     }
 }
