@@ -62,7 +62,7 @@ const CHAT_INBOX: &[PresetRule] = &[
     PresetRule {
         principal: "*",
         topics: "mls.*",
-        allow: &["produce", "consume", "describe", "create"],
+        allow: &["produce", "consume", "create"],
     },
     // Welcomes: anyone may deliver one; only the device reads its own (and
     // makes its topic, when it publishes KeyPackages).
@@ -270,12 +270,18 @@ mod tests {
         for topic in named(&b) {
             assert!(!acl.allows(&alice, Action::Describe, &topic), "{topic}");
         }
-        // Conversations are listed to everyone: their names are random.
-        for topic in [
-            "mls.0123456789abcdef0123456789abcdef",
-            "group.0123456789abcdef0123456789abcdef",
-        ] {
-            assert!(acl.allows(&bob, Action::Describe, topic), "{topic}");
-        }
+        // MLS conversations are listed to no one: their names stay with
+        // their members (and the broker). The chat page's older group.*
+        // topics stay describable (its sealed consumer reads metadata).
+        assert!(!acl.allows(
+            &bob,
+            Action::Describe,
+            "mls.0123456789abcdef0123456789abcdef"
+        ));
+        assert!(acl.allows(
+            &bob,
+            Action::Describe,
+            "group.0123456789abcdef0123456789abcdef"
+        ));
     }
 }
