@@ -7,8 +7,21 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 use crate::{
-    PASSWORD, assert_ok, fingerprint, hermit_bin, keygen, path_str, run_hermit, state_home,
+    BrokerProcess, PASSWORD, assert_ok, fingerprint, hermit_bin, keygen, path_str, run_hermit,
+    start_configured, state_home,
 };
+
+/// A `hermit broker` requiring authentication, with the chat-inbox
+/// preset's rules only (no rule written by hand).
+pub fn chat_inbox_broker(dir: &Path) -> BrokerProcess {
+    let config = dir.join("hermit.toml");
+    std::fs::write(
+        &config,
+        "auth = \"required\"\nacl_preset = \"chat-inbox\"\n",
+    )
+    .expect("write the broker's config");
+    start_configured(dir, &config)
+}
 
 /// One user: one account, one device.
 #[derive(Debug, Clone)]

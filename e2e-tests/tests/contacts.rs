@@ -5,18 +5,7 @@
 //! list and show commands' JSON lines; an account without a device list
 //! cannot be added.
 
-use hermit_e2e_tests::mls::MlsUser;
-use hermit_e2e_tests::start_configured;
-
-fn broker(dir: &std::path::Path) -> hermit_e2e_tests::BrokerProcess {
-    let config = dir.join("hermit.toml");
-    std::fs::write(
-        &config,
-        "auth = \"required\"\nacl_preset = \"chat-inbox\"\n",
-    )
-    .unwrap();
-    start_configured(dir, &config)
-}
+use hermit_e2e_tests::mls::{MlsUser, chat_inbox_broker};
 
 fn jsonl(text: &str) -> Vec<serde_json::Value> {
     text.lines()
@@ -28,7 +17,7 @@ fn jsonl(text: &str) -> Vec<serde_json::Value> {
 #[test]
 fn contacts_from_an_invite_with_matching_safety_numbers() {
     let dir = tempfile::tempdir().unwrap();
-    let broker = broker(dir.path());
+    let broker = chat_inbox_broker(dir.path());
     let addr = broker.addr().to_string();
     let alice = MlsUser::new(dir.path(), "alice", &addr);
     let bob = MlsUser::new(dir.path(), "bob", &addr);

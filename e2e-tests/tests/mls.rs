@@ -12,24 +12,13 @@
 
 use std::time::{Duration, Instant};
 
-use hermit_e2e_tests::mls::{MlsUser, messages, three_users_talk};
-use hermit_e2e_tests::{path_str, start_configured};
-
-/// A broker requiring authentication, with the chat-inbox preset's rules only.
-fn broker(dir: &std::path::Path) -> hermit_e2e_tests::BrokerProcess {
-    let config = dir.join("hermit.toml");
-    std::fs::write(
-        &config,
-        "auth = \"required\"\nacl_preset = \"chat-inbox\"\n",
-    )
-    .unwrap();
-    start_configured(dir, &config)
-}
+use hermit_e2e_tests::mls::{MlsUser, chat_inbox_broker, messages, three_users_talk};
+use hermit_e2e_tests::path_str;
 
 #[test]
 fn three_users_talk_in_one_group_through_the_cli() {
     let dir = tempfile::tempdir().unwrap();
-    let broker = broker(dir.path());
+    let broker = chat_inbox_broker(dir.path());
     let addr = broker.addr().to_string();
     let (users, topic) = three_users_talk(dir.path(), &addr);
     let [alice, bob, carol] = [&users[0], &users[1], &users[2]];
@@ -78,7 +67,7 @@ fn three_users_talk_in_one_group_through_the_cli() {
 #[test]
 fn errors_say_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
-    let broker = broker(dir.path());
+    let broker = chat_inbox_broker(dir.path());
     let addr = broker.addr().to_string();
     let alice = MlsUser::new(dir.path(), "alice", &addr);
     let dave = MlsUser::new(dir.path(), "dave", &addr);
@@ -137,7 +126,7 @@ fn errors_say_what_to_do() {
 #[test]
 fn two_accounts_chat_on_pipes() {
     let dir = tempfile::tempdir().unwrap();
-    let broker = broker(dir.path());
+    let broker = chat_inbox_broker(dir.path());
     let addr = broker.addr().to_string();
     let alice = MlsUser::new(dir.path(), "alice", &addr);
     let bob = MlsUser::new(dir.path(), "bob", &addr);
