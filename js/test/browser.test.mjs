@@ -6,7 +6,8 @@
 //
 // Alice, Bob and Mallory each create an identity in their own browser
 // context (so each has its own IndexedDB); Carol imports a key file made by
-// `hermit keygen`. Contacts make pairwise conversations; Alice makes a group
+// `hermit keygen`. Contacts make pairwise conversations (Carol adds Alice
+// from Alice's invite link; the two compare safety numbers); Alice makes a group
 // of three; Bob links a second device, which his first device adds to his
 // conversations (the others' pages say a new device joined); Alice removes
 // Carol, whose page keeps its old state, still fetches the topic, cannot open
@@ -132,6 +133,7 @@ async function waitReady(page) {
   return page.evaluate(() => ({
     spki: /** @type {HTMLTextAreaElement} */ (document.getElementById('own-pubkey')).value,
     fingerprint: /** @type {HTMLElement} */ (document.getElementById('own-fingerprint')).textContent?.replace(/ /g, '') ?? '',
+    invite: /** @type {HTMLTextAreaElement} */ (document.getElementById('own-invite')).value,
   }));
 }
 
@@ -311,8 +313,26 @@ test('MLS chats in Chromium: pairs, a group of three, a second device, a removal
   await addContact(alice, 'Carol', C);
   await addContact(bob, 'Alice', A);
   await addContact(bob, 'Carol', C);
-  await addContact(carol, 'Alice', A);
+  // Carol adds Alice from Alice's invite link (its fragment names her account; the key comes from her device list).
+  assert.match(A.invite, new RegExp(`#contact=${A.fingerprint}&name=Alice$`));
+  await addContact(carol, 'Alice', { spki: A.invite, fingerprint: A.fingerprint });
   await addContact(carol, 'Bob', B);
+
+  // Alice and Carol compare safety numbers: the same 60 digits on both pages; Alice marks Carol verified.
+  await selectConversation(alice, `c:${C.fingerprint}`);
+  await selectConversation(carol, `c:${A.fingerprint}`);
+  const digits = await Promise.all(
+    [alice, carol].map(async (p) => {
+      await p.waitForFunction(() => /^(\d{5} ){11}\d{5}$/.test(document.getElementById('safety-digits')?.textContent ?? ''), { timeout: 30000 });
+      return p.$eval('#safety-digits', (el) => el.textContent);
+    }),
+  );
+  assert.equal(digits[0], digits[1], 'one safety number on both sides');
+  await alice.click('#safety-mark');
+  await alice.waitForSelector('#safety-state[data-verified="true"]');
+  await mkdir(SHOTS, { recursive: true });
+  await alice.evaluate(() => document.querySelector('.sidebar')?.scrollTo(0, 0));
+  await alice.screenshot({ path: join(SHOTS, 'chat-safety-number.png') });
 
   const hello = 'Hello Bob! This is Alice, in an MLS group of two.';
   await send(alice, `c:${B.fingerprint}`, hello);

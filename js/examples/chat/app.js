@@ -25,7 +25,7 @@
 
 import { BrokerIdChanged, KeyFile, Identity, PublicKey, connect, fromBase64, toHex } from '../../src/index.js';
 import { Conversation, Device, IndexedDbStore, holdDeviceLock } from '../../src/mls/index.js';
-import { addEntry, contactEntry, follow, followWelcomes, groupEntry, renderMemberChoices, select, setupForms } from './conversations.js';
+import { addEntry, contactEntry, follow, followWelcomes, groupEntry, markVerified, renderMemberChoices, select, setContactField, setupForms } from './conversations.js';
 import * as store from './store.js';
 import { $, WS_URL, action, markOutgoing, onDevice, renderMessage, setStatus, showError, state } from './ui.js';
 
@@ -114,7 +114,7 @@ async function start(identity, name, file, linked) {
 
   for (const c of (await store.get('contacts')) ?? []) {
     const key = await PublicKey.fromSpkiBase64(c.spki);
-    state.contacts.set(key.fingerprint().toHex(), { name: c.name, key, fp: key.fingerprint().toHex() });
+    state.contacts.set(key.fingerprint().toHex(), { name: c.name, key, fp: key.fingerprint().toHex(), verified: Boolean(c.verified) });
   }
   state.placements = (await store.get('convs')) ?? {};
   for (const c of state.contacts.values()) addEntry(contactEntry(c));
@@ -203,9 +203,16 @@ async function goOnline(mls) {
   $('own-account').textContent = device.isAccount ? 'this device holds the account key' : `a device of account ${device.account.fingerprint().toString()}`;
   // Contacts add the account, whichever of its devices they got the key from.
   /** @type {HTMLTextAreaElement} */ ($('own-pubkey')).value = device.account.toSpkiBase64();
+  // The invite: a link whose fragment (never sent to a server) names the account; the name is a hint.
+  /** @type {HTMLTextAreaElement} */ ($('own-invite')).value = `${location.origin}${location.pathname}#contact=${state.account}&name=${encodeURIComponent(state.name)}`;
   // Invitable: a few KeyPackages (and, on the account's device, its device list).
   if (device.keyPackagesHeld < 5) await onDevice(() => device.publishKeyPackages(10));
   for (const topic of await Conversation.list(device)) await follow(topic);
+  // Opened from someone's invite link: the contact form is filled in.
+  if (/[#&]contact=[0-9a-f]{64}/i.test(location.hash)) {
+    setContactField(location.href);
+    history.replaceState(null, '', location.pathname);
+  }
   void followWelcomes();
   if (!state.selected) {
     const first = state.entries.keys().next();
@@ -277,4 +284,5 @@ function brokerChanged(e) {
 
 window.addEventListener('unhandledrejection', (ev) => showError('Unexpected error', ev.reason));
 setupForms();
+$('safety-mark').addEventListener('click', () => void action('Cannot mark the contact verified', markVerified));
 init().catch((e) => showError('The page could not start', e));

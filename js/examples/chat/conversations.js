@@ -2,7 +2,7 @@
 // and their members, the devices of this account, following each
 // conversation and this device's Welcomes, and sending.
 
-import { ClientError, PublicKey, toBase64 } from '../../src/index.js';
+import { ClientError, Fingerprint, PublicKey, fromHex, safetyNumber, toBase64 } from '../../src/index.js';
 import { Conversation, MlsError } from '../../src/mls/index.js';
 import * as store from './store.js';
 import {
@@ -33,7 +33,7 @@ const LONG_POLL_MS = 20_000;
 
 /** @param {Contact} c @returns {Entry} */
 export function contactEntry(c) {
-  return { id: `c:${c.fp}`, title: c.name, kind: 'contact', info: `fingerprint ${c.key.fingerprint().toString()}` };
+  return { id: `c:${c.fp}`, title: c.name, kind: 'contact', info: `fingerprint ${c.key.fingerprint().toString()}${c.verified ? ' · verified' : ''}` };
 }
 
 /** @param {string} topic @returns {Entry} */
@@ -116,6 +116,9 @@ function showHead(entry) {
   $('conv-title').textContent = entry.title;
   $('conv-info').textContent = entry.info;
   renderMembers(entry);
+  const c = entry.kind === 'contact' ? state.contacts.get(entry.id.slice(2)) : undefined;
+  if (c && state.device) showSafety(c);
+  else $('conv-safety').hidden = true;
 }
 
 /** @param {string} id */
@@ -271,26 +274,32 @@ export function setupForms() {
     const preview = $('contact-fp-preview');
     const text = keyInput.value.trim();
     if (!text) return void (preview.textContent = '');
-    try {
-      const key = await PublicKey.fromSpkiBase64(text);
-      preview.textContent = `fingerprint ${key.fingerprint().toString()}`;
-      preview.dataset.valid = 'true';
-    } catch (e) {
-      preview.textContent = `not a public key: ${/** @type {Error} */ (e).message}`;
+    const who = await parseContact(text);
+    if (!who) {
+      preview.textContent = 'not a public key, an invite or a fingerprint';
       preview.dataset.valid = 'false';
+      return;
     }
+    const fp = who.fp.replace(/(.{4})(?=.)/g, '$1 ');
+    preview.textContent = who.key ? `fingerprint ${fp}` : `fingerprint ${fp} (its key comes from its signed device list)${who.hint ? ` · calls itself “${who.hint}” (unverified)` : ''}`;
+    preview.dataset.valid = 'true';
+    const name = /** @type {HTMLInputElement} */ ($('contact-name'));
+    if (who.hint && !name.value) name.value = who.hint;
   });
 
   $('contact-form').addEventListener('submit', (ev) => {
     ev.preventDefault();
     action('Cannot add the contact', async () => {
-      const name = /** @type {HTMLInputElement} */ ($('contact-name')).value.trim();
-      const key = await PublicKey.fromSpkiBase64(keyInput.value.trim());
+      const who = await parseContact(keyInput.value.trim());
+      if (!who) throw new Error('not a public key, an invite or a fingerprint');
+      // An invite or a fingerprint: the key from the account's signed device list (remembered: trust on first use).
+      const key = who.key ?? (await /** @type {Device} */ (state.device).deviceList(Fingerprint.fromBytes(fromHex(who.fp)))).account;
       const fp = key.fingerprint().toHex();
+      const name = /** @type {HTMLInputElement} */ ($('contact-name')).value.trim() || who.hint || shortFp(fp);
       if (fp === state.account || fp === state.fp) throw new Error('that is your own account');
       const contact = { name, key, fp };
       state.contacts.set(fp, contact);
-      await store.put('contacts', [...state.contacts.values()].map((c) => ({ name: c.name, spki: c.key.toSpkiBase64() })));
+      await store.put('contacts', [...state.contacts.values()].map((c) => ({ name: c.name, spki: c.key.toSpkiBase64(), verified: Boolean(c.verified) })));
       addEntry(contactEntry(contact));
       renderMemberChoices();
       /** @type {HTMLFormElement} */ ($('contact-form')).reset();
@@ -353,6 +362,83 @@ export function setupForms() {
     const text = /** @type {HTMLTextAreaElement} */ ($('own-pubkey')).value;
     navigator.clipboard.writeText(text).catch((e) => showError('Cannot copy (select the text instead)', e));
   });
+}
+
+/**
+ * What the contact field holds: a public key (SPKI base64), an invite
+ * (`hermit-contact:<fp hex>#<name hint>`, as `hermit contacts invite`
+ * prints, or this page's link `…#contact=<fp hex>&name=<hint>`) or a bare
+ * fingerprint; null for anything else. The hint is what the invite says.
+ * @param {string} text
+ * @returns {Promise<{ fp: string, key: PublicKey | null, hint: string | null } | null>}
+ */
+async function parseContact(text) {
+  try {
+    const key = await PublicKey.fromSpkiBase64(text);
+    return { fp: key.fingerprint().toHex(), key, hint: null };
+  } catch {
+    // not a key: an invite?
+  }
+  const decode = (/** @type {string|undefined} */ h) => {
+    try {
+      return h ? decodeURIComponent(h).trim().slice(0, 64) || null : null;
+    } catch {
+      return null;
+    }
+  };
+  let m = /^hermit-contact:([0-9a-fA-F]{64})(?:#(.*))?$/.exec(text);
+  if (m) return { fp: m[1].toLowerCase(), key: null, hint: decode(m[2]) };
+  m = /#(?:.*&)?contact=([0-9a-fA-F]{64})(?:&|$)/.exec(text);
+  if (m) return { fp: m[1].toLowerCase(), key: null, hint: decode(/[#&]name=([^&]*)/.exec(text)?.[1]) };
+  m = /^([0-9a-fA-F]{64})$/.exec(text.replace(/\s/g, ''));
+  return m ? { fp: m[1].toLowerCase(), key: null, hint: null } : null;
+}
+
+/**
+ * Puts `text` (an invite) in the contact field, as if typed.
+ * @param {string} text
+ */
+export function setContactField(text) {
+  const input = /** @type {HTMLTextAreaElement} */ ($('contact-key'));
+  input.value = text;
+  input.dispatchEvent(new Event('input'));
+}
+
+/** Safety numbers computed, per contact fingerprint (5,200 SHA-512s per key: once). @type {Map<string, Promise<string>>} */
+const safetyNumbers = new Map();
+
+/**
+ * Shows the safety number of this account and the contact in the
+ * conversation's header, with its verified state and the button to mark it.
+ * @param {Contact} c
+ */
+function showSafety(c) {
+  const box = $('conv-safety');
+  box.hidden = false;
+  const device = /** @type {Device} */ (state.device);
+  let number = safetyNumbers.get(c.fp);
+  if (!number) {
+    number = safetyNumber(device.account, c.key).then((n) => n.toString());
+    safetyNumbers.set(c.fp, number);
+  }
+  void number.then((digits) => {
+    if (state.selected !== `c:${c.fp}`) return;
+    $('safety-digits').textContent = digits;
+    $('safety-state').textContent = c.verified ? 'verified' : 'not verified: compare these digits with theirs (in person, or over a channel you trust)';
+    $('safety-state').dataset.verified = String(Boolean(c.verified));
+    /** @type {HTMLButtonElement} */ ($('safety-mark')).hidden = Boolean(c.verified);
+  });
+}
+
+/** Marks the selected contact verified (per device: not synced to your other devices). */
+export async function markVerified() {
+  const fp = state.selected?.startsWith('c:') ? state.selected.slice(2) : null;
+  const c = fp ? state.contacts.get(fp) : undefined;
+  if (!c) return;
+  c.verified = true;
+  await store.put('contacts', [...state.contacts.values()].map((x) => ({ name: x.name, spki: x.key.toSpkiBase64(), verified: Boolean(x.verified) })));
+  addEntry(contactEntry(c));
+  showSafety(c);
 }
 
 /**

@@ -32,7 +32,7 @@ function brokerUrl() {
 
 /**
  * A contact: an account (its key and fingerprint) and the name given here.
- * @typedef {{ name: string, key: PublicKey, fp: string }} Contact
+ * @typedef {{ name: string, key: PublicKey, fp: string, verified?: boolean }} Contact
  * What the page shows in its list: a contact (`c:<account fp>`: the pairwise
  * MLS conversations with that account), a group (`g:<topic>`) or a topic
  * read by hand (`t:<topic>`).
