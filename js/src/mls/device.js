@@ -134,8 +134,7 @@ export class Device {
     const heldBytes = await state.get(KEY_PACKAGES_ENTRY);
     const held = heldBytes ? decodeHeld(heldBytes) : [];
     const signer = { binding: bytes, publicKey: key, handle: await signerHandle(identity) };
-    const seenBytes = await state.get(DEVICE_LISTS_ENTRY);
-    const seen = new Map(seenBytes ? Object.entries(JSON.parse(fromUtf8(seenBytes))) : []);
+    const seen = await readSeen(state);
     return new Device(client, identity, binding, state, signer, held, seen);
   }
 
@@ -451,6 +450,25 @@ export class Device {
   /** @returns {string} */
   toString() {
     return `Device(${this.fingerprint.toHex()})`;
+  }
+}
+
+/**
+ * The device-list memory from the state, checked entry by entry.
+ * @param {SealedStore} state
+ * @returns {Promise<Map<string, { v: number, h: string }>>}
+ */
+async function readSeen(state) {
+  const bytes = await state.get(DEVICE_LISTS_ENTRY);
+  if (!bytes) return new Map();
+  try {
+    const entries = Object.entries(JSON.parse(fromUtf8(bytes)));
+    for (const [fp, e] of entries) {
+      if (!/^[0-9a-f]{64}$/.test(fp) || !Number.isSafeInteger(e?.v) || !/^[0-9a-f]{64}$/.test(e?.h)) throw new Error(`entry ${fp}`);
+    }
+    return new Map(entries);
+  } catch (e) {
+    throw new MlsError('State', `the device-list memory (${DEVICE_LISTS_ENTRY}) does not parse: ${e instanceof Error ? e.message : e}`, { cause: e });
   }
 }
 
