@@ -22,6 +22,15 @@ export const LIST_FORMAT = 1;
 export const MAX_DEVICES = 64;
 /** The record key of the list in `dir.<account fp>`. */
 export const DEVICES_KEY = utf8('devices');
+/**
+ * How old (ms, by its `issuedAt`) a device list is when it is flagged stale:
+ * 30 days. A broker can withhold a newer list; an account's device re-signs
+ * its list well before this (LIST_RESIGN_AFTER_MS), so a list this old says
+ * the account is gone quiet or newer lists are being withheld.
+ */
+export const LIST_STALE_AFTER_MS = 30 * 24 * 3600 * 1000;
+/** How old (ms) the published list is when the account's device re-signs it (same devices, version + 1): 7 days. */
+export const LIST_RESIGN_AFTER_MS = 7 * 24 * 3600 * 1000;
 const LABEL = utf8('HermitMQ device list v1\0');
 const HEADER_LEN = 4 + 1 + 8 + 8 + 2;
 const ENTRY_LEN = SEC1_LEN + 8;
@@ -70,6 +79,15 @@ export class DeviceList {
    */
   lists(key) {
     return this.devices.some((d) => equal(d.key, key));
+  }
+
+  /**
+   * Whether the list was signed more than LIST_STALE_AFTER_MS before `now`.
+   * @param {number} [now] ms since the Unix epoch
+   * @returns {boolean}
+   */
+  isStale(now = Date.now()) {
+    return now - this.issuedAt > LIST_STALE_AFTER_MS;
   }
 
   /** @returns {Uint8Array} */

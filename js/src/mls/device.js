@@ -11,7 +11,8 @@ import { ClientError } from '../protocol/error.js';
 import { Ack, Cleanup } from '../protocol/frame.js';
 import { BatchBuilder } from '../protocol/record.js';
 import { DeviceBinding } from './binding.js';
-import { DEVICES_KEY, DeviceList, directoryTopic } from './device-list.js';
+import { RotationStatement, ROTATION_KEY } from '../trust/rotation.js';
+import { DEVICES_KEY, DeviceList, LIST_RESIGN_AFTER_MS, directoryTopic } from './device-list.js';
 import { MlsError } from './error.js';
 import { checkKeyPackage, decodeHeld, encodeHeld, newKeyPackage } from './library.js';
 import { SealedStore, deviceStateKey } from './store.js';
@@ -240,11 +241,67 @@ export class Device {
     const lastResort = /** @type {(typeof made)[number]} */ (made.pop());
     for (const kp of made) await this.client.produce(topic, 0, Ack.Durable, oneRecord(new Uint8Array(0), kp.message));
     await this.client.produce(topic, 1, Ack.Durable, oneRecord(new Uint8Array(0), lastResort.message));
-    // The account's own device lists itself once (as `hermit keypackages publish`).
-    if (this.isAccount && (await this.#newestList(await this.readAll(directoryTopic(this.fingerprint), 0), this.fingerprint)) === null) {
-      await this.publishDeviceList();
-    }
+    // The account's own device lists itself once (as `hermit keypackages
+    // publish`), and re-signs its list when the published one is old.
+    if (this.isAccount) await this.refreshDeviceList();
     return held.length;
+  }
+
+  /**
+   * On the account's device: publishes its device list when it has none,
+   * or re-signs it — the same devices, version + 1, issued now — when the
+   * published one was signed more than LIST_RESIGN_AFTER_MS (7 days) before
+   * `now`, so readers can tell a fresh list from one a broker keeps serving
+   * after withholding newer ones (LIST_STALE_AFTER_MS). Null when the
+   * published list is fresh.
+   * @param {number} [now] ms since the Unix epoch
+   * @returns {Promise<DeviceList | null>}
+   */
+  async refreshDeviceList(now = Date.now()) {
+    if (!this.isAccount) throw new MlsError('Invalid', "only the account's own device signs its device list");
+    const current = await this.#newestList(await this.readAll(directoryTopic(this.fingerprint), 0), this.fingerprint);
+    if (current && now - current.issuedAt <= LIST_RESIGN_AFTER_MS) return null;
+    return this.publishDeviceList();
+  }
+
+  /**
+   * On the account's device: moves the account to the key of `newDevice`
+   * (the new account's own device, on its own connection: only an account
+   * writes its `dir.` topic). The new account's device list is published
+   * first (`dir.<new fp>`, naming at least its device), then the statement,
+   * signed by both keys, under record key `rotation` in this account's
+   * `dir.<old fp>`, where contacts who pinned the old key find it.
+   * @param {Device} newDevice
+   * @param {number} [issuedAt] ms since the Unix epoch
+   * @returns {Promise<RotationStatement>}
+   * @throws {MlsError} code `Invalid` when this is not the account's device, `newDevice` not the new account's, or both are one account
+   */
+  async publishRotation(newDevice, issuedAt = Date.now()) {
+    if (!this.isAccount) throw new MlsError('Invalid', "only the account's own device rotates its key");
+    if (!(newDevice instanceof Device) || !newDevice.isAccount) throw new MlsError('Invalid', "a rotation names the new account's own device");
+    if (newDevice.account.equals(this.account)) throw new MlsError('Invalid', 'an account rotates to another key, not its own');
+    await newDevice.refreshDeviceList();
+    const statement = await RotationStatement.sign(this.identity, newDevice.identity, issuedAt);
+    const topic = directoryTopic(this.fingerprint);
+    await this.ensureTopic(topic, { partitions: 1, cleanup: Cleanup.Compact });
+    await this.client.produce(topic, 0, Ack.Durable, oneRecord(ROTATION_KEY, statement.encode()));
+    return statement;
+  }
+
+  /**
+   * The newest rotation statement in the directory topic of the account
+   * whose key this device pinned (`accountKey`), checked against that key;
+   * null when there is none.
+   * @param {PublicKey} accountKey
+   * @returns {Promise<RotationStatement | null>}
+   * @throws {MlsError} code `Rotation` for a forged statement (signed by another key, not both keys', not about `accountKey`, malformed)
+   */
+  async rotationOf(accountKey) {
+    const records = await this.readAll(directoryTopic(accountKey.fingerprint()), 0);
+    for (let i = records.length - 1; i >= 0; i--) {
+      if (equal(records[i].key, ROTATION_KEY)) return RotationStatement.open(records[i].value, accountKey);
+    }
+    return null;
   }
 
   /**

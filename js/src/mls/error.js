@@ -7,9 +7,10 @@
  * binding failed its checks), `NoKeyPackages`, `BadKeyPackage`,
  * `CommitStalled`, `Removed`, `UnknownConversation`, `Stuck` (a suspected fork
  * or missing Commits: another member must re-add this device), `Content` (a
- * message could not be framed or read), `Invalid` (an argument).
+ * message could not be framed or read), `Rotation` (an account-key rotation
+ * statement failed its checks: a forged rotation), `Invalid` (an argument).
  * @typedef {'Mls'|'State'|'NoDeviceList'|'DeviceList'|'Binding'|'NoKeyPackages'|'BadKeyPackage'
- *   |'CommitStalled'|'Removed'|'UnknownConversation'|'Stuck'|'Content'|'Invalid'} MlsErrorCode
+ *   |'CommitStalled'|'Removed'|'UnknownConversation'|'Stuck'|'Content'|'Rotation'|'Invalid'} MlsErrorCode
  */
 
 /** Why a conversation operation failed. */

@@ -46,6 +46,7 @@ export type MlsErrorCode =
   | 'UnknownConversation'
   | 'Stuck'
   | 'Content'
+  | 'Rotation'
   | 'Invalid';
 
 /** Why a conversation operation failed. */
@@ -84,6 +85,10 @@ export const MAX_DEVICES: number;
 export const DEVICES_KEY: Uint8Array;
 /** An account's directory topic. */
 export function directoryTopic(account: Fingerprint): string;
+/** How old (ms) a device list is when it is flagged stale: 30 days. */
+export const LIST_STALE_AFTER_MS: number;
+/** How old (ms) the published list is when the account's device re-signs it: 7 days. */
+export const LIST_RESIGN_AFTER_MS: number;
 
 /** An account's signed list of its devices (docs/MLS.md §4.2). */
 export class DeviceList {
@@ -94,7 +99,31 @@ export class DeviceList {
   readonly issuedAt: number;
   readonly devices: ReadonlyArray<ListedDevice>;
   lists(key: Uint8Array): boolean;
+  /** Whether it was signed more than LIST_STALE_AFTER_MS before `now` (default: now). */
+  isStale(now?: number): boolean;
   sign(account: Identity): Promise<Uint8Array>;
+}
+
+/** Length of an encoded rotation statement (271). */
+export const ROTATION_LEN: number;
+/** The record key of a rotation statement in `dir.<old account fp>`. */
+export const ROTATION_KEY: Uint8Array;
+
+/** An account's statement, signed by its old and its new key, that its key changed (docs/MLS.md §4.7). */
+export class RotationStatement {
+  private constructor();
+  /** Signed by both identities; rejects with MlsError `Invalid` when they are one key. */
+  static sign(oldIdentity: Identity, newIdentity: Identity, issuedAt?: number): Promise<RotationStatement>;
+  /** Parses exactly one statement; rejects with MlsError `Rotation` otherwise. Not yet verified. */
+  static decode(bytes: Uint8Array): Promise<RotationStatement>;
+  /** decode, then verify against the pinned key. */
+  static open(bytes: Uint8Array, pinned: PublicKey): Promise<RotationStatement>;
+  readonly oldKey: PublicKey;
+  readonly newKey: PublicKey;
+  readonly issuedAt: number;
+  encode(): Uint8Array;
+  /** Rejects with MlsError `Rotation` unless the old key is `pinned`, the new key another, and both signatures verify. */
+  verify(pinned: PublicKey): Promise<void>;
 }
 
 /** A device's KeyPackage topic. */
@@ -117,6 +146,12 @@ export class Device {
   bind(deviceKey: PublicKey): Promise<Uint8Array>;
   publishKeyPackages(count?: number): Promise<number>;
   publishDeviceList(devices?: PublicKey[]): Promise<DeviceList>;
+  /** Publishes the list when there is none, re-signs it when older than LIST_RESIGN_AFTER_MS; null when fresh. */
+  refreshDeviceList(now?: number): Promise<DeviceList | null>;
+  /** Publishes `newDevice`'s account list, then the rotation statement in this account's `dir.`. */
+  publishRotation(newDevice: Device, issuedAt?: number): Promise<RotationStatement>;
+  /** The newest rotation statement of the account pinned as `accountKey`, verified; null when none. */
+  rotationOf(accountKey: PublicKey): Promise<RotationStatement | null>;
   deviceList(account: Fingerprint): Promise<DeviceList>;
   deviceListVersionSeen(account: Fingerprint): number | null;
 }
