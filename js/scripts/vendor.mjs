@@ -18,12 +18,17 @@ export const VENDOR_DIR = join(JS_DIR, 'examples/chat/vendor');
 /**
  * Every vendored file: the package, its file, and where the copy goes
  * (relative to VENDOR_DIR). hash-wasm: Argon2id for SEALKEY files and the
- * chat page's storage key; its MIT licence travels with the copy.
+ * chat page's storage key; uqr: the safety number's QR code; their MIT
+ * licences travel with the copies.
  * @type {ReadonlyArray<{ pkg: string, file: string, to: string }>}
  */
 export const FILES = Object.freeze([
   { pkg: 'hash-wasm', file: 'dist/index.esm.js', to: 'hash-wasm/index.esm.js' },
   { pkg: 'hash-wasm', file: 'LICENSE', to: 'hash-wasm/LICENSE' },
+  // uqr: the QR encoder of the safety-number QR code (Nayuki's QR Code
+  // generator, ported; one ES module without imports), MIT.
+  { pkg: 'uqr', file: 'dist/index.mjs', to: 'uqr/index.mjs' },
+  { pkg: 'uqr', file: 'LICENSE', to: 'uqr/LICENSE' },
 ]);
 
 /**

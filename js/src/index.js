@@ -30,7 +30,9 @@
 //   sealing and opening; `webcrypto.js` the platform's Web Crypto (subtle,
 //   random bytes, SHA-256).
 // - `trust/`: checking other people's keys. `safety.js` safety numbers, the
-//   digits two people compare to check each other's account key.
+//   digits two people compare to check each other's account key;
+//   `rotation.js` account-key rotation statements (exported by
+//   `hermitmq/mls`, whose `MlsError` and ECDSA form they use).
 // - `sealed/`: the crypto layer on the client. `producer.js`
 //   `SealedProducer`; `consumer.js` `SealedConsumer`; `record.js` what it
 //   returns per record; `state.js` replay windows and DIRECT budgets kept in
@@ -39,7 +41,8 @@
 // - `node.js`, the package's `hermitmq/node` (Node only, not re-exported
 //   here: it imports `node:fs`): `client/known-brokers-file.js`, the
 //   known-brokers file.
-// `sealed/` builds on `client/` and `crypto/`, `trust/` on `crypto/`,
+// `sealed/` builds on `client/` and `crypto/`, `trust/` on `crypto/` (and
+// `rotation.js` on `mls/ecdsa.js` and `mls/error.js`),
 // `client/` on `protocol/`; nothing imports upwards. The types are
 // `index.d.ts` and `types/*.d.ts` (one per folder), written by hand;
 // test/types.test.mjs holds them to the code.

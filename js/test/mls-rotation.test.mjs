@@ -233,7 +233,7 @@ async function writeVectors() {
     ...(c.valid ? { issued_at: at, new_key: toHex(b.publicKey.toSec1()) } : {}),
   }));
   const out = {
-    about: 'Account-key rotation statements made by the JavaScript SDK (js/test/mls-rotation.test.mjs, HERMITMQ_WRITE_VECTORS=1); format: docs/MLS.md §4.7. Each case: the statement (hex), the key the reader pinned (uncompressed SEC1 hex), and whether it is accepted.',
+    about: 'Account-key rotation statements made by the JavaScript SDK (js/test/mls-rotation.test.mjs, HERMITMQ_WRITE_VECTORS=1); format: docs/MLS.md §4 (account-key rotation). Each case: the statement (hex), the key the reader pinned (uncompressed SEC1 hex), and whether it is accepted.',
     label: 'HermitMQ account rotation v1\\0',
     cases,
   };

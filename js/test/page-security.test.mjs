@@ -236,7 +236,7 @@ test('the page on an origin of its own talks to a broker elsewhere that lets onl
     elsewhere = await startBroker({ config: `allowed_origins = ["${pageOrigin}"]\n` });
     // The nginx example's header, with this test's broker in connect-src.
     policy =
-      "default-src 'none'; script-src 'self' 'wasm-unsafe-eval' 'sha256-XmZk1NPUlyGDW1sA+x9bTkhlABRZ8aHruqA/6ereSXI='; style-src 'self'; img-src 'self'; " +
+      "default-src 'none'; script-src 'self' 'wasm-unsafe-eval' 'sha256-e9JSrX7LBs+K1KMIXH7Ksx1lRSjKvfb/v5bf6UkYjew='; style-src 'self'; img-src 'self'; " +
       `connect-src ws://${elsewhere.wsAddr}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'`;
     const { page } = await watchedPage();
     await page.goto(`${pageOrigin}/examples/chat/`, { waitUntil: 'load' });

@@ -29,7 +29,7 @@ test('nothing but the listed files is vendored', async () => {
   assert.deepEqual(await walk(VENDOR_DIR), [...FILES, ...(await treeFiles())].map((f) => f.to).sort());
 });
 
-test("the page's import map loads hash-wasm, ts-mls and @hpke from the vendored copies", async () => {
+test("the page's import map loads hash-wasm, ts-mls, @hpke and uqr from the vendored copies", async () => {
   const html = await readFile(join(JS_DIR, 'examples/chat/index.html'), 'utf8');
   const map = /<script type="importmap">([^<]*)<\/script>/.exec(html);
   assert.ok(map, 'the page has an import map');
@@ -39,7 +39,9 @@ test("the page's import map loads hash-wasm, ts-mls and @hpke from the vendored 
     'ts-mls/': './vendor/ts-mls/',
     '@hpke/core': './vendor/@hpke/core/mod.js',
     '@hpke/common': './vendor/@hpke/common/mod.js',
+    uqr: './vendor/uqr/index.mjs',
   });
+  assert.ok(FILES.some((f) => `./vendor/${f.to}` === imports.uqr));
   assert.ok(FILES.some((f) => `./vendor/${f.to}` === imports['hash-wasm']));
   const trees = (await treeFiles()).map((f) => `./vendor/${f.to}`);
   for (const entry of ['./vendor/@hpke/core/mod.js', './vendor/@hpke/common/mod.js', './vendor/ts-mls/clientState.js']) assert.ok(trees.includes(entry), entry);

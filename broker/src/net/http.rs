@@ -30,7 +30,7 @@ const ACCEPT_GUID: &[u8] = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 /// SHA-256 (base64) of the chat page's one inline script, its import map
 /// (`js/examples/chat/index.html`); `a_hash_names_the_chat_pages_import_map`
 /// fails when the two drift apart.
-const IMPORT_MAP_SHA256: &str = "XmZk1NPUlyGDW1sA+x9bTkhlABRZ8aHruqA/6ereSXI=";
+const IMPORT_MAP_SHA256: &str = "e9JSrX7LBs+K1KMIXH7Ksx1lRSjKvfb/v5bf6UkYjew=";
 
 /// The browser origins a WebSocket listener lets in (`allowed_origins`).
 ///

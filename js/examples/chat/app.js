@@ -25,7 +25,19 @@
 
 import { BrokerIdChanged, KeyFile, Identity, PublicKey, connect, fromBase64, toHex } from '../../src/index.js';
 import { Conversation, Device, IndexedDbStore, holdDeviceLock } from '../../src/mls/index.js';
-import { addEntry, contactEntry, follow, followWelcomes, groupEntry, markVerified, renderMemberChoices, select, setContactField, setupForms } from './conversations.js';
+import {
+  addEntry,
+  contactEntry,
+  follow,
+  followWelcomes,
+  groupEntry,
+  markVerified,
+  renderMemberChoices,
+  select,
+  setContactField,
+  setupForms,
+  watchContacts,
+} from './conversations.js';
 import * as store from './store.js';
 import { $, WS_URL, action, markOutgoing, onDevice, renderMessage, setStatus, showError, state } from './ui.js';
 
@@ -112,15 +124,23 @@ async function start(identity, name, file, linked) {
   /** @type {HTMLTextAreaElement} */ ($('own-armor')).value = file.toArmor();
   document.title = `${name} · HermitMQ chat`;
 
+  /** Old account fingerprint → the contact's current one (its key was rotated and confirmed). @type {Map<string, string>} */
+  const moved = new Map();
   for (const c of (await store.get('contacts')) ?? []) {
     const key = await PublicKey.fromSpkiBase64(c.spki);
-    state.contacts.set(key.fingerprint().toHex(), { name: c.name, key, fp: key.fingerprint().toHex(), verified: Boolean(c.verified) });
+    const fp = key.fingerprint().toHex();
+    const rotation = c.rotation ? { key: await PublicKey.fromSpkiBase64(c.rotation.spki), issuedAt: Number(c.rotation.issuedAt) } : undefined;
+    const previous = Array.isArray(c.previous) ? c.previous.filter((/** @type {unknown} */ p) => typeof p === 'string') : [];
+    for (const p of previous) moved.set(p, fp);
+    state.contacts.set(fp, { name: c.name, key, fp, verified: Boolean(c.verified), rotation, previous });
   }
   state.placements = (await store.get('convs')) ?? {};
   for (const c of state.contacts.values()) addEntry(contactEntry(c));
   renderMemberChoices();
   const { messages: old, unreadable } = await store.allMessages();
   for (const m of old.sort((a, b) => a.ts - b.ts)) {
+    const to = m.conv.startsWith('c:') ? moved.get(m.conv.slice(2)) : undefined;
+    if (to) m.conv = `c:${to}`;
     if (!state.entries.has(m.conv) && m.conv.startsWith('g:')) addEntry(groupEntry(m.conv.slice(2)));
     renderMessage(m);
   }
@@ -207,6 +227,8 @@ async function goOnline(mls) {
   /** @type {HTMLTextAreaElement} */ ($('own-invite')).value = `${location.origin}${location.pathname}#contact=${state.account}&name=${encodeURIComponent(state.name)}`;
   // Invitable: a few KeyPackages (and, on the account's device, its device list).
   if (device.keyPackagesHeld < 5) await onDevice(() => device.publishKeyPackages(10));
+  // The account's device re-signs its device list weekly (readers flag one over 30 days old as stale).
+  else if (device.isAccount) await onDevice(() => device.refreshDeviceList());
   for (const topic of await Conversation.list(device)) await follow(topic);
   // Opened from someone's invite link: the contact form is filled in.
   if (/[#&]contact=[0-9a-f]{64}/i.test(location.hash)) {
@@ -214,6 +236,8 @@ async function goOnline(mls) {
     history.replaceState(null, '', location.pathname);
   }
   void followWelcomes();
+  // Contacts' directory topics: a rotation, a refused or stale list; now, then every minute.
+  void watchContacts();
   if (!state.selected) {
     const first = state.entries.keys().next();
     if (!first.done) select(first.value);

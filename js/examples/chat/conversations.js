@@ -1,7 +1,12 @@
 // The chat page's conversations (docs/MLS.md §11.8): contacts, MLS groups
 // and their members, the devices of this account, following each
-// conversation and this device's Welcomes, and sending.
+// conversation and this device's Welcomes, and sending; who is who: each
+// contact's directory topic is read for a newer device list and for an
+// account-key rotation, and the alerts are tiered — a new device is a
+// notice, a rotation a blocking warning (nothing is sent to that contact
+// until the user confirms the new key), a refused list or rotation an error.
 
+import { encode as encodeQr } from 'uqr';
 import { ClientError, Fingerprint, PublicKey, fromHex, safetyNumber, toBase64 } from '../../src/index.js';
 import { Conversation, MlsError } from '../../src/mls/index.js';
 import * as store from './store.js';
@@ -28,12 +33,18 @@ import {
 const MAX_GROUP = 16;
 /** How long one read waits for new records (ms). */
 const LONG_POLL_MS = 20_000;
+/** How often every contact's directory topic is read for a rotation or a newer list (ms). */
+const TRUST_CHECK_MS = 60_000;
+const DAY_MS = 24 * 3600 * 1000;
+/** The safety number's QR payload: this prefix (with the format version), then the 60 digits. */
+export const SAFETY_QR_PREFIX = 'hermit-safety:0:';
 
 // ---- contacts, conversations ---------------------------------------------------
 
 /** @param {Contact} c @returns {Entry} */
 export function contactEntry(c) {
-  return { id: `c:${c.fp}`, title: c.name, kind: 'contact', info: `fingerprint ${c.key.fingerprint().toString()}${c.verified ? ' · verified' : ''}` };
+  const flag = c.rotation ? ' · key changed: not confirmed' : c.verified ? ' · verified' : '';
+  return { id: `c:${c.fp}`, title: c.name, kind: 'contact', info: `fingerprint ${c.key.fingerprint().toString()}${flag}` };
 }
 
 /** @param {string} topic @returns {Entry} */
@@ -52,7 +63,13 @@ export function groupEntry(topic) {
 /** The name to show for an account fingerprint: own contact name first. @param {string} fp */
 function displayName(fp) {
   if (fp === state.account) return state.name;
-  return state.contacts.get(fp)?.name ?? `unknown ${shortFp(fp)}`;
+  const c = state.contacts.get(fp);
+  if (c) return c.name;
+  for (const x of state.contacts.values()) {
+    if (x.rotation?.key.fingerprint().toHex() === fp) return `${x.name} (new key, not confirmed)`;
+    if (x.previous?.includes(fp)) return `${x.name} (old key)`;
+  }
+  return `unknown ${shortFp(fp)}`;
 }
 
 /**
@@ -87,7 +104,10 @@ export function addEntry(entry) {
     const b = document.createElement('button');
     b.type = 'button';
     b.dataset.testid = 'conversation';
-    b.addEventListener('click', () => select(entry.id));
+    b.addEventListener('click', () => {
+      select(entry.id);
+      void checkEntry(entry.id);
+    });
     li.append(b);
     $('conversations').append(li);
   }
@@ -116,8 +136,10 @@ function showHead(entry) {
   $('conv-title').textContent = entry.title;
   $('conv-info').textContent = entry.info;
   renderMembers(entry);
+  renderAlerts(entry);
   const c = entry.kind === 'contact' ? state.contacts.get(entry.id.slice(2)) : undefined;
-  if (c && state.device) showSafety(c);
+  // While a key change waits, the warning shows the new safety number instead.
+  if (c && state.device && !c.rotation) showSafety(c);
   else $('conv-safety').hidden = true;
 }
 
@@ -142,7 +164,9 @@ export function select(id) {
     el.hidden = el.dataset.conv !== id;
   }
   const f = entry.kind === 'group' ? state.followed.get(id.slice(2)) : undefined;
-  const canSend = entry.kind === 'contact' || (entry.kind === 'group' && f !== undefined && !f.conv.removed);
+  const open = entry.kind === 'contact' || (entry.kind === 'group' && f !== undefined && !f.conv.removed);
+  // A contact's key changed and the user has not confirmed it: nothing is sent here (sendText refuses too).
+  const canSend = open && blockers(accountsOf(id)).length === 0;
   /** @type {HTMLInputElement} */ ($('compose-text')).disabled = !canSend;
   /** @type {HTMLButtonElement} */ ($('send-btn')).disabled = !canSend;
   scrollDown();
@@ -175,10 +199,8 @@ function renderMembers(entry) {
       rm.textContent = '×';
       rm.addEventListener('click', () =>
         action(`Cannot remove ${displayName(a)}`, async () => {
-          await onConversation(f, async (c) => {
-            const key = await accountKey(a);
-            return c.removeAccount(key.fingerprint());
-          });
+          refuseIfBlocked(membersOf(f.conv.topic));
+          await onConversation(f, async (c) => c.removeAccount(Fingerprint.fromBytes(fromHex(a))));
           await drainEvents(f);
         }),
       );
@@ -204,6 +226,7 @@ function renderMembers(entry) {
     const fp = add.value;
     if (!fp) return;
     action(`Cannot add ${displayName(fp)}`, async () => {
+      refuseIfBlocked([...membersOf(f.conv.topic), fp]);
       await onConversation(f, async (c) => c.invite(/** @type {Contact} */ (state.contacts.get(fp)).key.fingerprint()));
       await drainEvents(f);
     });
@@ -248,6 +271,7 @@ export function renderMemberChoices() {
  * @param {string[]} accounts
  */
 async function newConversation(place, accounts) {
+  refuseIfBlocked(accounts);
   const device = /** @type {Device} */ (state.device);
   const conv = await Conversation.create(device);
   state.placements[conv.topic] = place;
@@ -297,9 +321,10 @@ export function setupForms() {
       const fp = key.fingerprint().toHex();
       const name = /** @type {HTMLInputElement} */ ($('contact-name')).value.trim() || who.hint || shortFp(fp);
       if (fp === state.account || fp === state.fp) throw new Error('that is your own account');
+      /** @type {Contact} */
       const contact = { name, key, fp };
       state.contacts.set(fp, contact);
-      await store.put('contacts', [...state.contacts.values()].map((c) => ({ name: c.name, spki: c.key.toSpkiBase64(), verified: Boolean(c.verified) })));
+      await saveContacts();
       addEntry(contactEntry(contact));
       renderMemberChoices();
       /** @type {HTMLFormElement} */ ($('contact-form')).reset();
@@ -404,30 +429,73 @@ export function setContactField(text) {
   input.dispatchEvent(new Event('input'));
 }
 
-/** Safety numbers computed, per contact fingerprint (5,200 SHA-512s per key: once). @type {Map<string, Promise<string>>} */
+/** Safety numbers computed, per account fingerprint (5,200 SHA-512s per key: once). @type {Map<string, Promise<string>>} */
 const safetyNumbers = new Map();
 
 /**
+ * The safety number of this account and `key` (12 groups of 5 digits), computed once per key.
+ * @param {PublicKey} key
+ * @returns {Promise<string>}
+ */
+function safetyOf(key) {
+  const fp = key.fingerprint().toHex();
+  let number = safetyNumbers.get(fp);
+  if (!number) {
+    number = safetyNumber(/** @type {Device} */ (state.device).account, key).then((n) => n.toString());
+    safetyNumbers.set(fp, number);
+  }
+  return number;
+}
+
+/**
  * Shows the safety number of this account and the contact in the
- * conversation's header, with its verified state and the button to mark it.
+ * conversation's header, as digits and as a QR code (`hermit-safety:0:` and
+ * the 60 digits), with its verified state and the button to mark it.
  * @param {Contact} c
  */
 function showSafety(c) {
   const box = $('conv-safety');
   box.hidden = false;
-  const device = /** @type {Device} */ (state.device);
-  let number = safetyNumbers.get(c.fp);
-  if (!number) {
-    number = safetyNumber(device.account, c.key).then((n) => n.toString());
-    safetyNumbers.set(c.fp, number);
-  }
-  void number.then((digits) => {
+  void safetyOf(c.key).then((digits) => {
     if (state.selected !== `c:${c.fp}`) return;
     $('safety-digits').textContent = digits;
-    $('safety-state').textContent = c.verified ? 'verified' : 'not verified: compare these digits with theirs (in person, or over a channel you trust)';
+    $('safety-qr').replaceChildren(qrSvg(SAFETY_QR_PREFIX + digits.replace(/ /g, '')));
+    $('safety-state').textContent = c.verified ? 'verified' : 'not verified: compare these digits with theirs (in person, or over a channel you trust), or scan their QR code';
     $('safety-state').dataset.verified = String(Boolean(c.verified));
-    /** @type {HTMLButtonElement} */ ($('safety-mark')).hidden = Boolean(c.verified);
+    /** @type {HTMLButtonElement} */ ($('safety-mark')).hidden = Boolean(c.verified) || Boolean(c.rotation);
   });
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/**
+ * A QR code of `text` as an SVG element made with the DOM (no markup
+ * parsed, no inline style: the page's CSP allows neither): one path whose
+ * dark modules are unit squares, `M x y h1v1h-1z` each, on a light
+ * background, the quiet zone included (4 modules).
+ * @param {string} text
+ * @returns {SVGSVGElement}
+ */
+export function qrSvg(text) {
+  const qr = encodeQr(text, { ecc: 'M', border: 4 });
+  const svg = /** @type {SVGSVGElement} */ (document.createElementNS(SVG_NS, 'svg'));
+  svg.setAttribute('viewBox', `0 0 ${qr.size} ${qr.size}`);
+  svg.setAttribute('shape-rendering', 'crispEdges');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', 'QR code of the safety number');
+  svg.dataset.testid = 'safety-qr';
+  svg.dataset.payload = text;
+  const bg = document.createElementNS(SVG_NS, 'rect');
+  bg.setAttribute('width', String(qr.size));
+  bg.setAttribute('height', String(qr.size));
+  bg.setAttribute('fill', '#fff');
+  let d = '';
+  qr.data.forEach((row, y) => row.forEach((dark, x) => void (dark && (d += `M${x} ${y}h1v1h-1z`))));
+  const path = document.createElementNS(SVG_NS, 'path');
+  path.setAttribute('d', d);
+  path.setAttribute('fill', '#000');
+  svg.append(bg, path);
+  return svg;
 }
 
 /** Marks the selected contact verified (per device: not synced to your other devices). */
@@ -436,7 +504,7 @@ export async function markVerified() {
   const c = fp ? state.contacts.get(fp) : undefined;
   if (!c) return;
   c.verified = true;
-  await store.put('contacts', [...state.contacts.values()].map((x) => ({ name: x.name, spki: x.key.toSpkiBase64(), verified: Boolean(x.verified) })));
+  await saveContacts();
   addEntry(contactEntry(c));
   showSafety(c);
 }
@@ -452,7 +520,8 @@ async function addOwnDevices(key) {
   for (;;) {
     try {
       for (const f of state.followed.values()) {
-        if (f.conv.removed) continue;
+        // (A conversation with a contact whose key change is not confirmed gets nothing: not even this Commit.)
+        if (f.conv.removed || blockers(membersOf(f.conv.topic)).length > 0) continue;
         await onConversation(f, (c) => c.addDevices([key]));
         await drainEvents(f);
       }
@@ -575,8 +644,9 @@ async function show(topic, e) {
     case 'removed':
       return storeSystem(topic, e.offset, 'removed', 'You were removed from this conversation: nothing sent after this opens here.');
     case 'recordRefused':
-      return storeSystem(topic, e.offset, 'refused', `A message that cannot be opened here: ${e.reason}.`);
+      return storeSystem(topic, e.offset, 'refused', `A message that cannot be opened here: ${e.reason}.`, 'error');
     case 'forkSuspected':
+      trustLine(conv, 'error', `A record of epoch ${e.epoch} (offset ${e.offset}) does not open: the broker may be showing members different logs.`);
       showError(`Conversation ${topic}`, new Error(`a record of epoch ${e.epoch} at offset ${e.offset} does not open: the broker may be showing members different logs; another member must re-add this device`));
       return;
     case 'catchUpImpossible':
@@ -590,9 +660,10 @@ async function show(topic, e) {
 /**
  * A system line at a record's place, stored like a message.
  * @param {string} topic @param {number} offset @param {string} kind @param {string} text
+ * @param {'notice'|'warning'|'error'} [tier] how it looks (a new device: notice)
  */
-async function storeSystem(topic, offset, kind, text) {
-  const m = { id: `${topic}/0/${offset}/${kind}`, conv: entryOf(topic), dir: 'system', kind, from: '', fromName: '', text, ts: Date.now(), state: 'system' };
+async function storeSystem(topic, offset, kind, text, tier = 'notice') {
+  const m = { id: `${topic}/0/${offset}/${kind}`, conv: entryOf(topic), dir: 'system', kind, tier, from: '', fromName: '', text, ts: Date.now(), state: 'system' };
   renderMessage(m);
   await store.putMessage(m);
 }
@@ -649,6 +720,8 @@ async function sendText(entryId, text) {
   const m = { id: `out:${crypto.randomUUID()}`, conv: entryId, dir: 'out', from: state.account, fromName: state.name, text, ts: Date.now(), state: pending ? 'pending' : 'sending' };
   const el = renderMessage(m);
   try {
+    // Refused here, not only by the disabled send box: a contact's key changed, unconfirmed.
+    refuseIfBlocked(accountsOf(entryId));
     let topic = entryId.startsWith('c:') ? pairwiseTopic(entryId.slice(2)) : entryId.slice(2);
     if (!topic) topic = await newConversation({ kind: 'contact', peer: entryId.slice(2) }, [entryId.slice(2)]);
     const f = /** @type {Followed} */ (state.followed.get(topic));
@@ -664,3 +737,288 @@ async function sendText(entryId, text) {
   }
 }
 
+// ---- who is who: rotations, stale lists, refused lists -------------------------
+
+/** Saves the contacts: name, key, verified, a key change not confirmed, keys given up. */
+export async function saveContacts() {
+  await store.put(
+    'contacts',
+    [...state.contacts.values()].map((c) => ({
+      name: c.name,
+      spki: c.key.toSpkiBase64(),
+      verified: Boolean(c.verified),
+      rotation: c.rotation ? { spki: c.rotation.key.toSpkiBase64(), issuedAt: c.rotation.issuedAt } : undefined,
+      previous: c.previous ?? [],
+    })),
+  );
+}
+
+/** The accounts (fingerprint hex) with devices in a followed conversation. @param {string} topic */
+function membersOf(topic) {
+  const f = state.followed.get(topic);
+  return f ? [...new Set(f.conv.members.map((m) => m.account.toHex()))] : [];
+}
+
+/** The accounts a list entry sends to. @param {string} entryId */
+function accountsOf(entryId) {
+  if (entryId.startsWith('c:')) {
+    const topic = pairwiseTopic(entryId.slice(2));
+    return [entryId.slice(2), ...(topic ? membersOf(topic) : [])];
+  }
+  return entryId.startsWith('g:') ? membersOf(entryId.slice(2)) : [];
+}
+
+/** The fingerprint (hex) a contact's key moves to, unconfirmed. @param {Contact} c */
+const newFpOf = (c) => c.rotation?.key.fingerprint().toHex();
+
+/**
+ * The contacts whose key change is not confirmed, with a device of the old
+ * or the new account among `accounts`.
+ * @param {string[]} accounts
+ * @returns {Contact[]}
+ */
+function blockers(accounts) {
+  return [...state.contacts.values()].filter((c) => c.rotation && (accounts.includes(c.fp) || accounts.includes(/** @type {string} */ (newFpOf(c)))));
+}
+
+/**
+ * Throws when `accounts` include a contact whose key changed unconfirmed:
+ * no message, invite, add or removal goes there until the user confirms.
+ * @param {string[]} accounts
+ */
+function refuseIfBlocked(accounts) {
+  const b = blockers(accounts);
+  if (b.length === 0) return;
+  const names = b.map((c) => c.name).join(', ');
+  throw new Error(`${names}'s account key changed: nothing is sent to ${names} until you confirm the new key`);
+}
+
+/** The read of each contact's directory topic under way (one at a time per contact). @type {Map<string, Promise<boolean>>} */
+const checking = new Map();
+
+/**
+ * Reads the directory topics of the contacts of a list entry (opened by the user).
+ * @param {string} entryId
+ */
+async function checkEntry(entryId) {
+  const accounts = accountsOf(entryId);
+  const contacts = [...state.contacts.values()].filter((c) => accounts.includes(c.fp));
+  let changed = false;
+  for (const c of contacts) changed = (await checkContact(c).catch(() => false)) || changed;
+  if (changed && state.selected === entryId) select(entryId);
+}
+
+/**
+ * Every TRUST_CHECK_MS, every contact's directory topic (the page reads
+ * them when it starts, too). Runs for as long as the page is open.
+ */
+export async function watchContacts() {
+  for (;;) {
+    let changed = false;
+    for (const c of [...state.contacts.values()]) {
+      try {
+        changed = (await checkContact(c)) || changed;
+      } catch (e) {
+        if (e instanceof ClientError && e.code === 'Closed') return;
+      }
+    }
+    if (changed && state.selected) select(state.selected);
+    await new Promise((r) => setTimeout(r, TRUST_CHECK_MS));
+  }
+}
+
+/**
+ * Reads `c`'s directory topic (once, if a read is under way: its answer):
+ * its device list (a refused one is an error; one signed over
+ * LIST_STALE_AFTER_MS ago is flagged stale) and, unless a key change
+ * already waits, a rotation statement (a valid one: the key changed, a
+ * blocking warning; a forged one: an error, nothing changes). Whether what
+ * the page shows changed.
+ * @param {Contact} c
+ * @returns {Promise<boolean>}
+ */
+function checkContact(c) {
+  const running = checking.get(c.fp);
+  if (running) return running;
+  const run = readDirectory(c).finally(() => checking.delete(c.fp));
+  checking.set(c.fp, run);
+  return run;
+}
+
+/** @param {Contact} c @returns {Promise<boolean>} */
+async function readDirectory(c) {
+  const device = state.device;
+  if (!device || state.contacts.get(c.fp) !== c) return false;
+  const now = Date.now();
+  const before = JSON.stringify([c.staleDays, c.trustError, newFpOf(c)]);
+  /** @type {unknown} */
+  let trouble = null;
+  try {
+    const list = await device.deviceList(c.key.fingerprint());
+    c.staleDays = list.isStale(now) ? Math.floor((now - list.issuedAt) / DAY_MS) : undefined;
+  } catch (e) {
+    if (e instanceof ClientError) throw e;
+    if (!(e instanceof MlsError && e.code === 'NoDeviceList')) trouble = e;
+  }
+  if (!c.rotation) {
+    try {
+      const statement = await device.rotationOf(c.key);
+      if (statement) await keyChanged(c, statement);
+    } catch (e) {
+      if (e instanceof ClientError) throw e;
+      trouble ??= e;
+    }
+  }
+  const message = trouble === null ? undefined : trouble instanceof Error ? trouble.message : String(trouble);
+  if (message !== undefined && message !== c.trustError) {
+    // Refused (a forged list or rotation, a rollback, an equivocation): an error; the pinned key stays.
+    showError(`Refused what the broker serves for ${c.name}`, trouble, `${message}. Nothing changed: ${c.name}'s pinned key stays.`);
+    for (const conv of entriesWith(c)) trustLine(conv, 'error', `Refused: ${message}. Nothing changed: ${c.name}'s pinned key stays.`);
+  }
+  c.trustError = message;
+  return before !== JSON.stringify([c.staleDays, c.trustError, newFpOf(c)]);
+}
+
+/** The list entries of the conversations with `c` (the pair, and each group with its old or new account). @param {Contact} c */
+function entriesWith(c) {
+  const fps = [c.fp, newFpOf(c)];
+  const out = new Set([`c:${c.fp}`]);
+  for (const topic of state.followed.keys()) if (membersOf(topic).some((a) => fps.includes(a))) out.add(entryOf(topic));
+  return [...out];
+}
+
+/**
+ * A valid rotation statement for `c`: the key changed, not confirmed.
+ * "Verified" is reset and nothing is sent to either key until the user confirms.
+ * @param {Contact} c
+ * @param {import('../../src/mls/index.js').RotationStatement} statement
+ */
+async function keyChanged(c, statement) {
+  c.rotation = { key: statement.newKey, issuedAt: statement.issuedAt };
+  c.verified = false;
+  await saveContacts();
+  const newFp = statement.newKey.fingerprint().toHex();
+  for (const conv of entriesWith(c)) {
+    trustLine(conv, 'warning', `${c.name}'s account key changed (to ${shortFp(newFp)}…, signed ${new Date(statement.issuedAt).toLocaleString()}). Nothing is sent to ${c.name} here until you confirm the new key.`, `rotation:${c.fp}:${newFp}:${conv}`);
+  }
+  addEntry(contactEntry(c));
+}
+
+/**
+ * A line in a conversation, in the look of its tier (stored, once per `id`).
+ * @param {string} conv @param {'notice'|'warning'|'error'} tier @param {string} text @param {string} [id]
+ */
+function trustLine(conv, tier, text, id = `trust:${crypto.randomUUID()}`) {
+  const m = { id, conv, dir: 'system', kind: `trust-${tier}`, tier, from: '', fromName: '', text, ts: Date.now(), state: 'system' };
+  renderMessage(m);
+  void store.putMessage(m).catch((e) => showError('Cannot store a line', e));
+}
+
+/**
+ * The header's alerts for a conversation, one per contact in it: a refused
+ * list or rotation (error), a key change to confirm (blocking warning, with
+ * the new safety number and the Confirm button), a stale list (notice).
+ * @param {Entry} entry
+ */
+function renderAlerts(entry) {
+  const box = $('conv-alerts');
+  box.replaceChildren();
+  const accounts = accountsOf(entry.id);
+  for (const c of state.contacts.values()) {
+    if (!accounts.includes(c.fp) && !accounts.includes(/** @type {string} */ (newFpOf(c)))) continue;
+    if (c.trustError) box.append(alert('error', `Refused what the broker serves for ${c.name}: ${c.trustError}. Nothing changed: ${c.name}'s pinned key stays.`));
+    if (c.rotation) box.append(rotationAlert(c, c.rotation));
+    if (c.staleDays !== undefined) {
+      box.append(alert('notice', `${c.name}'s device list was signed ${c.staleDays} days ago: ${c.name}'s devices renew it weekly, so newer ones may be withheld from you.`));
+    }
+  }
+  box.hidden = box.childElementCount === 0;
+}
+
+/** @param {'notice'|'warning'|'error'} tier @param {string} text */
+function alert(tier, text) {
+  const div = document.createElement('div');
+  div.className = 'alert';
+  div.dataset.tier = tier;
+  div.dataset.testid = `alert-${tier}`;
+  const p = document.createElement('p');
+  p.textContent = text;
+  div.append(p);
+  return div;
+}
+
+/**
+ * The blocking warning of a key change: what happened, the new safety
+ * number, and Confirm.
+ * @param {Contact} c @param {{ key: PublicKey, issuedAt: number }} rotation
+ */
+function rotationAlert(c, rotation) {
+  const div = alert(
+    'warning',
+    `${c.name}'s account key changed (a statement signed by the old key and the new one, ${new Date(rotation.issuedAt).toLocaleString()}). ` +
+      `Nothing is sent to ${c.name} until you confirm. "Verified" was reset: compare the new safety number with ${c.name} first.`,
+  );
+  const digits = document.createElement('code');
+  digits.dataset.testid = 'new-safety-number';
+  const qr = document.createElement('div');
+  qr.className = 'qr';
+  void safetyOf(rotation.key).then((n) => {
+    digits.textContent = n;
+    qr.replaceChildren(qrSvg(SAFETY_QR_PREFIX + n.replace(/ /g, '')));
+  });
+  const label = document.createElement('span');
+  label.className = 'small';
+  label.textContent = `New safety number with ${c.name}`;
+  const confirm = document.createElement('button');
+  confirm.type = 'button';
+  confirm.dataset.testid = 'confirm-key';
+  confirm.textContent = 'Confirm new key';
+  confirm.addEventListener('click', () => {
+    confirm.disabled = true;
+    void action(`Cannot confirm ${c.name}'s new key`, () => confirmRotation(c)).finally(() => (confirm.disabled = false));
+  });
+  div.append(label, digits, qr, confirm);
+  return div;
+}
+
+/**
+ * The user confirms `c`'s new key: the new account's device list is
+ * fetched (signed by the new key, remembered: trust on first use of the new
+ * list), the contact's key is replaced (its name kept, "verified" reset),
+ * and in every conversation with the old account its devices are replaced
+ * by the new account's. A further rotation of the new key shows as its own
+ * warning (one step per confirmation).
+ * @param {Contact} c
+ */
+async function confirmRotation(c) {
+  const device = /** @type {Device} */ (state.device);
+  const rotation = c.rotation;
+  if (!rotation || state.contacts.get(c.fp) !== c) return;
+  const list = await device.deviceList(rotation.key.fingerprint());
+  if (!list.account.equals(rotation.key)) throw new Error(`the device list of ${c.name}'s new account is not signed by the new key`);
+  const oldFp = c.fp;
+  const newFp = rotation.key.fingerprint().toHex();
+  /** @type {Contact} */
+  const next = { name: c.name, key: rotation.key, fp: newFp, verified: false, previous: [...(c.previous ?? []), oldFp] };
+  state.contacts.delete(oldFp);
+  state.contacts.set(newFp, next);
+  for (const place of Object.values(state.placements)) if (place.kind === 'contact' && place.peer === oldFp) place.peer = newFp;
+  await savePlacements();
+  await saveContacts();
+  // The old entry's lines now show under the new one.
+  state.entries.delete(`c:${oldFp}`);
+  document.querySelector(`#conversations li[data-conv="c:${oldFp}"]`)?.remove();
+  for (const li of document.querySelectorAll(`#messages li[data-conv="c:${oldFp}"]`)) /** @type {HTMLElement} */ (li).dataset.conv = `c:${newFp}`;
+  addEntry(contactEntry(next));
+  renderMemberChoices();
+  for (const f of [...state.followed.values()]) {
+    if (f.conv.removed || !membersOf(f.conv.topic).includes(oldFp)) continue;
+    await onConversation(f, (cv) => cv.removeAccount(Fingerprint.fromBytes(fromHex(oldFp))));
+    await onConversation(f, (cv) => cv.invite(rotation.key.fingerprint()));
+    await drainEvents(f);
+    trustLine(entryOf(f.conv.topic), 'notice', `You confirmed ${c.name}'s new key: ${c.name}'s old devices were replaced by the new account's.`);
+  }
+  select(`c:${newFp}`);
+  await checkContact(next);
+  select(`c:${newFp}`);
+}

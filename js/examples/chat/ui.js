@@ -31,8 +31,15 @@ function brokerUrl() {
 }
 
 /**
- * A contact: an account (its key and fingerprint) and the name given here.
- * @typedef {{ name: string, key: PublicKey, fp: string, verified?: boolean }} Contact
+ * A contact: an account (its key and fingerprint) and the name given here;
+ * whether the user marked it verified; `rotation`: a valid rotation
+ * statement moves it to another key, not confirmed yet (nothing is sent to
+ * it meanwhile); `previous`: the keys (fingerprint hex) it moved from;
+ * `staleDays`: its device list is that old (over LIST_STALE_AFTER_MS);
+ * `trustError`: what was refused in its directory topic (a forged list or
+ * rotation, a rollback, an equivocation). The last two are not stored.
+ * @typedef {{ name: string, key: PublicKey, fp: string, verified?: boolean, rotation?: { key: PublicKey, issuedAt: number },
+ *   previous?: string[], staleDays?: number, trustError?: string }} Contact
  * What the page shows in its list: a contact (`c:<account fp>`: the pairwise
  * MLS conversations with that account), a group (`g:<topic>`) or a topic
  * read by hand (`t:<topic>`).
@@ -205,6 +212,8 @@ export function renderMessage(m) {
   li.dataset.dir = m.dir;
   li.dataset.from = m.from;
   li.dataset.state = m.state;
+  // A system line's look: notice (a new device), warning (a key change), error (something refused).
+  if (m.dir === 'system') li.dataset.tier = m.tier ?? 'notice';
   if (m.dir !== 'system') {
     const meta = document.createElement('div');
     meta.className = 'meta';

@@ -109,7 +109,7 @@ export const ROTATION_LEN: number;
 /** The record key of a rotation statement in `dir.<old account fp>`. */
 export const ROTATION_KEY: Uint8Array;
 
-/** An account's statement, signed by its old and its new key, that its key changed (docs/MLS.md §4.7). */
+/** An account's statement, signed by its old and its new key, that its key changed (docs/MLS.md §4, account-key rotation). */
 export class RotationStatement {
   private constructor();
   /** Signed by both identities; rejects with MlsError `Invalid` when they are one key. */

@@ -1,4 +1,4 @@
-// An account-key rotation statement (docs/MLS.md §4.7; Rust
+// An account-key rotation statement (docs/MLS.md §4, account-key rotation; Rust
 // client/src/trust/rotation.rs — the same bytes): the old account key and
 // the new one both sign that the account moved from the first to the
 // second. Published in the old account's directory topic `dir.<old fp>`
