@@ -10,7 +10,8 @@
 // topic. Alice confirms: Carol's new device replaces the old one in both
 // conversations, reads what Alice sends next. A rotation for Bob forged by
 // the admin (signed by another key) is an error in Bob's conversation and
-// changes nothing. Screenshot: chat-key-changed.png (the warning) in
+// changes nothing; so is a device list for Bob forged by the admin, and a
+// list of Bob's signed 40 days ago is a notice. Screenshot: chat-key-changed.png (the warning) in
 // target/screenshots/ (HERMITMQ_SCREENSHOT_DIR to refresh docs/images/).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,7 +25,7 @@ import { safetyNumber } from '../src/index.js';
 import { Ack } from '../src/protocol/frame.js';
 import { oneRecord } from '../src/mls/device.js';
 import { lowS } from '../src/mls/ecdsa.js';
-import { Conversation, Device, MemoryStore, ROTATION_KEY, directoryTopic } from '../src/mls/index.js';
+import { Conversation, DEVICES_KEY, Device, DeviceList, MemoryStore, ROTATION_KEY, directoryTopic } from '../src/mls/index.js';
 // (The package's file: test/vendor.test.mjs holds the page's copy byte-identical to it.)
 import { encode as encodeQr } from 'uqr';
 import { startBroker } from './helpers/broker.mjs';
@@ -34,6 +35,7 @@ import { addContact, createIdentity, groupOf, idle, openChatPage, pageErrors, se
 
 const here = dirname(fileURLToPath(import.meta.url));
 const JS_DIR = resolve(here, '..');
+const DAY = 24 * 3600 * 1000;
 const SHOTS = resolve(process.env.HERMITMQ_SCREENSHOT_DIR ?? resolve(here, '../../target/screenshots'));
 
 /** @type {Awaited<ReturnType<typeof startBroker>> | undefined} */
@@ -142,7 +144,7 @@ async function alertText(page, tier) {
   return /** @type {NonNullable<typeof el>} */ (el).evaluate((e) => e.textContent ?? '');
 }
 
-test('the chat page: the safety-number QR; a key rotation blocks sending until confirmed; a forged rotation is an error', { timeout: 120000 }, async (t) => {
+test('the chat page: the safety-number QR; a key rotation blocks sending until confirmed; a forged rotation or list is an error, a stale list a notice', { timeout: 120000 }, async (t) => {
   const [carol, bob] = await Promise.all([nodeAccount(t), nodeAccount(t)]);
   const alice = await openChatPage(/** @type {any} */ (browser), /** @type {any} */ (broker).wsAddr, 'alice');
   const A = await createIdentity(alice, 'Alice');
@@ -242,5 +244,25 @@ test('the chat page: the safety-number QR; a key rotation blocks sending until c
   const toBob = 'Bob, your key did not change.';
   await send(alice, group, toBob);
   assert.ok((await endOf(bob, group.slice(2))) > bobEnd);
+
+  // Bob's list as a broker could keep serving it, signed 40 days ago: a notice in his header.
+  const list = await bob.deviceList(bob.fingerprint);
+  const devices = list.devices.map((d) => ({ key: d.key, addedAt: d.addedAt }));
+  const old = new DeviceList(bob.account, list.version + 1, Date.now() - 40 * DAY, devices);
+  await bob.client.produce(directoryTopic(bob.fingerprint), 0, Ack.Durable, oneRecord(DEVICES_KEY, await old.sign(bob.identity)));
+  await selectConversation(alice, group);
+  await selectConversation(alice, `c:${B.fingerprint}`);
+  assert.match(await alertText(alice, 'notice'), /^Bob's device list was signed 40 days ago/);
+  // A list for Bob forged by the admin (signed by Mallory): an error, in the header and in the conversation.
+  const forgedList = new DeviceList(mallory.publicKey, list.version + 2, Date.now(), devices);
+  await adminClient.produce(directoryTopic(bob.fingerprint), 0, Ack.Durable, oneRecord(DEVICES_KEY, await forgedList.sign(mallory)));
+  await selectConversation(alice, group);
+  await selectConversation(alice, `c:${B.fingerprint}`);
+  await alice.waitForFunction(
+    () => [...document.querySelectorAll('#messages li.message[data-tier="error"]')].some((li) => !(/** @type {HTMLElement} */ (li).hidden) && /is signed by another account/.test(li.textContent ?? '')),
+    { timeout: 15000 },
+  );
+  assert.match(await alertText(alice, 'error'), /signed by another account/);
+  assert.equal(await alice.$('#conv-alerts [data-tier="warning"]'), null, 'a forged list is no warning either');
   assert.deepEqual(await violations(alice), [], "Alice's page broke its Content-Security-Policy");
 });
