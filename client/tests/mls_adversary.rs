@@ -12,6 +12,7 @@ mod support;
 
 use std::time::Duration;
 
+use hermit_client::mls::header::{ContentType, clear_header};
 use hermit_client::mls::{Conversation, Event};
 use hermit_client::{Ack, Client};
 use hermit_protocol::BatchBuilder;
@@ -77,7 +78,13 @@ async fn honest_members_pick_the_first_valid_commit_whatever_a_member_appends() 
     // on the topic, its epoch rewritten to the current one.
     let raw = client(broker.addr()).await;
     let log = records(&raw, &topic, 0).await;
-    let (_, last_commit) = log.last().unwrap().clone();
+    // (Views messages, docs/MLS.md §4.7, may follow it.)
+    let (_, last_commit) = log
+        .iter()
+        .rev()
+        .find(|(_, v)| clear_header(v).is_ok_and(|h| h.content_type == ContentType::Commit))
+        .unwrap()
+        .clone();
     let mut forged = last_commit.clone();
     let at = 4 + 1 + 32; // version, wire format, id length, group id
     forged[at..at + 8].copy_from_slice(&epoch.to_be_bytes());

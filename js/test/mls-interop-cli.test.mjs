@@ -41,15 +41,20 @@ async function rustDevice(dir, name, broker) {
     if (r.code !== 0) throw new Error(`hermit ${args.join(' ')} exited ${r.code}:\n${r.stderr}`);
     return r.stdout;
   };
+  /** Every event `read` returned, in order. @type {Array<Record<string, any>>} */
+  const seen = [];
   return {
     fingerprint: identity.fingerprint(),
     run,
+    seen,
     /** @param {string} topic the events of `group read`, parsed */
     async read(topic) {
-      return (await run('group', 'read', topic, '--output', 'jsonl'))
+      const events = (await run('group', 'read', topic, '--output', 'jsonl'))
         .split('\n')
         .filter((l) => l.trim() !== '')
         .map((l) => JSON.parse(l));
+      seen.push(...events);
+      return events;
     },
     /** @param {string} topic epoch and authenticator as stored (after a read) */
     async state(topic) {
@@ -140,8 +145,9 @@ test('MLS between the JS and Rust SDKs through the broker, both ways', { timeout
     (await alice.read(b2.topic)).filter((e) => e.event === 'message').map((e) => e.text),
     ['js in its own group'],
   );
+  const atB2 = await drain(b2);
   assert.deepEqual(
-    (await drain(b2)).filter((e) => e.type === 'message').map((e) => e.type === 'message' && e.text),
+    atB2.filter((e) => e.type === 'message').map((e) => e.type === 'message' && e.text),
     ['rust in a js group'],
   );
   // The Rust member adds a Rust member to the JS-created group.
@@ -152,4 +158,13 @@ test('MLS between the JS and Rust SDKs through the broker, both ways', { timeout
     b2.members.map((m) => m.account.toHex()).sort(),
     [alice.fingerprint.toHex(), bob.fingerprint.toHex(), carol.fingerprint.toHex()].sort(),
   );
+  // Views messages (docs/MLS.md §4.7) went both ways after each Add — the
+  // topic holds more than the two Commits and two texts — and neither SDK
+  // refused one, nor saw a split view among honest lists.
+  atB2.push(...(await drain(b2)));
+  const end = (await client.fetch(b2.topic, 0, 0, 1, 0)).highWatermark;
+  assert.ok(end > 4, `views messages in ${b2.topic}: ${end} records`);
+  const rustSide = [...alice.seen, ...carol.seen].filter((e) => e.topic === b2.topic);
+  assert.deepEqual(rustSide.filter((e) => e.event === 'record_refused' || e.event === 'split_view'), [], 'the Rust members understood the JS views');
+  assert.deepEqual(atB2.filter((e) => e.type === 'recordRefused' || e.type === 'splitView'), [], 'the JS member understood the Rust views');
 });

@@ -173,6 +173,21 @@ impl Printer {
             Event::CatchUpImpossible { next, log_start } => {
                 json!({"event": "catch_up_impossible", "next": next, "log_start": log_start})
             }
+            Event::SplitView {
+                offset,
+                account,
+                member: m,
+                version,
+                seen,
+            } => json!({
+                "event": "split_view",
+                "tier": "error",
+                "offset": offset,
+                "account": account.to_hex(),
+                "member": member(m),
+                "version": version,
+                "seen": seen,
+            }),
             _ => json!({"event": "other", "offset": e.offset()}),
         };
         v["topic"] = self.topic.clone().into();
@@ -206,6 +221,27 @@ fn note(e: &Event) -> Option<String> {
         }
         Event::RecordRefused { offset, reason } => {
             format!("[{offset}] warning: a record was skipped: {reason}")
+        }
+        Event::SplitView {
+            offset,
+            account,
+            member,
+            version,
+            seen,
+        } => {
+            let what = if seen < version {
+                format!(
+                    "holds version {version}, newer than the version {seen} the broker serves this device (withheld)"
+                )
+            } else {
+                format!("holds another list with the same version {version}")
+            };
+            format!(
+                "[{offset}] error: split view of account {}'s device list: device {} of account {} {what}",
+                account.to_hex(),
+                member.device.to_hex(),
+                member.account.to_hex()
+            )
         }
         // Retried by the SDK; the others end the reading with an error.
         _ => return None,

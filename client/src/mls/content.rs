@@ -1,6 +1,8 @@
 //! The application content of an MLS application message (docs/MLS.md
 //! §2.1): our own framing inside MLS's encryption — version, kind, the send
 //! time, the body, and Padmé padding — the same bytes in Rust and JS.
+//! Two kinds: a text, and a views message (the sender's digests of the
+//! device lists it holds, [`super::views`]; never shown as a message).
 
 use crate::crypto::envelope::padded_len;
 
@@ -20,17 +22,25 @@ pub const MAX_BODY: usize = 1 << 20;
 pub enum ContentKind {
     /// A UTF-8 text message.
     Text,
+    /// A views message: the device lists the sender holds for member
+    /// accounts (docs/MLS.md §4.7), a control message, not shown.
+    Views,
 }
 
 impl ContentKind {
     const fn code(self) -> u8 {
         match self {
             ContentKind::Text => 1,
+            ContentKind::Views => 2,
         }
     }
 
     fn from_code(code: u8) -> Option<ContentKind> {
-        (code == 1).then_some(ContentKind::Text)
+        match code {
+            1 => Some(ContentKind::Text),
+            2 => Some(ContentKind::Views),
+            _ => None,
+        }
     }
 }
 
@@ -57,6 +67,11 @@ pub enum ContentError {
     /// A text body that is not UTF-8.
     #[error("a text message is not UTF-8")]
     NotUtf8,
+    /// A views body that is not whole entries, holds more than
+    /// [`super::views::MAX_VIEWS`], or names an account twice or out of
+    /// order.
+    #[error("a views message is malformed ({0})")]
+    BadViews(&'static str),
 }
 
 /// One application message's content.
@@ -129,6 +144,9 @@ impl Content {
         let body = bytes[HEAD_LEN..end].to_vec();
         if kind == ContentKind::Text && std::str::from_utf8(&body).is_err() {
             return Err(ContentError::NotUtf8);
+        }
+        if kind == ContentKind::Views {
+            super::views::decode_views(&body)?;
         }
         Ok(Content {
             kind,

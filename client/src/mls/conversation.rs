@@ -13,7 +13,7 @@ use mls_rs::{Group, MlsMessage};
 use sha2::{Digest as _, Sha256};
 
 use super::config::{DELIVERY_EXTENSION, MlsConfig};
-use super::content::Content;
+use super::content::{Content, ContentKind};
 use super::credential::MemberId;
 use super::device::{Device, GROUP_RETENTION, now_ms, one_record, welcome_topic};
 use super::error::ConversationError;
@@ -62,6 +62,8 @@ pub struct Conversation {
     pub(crate) file: GroupFile,
     /// Leaf index → member, for the current epoch.
     pub(crate) roster: HashMap<u32, MemberId>,
+    /// The views message's state (docs/MLS.md §4.7; [`super::views`]).
+    pub(crate) views: super::views::ViewsState,
 }
 
 impl std::fmt::Debug for Conversation {
@@ -254,8 +256,10 @@ impl Conversation {
             group,
             file,
             roster: HashMap::new(),
+            views: Default::default(),
         };
         c.refresh_roster()?;
+        c.start_views();
         Ok(c)
     }
 
@@ -496,10 +500,18 @@ impl Conversation {
             self.file.next = record.offset + 1;
             processed += 1;
         }
-        if processed > 0 {
+        // Our views, when due, are sealed into this same state write
+        // (after the claims to check, when there are some).
+        let views = if self.views_checks_pending() {
+            None
+        } else {
+            self.seal_views_if_due()?
+        };
+        if processed > 0 || views.is_some() {
             self.save()?;
             self.flush_welcomes().await?;
         }
+        self.send_views(views).await?;
         Ok(processed == 0)
     }
 
@@ -570,6 +582,16 @@ impl Conversation {
         match self.group.process_incoming_message_with_time(message, time) {
             Ok(ReceivedMessage::ApplicationMessage(m)) => {
                 let event = match (Content::decode(m.data()), self.roster.get(&m.sender_index)) {
+                    (Ok(c), Some(sender)) if c.kind == ContentKind::Views => {
+                        let sender = *sender;
+                        match super::views::decode_views(&c.body) {
+                            Ok(views) => {
+                                self.views_received(offset, sender, &views);
+                                return Ok(());
+                            }
+                            Err(e) => refuse(e.to_string()),
+                        }
+                    }
                     (Ok(c), Some(sender)) => match String::from_utf8(c.body) {
                         Ok(text) => Event::Message {
                             offset,
@@ -593,6 +615,9 @@ impl Conversation {
                 self.refresh_roster()?;
                 let events = process::commit_events(offset, &before, &self.roster);
                 let removed = matches!(desc.effect, CommitEffect::Removed { .. });
+                if !events.is_empty() {
+                    self.views_due();
+                }
                 self.file.delivered.extend(events);
                 if removed {
                     self.file.delivered.push(Event::Removed { offset });

@@ -433,14 +433,22 @@ impl Device {
             }
             let version = current.as_ref().map_or(1, |l| l.version() + 1);
             let list = DeviceList::new(inner.identity.public_key(), version, now, listed)?;
-            let batch = one_record(DEVICES_KEY, &list.sign(&inner.identity))?;
+            let signed = list.sign(&inner.identity);
+            let batch = one_record(DEVICES_KEY, &signed)?;
             let expected = inner.transport.end_after(end, 1);
             match inner
                 .transport
                 .conditional_produce(&topic, 0, expected, Ack::Durable, &batch)
                 .await?
             {
-                Conditional::Appended { .. } => return Ok(list),
+                Conditional::Appended { .. } => {
+                    // The account's own list is in its memory too: its
+                    // views (§4.7) then say what it published.
+                    inner
+                        .seen_lists
+                        .accept(&list, &signed, &inner.dir, &inner.file_key)?;
+                    return Ok(list);
+                }
                 // Another list was written meanwhile: read it, re-apply.
                 Conditional::EndMoved { .. } => {}
             }

@@ -79,6 +79,23 @@ pub enum Event {
         /// The topic's first offset.
         log_start: u64,
     },
+    /// Error tier: a member holds another device list for `account` than
+    /// this device was shown (docs/MLS.md §4.7) — two lists with one version
+    /// (`seen == version`), or a newer one the broker does not serve this
+    /// device (`seen < version`, withheld). The broker, or the account's
+    /// key, is showing members different views.
+    SplitView {
+        /// The views message's offset.
+        offset: u64,
+        /// Whose device list.
+        account: Fingerprint,
+        /// Who holds the other view: the views message's sender.
+        member: MemberId,
+        /// The version that member holds.
+        version: u64,
+        /// The version this device holds (0: none served).
+        seen: u64,
+    },
 }
 
 impl Event {
@@ -91,7 +108,8 @@ impl Event {
             | Event::EpochChanged { offset, .. }
             | Event::Removed { offset }
             | Event::RecordRefused { offset, .. }
-            | Event::ForkSuspected { offset, .. } => Some(*offset),
+            | Event::ForkSuspected { offset, .. }
+            | Event::SplitView { offset, .. } => Some(*offset),
             Event::CommitLost { .. } | Event::CatchUpImpossible { .. } => None,
         }
     }
@@ -166,6 +184,18 @@ pub(crate) fn encode(event: &Event, out: &mut Vec<u8>) {
             out.push(9);
             u64s(out, &[*next, *log_start]);
         }
+        Event::SplitView {
+            offset,
+            account,
+            member,
+            version,
+            seen,
+        } => {
+            out.push(10);
+            u64s(out, &[*offset, *version, *seen]);
+            out.extend_from_slice(account.as_bytes());
+            put_member(out, member);
+        }
     }
 }
 
@@ -234,6 +264,17 @@ pub(crate) fn decode(r: &mut Reader<'_>) -> Result<Event, BadEvent> {
             next: u(r)?,
             log_start: u(r)?,
         },
+        10 => {
+            let (offset, version, seen) = (u(r)?, u(r)?, u(r)?);
+            let account = Fingerprint::from_bytes(r.array().map_err(|_| BadEvent)?);
+            Event::SplitView {
+                offset,
+                account,
+                member: member(r)?,
+                version,
+                seen,
+            }
+        }
         _ => return Err(BadEvent),
     })
 }
@@ -281,6 +322,13 @@ mod tests {
             Event::CatchUpImpossible {
                 next: 1,
                 log_start: 40,
+            },
+            Event::SplitView {
+                offset: 13,
+                account: Fingerprint::from_bytes([3; 32]),
+                member: m,
+                version: 6,
+                seen: 5,
             },
         ];
         let mut out = Vec::new();

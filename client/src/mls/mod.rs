@@ -9,7 +9,9 @@
 //! - [`binding`], [`device_list`], [`credential`]: who a leaf is — the
 //!   account's signature over a device key, checked on every leaf.
 //! - [`content`]: our framing of an application message (kind, send
-//!   time, body, Padmé padding) inside MLS's encryption; [`header`]: the
+//!   time, body, Padmé padding) inside MLS's encryption; [`views`]: the
+//!   views message, members' digests of the device lists they hold, and
+//!   the split views they reveal; [`header`]: the
 //!   clear part of a group record, checked before MLS sees it.
 //! - [`config`]: the parameters and rules; [`staged`] and [`group_file`]:
 //!   where MLS state lives until it is written, and how.
@@ -38,6 +40,7 @@ mod process;
 pub mod provider;
 mod seen_lists;
 pub mod staged;
+pub mod views;
 
 pub use binding::{BindingError, DeviceBinding};
 pub use commit::CommitOutcome;
@@ -50,3 +53,4 @@ pub use device_list::{DeviceList, DeviceListError, ListedDevice};
 pub use error::ConversationError;
 pub use event::Event;
 pub use provider::{ProviderError, Suite2, Suite2Provider};
+pub use views::View;

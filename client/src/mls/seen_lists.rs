@@ -113,10 +113,15 @@ impl SeenLists {
 
     /// The newest version accepted for `account`, if any.
     pub(crate) fn version(&self, account: &Fingerprint) -> Option<u64> {
+        self.get(account).map(|(v, _)| v)
+    }
+
+    /// The newest version accepted for `account` and its list's SHA-256.
+    pub(crate) fn get(&self, account: &Fingerprint) -> Option<(u64, [u8; 32])> {
         self.seen
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(account)
-            .map(|&(v, _)| v)
+            .copied()
     }
 }

@@ -10,7 +10,7 @@ import { randomBytes, sha256 } from '../crypto/webcrypto.js';
 import { ClientError } from '../protocol/error.js';
 import { Ack, Cleanup } from '../protocol/frame.js';
 import { BatchBuilder } from '../protocol/record.js';
-import { decodeText, encodeText } from './content.js';
+import { decodeContent, encodeText } from './content.js';
 import { sameMember } from './credential.js';
 import { addDevices, invite, leave, removeAccount, removeDevices, update } from './commit.js';
 import { FETCH_BYTES, GROUP_RETENTION_MS, oneRecord, welcomeTopic } from './device.js';
@@ -31,6 +31,7 @@ import {
   seal,
   wipe,
 } from './library.js';
+import { newViewsState, sealViewsIfDue, sendViews, startViews, viewsReceived } from './views.js';
 
 /** @import { ClientState } from 'ts-mls/clientState.js' */
 /** @import { Device } from './device.js' */
@@ -75,6 +76,8 @@ export class Conversation {
   end = 0;
   /** Events that happened while committing (also delivered). @type {MlsEvent[]} */
   #log = [];
+  /** The views message's state (docs/MLS.md §4.7; views.js). */
+  views = newViewsState();
 
   /**
    * @private
@@ -98,6 +101,7 @@ export class Conversation {
   static async #from(device, record, state) {
     const c = new Conversation(device, record, state);
     c.roster = await rosterOf(state);
+    startViews(c);
     return c;
   }
 
@@ -484,10 +488,16 @@ export class Conversation {
       this.record.next = rec.offset + 1;
       if (this.record.stuck) break;
     }
-    if (!any) return;
-    await this.save();
-    wipe(consumed);
-    await this.flushWelcomes();
+    // Our views, when due, are sealed into this same state write (after
+    // the claims to check, when there are some).
+    const views = this.views.checks.length === 0 ? await sealViewsIfDue(this) : null;
+    if (views) consumed.push(...views.consumed);
+    if (any || views) {
+      await this.save();
+      wipe(consumed);
+      await this.flushWelcomes();
+    }
+    await sendViews(this, views ? views.record : null, (e) => this.#deliver(e));
   }
 
   /** @param {number} logStart */
@@ -520,6 +530,7 @@ export class Conversation {
    * @param {Map<number, MemberId>} after
    */
   #rosterEvents(offset, before, after) {
+    const count = this.record.delivered.length;
     for (const [i, m] of before) {
       const now = after.get(i);
       if (!now || !sameMember(now, m)) this.#deliver({ type: 'memberRemoved', offset, member: m });
@@ -528,6 +539,8 @@ export class Conversation {
       const was = before.get(i);
       if (!was || !sameMember(was, m)) this.#deliver({ type: 'memberAdded', offset, member: m });
     }
+    // Who is in the group changed: our views are due (§4.7).
+    if (this.record.delivered.length > count) this.views.due = true;
   }
 
   /**
@@ -597,9 +610,13 @@ export class Conversation {
       if (!sender) return refuse('a message from an empty leaf');
       let content;
       try {
-        content = decodeText(result.data);
+        content = decodeContent(result.data);
       } catch (e) {
         return refuse(e instanceof Error ? e.message : String(e));
+      }
+      if (content.kind === 'views') {
+        for (const e of viewsReceived(this, offset, sender, content.views)) this.#deliver(e);
+        return;
       }
       return this.#deliver({ type: 'message', offset, sender, sentAt: content.sentAt, text: content.text });
     }

@@ -4,7 +4,7 @@
 // 1 the last-resort one), its account's device list in `dir.<account fp>`,
 // its Welcome topic, and the state that holds them.
 
-import { equal, fromUtf8, toHex, utf8 } from '../bytes.js';
+import { equal, fromHex, fromUtf8, toHex, utf8 } from '../bytes.js';
 import { sha256 } from '../crypto/webcrypto.js';
 import { ClaimId } from '../client/outcome.js';
 import { ClientError } from '../protocol/error.js';
@@ -382,9 +382,15 @@ export class Device {
         if (!listed.some((d) => equal(d.key, sec1))) listed.push({ key: sec1, addedAt: now });
       }
       const list = new DeviceList(this.identity.publicKey, current ? current.version + 1 : 1, now, listed);
-      const batch = oneRecord(DEVICES_KEY, await list.sign(this.identity));
+      const signed = await list.sign(this.identity);
+      const batch = oneRecord(DEVICES_KEY, signed);
       const answer = await this.client.conditionalProduce(topic, 0, end, batch);
-      if (answer.outcome === 'appended') return list;
+      if (answer.outcome === 'appended') {
+        // The account's own list is in its memory too: its views (§4.7)
+        // then say what it published.
+        await this.#remember(account, list.version, signed);
+        return list;
+      }
     }
     throw new MlsError('CommitStalled', 'the device list did not land after 64 attempts: try again', { attempts: 64 });
   }
@@ -417,6 +423,29 @@ export class Device {
   }
 
   /**
+   * The newest version of `account`'s device list this device accepted and
+   * the SHA-256 of that list's bytes, or null (the views message, §4.7).
+   * @param {Fingerprint} account
+   * @returns {{ version: number, digest: Uint8Array } | null}
+   */
+  deviceListSeen(account) {
+    const seen = this.#seen.get(account.toHex());
+    return seen ? { version: seen.v, digest: fromHex(seen.h) } : null;
+  }
+
+  /**
+   * Remembers `bytes` (a checked list, newer than the one accepted) as the
+   * list accepted for `account`, in the state.
+   * @param {Fingerprint} account
+   * @param {number} version
+   * @param {Uint8Array} bytes
+   */
+  async #remember(account, version, bytes) {
+    this.#seen.set(account.toHex(), { v: version, h: toHex(await sha256(bytes)) });
+    await this.state.put([[DEVICE_LISTS_ENTRY, utf8(JSON.stringify(Object.fromEntries(this.#seen)))]]);
+  }
+
+  /**
    * The newest device list among a `dir.` topic's records, checked: signed
    * by the account the topic names, neither older than nor different at
    * the version this device accepted for it (a newer one is remembered, in
@@ -445,8 +474,7 @@ export class Device {
       }
       return list;
     }
-    this.#seen.set(account.toHex(), { v: list.version, h: digest });
-    await this.state.put([[DEVICE_LISTS_ENTRY, utf8(JSON.stringify(Object.fromEntries(this.#seen)))]]);
+    await this.#remember(account, list.version, record.value);
     return list;
   }
 

@@ -19,6 +19,10 @@ export const RECENT = 4096;
 
 /**
  * What a conversation tells its application (Rust's `Event`), in log order.
+ * `splitView` is of the error tier (docs/MLS.md §4.7): `member` holds
+ * version `version` of `account`'s device list and this device `seen` —
+ * the same version with another list, or (`seen < version`) a newer list
+ * the broker does not serve this device (withheld; 0: none served).
  * @typedef {{ type: 'message', offset: number, sender: MemberId, sentAt: number, text: string }
  *   | { type: 'memberAdded', offset: number, member: MemberId }
  *   | { type: 'memberRemoved', offset: number, member: MemberId }
@@ -27,7 +31,8 @@ export const RECENT = 4096;
  *   | { type: 'removed', offset: number }
  *   | { type: 'recordRefused', offset: number, reason: string }
  *   | { type: 'forkSuspected', offset: number, epoch: number }
- *   | { type: 'catchUpImpossible', next: number, logStart: number }} MlsEvent
+ *   | { type: 'catchUpImpossible', next: number, logStart: number }
+ *   | { type: 'splitView', offset: number, account: import('../crypto/identity.js').Fingerprint, member: MemberId, version: number, seen: number }} MlsEvent
  */
 
 /**

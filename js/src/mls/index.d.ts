@@ -21,7 +21,9 @@ export type MlsEvent =
   | { type: 'removed'; offset: number }
   | { type: 'recordRefused'; offset: number; reason: string }
   | { type: 'forkSuspected'; offset: number; epoch: number }
-  | { type: 'catchUpImpossible'; next: number; logStart: number };
+  | { type: 'catchUpImpossible'; next: number; logStart: number }
+  /** Error tier (docs/MLS.md §4.7): `member` holds version `version` of `account`'s device list, this device `seen` (equal: another list with one version; lower: a newer list withheld from this device; 0: none served). */
+  | { type: 'splitView'; offset: number; account: Fingerprint; member: MemberId; version: number; seen: number };
 
 /** What a commit operation did (Rust's `CommitOutcome`). */
 export type CommitOutcome = { outcome: 'committed'; offset: number; epoch: number; attempts: number } | { outcome: 'alreadyDone' };
@@ -154,6 +156,8 @@ export class Device {
   rotationOf(accountKey: PublicKey): Promise<RotationStatement | null>;
   deviceList(account: Fingerprint): Promise<DeviceList>;
   deviceListVersionSeen(account: Fingerprint): number | null;
+  /** The newest version of `account`'s device list this device accepted and the SHA-256 of that list's bytes, or null. */
+  deviceListSeen(account: Fingerprint): { version: number; digest: Uint8Array } | null;
 }
 
 /** How many unacknowledged events stop further processing. */
