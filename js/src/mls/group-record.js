@@ -27,7 +27,10 @@ export const RECENT = 4096;
  *   | { type: 'removed', offset: number }
  *   | { type: 'recordRefused', offset: number, reason: string }
  *   | { type: 'forkSuspected', offset: number, epoch: number }
- *   | { type: 'catchUpImpossible', next: number, logStart: number }} MlsEvent
+ *   | { type: 'catchUpImpossible', next: number, logStart: number }
+ *   | { type: 'leafRefused', offset: number, account: Fingerprint, device: Fingerprint, reason: string }
+ *   | { type: 'deviceNotListed', offset: number, account: Fingerprint, device: Fingerprint, listVersion: number }
+ *   | { type: 'deviceRemoved', offset: number, account: Fingerprint, device: Fingerprint, byDevice: Fingerprint, at: number, listVersion: number }} MlsEvent
  */
 
 /**
