@@ -33,7 +33,11 @@ use hermit_benches::cpu::thread_cpu;
 use hermit_client::crypto::Identity;
 use hermit_client::mls::config::{KEY_PACKAGE_LIFETIME, Rules};
 use hermit_client::mls::credential::{DeviceIdentity, signing_identity};
-use hermit_client::mls::{Content, DeviceBinding, Suite2Provider};
+use hermit_client::mls::{Content, DeviceBinding, DeviceList, ListedDevice, Suite2Provider};
+
+/// One identity provider for every bench device, holding each device's
+/// one-device list: the leaf check needs the account's list (docs/MLS.md §4.1).
+static IDS: std::sync::LazyLock<DeviceIdentity> = std::sync::LazyLock::new(DeviceIdentity::default);
 use mls_rs::client_builder::MlsConfig;
 use mls_rs::crypto::{SignaturePublicKey, SignatureSecretKey};
 use mls_rs::group::ReceivedMessage;
@@ -79,13 +83,26 @@ fn device() -> (
     let binding = DeviceBinding::issue(
         &identity,
         &identity.public_key().to_sec1_uncompressed(),
+        1,
         SENT_AT,
     );
     let (signer, secret) = signing_identity(&identity, &binding);
+    // Every device's account lists it (the leaf check, docs/MLS.md §4.1).
+    let list = DeviceList::new(
+        identity.public_key(),
+        1,
+        0,
+        vec![ListedDevice {
+            key: identity.public_key().to_sec1_uncompressed(),
+            added_at: 0,
+        }],
+    )
+    .expect("one device");
+    IDS.hold_list(&list);
     let public = signer.signature_key.clone();
     let client = Client::builder()
         .crypto_provider(Suite2Provider::new())
-        .identity_provider(DeviceIdentity::default())
+        .identity_provider(IDS.clone())
         .mls_rules(Rules)
         .key_package_lifetime(KEY_PACKAGE_LIFETIME)
         .signing_identity(signer, secret.clone(), SUITE)

@@ -14,7 +14,7 @@ use hermit_client::crypto::Identity;
 use hermit_client::local::StateDir;
 use hermit_client::mls::config::PAST_EPOCHS;
 use hermit_client::mls::group_file::{GroupFile, file_name};
-use hermit_client::mls::{Conversation, Device, DeviceBinding, Event};
+use hermit_client::mls::{Conversation, Device, Event};
 use support::mls::*;
 use support::*;
 
@@ -161,14 +161,10 @@ async fn a_removed_device_keeps_the_past_and_opens_nothing_after() {
     let dir = tempfile::tempdir().unwrap();
     let broker = broker(dir.path(), |_| {}).await;
     // Alice's first device holds her account key; her second is bound by it.
-    let (alice1, alice1_key) =
+    let (alice1, _alice1_key) =
         account_device_with_key(broker.addr(), dir.path(), "alice1", 2).await;
     let alice2_key = Identity::generate().unwrap();
-    let binding = DeviceBinding::issue(
-        &alice1_key,
-        &alice2_key.public_key().to_sec1_uncompressed(),
-        1,
-    );
+    let binding = alice1.bind(alice2_key.public_key()).await.unwrap();
     let alice2_dir = Arc::new(StateDir::open(dir.path().join("alice2")).unwrap());
     Device::store_binding(&alice2_dir, &alice2_key, &binding).unwrap();
     drop(alice2_dir);
@@ -176,10 +172,6 @@ async fn a_removed_device_keeps_the_past_and_opens_nothing_after() {
     assert!(!alice2.is_account());
     assert_eq!(alice2.account(), alice1.account());
     alice2.publish_key_packages(2).await.unwrap();
-    alice1
-        .publish_device_list(std::slice::from_ref(alice2_key.public_key()))
-        .await
-        .unwrap();
     let bob = account_device(broker.addr(), dir.path(), "bob", 2).await;
 
     let mut a1 = alice1.create_conversation().await.unwrap();

@@ -12,7 +12,7 @@ import { signerHandle } from '../src/mls/suite.js';
 /** @param {Identity} id */
 async function signer(id) {
   const key = id.publicKey.toSec1();
-  const b = await DeviceBinding.issue(id, key);
+  const b = await DeviceBinding.issue(id, key, 1);
   return { binding: b.toBytes(), publicKey: key, handle: await signerHandle(id) };
 }
 

@@ -8,7 +8,9 @@ import { defaultCapabilities } from 'ts-mls/defaultCapabilities.js';
 import { encodeMlsMessage } from 'ts-mls/message.js';
 import { Identity } from '../src/crypto/identity.js';
 import { signRaw } from '../src/crypto/identity.js';
-import { DeviceBinding } from '../src/mls/binding.js';
+import { readFile } from 'node:fs/promises';
+import { fromHex, toHex } from '../src/bytes.js';
+import { BINDING_LEN, BINDING_VERSION, DeviceBinding } from '../src/mls/binding.js';
 import { decodeText, encodeText } from '../src/mls/content.js';
 import { DeviceList } from '../src/mls/device-list.js';
 import { derToRaw, lowS, rawToDer, verifyRaw } from '../src/mls/ecdsa.js';
@@ -54,14 +56,38 @@ test('bindings verify for their device only; a tampered binding fails', async ()
   const account = await Identity.generate();
   const device = await Identity.generate();
   const other = await Identity.generate();
-  const b = await DeviceBinding.issue(account, device.publicKey.toSec1(), 1700000000000);
+  const b = await DeviceBinding.issue(account, device.publicKey.toSec1(), 1, 1700000000000);
   const back = await DeviceBinding.fromBytes(b.toBytes());
   await back.verify(device.publicKey.toSec1());
   await assert.rejects(back.verify(other.publicKey.toSec1()), { code: 'Binding' });
   const bytes = b.toBytes();
-  bytes[80] ^= 1; // issued_at
+  const listed = Uint8Array.from(bytes);
+  listed[77] ^= 1; // list_version
+  await assert.rejects((await DeviceBinding.fromBytes(listed)).verify(device.publicKey.toSec1()), { code: 'Binding' });
+  bytes[85] ^= 1; // issued_at
   await assert.rejects((await DeviceBinding.fromBytes(bytes)).verify(device.publicKey.toSec1()), { code: 'Binding' });
   await assert.rejects(DeviceBinding.fromBytes(bytes.subarray(1)), { code: 'Binding' });
+});
+
+test('the binding v2 vector the Rust SDK wrote parses and verifies (client/tests/vectors/binding_v2.json)', async () => {
+  const v = JSON.parse(await readFile(new URL('../../client/tests/vectors/binding_v2.json', import.meta.url), 'utf8'));
+  const bytes = fromHex(v.binding);
+  const device = fromHex(v.device_key);
+  assert.equal(bytes.length, BINDING_LEN);
+  assert.equal(bytes[4], BINDING_VERSION);
+  const b = await DeviceBinding.fromBytes(bytes);
+  assert.equal(toHex(b.account.toSec1()), v.account_key);
+  assert.equal(b.listVersion, v.list_version);
+  assert.equal(b.issuedAt, v.issued_at);
+  await b.verify(device);
+  const other = Uint8Array.from(bytes);
+  other[77] ^= 1;
+  await assert.rejects((await DeviceBinding.fromBytes(other)).verify(device), { code: 'Binding' });
+  // The same bytes re-encoded: JS writes what Rust wrote.
+  assert.deepEqual(b.toBytes(), bytes);
+  const v1 = Uint8Array.from(bytes);
+  v1[4] = 1;
+  await assert.rejects(DeviceBinding.fromBytes(v1), { code: 'Binding' });
 });
 
 test('device lists verify under their account, refuse rollback and tampering', async () => {
@@ -102,7 +128,7 @@ test('text content is padded to Padmé and checked on the way in', () => {
 test('a claimed KeyPackage must be the device’s, bound, and within a 90-day lifetime', async () => {
   const id = await Identity.generate({ extractable: false });
   const key = id.publicKey.toSec1();
-  const signer = { binding: (await DeviceBinding.issue(id, key)).toBytes(), publicKey: key, handle: await signerHandle(id) };
+  const signer = { binding: (await DeviceBinding.issue(id, key, 1)).toBytes(), publicKey: key, handle: await signerHandle(id) };
   const kp = await newKeyPackage(signer);
   assert.ok(await checkKeyPackage(kp.message, key));
   const other = await Identity.generate();
@@ -132,7 +158,7 @@ test('a claimed KeyPackage must be the device’s, bound, and within a 90-day li
   await assert.rejects(checkKeyPackage(unboundMsg, key), /binding/);
   // Nor is one that carries another device's (valid) binding.
   const stolen = await generateKeyPackageWithKey(
-    { credentialType: 'basic', identity: (await DeviceBinding.issue(other, other.publicKey.toSec1())).toBytes() },
+    { credentialType: 'basic', identity: (await DeviceBinding.issue(other, other.publicKey.toSec1(), 1)).toBytes() },
     defaultCapabilities(),
     { notBefore: now, notAfter: now + 86400n },
     [],

@@ -1,4 +1,4 @@
-//! `hermit devices list|publish|add|bind` and `hermit keypackages
+//! `hermit devices list|publish|add|bind|drop` and `hermit keypackages
 //! publish|status` (docs/MLS.md §4, §5.1).
 //!
 //! An account is the device where it was made: the first MLS command run
@@ -40,6 +40,15 @@ pub enum DevicesCommand {
     Add {
         /// The new device's public key (`.pub` file, key file or base64 SPKI).
         pubkey: String,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
+    /// On the account's device: drop a device from this account's device
+    /// list, then remove it from every conversation of this device where it
+    /// is a member (others see who removed it, and when).
+    Drop {
+        /// The device's fingerprint (hex), `.pub` file, key file or base64 SPKI.
+        device_fp: String,
         #[command(flatten)]
         device: DeviceArgs,
     },
@@ -98,18 +107,42 @@ pub fn devices(cmd: DevicesCommand) -> anyhow::Result<()> {
         }),
         DevicesCommand::Add { pubkey, device } => {
             let key = load_public_key(&pubkey)?;
-            let account = device.identity.unlock()?;
-            let binding = DeviceBinding::issue(&account, &key.to_sec1_uncompressed(), now_ms());
-            let text = B64.encode(binding.to_bytes());
-            device.run_unlocked(account, async |d| {
-                let list = publish_list(&d, std::slice::from_ref(&key)).await?;
-                outln!("{text}")?;
+            device.run(async |d| {
+                account_only(&d)?;
+                // The list naming the device first, then the binding with
+                // the version it got (docs/MLS.md §4.1).
+                let binding = d
+                    .bind(&key)
+                    .await
+                    .or_say(|| "cannot publish the device list".into())?;
+                outln!("{}", B64.encode(binding.to_bytes()))?;
                 eprintln!(
                     "device {} added to the device list (version {}); on it, run \
                      `hermit devices bind BINDING` with the line above, then \
                      `hermit keypackages publish`",
                     key.fingerprint().to_hex(),
-                    list.version()
+                    binding.list_version()
+                );
+                Ok(())
+            })
+        }
+        DevicesCommand::Drop { device_fp, device } => {
+            let fp = parse_fingerprint(&device_fp)?;
+            device.run(async |d| {
+                account_only(&d)?;
+                let (list, topics) = d
+                    .drop_device(&fp)
+                    .await
+                    .or_say(|| format!("cannot drop the device {}", fp.to_hex()))?;
+                for topic in &topics {
+                    outln!("{topic}")?;
+                }
+                eprintln!(
+                    "device {} dropped from the device list (version {}); removed from {} \
+                     conversations",
+                    fp.to_hex(),
+                    list.version(),
+                    topics.len()
                 );
                 Ok(())
             })
@@ -152,12 +185,8 @@ pub fn key_packages(cmd: KeyPackagesCommand) -> anyhow::Result<()> {
     }
 }
 
-/// Publishes the account's device list with `add` added, naming what to
-/// do on a device that is not the account's.
-async fn publish_list(
-    d: &Device,
-    add: &[hermit_client::crypto::PublicKey],
-) -> anyhow::Result<DeviceList> {
+/// Refuses a device that is not the account's own, naming what to do.
+fn account_only(d: &Device) -> anyhow::Result<()> {
     if !d.is_account() {
         return Err(anyhow::anyhow!(
             "this device belongs to the account {}, which signs the device list: run this \
@@ -166,6 +195,16 @@ async fn publish_list(
         ))
         .class(USAGE);
     }
+    Ok(())
+}
+
+/// Publishes the account's device list with `add` added, naming what to
+/// do on a device that is not the account's.
+async fn publish_list(
+    d: &Device,
+    add: &[hermit_client::crypto::PublicKey],
+) -> anyhow::Result<DeviceList> {
+    account_only(d)?;
     d.publish_device_list(add)
         .await
         .or_say(|| "cannot publish the device list".into())
@@ -203,13 +242,6 @@ pub(super) fn rfc3339(ms: u64) -> String {
         ),
         Err(_) => format!("{ms} ms"),
     }
-}
-
-/// Milliseconds since the Unix epoch, now.
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// `hermit devices bind`: checks the binding is for this key, then stores

@@ -188,6 +188,46 @@ impl Printer {
                 "version": version,
                 "seen": seen,
             }),
+            Event::LeafRefused {
+                offset,
+                account,
+                device,
+                reason,
+            } => json!({
+                "event": "leaf_refused",
+                "offset": offset,
+                "account": account.to_hex(),
+                "device": device.to_hex(),
+                "reason": reason,
+            }),
+            Event::DeviceNotListed {
+                offset,
+                account,
+                device,
+                list_version,
+            } => json!({
+                "event": "device_not_listed",
+                "offset": offset,
+                "account": account.to_hex(),
+                "device": device.to_hex(),
+                "list_version": list_version,
+            }),
+            Event::DeviceRemoved {
+                offset,
+                account,
+                device,
+                by_device,
+                at,
+                list_version,
+            } => json!({
+                "event": "device_removed",
+                "offset": offset,
+                "account": account.to_hex(),
+                "device": device.to_hex(),
+                "by_device": by_device.to_hex(),
+                "at": at,
+                "list_version": list_version,
+            }),
             _ => json!({"event": "other", "offset": e.offset()}),
         };
         v["topic"] = self.topic.clone().into();
@@ -243,6 +283,42 @@ fn note(e: &Event) -> Option<String> {
                 member.account.to_hex()
             )
         }
+        Event::LeafRefused {
+            offset,
+            account,
+            device,
+            reason,
+        } => format!(
+            "[{offset}] error: a change adding device {} of account {} was refused: {reason}",
+            device.to_hex(),
+            account.to_hex()
+        ),
+        Event::DeviceNotListed {
+            offset,
+            account,
+            device,
+            list_version,
+        } => format!(
+            "[{offset}] warning: device {} of account {} is not on its device list (version \
+             {list_version}): dropped, to be removed by its account",
+            device.to_hex(),
+            account.to_hex()
+        ),
+        Event::DeviceRemoved {
+            offset,
+            account,
+            device,
+            by_device,
+            at,
+            list_version,
+        } => format!(
+            "[{offset}] removed: device {} of account {}, dropped from its device list (version \
+             {list_version}), removed by its device {} at {}",
+            device.to_hex(),
+            account.to_hex(),
+            by_device.to_hex(),
+            super::devices::rfc3339(*at)
+        ),
         // Retried by the SDK; the others end the reading with an error.
         _ => return None,
     })

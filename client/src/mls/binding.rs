@@ -1,6 +1,8 @@
 //! The device binding: an account's signature over one device's MLS
 //! signature key, carried as the identity of the device's basic credential
-//! (docs/MLS.md §4.1). Every member checks it on every leaf it validates.
+//! (docs/MLS.md §4.1). Every member checks it on every leaf it validates,
+//! and checks that the account's device list at the binding's
+//! `list_version` or newer names the leaf's key (`credential.rs`).
 
 use crate::crypto::identity::SEC1_UNCOMPRESSED_LEN;
 use crate::crypto::{Fingerprint, Identity, PublicKey};
@@ -8,19 +10,20 @@ use crate::crypto::{Fingerprint, Identity, PublicKey};
 /// The first bytes of a credential identity that is a device binding.
 pub const BINDING_MAGIC: [u8; 4] = *b"HMQD";
 
-/// The version of the binding format this code writes and reads.
-pub const BINDING_VERSION: u8 = 1;
+/// The version of the binding format this code writes and reads. Version 1
+/// (no list version) was never released and is refused.
+pub const BINDING_VERSION: u8 = 2;
 
 /// What the account signs before the device key: a label of its own, apart
 /// from `Authenticate`'s and the device list's.
-const BINDING_LABEL: &[u8] = b"HermitMQ device binding v1\0";
+const BINDING_LABEL: &[u8] = b"HermitMQ device binding v2\0";
 
 /// Length of a raw `r‖s` ECDSA P-256 signature.
 const SIGNATURE_LEN: usize = 64;
 
-/// Length of an encoded binding: magic, version, account key, issued-at,
-/// signature.
-pub const BINDING_LEN: usize = 4 + 1 + SEC1_UNCOMPRESSED_LEN + 8 + SIGNATURE_LEN;
+/// Length of an encoded binding: magic, version, account key, list version,
+/// issued-at, signature.
+pub const BINDING_LEN: usize = 4 + 1 + SEC1_UNCOMPRESSED_LEN + 8 + 8 + SIGNATURE_LEN;
 
 /// Why a credential identity is not a valid device binding.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,11 +45,13 @@ pub enum BindingError {
     },
 }
 
-/// A device binding: the account key, when it was issued, and the
-/// account's signature over the device's signature key.
+/// A device binding: the account key, the version of the account's device
+/// list that first names the device, when it was issued, and the account's
+/// signature over the device's signature key.
 #[derive(Clone, PartialEq, Eq)]
 pub struct DeviceBinding {
     account: PublicKey,
+    list_version: u64,
     issued_at: u64,
     signature: [u8; SIGNATURE_LEN],
 }
@@ -55,32 +60,53 @@ impl std::fmt::Debug for DeviceBinding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DeviceBinding")
             .field("account", self.account.fingerprint())
+            .field("list_version", &self.list_version)
             .field("issued_at", &self.issued_at)
             .finish_non_exhaustive()
     }
 }
 
-fn signed_bytes(account: &[u8], device_key: &[u8], issued_at: u64) -> Vec<u8> {
-    let mut m = Vec::with_capacity(BINDING_LABEL.len() + 2 * SEC1_UNCOMPRESSED_LEN + 8);
+fn signed_bytes(account: &[u8], device_key: &[u8], list_version: u64, issued_at: u64) -> Vec<u8> {
+    let mut m = Vec::with_capacity(BINDING_LABEL.len() + 2 * SEC1_UNCOMPRESSED_LEN + 16);
     m.extend_from_slice(BINDING_LABEL);
     m.extend_from_slice(account);
     m.extend_from_slice(device_key);
+    m.extend_from_slice(&list_version.to_be_bytes());
     m.extend_from_slice(&issued_at.to_be_bytes());
     m
 }
 
 impl DeviceBinding {
     /// The account's binding of `device_key` (an uncompressed SEC1 point,
-    /// the leaf's `signature_key`), issued at `issued_at` (ms since the
-    /// Unix epoch).
-    pub fn issue(account: &Identity, device_key: &[u8], issued_at: u64) -> DeviceBinding {
+    /// the leaf's `signature_key`), named first by the account's device list
+    /// `list_version`, issued at `issued_at` (ms since the Unix epoch).
+    /// [`Device::bind`](super::Device::bind) publishes the list first and
+    /// passes the version it got.
+    pub fn issue(
+        account: &Identity,
+        device_key: &[u8],
+        list_version: u64,
+        issued_at: u64,
+    ) -> DeviceBinding {
         let public = account.public_key().clone();
-        let message = signed_bytes(&public.to_sec1_uncompressed(), device_key, issued_at);
+        let message = signed_bytes(
+            &public.to_sec1_uncompressed(),
+            device_key,
+            list_version,
+            issued_at,
+        );
         DeviceBinding {
             signature: account.sign_labelled(&message),
             account: public,
+            list_version,
             issued_at,
         }
+    }
+
+    /// The version of the account's device list that first names the
+    /// device: a member judging the leaf needs that list or a newer one.
+    pub const fn list_version(&self) -> u64 {
+        self.list_version
     }
 
     /// The account that issued the binding.
@@ -99,6 +125,7 @@ impl DeviceBinding {
         out.extend_from_slice(&BINDING_MAGIC);
         out.push(BINDING_VERSION);
         out.extend_from_slice(&self.account.to_sec1_uncompressed());
+        out.extend_from_slice(&self.list_version.to_be_bytes());
         out.extend_from_slice(&self.issued_at.to_be_bytes());
         out.extend_from_slice(&self.signature);
         out
@@ -127,11 +154,14 @@ impl DeviceBinding {
         }
         let account =
             PublicKey::from_sec1_bytes(account).map_err(|_| BindingError::BadAccountKey)?;
+        let (list_version, rest) = rest.split_at(8);
+        let list_version = u64::from_be_bytes(list_version.try_into().expect("8 bytes"));
         let (issued_at, signature) = rest.split_at(8);
         let issued_at = u64::from_be_bytes(issued_at.try_into().expect("8 bytes"));
         let signature = signature.try_into().expect("64 bytes by the length check");
         Ok(DeviceBinding {
             account,
+            list_version,
             issued_at,
             signature,
         })
@@ -146,6 +176,7 @@ impl DeviceBinding {
         let message = signed_bytes(
             &self.account.to_sec1_uncompressed(),
             device_key,
+            self.list_version,
             self.issued_at,
         );
         if self.account.verify_labelled(&message, &self.signature) {
@@ -173,7 +204,7 @@ mod tests {
     fn a_binding_round_trips_and_verifies_only_for_its_device() {
         let account = Identity::generate().expect("key");
         let device = device_key();
-        let binding = DeviceBinding::issue(&account, &device, 1_700_000_000_000);
+        let binding = DeviceBinding::issue(&account, &device, 3, 1_700_000_000_000);
         let bytes = binding.to_bytes();
         assert_eq!(bytes.len(), BINDING_LEN);
         let parsed = DeviceBinding::from_bytes(&bytes).expect("parse");
@@ -192,11 +223,16 @@ mod tests {
     fn every_signed_field_is_covered() {
         let account = Identity::generate().expect("key");
         let device = device_key();
-        let bytes = DeviceBinding::issue(&account, &device, 42).to_bytes();
-        // Flip one bit in the issued-at, the signature and (to another valid
-        // key) the account: none verifies.
+        let bytes = DeviceBinding::issue(&account, &device, 5, 42).to_bytes();
+        // Flip one bit in the list version, the issued-at, the signature and
+        // (to another valid key) the account: none verifies.
+        let mut listed = bytes.clone();
+        listed[4 + 1 + 65 + 7] ^= 1;
+        let listed = DeviceBinding::from_bytes(&listed).expect("still parses");
+        assert_eq!(listed.list_version(), 4);
+        assert!(listed.verify(&device).is_err(), "list_version is signed");
         let mut later = bytes.clone();
-        later[4 + 1 + 65 + 7] ^= 1;
+        later[4 + 1 + 65 + 8 + 7] ^= 1;
         let later = DeviceBinding::from_bytes(&later).expect("still parses");
         assert!(later.verify(&device).is_err(), "issued_at is signed");
         let mut bad_sig = bytes.clone();
@@ -213,7 +249,7 @@ mod tests {
     #[test]
     fn malformed_bindings_are_named() {
         let account = Identity::generate().expect("key");
-        let bytes = DeviceBinding::issue(&account, &device_key(), 1).to_bytes();
+        let bytes = DeviceBinding::issue(&account, &device_key(), 1, 1).to_bytes();
         assert!(matches!(
             DeviceBinding::from_bytes(&bytes[..BINDING_LEN - 1]),
             Err(BindingError::Malformed("wrong length"))
@@ -225,7 +261,7 @@ mod tests {
             Err(BindingError::Malformed("wrong magic"))
         ));
         let mut version = bytes.clone();
-        version[4] = 2;
+        version[4] = 1;
         assert!(matches!(
             DeviceBinding::from_bytes(&version),
             Err(BindingError::Malformed("unknown version"))

@@ -12,6 +12,7 @@ use mls_rs::{Extension, ExtensionList, MlsMessage};
 
 use super::config::DELIVERY_EXTENSION;
 use super::conversation::{Conversation, delivery_extension};
+use super::credential::{CredentialError, check_leaf};
 use super::device::one_record;
 use super::error::ConversationError;
 use super::event::Event;
@@ -145,9 +146,41 @@ impl Conversation {
             if absent_only && self.roster.values().any(|m| m.device == fp) {
                 continue;
             }
-            adds.push((fp, self.device.claim_key_package(key).await?));
+            let kp = self.device.claim_key_package(key).await?;
+            self.check_listed(&kp, key).await?;
+            adds.push((fp, kp));
         }
         Ok(adds)
+    }
+
+    /// Checks a claimed KeyPackage's device against its account's device
+    /// list at the binding's version or newer (fetched when not held), so
+    /// that the library's leaf check finds it (docs/MLS.md §4.1).
+    async fn check_listed(
+        &self,
+        kp: &MlsMessage,
+        key: &PublicKey,
+    ) -> Result<(), ConversationError> {
+        let device = *key.fingerprint();
+        let bad = |reason: String| ConversationError::BadKeyPackage { device, reason };
+        let identity = kp
+            .as_key_package()
+            .ok_or_else(|| bad("not a KeyPackage".into()))?
+            .signing_identity();
+        let (member, version) = check_leaf(identity)?;
+        let list = self
+            .device
+            .ensure_list(&member.account, &device, version)
+            .await?;
+        if !list.lists(&key.to_sec1_uncompressed()) {
+            return Err(CredentialError::NotListed {
+                account: member.account,
+                device,
+                list_version: list.version(),
+            }
+            .into());
+        }
+        Ok(())
     }
 
     /// Removes these devices from the group.
@@ -186,6 +219,41 @@ impl Conversation {
     /// As [`Conversation::remove_devices`].
     pub async fn update(&mut self) -> Result<CommitOutcome, ConversationError> {
         self.commit_intent(Intent::Update).await
+    }
+
+    /// On a device of an account: removes the group's devices of that
+    /// account that its newest device list (fetched now) no longer names —
+    /// dropped devices (docs/MLS.md §4.4). This device never removes
+    /// itself. Run by [`Conversation::catch_up`].
+    ///
+    /// # Errors
+    /// The list cannot be had (rolled back, equivocating); as
+    /// [`Conversation::remove_devices`].
+    pub(crate) async fn remove_dropped_devices(&mut self) -> Result<(), ConversationError> {
+        if self.is_removed() {
+            return Ok(());
+        }
+        let me = self.me();
+        if !self
+            .members()
+            .iter()
+            .any(|m| m.account == me.account && m.device != me.device)
+        {
+            return Ok(());
+        }
+        match self.device.device_list(&me.account).await {
+            Ok(_) | Err(ConversationError::NoDeviceList { .. }) => {}
+            Err(e) => return Err(e),
+        }
+        let dropped: Vec<Fingerprint> = self
+            .unlisted_members(|m| m.account == me.account && m.device != me.device)
+            .into_iter()
+            .map(|(m, _)| m.device)
+            .collect();
+        if !dropped.is_empty() {
+            self.commit_intent(Intent::Remove(dropped)).await?;
+        }
+        Ok(())
     }
 
     /// Leaves: sends a Remove Proposal for this device's own leaf, which the
@@ -266,9 +334,10 @@ impl Conversation {
         // application messages counts again): at most MAX_COMMIT_ATTEMPTS.
         let mut attempts = 0u32;
         let mut round = 0u32;
+
         while attempts < MAX_COMMIT_ATTEMPTS {
             round += 1;
-            self.catch_up().await?;
+            self.catch_up_records().await?;
             self.check_usable()?;
             let Some(plan) = self.plan(&intent) else {
                 return Ok(CommitOutcome::AlreadyDone);

@@ -14,7 +14,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::config::{DELIVERY_EXTENSION, MlsConfig};
 use super::content::{Content, ContentKind};
-use super::credential::MemberId;
+use super::credential::{CredentialError, MemberId};
 use super::device::{Device, GROUP_RETENTION, now_ms, one_record, welcome_topic};
 use super::error::ConversationError;
 use super::event::Event;
@@ -32,6 +32,14 @@ pub const MAX_PENDING_EVENTS: usize = 1024;
 
 /// How much one fetch asks for.
 const FETCH_BYTES: u32 = 1 << 20;
+
+/// A device list the leaf check needs: account, the device whose leaf
+/// needs it, the binding's version.
+type NeededList = (Fingerprint, Fingerprint, u64);
+
+/// How many device lists one record (or Welcome) may make this device
+/// fetch before it is refused.
+const MAX_LIST_FETCHES: usize = 64;
 
 /// The group topic of a group id.
 pub fn group_topic(group_id: &[u8]) -> String {
@@ -53,6 +61,13 @@ fn parse_delivery(body: &[u8]) -> Option<(String, u64)> {
     let topic = std::str::from_utf8(body.get(2..2 + n)?).ok()?.to_owned();
     let start = u64::from_be_bytes(body.get(2 + n..2 + n + 8)?.try_into().ok()?);
     (body.len() == 2 + n + 8).then_some((topic, start))
+}
+
+/// Whether `list` names the device whose fingerprint is `device`.
+pub(crate) fn list_names(list: &super::device_list::DeviceList, device: &Fingerprint) -> bool {
+    list.devices().iter().any(|d| {
+        crate::crypto::PublicKey::from_sec1_bytes(&d.key).is_ok_and(|k| k.fingerprint() == device)
+    })
 }
 
 /// One conversation of a device.
@@ -88,6 +103,19 @@ impl Device {
             .and_then(|mut r| r.fill_bytes(&mut group_id))
             .map_err(|_| ConversationError::Invalid("the OS random source failed".into()))?;
         let topic = group_topic(&group_id);
+        // Our own leaf passes the device-list check too (docs/MLS.md §4.1);
+        // an account's own device that never published its list lists
+        // itself now (as `hermit keypackages publish` does).
+        let (account, me) = (*self.account().fingerprint(), *self.fingerprint());
+        let version = self.inner.binding.list_version();
+        match self.ensure_list(&account, &me, version).await {
+            Err(ConversationError::NoDeviceList { .. }) if self.is_account() => {
+                self.publish_device_list(&[]).await?;
+            }
+            other => {
+                other?;
+            }
+        }
         self.inner
             .ensure_topic(&topic, 1, Cleanup::Delete, Some(GROUP_RETENTION))
             .await?;
@@ -181,7 +209,7 @@ impl Device {
                 let Ok(welcome) = MlsMessage::from_bytes(&record.value) else {
                     continue;
                 };
-                let Ok((group, info)) = self.inner.mls.join_group(None, &welcome, None) else {
+                let Some((group, info)) = self.join_checked(&welcome).await else {
                     // Not for us (no KeyPackage of ours in it), or invalid.
                     continue;
                 };
@@ -192,6 +220,41 @@ impl Device {
             self.set_welcome_cursor(next)?;
             cursor = next;
         }
+    }
+
+    /// Joins from `welcome`, fetching the device lists its tree's leaves
+    /// need (docs/MLS.md §4.1): a join the leaf check stopped for want of
+    /// a list is tried again once the list is held. `None` when the
+    /// Welcome is not for us, invalid, or a leaf's list cannot be had at
+    /// its binding's version (logged: the Welcome is refused).
+    async fn join_checked(
+        &self,
+        welcome: &MlsMessage,
+    ) -> Option<(Group<MlsConfig>, NewMemberInfo)> {
+        let ids = &self.inner.ids;
+        for _ in 0..MAX_LIST_FETCHES {
+            ids.take_noted();
+            match self.inner.mls.join_group(None, welcome, None) {
+                Ok(joined) => return Some(joined),
+                Err(e) => match ids.take_noted() {
+                    Some(CredentialError::NeedList {
+                        account,
+                        device,
+                        version,
+                    }) => {
+                        if let Err(why) = self.ensure_list(&account, &device, version).await {
+                            tracing::warn!(%account, %device, "a Welcome is refused: {why}");
+                            return None;
+                        }
+                    }
+                    _ => {
+                        tracing::debug!("a Welcome is skipped: {e}");
+                        return None;
+                    }
+                },
+            }
+        }
+        None
     }
 
     /// Stores a group just joined: its file first, then the KeyPackages
@@ -239,6 +302,15 @@ impl Device {
             first_epoch: group.current_epoch(),
         };
         let mut c = Conversation::from_parts(self.clone(), group, file)?;
+        let unlisted = c.unlisted_members(|_| true);
+        for (member, list_version) in unlisted {
+            c.file.delivered.push(Event::DeviceNotListed {
+                offset: start,
+                account: member.account,
+                device: member.device,
+                list_version,
+            });
+        }
         c.save()?;
         self.inner.save_key_packages()?;
         Ok(Some(topic))
@@ -312,6 +384,23 @@ impl Conversation {
         let mut m: Vec<_> = self.roster.iter().collect();
         m.sort_by_key(|(i, _)| **i);
         m.into_iter().map(|(_, id)| *id).collect()
+    }
+
+    /// The members (those `which` selects) whose device the newest held
+    /// list of their account does not name, with that list's version.
+    pub(crate) fn unlisted_members(
+        &self,
+        mut which: impl FnMut(&MemberId) -> bool,
+    ) -> Vec<(MemberId, u64)> {
+        let ids = &self.device.inner.ids;
+        self.members()
+            .into_iter()
+            .filter(|m| which(m))
+            .filter_map(|m| {
+                let list = ids.held_list(&m.account)?;
+                (!list_names(&list, &m.device)).then_some((m, list.version()))
+            })
+            .collect()
     }
 
     /// This device's own member id.
@@ -450,7 +539,16 @@ impl Conversation {
     ///
     /// # Errors
     /// [`ConversationError`].
+    /// Then, on a device of an account with a member device its account's
+    /// newest list no longer names (dropped), commits its Remove (docs/MLS.md
+    /// §4.4).
     pub async fn catch_up(&mut self) -> Result<(), ConversationError> {
+        self.catch_up_records().await?;
+        self.remove_dropped_devices().await
+    }
+
+    /// Processes the topic to its end.
+    pub(crate) async fn catch_up_records(&mut self) -> Result<(), ConversationError> {
         while !self.fetch_and_process(Duration::ZERO, false).await? {}
         Ok(())
     }
@@ -491,15 +589,18 @@ impl Conversation {
             Err(e) => return Err(e.into()),
         };
         let mut processed = 0usize;
+        let first_new_event = self.file.delivered.len();
         for record in resp.records_from(self.file.next) {
             let record = record?;
             if self.file.removed || (cap && self.file.delivered.len() >= MAX_PENDING_EVENTS) {
                 break;
             }
-            self.process_record(record.offset, record.timestamp_ns, &record.value)?;
+            self.process_with_lists(record.offset, record.timestamp_ns, &record.value)
+                .await?;
             self.file.next = record.offset + 1;
             processed += 1;
         }
+        self.confirm_device_removals(first_new_event).await;
         // Our views, when due, are sealed into this same state write
         // (after the claims to check, when there are some).
         let views = if self.views_checks_pending() {
@@ -515,13 +616,50 @@ impl Conversation {
         Ok(processed == 0)
     }
 
-    /// Applies one record (docs/MLS.md §3's table).
-    fn process_record(
+    /// Applies one record, fetching the device lists its new leaves need
+    /// first (docs/MLS.md §4.1): processing the leaf check stopped for want
+    /// of a list left the group as it was, and is tried again once the list
+    /// is held; a list that cannot be had refuses the record.
+    async fn process_with_lists(
         &mut self,
         offset: u64,
         timestamp_ns: u64,
         bytes: &[u8],
     ) -> Result<(), ConversationError> {
+        for _ in 0..MAX_LIST_FETCHES {
+            let Some((account, device, version)) =
+                self.process_record(offset, timestamp_ns, bytes)?
+            else {
+                return Ok(());
+            };
+            if let Err(e) = self.device.ensure_list(&account, &device, version).await {
+                self.file.remember(Sha256::digest(bytes).into());
+                self.file.delivered.push(Event::LeafRefused {
+                    offset,
+                    account,
+                    device,
+                    reason: e.to_string(),
+                });
+                return Ok(());
+            }
+        }
+        self.file.remember(Sha256::digest(bytes).into());
+        self.file.delivered.push(Event::RecordRefused {
+            offset,
+            reason: format!("its leaves need more than {MAX_LIST_FETCHES} device lists"),
+        });
+        Ok(())
+    }
+
+    /// Applies one record (docs/MLS.md §3's table). Returns the device list
+    /// it needs (account, device, version) when the leaf check stopped for
+    /// want of it: then nothing changed.
+    fn process_record(
+        &mut self,
+        offset: u64,
+        timestamp_ns: u64,
+        bytes: &[u8],
+    ) -> Result<Option<NeededList>, ConversationError> {
         let hash: [u8; 32] = Sha256::digest(bytes).into();
         // Our own message read back, or a resent copy: quietly skipped.
         if self.file.recent.contains(&hash) {
@@ -530,27 +668,40 @@ impl Conversation {
                     |o| !matches!(o, Outgoing::Message { bytes: b } if b.as_slice() == bytes),
                 );
             }
-            return Ok(());
+            return Ok(None);
         }
-        self.file.remember(hash);
+        let needed = self.apply_record(offset, timestamp_ns, bytes)?;
+        if needed.is_none() {
+            self.file.remember(hash);
+        }
+        Ok(needed)
+    }
+
+    /// [`Conversation::process_record`] once the record is known new.
+    fn apply_record(
+        &mut self,
+        offset: u64,
+        timestamp_ns: u64,
+        bytes: &[u8],
+    ) -> Result<Option<NeededList>, ConversationError> {
         let refuse = |reason: String| Event::RecordRefused { offset, reason };
         let header = match clear_header(bytes) {
             Ok(h) => h,
             Err(e) => {
                 self.file.delivered.push(refuse(e.to_string()));
-                return Ok(());
+                return Ok(None);
             }
         };
         if header.group_id != self.file.group_id.as_slice() {
             self.file
                 .delivered
                 .push(refuse("another group's record".into()));
-            return Ok(());
+            return Ok(None);
         }
         if header.epoch < self.file.first_epoch {
             // Sent before this device joined (a Commit that adds it may
             // land after messages its Welcome's start offset precedes).
-            return Ok(());
+            return Ok(None);
         }
         let epoch = self.group.current_epoch();
         if header.epoch > epoch {
@@ -558,17 +709,17 @@ impl Conversation {
                 offset,
                 epoch: header.epoch,
             });
-            return Ok(());
+            return Ok(None);
         }
         if header.epoch < epoch && header.content_type != ContentType::Application {
             // A Commit or Proposal that lost its epoch's race.
-            return Ok(());
+            return Ok(None);
         }
         let Ok(message) = MlsMessage::mls_decode(&mut &*bytes) else {
             self.file
                 .delivered
                 .push(refuse("not an MLS message".into()));
-            return Ok(());
+            return Ok(None);
         };
         let own_commit = self.own_pending_commit(bytes);
         // Validation time: the record's own (producer) timestamp, the same
@@ -579,6 +730,13 @@ impl Conversation {
         } else {
             HashMap::new()
         };
+        // A handshake message may stop at the leaf check for want of a
+        // device list: the group is put back as it was and the caller
+        // fetches the list and tries again.
+        let snapshot =
+            (header.content_type != ContentType::Application).then(|| self.group.clone());
+        let ids = self.device.inner.ids.clone();
+        ids.take_noted();
         match self.group.process_incoming_message_with_time(message, time) {
             Ok(ReceivedMessage::ApplicationMessage(m)) => {
                 let event = match (Content::decode(m.data()), self.roster.get(&m.sender_index)) {
@@ -613,7 +771,10 @@ impl Conversation {
                     self.drop_lost_commit(epoch);
                 }
                 self.refresh_roster()?;
-                let events = process::commit_events(offset, &before, &self.roster);
+                let mut events = process::commit_events(offset, &before, &self.roster);
+                if let Some(by) = before.get(&desc.committer) {
+                    process::same_account_removals(&mut events, by, timestamp_ns / 1_000_000);
+                }
                 let removed = matches!(desc.effect, CommitEffect::Removed { .. });
                 if !events.is_empty() {
                     self.views_due();
@@ -633,6 +794,9 @@ impl Conversation {
             }
             Ok(_) => {}
             Err(e) => {
+                if let Some(noted) = ids.take_noted() {
+                    return Ok(self.leaf_check_failed(noted, snapshot, offset, &e));
+                }
                 let event = if process::is_decryption_failure(&e) && header.epoch == epoch {
                     Event::ForkSuspected {
                         offset,
@@ -644,7 +808,82 @@ impl Conversation {
                 self.file.delivered.push(event);
             }
         }
-        Ok(())
+        Ok(None)
+    }
+
+    /// A record the device-list check stopped: for want of a list, the
+    /// group is put back as it was (`snapshot`) and the list returned for
+    /// the caller to fetch; a leaf not listed refuses the record.
+    fn leaf_check_failed(
+        &mut self,
+        noted: CredentialError,
+        snapshot: Option<Group<MlsConfig>>,
+        offset: u64,
+        e: &mls_rs::error::MlsError,
+    ) -> Option<NeededList> {
+        match noted {
+            CredentialError::NeedList {
+                account,
+                device,
+                version,
+            } => {
+                if let Some(group) = snapshot {
+                    self.group = group;
+                }
+                Some((account, device, version))
+            }
+            CredentialError::NotListed {
+                account, device, ..
+            } => {
+                self.file.delivered.push(Event::LeafRefused {
+                    offset,
+                    account,
+                    device,
+                    reason: e.to_string(),
+                });
+                None
+            }
+            other => {
+                self.file.delivered.push(Event::RecordRefused {
+                    offset,
+                    reason: other.to_string(),
+                });
+                None
+            }
+        }
+    }
+
+    /// Keeps the [`Event::DeviceRemoved`] candidates among the events from
+    /// `from` on whose device the account's newest list (fetched now) does
+    /// not name, with its version; the others become
+    /// [`Event::MemberRemoved`] (a device of the account removed a device
+    /// still listed, or the list could not be had).
+    async fn confirm_device_removals(&mut self, from: usize) {
+        for i in from..self.file.delivered.len() {
+            let Event::DeviceRemoved {
+                offset,
+                account,
+                device,
+                list_version: 0,
+                ..
+            } = self.file.delivered[i]
+            else {
+                continue;
+            };
+            let dropped = match self.device.device_list(&account).await {
+                Ok(list) if !list_names(&list, &device) => Some(list.version()),
+                _ => None,
+            };
+            match (dropped, &mut self.file.delivered[i]) {
+                (Some(v), Event::DeviceRemoved { list_version, .. }) => *list_version = v,
+                (_, e) => {
+                    *e = Event::MemberRemoved {
+                        offset,
+                        member: MemberId { account, device },
+                    };
+                }
+            }
+        }
     }
 
     /// Whether `bytes` are our pending Commit.

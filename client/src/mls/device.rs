@@ -285,7 +285,11 @@ impl Device {
                 b
             }
             None => {
-                let b = DeviceBinding::issue(&identity, &sec1, now_ms());
+                // Every list the account signs names its own device
+                // (`publish_device_list` always keeps it; `drop_device`
+                // refuses to drop it), so the first list naming it is
+                // version 1: the binding needs no publication first.
+                let b = DeviceBinding::issue(&identity, &sec1, 1, now_ms());
                 dir.write(BINDING_FILE, &b.to_bytes())
                     .map_err(ConversationError::state("write the binding"))?;
                 b
@@ -402,6 +406,89 @@ impl Device {
         &self,
         devices: &[PublicKey],
     ) -> Result<DeviceList, ConversationError> {
+        self.change_device_list(|listed, now| {
+            for key in devices {
+                let sec1 = key.to_sec1_uncompressed();
+                if !listed.iter().any(|d| d.key == sec1) {
+                    listed.push(ListedDevice {
+                        key: sec1,
+                        added_at: now,
+                    });
+                }
+            }
+        })
+        .await
+    }
+
+    /// On the account's device: binds a new device's key to the account.
+    /// Publishes the device list naming it first (conditional produce: after
+    /// a lost race the list gets a higher version), then signs the binding
+    /// with the version actually published (docs/MLS.md §4.1). Give the
+    /// binding to the new device ([`Device::store_binding`]).
+    ///
+    /// # Errors
+    /// As [`Device::publish_device_list`].
+    pub async fn bind(&self, device: &PublicKey) -> Result<DeviceBinding, ConversationError> {
+        let list = self
+            .publish_device_list(std::slice::from_ref(device))
+            .await?;
+        Ok(DeviceBinding::issue(
+            &self.inner.identity,
+            &device.to_sec1_uncompressed(),
+            list.version(),
+            now_ms(),
+        ))
+    }
+
+    /// On the account's device: drops `device` from the account's device
+    /// list (publishes a list without it), then removes it from every
+    /// conversation of this device where it has a leaf (docs/MLS.md §4.4).
+    /// Returns the list published and the topics it was removed from.
+    ///
+    /// # Errors
+    /// [`ConversationError::Invalid`] for the account's own device (it
+    /// signs the list: an account-key rotation retires it); as
+    /// [`Device::publish_device_list`] and [`Conversation::catch_up`].
+    ///
+    /// [`Conversation::catch_up`]: super::Conversation::catch_up
+    pub async fn drop_device(
+        &self,
+        device: &Fingerprint,
+    ) -> Result<(DeviceList, Vec<String>), ConversationError> {
+        if device == self.fingerprint() {
+            return Err(ConversationError::Invalid(
+                "the account's own device cannot be dropped from its list".into(),
+            ));
+        }
+        let list = self
+            .change_device_list(|listed, _| {
+                listed.retain(|d| {
+                    PublicKey::from_sec1_bytes(&d.key).map_or(true, |k| k.fingerprint() != device)
+                });
+            })
+            .await?;
+        let mut removed = Vec::new();
+        for topic in self.conversations()? {
+            let mut c = self.conversation(&topic)?;
+            if c.is_removed() || !c.members().iter().any(|m| m.device == *device) {
+                continue;
+            }
+            c.catch_up().await?;
+            if !c.members().iter().any(|m| m.device == *device) {
+                removed.push(topic);
+            }
+        }
+        Ok((list, removed))
+    }
+
+    /// Publishes the account's device list as `change` makes it from the
+    /// newest published one (this device always stays listed), by
+    /// conditional produce: re-read and re-applied when another list landed
+    /// first.
+    async fn change_device_list(
+        &self,
+        change: impl Fn(&mut Vec<ListedDevice>, u64),
+    ) -> Result<DeviceList, ConversationError> {
         if !self.is_account() {
             return Err(ConversationError::Invalid(
                 "only the account's own device signs its device list".into(),
@@ -422,15 +509,17 @@ impl Device {
                 .map(|l| l.devices().to_vec())
                 .unwrap_or_default();
             let now = now_ms();
-            for key in std::iter::once(inner.identity.public_key()).chain(devices) {
-                let sec1 = key.to_sec1_uncompressed();
-                if !listed.iter().any(|d| d.key == sec1) {
-                    listed.push(ListedDevice {
-                        key: sec1,
+            let own = inner.identity.public_key().to_sec1_uncompressed();
+            if !listed.iter().any(|d| d.key == own) {
+                listed.insert(
+                    0,
+                    ListedDevice {
+                        key: own,
                         added_at: now,
-                    });
-                }
+                    },
+                );
             }
+            change(&mut listed, now);
             let version = current.as_ref().map_or(1, |l| l.version() + 1);
             let list = DeviceList::new(inner.identity.public_key(), version, now, listed)?;
             let signed = list.sign(&inner.identity);
@@ -447,6 +536,7 @@ impl Device {
                     inner
                         .seen_lists
                         .accept(&list, &signed, &inner.dir, &inner.file_key)?;
+                    inner.ids.hold_list(&list);
                     return Ok(list);
                 }
                 // Another list was written meanwhile: read it, re-apply.
@@ -468,6 +558,40 @@ impl Device {
         self.inner
             .newest_list(&records, account)?
             .ok_or(ConversationError::NoDeviceList { account: *account })
+    }
+
+    /// Makes sure this device holds `account`'s device list at `version` or
+    /// newer for the leaf check (docs/MLS.md §4.1): fetched (and checked
+    /// against the device-list memory) unless already held.
+    ///
+    /// # Errors
+    /// [`ConversationError::DeviceListTooOld`] when the broker serves an
+    /// older one; as [`Device::device_list`].
+    pub(crate) async fn ensure_list(
+        &self,
+        account: &Fingerprint,
+        device: &Fingerprint,
+        version: u64,
+    ) -> Result<Arc<DeviceList>, ConversationError> {
+        if let Some(held) = self.inner.ids.held_list(account)
+            && held.version() >= version
+        {
+            return Ok(held);
+        }
+        let list = self.device_list(account).await?;
+        if list.version() < version {
+            return Err(ConversationError::DeviceListTooOld {
+                account: *account,
+                device: *device,
+                found: list.version(),
+                needed: version,
+            });
+        }
+        Ok(self
+            .inner
+            .ids
+            .held_list(account)
+            .unwrap_or_else(|| Arc::new(list)))
     }
 
     /// The newest device-list version this device accepted for `account`
@@ -567,6 +691,7 @@ impl DeviceInner {
         let list = DeviceList::verify(&r.value, account, self.seen_lists.version(account))?;
         self.seen_lists
             .accept(&list, &r.value, &self.dir, &self.file_key)?;
+        self.ids.hold_list(&list);
         Ok(Some(list))
     }
 }

@@ -5,6 +5,7 @@ use crate::crypto::state::StateError;
 use crate::error::ClientError;
 
 use super::content::ContentError;
+use super::credential::CredentialError;
 use super::device_list::DeviceListError;
 use super::group_file::GroupFileError;
 
@@ -50,6 +51,26 @@ pub enum ConversationError {
     /// A device list failed its checks.
     #[error(transparent)]
     DeviceList(#[from] DeviceListError),
+    /// The broker serves a device list older than a binding says exists
+    /// (it withholds the newer one): the leaf cannot be judged and is
+    /// refused.
+    #[error(
+        "the device list of {account} is version {found}, but device {device}'s binding names version {needed}: the newer list is withheld, the leaf is refused"
+    )]
+    DeviceListTooOld {
+        /// The account.
+        account: Fingerprint,
+        /// The device whose leaf needed it.
+        device: Fingerprint,
+        /// The newest version served.
+        found: u64,
+        /// The version the binding names.
+        needed: u64,
+    },
+    /// A leaf failed the device check (docs/MLS.md §4.1): not bound, or
+    /// its device is not on its account's list.
+    #[error(transparent)]
+    Credential(#[from] CredentialError),
     /// A device has no KeyPackage left, not even a last-resort one.
     #[error(
         "the device {device} has no KeyPackages left: its owner must run `hermit keypackages publish`"

@@ -71,6 +71,51 @@ pub enum Event {
         /// The epoch the record claims.
         epoch: u64,
     },
+    /// A Commit or Proposal was refused because one of its new leaves is
+    /// not a listed device of its account (docs/MLS.md §4.1): the device is
+    /// not on the account's device list at the binding's version or newer,
+    /// or the broker withholds that list.
+    LeafRefused {
+        /// The record's offset.
+        offset: u64,
+        /// The account the leaf's binding names.
+        account: Fingerprint,
+        /// The leaf's device.
+        device: Fingerprint,
+        /// Why, in words.
+        reason: String,
+    },
+    /// A member's device is not on its account's newest device list this
+    /// device holds: dropped, not yet removed (seen in the tree of a
+    /// Welcome). A device of its own account removes it (§4.4).
+    DeviceNotListed {
+        /// The offset the conversation starts at (the Welcome's).
+        offset: u64,
+        /// The account.
+        account: Fingerprint,
+        /// The device.
+        device: Fingerprint,
+        /// The version of the list that does not name it.
+        list_version: u64,
+    },
+    /// A device dropped from its account's device list was removed by
+    /// another device of the same account (docs/MLS.md §4.4).
+    DeviceRemoved {
+        /// The Commit's offset.
+        offset: u64,
+        /// The account.
+        account: Fingerprint,
+        /// The device removed.
+        device: Fingerprint,
+        /// The device of the same account that committed the Remove.
+        by_device: Fingerprint,
+        /// When: the Commit record's timestamp in the log (ms since the
+        /// Unix epoch; the committer's clock, the same for every member).
+        at: u64,
+        /// The version of the account's device list, as this device holds
+        /// it, that no longer names the device.
+        list_version: u64,
+    },
     /// The Commits this device needs were deleted from the topic
     /// (retention): it must be re-added by another member (§6.4).
     CatchUpImpossible {
@@ -109,7 +154,10 @@ impl Event {
             | Event::Removed { offset }
             | Event::RecordRefused { offset, .. }
             | Event::ForkSuspected { offset, .. }
-            | Event::SplitView { offset, .. } => Some(*offset),
+            | Event::SplitView { offset, .. }
+            | Event::LeafRefused { offset, .. }
+            | Event::DeviceNotListed { offset, .. }
+            | Event::DeviceRemoved { offset, .. } => Some(*offset),
             Event::CommitLost { .. } | Event::CatchUpImpossible { .. } => None,
         }
     }
@@ -196,6 +244,58 @@ pub(crate) fn encode(event: &Event, out: &mut Vec<u8>) {
             out.extend_from_slice(account.as_bytes());
             put_member(out, member);
         }
+        Event::LeafRefused {
+            offset,
+            account,
+            device,
+            reason,
+        } => {
+            out.push(11);
+            u64s(out, &[*offset]);
+            put_member(
+                out,
+                &MemberId {
+                    account: *account,
+                    device: *device,
+                },
+            );
+            put_bytes(out, reason.as_bytes());
+        }
+        Event::DeviceNotListed {
+            offset,
+            account,
+            device,
+            list_version,
+        } => {
+            out.push(12);
+            u64s(out, &[*offset, *list_version]);
+            put_member(
+                out,
+                &MemberId {
+                    account: *account,
+                    device: *device,
+                },
+            );
+        }
+        Event::DeviceRemoved {
+            offset,
+            account,
+            device,
+            by_device,
+            at,
+            list_version,
+        } => {
+            out.push(13);
+            u64s(out, &[*offset, *at, *list_version]);
+            put_member(
+                out,
+                &MemberId {
+                    account: *account,
+                    device: *device,
+                },
+            );
+            out.extend_from_slice(by_device.as_bytes());
+        }
     }
 }
 
@@ -275,6 +375,38 @@ pub(crate) fn decode(r: &mut Reader<'_>) -> Result<Event, BadEvent> {
                 seen,
             }
         }
+        11 => {
+            let offset = u(r)?;
+            let m = member(r)?;
+            Event::LeafRefused {
+                offset,
+                account: m.account,
+                device: m.device,
+                reason: text(r)?,
+            }
+        }
+        12 => {
+            let (offset, list_version) = (u(r)?, u(r)?);
+            let m = member(r)?;
+            Event::DeviceNotListed {
+                offset,
+                account: m.account,
+                device: m.device,
+                list_version,
+            }
+        }
+        13 => {
+            let (offset, at, list_version) = (u(r)?, u(r)?, u(r)?);
+            let m = member(r)?;
+            Event::DeviceRemoved {
+                offset,
+                account: m.account,
+                device: m.device,
+                by_device: Fingerprint::from_bytes(r.array().map_err(|_| BadEvent)?),
+                at,
+                list_version,
+            }
+        }
         _ => return Err(BadEvent),
     })
 }
@@ -329,6 +461,26 @@ mod tests {
                 member: m,
                 version: 6,
                 seen: 5,
+            },
+            Event::LeafRefused {
+                offset: 13,
+                account: m.account,
+                device: m.device,
+                reason: "not listed".into(),
+            },
+            Event::DeviceNotListed {
+                offset: 14,
+                account: m.account,
+                device: m.device,
+                list_version: 6,
+            },
+            Event::DeviceRemoved {
+                offset: 15,
+                account: m.account,
+                device: m.device,
+                by_device: Fingerprint::from_bytes([3; 32]),
+                at: 1_700_000_000_000,
+                list_version: 7,
             },
         ];
         let mut out = Vec::new();

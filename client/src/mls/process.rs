@@ -39,6 +39,28 @@ pub(crate) fn commit_events(
     events
 }
 
+/// Marks the removals in `events` that a device of the removed device's own
+/// account (`by`) committed as [`Event::DeviceRemoved`] candidates (at
+/// `at_ms`, the list version still to be filled in: 0) — the conversation
+/// keeps those the account's list confirms (docs/MLS.md §4.4).
+pub(crate) fn same_account_removals(events: &mut [Event], by: &MemberId, at_ms: u64) {
+    for e in events.iter_mut() {
+        if let Event::MemberRemoved { offset, member } = *e
+            && member.account == by.account
+            && member.device != by.device
+        {
+            *e = Event::DeviceRemoved {
+                offset,
+                account: member.account,
+                device: member.device,
+                by_device: by.device,
+                at: at_ms,
+                list_version: 0,
+            };
+        }
+    }
+}
+
 /// Whether processing failed because the record did not decrypt under the
 /// epoch it names (sender data or content AEAD, or no key for its
 /// generation): the signal of a fork when the epoch is ours.

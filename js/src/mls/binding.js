@@ -2,9 +2,11 @@
 // of every leaf's basic credential (docs/MLS.md §4.1; Rust
 // client/src/mls/binding.rs — the same bytes).
 //
-//   4 bytes "HMQD", u8 version 1, 65 bytes account key (uncompressed SEC1),
-//   u64 issued_at (ms), 64 bytes raw r‖s ECDSA P-256 SHA-256 by the account
-//   over "HermitMQ device binding v1\0" ‖ account key ‖ device key ‖ issued_at.
+//   4 bytes "HMQD", u8 version 2, 65 bytes account key (uncompressed SEC1),
+//   u64 list_version (the account's device list that first names the
+//   device), u64 issued_at (ms), 64 bytes raw r‖s ECDSA P-256 SHA-256 by the
+//   account over "HermitMQ device binding v2\0" ‖ account key ‖ device key
+//   ‖ list_version ‖ issued_at. Version 1 (never released) is refused.
 
 import { concat, equal, utf8 } from '../bytes.js';
 import { PublicKey, signRaw } from '../crypto/identity.js';
@@ -17,18 +19,20 @@ import { MlsError } from './error.js';
 /** The binding's magic. */
 export const BINDING_MAGIC = utf8('HMQD');
 /** The binding format's version. */
-export const BINDING_VERSION = 1;
+export const BINDING_VERSION = 2;
 /** Length of an encoded binding. */
-export const BINDING_LEN = 4 + 1 + SEC1_LEN + 8 + RAW_SIGNATURE_LEN;
-const LABEL = utf8('HermitMQ device binding v1\0');
+export const BINDING_LEN = 4 + 1 + SEC1_LEN + 8 + 8 + RAW_SIGNATURE_LEN;
+const LABEL = utf8('HermitMQ device binding v2\0');
 
 /**
  * @param {Uint8Array} account
  * @param {Uint8Array} deviceKey
+ * @param {number} listVersion
  * @param {number} issuedAt
  */
-function signedBytes(account, deviceKey, issuedAt) {
-  const w = new Writer(8);
+function signedBytes(account, deviceKey, listVersion, issuedAt) {
+  const w = new Writer(16);
+  w.u64(listVersion);
   w.u64(issuedAt);
   return concat(LABEL, account, deviceKey, w.finish());
 }
@@ -40,12 +44,15 @@ const malformed = (why) => new MlsError('Binding', `a device binding is malforme
 export class DeviceBinding {
   /**
    * @param {PublicKey} account
+   * @param {number} listVersion the account's device list that first names the device
    * @param {number} issuedAt ms since the Unix epoch
    * @param {Uint8Array} signature raw r‖s
    */
-  constructor(account, issuedAt, signature) {
+  constructor(account, listVersion, issuedAt, signature) {
     /** The account that issued it. */
     this.account = account;
+    /** The version of the account's device list that first names the device. */
+    this.listVersion = listVersion;
     /** When it was issued (ms since the Unix epoch). */
     this.issuedAt = issuedAt;
     /** @private */
@@ -53,24 +60,29 @@ export class DeviceBinding {
   }
 
   /**
-   * The account's binding of `deviceKey` (uncompressed SEC1).
+   * The account's binding of `deviceKey` (uncompressed SEC1), first named
+   * by the account's device list `listVersion` (`Device.bind` publishes the
+   * list first and passes the version it got).
    * @param {Identity} account
    * @param {Uint8Array} deviceKey
+   * @param {number} listVersion
    * @param {number} [issuedAt]
    * @returns {Promise<DeviceBinding>}
    */
-  static async issue(account, deviceKey, issuedAt = Date.now()) {
+  static async issue(account, deviceKey, listVersion, issuedAt = Date.now()) {
     if (deviceKey.length !== SEC1_LEN || deviceKey[0] !== 0x04) throw new MlsError('Invalid', 'a device key is an uncompressed P-256 point');
-    const message = signedBytes(account.publicKey.toSec1(), deviceKey, issuedAt);
-    return new DeviceBinding(account.publicKey, issuedAt, lowS(await signRaw(account, message)));
+    if (!Number.isSafeInteger(listVersion) || listVersion < 1) throw new MlsError('Invalid', 'a list version is a positive integer');
+    const message = signedBytes(account.publicKey.toSec1(), deviceKey, listVersion, issuedAt);
+    return new DeviceBinding(account.publicKey, listVersion, issuedAt, lowS(await signRaw(account, message)));
   }
 
-  /** @returns {Uint8Array} the 142 bytes of the credential's identity */
+  /** @returns {Uint8Array} the 150 bytes of the credential's identity */
   toBytes() {
     const w = new Writer(BINDING_LEN);
     w.bytes(BINDING_MAGIC);
     w.u8(BINDING_VERSION);
     w.bytes(this.account.toSec1());
+    w.u64(this.listVersion);
     w.u64(this.issuedAt);
     w.bytes(this.signature);
     return w.finish();
@@ -95,8 +107,9 @@ export class DeviceBinding {
     } catch (e) {
       throw new MlsError('Binding', 'the binding names an account key that is not a P-256 point', { cause: e });
     }
+    const listVersion = r.u64('list_version');
     const issuedAt = r.u64('issued_at');
-    return new DeviceBinding(account, issuedAt, Uint8Array.from(r.bytes(RAW_SIGNATURE_LEN)));
+    return new DeviceBinding(account, listVersion, issuedAt, Uint8Array.from(r.bytes(RAW_SIGNATURE_LEN)));
   }
 
   /**
@@ -107,7 +120,7 @@ export class DeviceBinding {
    */
   async verify(deviceKey) {
     const account = this.account.toSec1();
-    if (!(await verifyRaw(account, signedBytes(account, deviceKey, this.issuedAt), this.signature))) {
+    if (!(await verifyRaw(account, signedBytes(account, deviceKey, this.listVersion, this.issuedAt), this.signature))) {
       throw new MlsError('Binding', `the device binding does not verify under account ${this.account.fingerprint().toHex()}`, {
         account: this.account.fingerprint().toHex(),
       });

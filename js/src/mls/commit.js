@@ -10,6 +10,7 @@
 import { equal } from '../bytes.js';
 import { PublicKey } from '../crypto/identity.js';
 import { Ack } from '../protocol/frame.js';
+import { checkBoundLeaf } from './credential.js';
 import { oneRecord } from './device.js';
 import { MlsError } from './error.js';
 import { commit, deliveryExtension, encodeState, proposeLeave, wipe } from './library.js';
@@ -57,9 +58,30 @@ async function claimFor(c, devices) {
   for (const key of devices) {
     const fp = key.fingerprint();
     if (leafOf(c, fp) !== undefined || out.some((a) => a.device.equals(fp))) continue;
-    out.push({ device: fp, keyPackage: await c.device.claimKeyPackage(key.toSec1(), fp) });
+    const keyPackage = await c.device.claimKeyPackage(key.toSec1(), fp);
+    await checkListed(c, keyPackage, key);
+    out.push({ device: fp, keyPackage });
   }
   return out;
+}
+
+/**
+ * Checks a claimed KeyPackage's device against its account's device list at
+ * the binding's version or newer (docs/MLS.md §4.1).
+ * @param {Conversation} c
+ * @param {KeyPackage} keyPackage
+ * @param {PublicKey} key
+ */
+async function checkListed(c, keyPackage, key) {
+  const { member, listVersion } = await checkBoundLeaf(keyPackage.leafNode.credential, keyPackage.leafNode.signaturePublicKey);
+  const list = await c.device.ensureList(member.account, member.device, listVersion);
+  if (!list.lists(key.toSec1())) {
+    throw new MlsError(
+      'NotListed',
+      `device ${member.device.toHex()} is not on the device list of account ${member.account.toHex()} (version ${list.version}): its leaf is refused`,
+      { account: member.account.toHex(), device: member.device.toHex() },
+    );
+  }
 }
 
 /**
@@ -100,7 +122,7 @@ async function commitIntent(c, intent) {
   let attempts = 0;
   while (attempts < MAX_COMMIT_ATTEMPTS) {
     if (attempts >= BACKOFF_FROM) await new Promise((r) => setTimeout(r, Math.random() * 10 * attempts));
-    await c.catchUp();
+    await c.catchUpRecords();
     c.checkUsable();
     const p = plan(c, intent);
     if (!p) return { outcome: 'alreadyDone' };
@@ -115,7 +137,7 @@ async function commitIntent(c, intent) {
       attempts++;
       const answer = await client.conditionalProduce(c.topic, 0, expected, batch, { ack: Ack.Durable });
       if (answer.outcome === 'appended') {
-        await c.catchUp();
+        await c.catchUpRecords();
         if (c.record.pending && equal(c.record.pending.record, made.record)) {
           throw new MlsError('Mls', `our Commit was appended at ${expected} but not read back there`, { topic: c.topic });
         }
@@ -124,7 +146,7 @@ async function commitIntent(c, intent) {
         return { outcome: 'committed', offset: expected, epoch: c.epoch, attempts };
       }
       // The end moved: read what came in.
-      await c.catchUp();
+      await c.catchUpRecords();
       if (!c.record.pending || attempts >= MAX_COMMIT_ATTEMPTS) break; // a Commit or Proposal came in: remake
       expected = c.record.next; // only application messages: the same Commit at the new end
     }
@@ -185,6 +207,30 @@ export async function removeAccount(c, account) {
   await c.catchUp();
   const devices = [...c.roster.values()].filter((m) => m.account.equals(account)).map((m) => m.device);
   return commitIntent(c, { adds: [], removes: devices, update: false });
+}
+
+/**
+ * On a device of an account: removes the group's devices of that account
+ * that its newest device list (fetched now) no longer names — dropped
+ * devices (docs/MLS.md §4.4); never this device itself. Run by
+ * `Conversation.catchUp`.
+ * @param {Conversation} c
+ * @returns {Promise<void>}
+ */
+export async function removeDroppedDevices(c) {
+  if (c.removed || c.stuck) return;
+  const account = c.device.account.fingerprint();
+  const me = c.device.fingerprint;
+  const mine = (/** @type {import('./credential.js').MemberId} */ m) => m.account.equals(account) && !m.device.equals(me);
+  if (!c.members.some(mine)) return;
+  try {
+    await c.device.deviceList(account);
+  } catch (e) {
+    if (e instanceof MlsError && e.code === 'NoDeviceList') return;
+    throw e;
+  }
+  const dropped = c.unlistedMembers(mine).map((u) => u.member.device);
+  if (dropped.length > 0) await commitIntent(c, { adds: [], removes: dropped, update: false });
 }
 
 /**

@@ -6,13 +6,14 @@
 // Changing the group is commit.js.
 
 import { equal, toHex } from '../bytes.js';
+import { PublicKey } from '../crypto/identity.js';
 import { randomBytes, sha256 } from '../crypto/webcrypto.js';
 import { ClientError } from '../protocol/error.js';
 import { Ack, Cleanup } from '../protocol/frame.js';
 import { BatchBuilder } from '../protocol/record.js';
 import { decodeContent, encodeText } from './content.js';
 import { sameMember } from './credential.js';
-import { addDevices, invite, leave, removeAccount, removeDevices, update } from './commit.js';
+import { addDevices, invite, leave, removeAccount, removeDevices, removeDroppedDevices, update } from './commit.js';
 import { FETCH_BYTES, GROUP_RETENTION_MS, oneRecord, welcomeTopic } from './device.js';
 import { MlsError } from './error.js';
 import { RECENT, decodeGroupRecord, encodeGroupRecord, groupEntry, newGroupRecord } from './group-record.js';
@@ -24,8 +25,10 @@ import {
   epochOf,
   isRemoved,
   join,
+  leafKey,
   newGroup,
   newKeyPackage,
+  ownLeaf,
   processRecord,
   rosterOf,
   seal,
@@ -115,7 +118,7 @@ export class Conversation {
     const groupId = randomBytes(32);
     const topic = groupTopic(groupId);
     await device.ensureTopic(topic, { partitions: 1, cleanup: Cleanup.Delete, retentionMs: GROUP_RETENTION_MS });
-    const state = await newGroup(groupId, await newKeyPackage(device.signer));
+    const state = await newGroup(groupId, await newKeyPackage(device.signer), device.clientConfig());
     const record = newGroupRecord(groupId, topic, 0, Number(epochOf(state)));
     const c = await Conversation.#from(device, record, state);
     await c.save();
@@ -134,7 +137,7 @@ export class Conversation {
     const bytes = m ? await device.state.get(`${GROUP_PREFIX}${m[1]}`) : undefined;
     if (!bytes) throw new MlsError('UnknownConversation', `no conversation ${topic} in this device's state`, { topic });
     const record = decodeGroupRecord(bytes);
-    return Conversation.#from(device, record, decodeState(record.state));
+    return Conversation.#from(device, record, decodeState(record.state, device.clientConfig()));
   }
 
   /**
@@ -175,9 +178,11 @@ export class Conversation {
         if (!msg || msg.wireformat !== 'mls_welcome') continue;
         let joinedGroup;
         try {
-          joinedGroup = await join(msg.welcome, device.held);
+          // The tree's leaves pass the device-list check; existing members
+          // no longer listed are let through and reported (docs/MLS.md §4.3).
+          joinedGroup = await join(msg.welcome, device.held, device.clientConfig(true));
         } catch {
-          continue; // invalid, or not for us
+          continue; // invalid (a leaf refused included), or not for us
         }
         if (!joinedGroup || !joinedGroup.delivery) continue;
         const t = await Conversation.#adopt(device, joinedGroup.state, joinedGroup.delivery, joinedGroup.used);
@@ -226,7 +231,10 @@ export class Conversation {
     // is replaced: being re-added is the way back.
     if (existing && !decodeGroupRecord(existing).removed) return null;
     const record = newGroupRecord(groupId, delivery.topic, delivery.start, Number(epochOf(state)));
-    const c = await Conversation.#from(device, record, state);
+    const c = await Conversation.#from(device, record, { ...state, clientConfig: device.clientConfig() });
+    for (const { member, listVersion } of c.unlistedMembers(() => true)) {
+      c.#deliver({ type: 'deviceNotListed', offset: delivery.start, account: member.account, device: member.device, listVersion });
+    }
     const held = device.held.filter((h) => h !== used);
     await c.save([device.heldEntry(held)]);
     device.setHeld(held);
@@ -261,6 +269,24 @@ export class Conversation {
   /** The members: one entry per device. @returns {MemberId[]} */
   get members() {
     return [...this.roster.values()];
+  }
+
+  /**
+   * The members (those `which` selects) whose device the newest held list
+   * of their account does not name, with that list's version.
+   * @param {(m: MemberId) => boolean} which
+   * @returns {Array<{ member: MemberId, listVersion: number }>}
+   */
+  unlistedMembers(which) {
+    /** @type {Array<{ member: MemberId, listVersion: number }>} */
+    const out = [];
+    for (const [i, member] of this.roster) {
+      if (!which(member)) continue;
+      const list = this.device.heldList(member.account);
+      const key = leafKey(this.state, i);
+      if (list && key && !list.lists(key)) out.push({ member, listVersion: list.version });
+    }
+    return out;
   }
 
   /**
@@ -448,10 +474,21 @@ export class Conversation {
   }
 
   /**
-   * Processes the whole topic, to its end.
+   * Processes the whole topic, to its end; then, on a device of an account
+   * with a member device its account's newest list no longer names
+   * (dropped), commits its Remove (docs/MLS.md §4.4).
    * @returns {Promise<void>}
    */
   async catchUp() {
+    await this.catchUpRecords();
+    await removeDroppedDevices(this);
+  }
+
+  /**
+   * Processes the whole topic, to its end.
+   * @returns {Promise<void>}
+   */
+  async catchUpRecords() {
     for (;;) {
       const before = this.record.next;
       await this.fetchAndProcess(0);
@@ -482,6 +519,7 @@ export class Conversation {
     /** @type {Uint8Array[]} */
     const consumed = [];
     let any = false;
+    const firstNew = this.record.delivered.length;
     for (const rec of r.records(this.record.next)) {
       any = true;
       await this.#process(rec, consumed);
@@ -490,6 +528,7 @@ export class Conversation {
     }
     // Our views, when due, are sealed into this same state write (after
     // the claims to check, when there are some).
+    if (any) await this.#confirmDeviceRemovals(firstNew);
     const views = this.views.checks.length === 0 ? await sealViewsIfDue(this) : null;
     if (views) consumed.push(...views.consumed);
     if (any || views) {
@@ -498,6 +537,35 @@ export class Conversation {
       await this.flushWelcomes();
     }
     await sendViews(this, views ? views.record : null, (e) => this.#deliver(e));
+  }
+
+  /**
+   * Keeps the `deviceRemoved` candidates among the events from `from` on
+   * whose device the account's newest list (fetched now) does not name,
+   * with its version; the others become `memberRemoved`.
+   * @param {number} from
+   */
+  async #confirmDeviceRemovals(from) {
+    const events = this.record.delivered;
+    for (let i = from; i < events.length; i++) {
+      const e = events[i];
+      if (e.type !== 'deviceRemoved' || e.listVersion !== 0) continue;
+      let version = 0;
+      try {
+        const list = await this.device.deviceList(e.account);
+        let named = false;
+        for (const d of list.devices) if ((await PublicKey.fromSec1Bytes(d.key)).fingerprint().equals(e.device)) named = true;
+        if (!named) version = list.version;
+      } catch {
+        version = 0;
+      }
+      const replaced = version
+        ? { ...e, listVersion: version }
+        : /** @type {MlsEvent} */ ({ type: 'memberRemoved', offset: e.offset, member: Object.freeze({ account: e.account, device: e.device }) });
+      events[i] = replaced;
+      const j = this.#log.indexOf(e);
+      if (j >= 0) this.#log[j] = replaced;
+    }
   }
 
   /** @param {number} logStart */
@@ -524,16 +592,25 @@ export class Conversation {
   }
 
   /**
-   * The roster events between two rosters.
+   * The roster events between two rosters. A removal committed by another
+   * device of the removed device's account (`by`) is a `deviceRemoved`
+   * candidate (list version 0 until `#confirmDeviceRemovals`).
    * @param {number} offset
    * @param {Map<number, MemberId>} before
    * @param {Map<number, MemberId>} after
+   * @param {MemberId} [by] the committer
+   * @param {number} [at] the Commit's time (ms)
    */
-  #rosterEvents(offset, before, after) {
+  #rosterEvents(offset, before, after, by, at = 0) {
     const count = this.record.delivered.length;
     for (const [i, m] of before) {
       const now = after.get(i);
-      if (!now || !sameMember(now, m)) this.#deliver({ type: 'memberRemoved', offset, member: m });
+      if (now && sameMember(now, m)) continue;
+      if (by && by.account.equals(m.account) && !by.device.equals(m.device)) {
+        this.#deliver({ type: 'deviceRemoved', offset, account: m.account, device: m.device, byDevice: by.device, at, listVersion: 0 });
+      } else {
+        this.#deliver({ type: 'memberRemoved', offset, member: m });
+      }
     }
     for (const [i, m] of after) {
       const was = before.get(i);
@@ -550,15 +627,17 @@ export class Conversation {
    */
   async #process(rec, consumed) {
     const { offset, value } = rec;
+    const at = Number(rec.timestampNs / 1_000_000n);
     const refuse = (/** @type {string} */ reason) => this.#deliver({ type: 'recordRefused', offset, reason });
     const pending = this.record.pending;
     if (pending && equal(value, pending.record)) {
       // Our own Commit, read back where it landed: its state is ours now.
       const before = this.roster;
-      this.state = decodeState(pending.state);
+      const me = before.get(ownLeaf(this.state));
+      this.state = decodeState(pending.state, this.device.clientConfig());
       this.roster = await rosterOf(this.state);
       this.record.pending = null;
-      this.#rosterEvents(offset, before, this.roster);
+      this.#rosterEvents(offset, before, this.roster, me, at);
       this.#deliver({ type: 'epochChanged', offset, epoch: this.epoch, authenticator: this.epochAuthenticator });
       if (pending.welcome) {
         for (const to of pending.welcomeTo) this.record.welcomes.push({ to, welcome: pending.welcome });
@@ -589,9 +668,13 @@ export class Conversation {
     if (pm.epoch < current && pm.contentType !== 'application') return; // lost its epoch's race
     if (pm.epoch < BigInt(this.record.firstEpoch)) return; // from before this device joined
     let result;
+    this.device.takeNoted();
     try {
       result = await processRecord(this.state, msg);
     } catch (e) {
+      // A new leaf the device-list check refused: the Commit is invalid.
+      const noted = this.device.takeNoted();
+      if (noted) return this.#deliver({ type: 'leafRefused', offset, account: noted.account, device: noted.device, reason: noted.reason });
       return refuse(e instanceof Error ? e.message : String(e));
     }
     if (result.kind === 'undecryptable') {
@@ -643,7 +726,7 @@ export class Conversation {
       this.record.removed = true;
       return this.#deliver({ type: 'removed', offset });
     }
-    this.#rosterEvents(offset, before, after);
+    this.#rosterEvents(offset, before, after, before.get(result.sender), at);
     this.#deliver({ type: 'epochChanged', offset, epoch: this.epoch, authenticator: this.epochAuthenticator });
   }
 

@@ -22,17 +22,30 @@ import { MlsError } from './error.js';
 
 /** How many verified (binding, device key) pairs are remembered. */
 const VERIFIED_CACHE = 4096;
-/** SHA-256 (hex) of binding ‖ 0xff ‖ device key of leaves that passed → member. @type {Map<string, MemberId>} */
+/** SHA-256 (hex) of binding ‖ 0xff ‖ device key of leaves that passed → member and list version. @type {Map<string, { member: MemberId, listVersion: number }>} */
 const verified = new Map();
 
 /**
  * Parses a leaf's credential and checks its binding; the member it names.
+ * (The device-list check is the device's: `Device.authService`.)
  * @param {Credential} credential
  * @param {Uint8Array} signatureKey the leaf's signature key
  * @returns {Promise<MemberId>}
  * @throws {MlsError} code `Binding`
  */
 export async function checkLeaf(credential, signatureKey) {
+  return (await checkBoundLeaf(credential, signatureKey)).member;
+}
+
+/**
+ * As `checkLeaf`, with the binding's list version: the account's device
+ * list at that version or newer must name the leaf's key.
+ * @param {Credential} credential
+ * @param {Uint8Array} signatureKey
+ * @returns {Promise<{ member: MemberId, listVersion: number }>}
+ * @throws {MlsError} code `Binding`
+ */
+export async function checkBoundLeaf(credential, signatureKey) {
   if (credential.credentialType !== 'basic') {
     throw new MlsError('Binding', `a HermitMQ leaf has a basic credential, not ${credential.credentialType}`);
   }
@@ -52,9 +65,10 @@ export async function checkLeaf(credential, signatureKey) {
   }
   await binding.verify(signatureKey);
   const member = Object.freeze({ account: binding.account.fingerprint(), device: device.fingerprint() });
+  const bound = Object.freeze({ member, listVersion: binding.listVersion });
   if (verified.size >= VERIFIED_CACHE) verified.clear();
-  verified.set(digest, member);
-  return member;
+  verified.set(digest, bound);
+  return bound;
 }
 
 /**

@@ -5,6 +5,7 @@
 // its Welcome topic, and the state that holds them.
 
 import { equal, fromHex, fromUtf8, toHex, utf8 } from '../bytes.js';
+import { PublicKey } from '../crypto/identity.js';
 import { sha256 } from '../crypto/webcrypto.js';
 import { ClaimId } from '../client/outcome.js';
 import { ClientError } from '../protocol/error.js';
@@ -12,14 +13,15 @@ import { Ack, Cleanup } from '../protocol/frame.js';
 import { BatchBuilder } from '../protocol/record.js';
 import { DeviceBinding } from './binding.js';
 import { RotationStatement, ROTATION_KEY } from '../trust/rotation.js';
+import { checkBoundLeaf } from './credential.js';
 import { DEVICES_KEY, DeviceList, LIST_RESIGN_AFTER_MS, directoryTopic } from './device-list.js';
 import { MlsError } from './error.js';
 import { checkKeyPackage, decodeHeld, encodeHeld, newKeyPackage } from './library.js';
 import { SealedStore, deviceStateKey } from './store.js';
-import { KEY_PACKAGE_LIFETIME_S, signerHandle } from './suite.js';
+import { CLIENT_CONFIG, KEY_PACKAGE_LIFETIME_S, signerHandle } from './suite.js';
 
 /** @import { Client } from '../client/connection.js' */
-/** @import { Fingerprint, Identity, PublicKey } from '../crypto/identity.js' */
+/** @import { Fingerprint, Identity } from '../crypto/identity.js' */
 /** @import { Record } from '../client/records.js' */
 /** @import { HeldKeyPackage, LeafSigner } from './library.js' */
 /** @import { StateStore } from './store.js' */
@@ -87,6 +89,10 @@ export class Device {
   #held;
   /** Newest device list accepted per account (hex): version and SHA-256 (hex); kept in the state. @type {Map<string, { v: number, h: string }>} */
   #seen;
+  /** The newest verified device list held per account (hex), for the leaf check. @type {Map<string, DeviceList>} */
+  #lists = new Map();
+  /** The last leaf the device-list check refused. @type {{ account: Fingerprint, device: Fingerprint, reason: string } | null} */
+  #noted = null;
 
   /**
    * @private
@@ -125,8 +131,10 @@ export class Device {
     const key = identity.publicKey.toSec1();
     let bytes = await state.get(BINDING_ENTRY);
     if (bytes === undefined) {
-      // The account's own device binds itself.
-      const binding = await DeviceBinding.issue(identity, key);
+      // The account's own device binds itself. Every list the account
+      // signs names its own device (publishDeviceList keeps it, dropDevice
+      // refuses it), so the first list naming it is version 1.
+      const binding = await DeviceBinding.issue(identity, key, 1);
       bytes = binding.toBytes();
       await state.put([[BINDING_ENTRY, bytes]]);
     }
@@ -155,17 +163,49 @@ export class Device {
   }
 
   /**
-   * On the account's device: the binding of another device's key, to hand
-   * to that device (`Device.storeBinding`), and the device list republished
-   * with it.
+   * On the account's device: publishes the device list naming another
+   * device's key first (conditional produce: after a lost race it gets a
+   * higher version), then returns the binding signed with the version
+   * actually published (docs/MLS.md §4.1), to hand to that device
+   * (`Device.storeBinding`).
    * @param {PublicKey} deviceKey
    * @returns {Promise<Uint8Array>}
    */
   async bind(deviceKey) {
     if (!this.isAccount) throw new MlsError('Invalid', "only the account's own device binds devices");
-    const binding = await DeviceBinding.issue(this.identity, deviceKey.toSec1());
-    await this.publishDeviceList([deviceKey]);
-    return binding.toBytes();
+    const list = await this.publishDeviceList([deviceKey]);
+    return (await DeviceBinding.issue(this.identity, deviceKey.toSec1(), list.version)).toBytes();
+  }
+
+  /**
+   * On the account's device: drops `device` from the account's device list
+   * (publishes a list without it), then removes it from every conversation
+   * of this device where it has a leaf (docs/MLS.md §4.4).
+   * @param {Fingerprint} device
+   * @returns {Promise<{ list: DeviceList, removedFrom: string[] }>}
+   */
+  async dropDevice(device) {
+    if (device.equals(this.fingerprint)) throw new MlsError('Invalid', "the account's own device cannot be dropped from its list");
+    const keep = /** @type {Array<{ key: Uint8Array, addedAt: number }>} */ ([]);
+    const list = await this.#changeDeviceList(async (listed) => {
+      keep.length = 0;
+      for (const d of listed) {
+        const k = await PublicKey.fromSec1Bytes(d.key);
+        if (!k.fingerprint().equals(device)) keep.push(d);
+      }
+      listed.splice(0, listed.length, ...keep);
+    });
+    // Imported here: conversation.js imports this module.
+    const { Conversation } = await import('./conversation.js');
+    /** @type {string[]} */
+    const removedFrom = [];
+    for (const topic of await Conversation.list(this)) {
+      const c = await Conversation.open(this, topic);
+      if (c.removed || !c.members.some((m) => m.device.equals(device))) continue;
+      await c.catchUp();
+      if (!c.members.some((m) => m.device.equals(device))) removedFrom.push(topic);
+    }
+    return { list, removedFrom };
   }
 
   /** This device's fingerprint (its principal, its topics' name). */
@@ -367,6 +407,21 @@ export class Device {
    * @returns {Promise<DeviceList>}
    */
   async publishDeviceList(devices = []) {
+    return this.#changeDeviceList(async (listed, now) => {
+      for (const key of devices) {
+        const sec1 = key.toSec1();
+        if (!listed.some((d) => equal(d.key, sec1))) listed.push({ key: sec1, addedAt: now });
+      }
+    });
+  }
+
+  /**
+   * Publishes the account's device list as `change` makes it from the
+   * newest published one (this device always stays listed).
+   * @param {(listed: Array<{ key: Uint8Array, addedAt: number }>, now: number) => Promise<void>} change
+   * @returns {Promise<DeviceList>}
+   */
+  async #changeDeviceList(change) {
     if (!this.isAccount) throw new MlsError('Invalid', "only the account's own device signs its device list");
     const account = this.identity.fingerprint();
     const topic = directoryTopic(account);
@@ -377,10 +432,9 @@ export class Device {
       const current = await this.#newestList(records, account);
       const listed = current ? current.devices.map((d) => ({ key: d.key, addedAt: d.addedAt })) : [];
       const now = Date.now();
-      for (const key of [this.identity.publicKey, ...devices]) {
-        const sec1 = key.toSec1();
-        if (!listed.some((d) => equal(d.key, sec1))) listed.push({ key: sec1, addedAt: now });
-      }
+      const own = this.identity.publicKey.toSec1();
+      if (!listed.some((d) => equal(d.key, own))) listed.unshift({ key: own, addedAt: now });
+      await change(listed, now);
       const list = new DeviceList(this.identity.publicKey, current ? current.version + 1 : 1, now, listed);
       const signed = await list.sign(this.identity);
       const batch = oneRecord(DEVICES_KEY, signed);
@@ -389,10 +443,100 @@ export class Device {
         // The account's own list is in its memory too: its views (§4.7)
         // then say what it published.
         await this.#remember(account, list.version, signed);
+        this.#hold(list);
         return list;
       }
     }
     throw new MlsError('CommitStalled', 'the device list did not land after 64 attempts: try again', { attempts: 64 });
+  }
+
+  /**
+   * The newest device list held for `account` (the leaf check's cache), or
+   * undefined.
+   * @param {Fingerprint} account
+   * @returns {DeviceList | undefined}
+   */
+  heldList(account) {
+    return this.#lists.get(account.toHex());
+  }
+
+  /**
+   * Makes sure this device holds `account`'s device list at `version` or
+   * newer for the leaf check (docs/MLS.md §4.1): fetched (through the
+   * device-list memory) unless already held.
+   * @param {Fingerprint} account
+   * @param {Fingerprint} device the device whose leaf needs it
+   * @param {number} version
+   * @returns {Promise<DeviceList>}
+   * @throws {MlsError} code `DeviceListTooOld` when the broker serves an older one
+   */
+  async ensureList(account, device, version) {
+    const held = this.heldList(account);
+    if (held && held.version >= version) return held;
+    const list = await this.deviceList(account);
+    if (list.version < version) {
+      throw new MlsError(
+        'DeviceListTooOld',
+        `the device list of ${account.toHex()} is version ${list.version}, but device ${device.toHex()}'s binding names version ${version}: the newer list is withheld, the leaf is refused`,
+        { account: account.toHex(), device: device.toHex() },
+      );
+    }
+    return this.heldList(account) ?? list;
+  }
+
+  /**
+   * The ts-mls client configuration of this device: its authService checks
+   * each leaf's binding and that the account's device list, at the
+   * binding's version or newer (fetched when not held), names the leaf's
+   * key. With `tolerateUnlisted` (a Welcome's tree: existing members may
+   * have been dropped and not yet removed) an unlisted key is let through
+   * and reported by the conversation. The reason of the last refusal is
+   * kept for the conversation (`takeNoted`).
+   * @param {boolean} [tolerateUnlisted]
+   * @returns {import('ts-mls/clientConfig.js').ClientConfig}
+   */
+  clientConfig(tolerateUnlisted = false) {
+    const device = this;
+    return {
+      ...CLIENT_CONFIG,
+      authService: {
+        /**
+         * @param {import('ts-mls/credential.js').Credential} credential
+         * @param {Uint8Array} signaturePublicKey
+         */
+        async validateCredential(credential, signaturePublicKey) {
+          let bound;
+          try {
+            bound = await checkBoundLeaf(credential, signaturePublicKey);
+          } catch {
+            return false;
+          }
+          const { account, device: leaf } = bound.member;
+          try {
+            const list = await device.ensureList(account, leaf, bound.listVersion);
+            if (list.lists(signaturePublicKey) || tolerateUnlisted) return true;
+            device.#noted = {
+              account,
+              device: leaf,
+              reason: `device ${leaf.toHex()} is not on the device list of account ${account.toHex()} (version ${list.version}): its leaf is refused`,
+            };
+          } catch (e) {
+            device.#noted = { account, device: leaf, reason: e instanceof Error ? e.message : String(e) };
+          }
+          return false;
+        },
+      },
+    };
+  }
+
+  /**
+   * The last leaf the device-list check refused, cleared.
+   * @returns {{ account: Fingerprint, device: Fingerprint, reason: string } | null}
+   */
+  takeNoted() {
+    const n = this.#noted;
+    this.#noted = null;
+    return n;
   }
 
   /**
@@ -472,10 +616,23 @@ export class Device {
           { account: account.toHex() },
         );
       }
+      this.#hold(list);
       return list;
     }
     await this.#remember(account, list.version, record.value);
+    this.#hold(list);
     return list;
+  }
+
+
+  /**
+   * Keeps `list` as the newest held for its account, unless a newer one is.
+   * @param {DeviceList} list
+   */
+  #hold(list) {
+    const key = list.account.fingerprint().toHex();
+    const held = this.#lists.get(key);
+    if (!held || held.version < list.version) this.#lists.set(key, list);
   }
 
   /**

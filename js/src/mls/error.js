@@ -3,13 +3,15 @@
 
 /**
  * `Mls` (the MLS library refused an operation), `State` (the state store),
- * `NoDeviceList`, `DeviceList` (one failed its checks), `Binding` (a device
- * binding failed its checks), `NoKeyPackages`, `BadKeyPackage`,
+ * `NoDeviceList`, `DeviceList` (one failed its checks), `DeviceListTooOld`
+ * (the broker serves a list older than a binding names: withheld),
+ * `NotListed` (a leaf's device is not on its account's device list),
+ * `Binding` (a device binding failed its checks), `NoKeyPackages`, `BadKeyPackage`,
  * `CommitStalled`, `Removed`, `UnknownConversation`, `Stuck` (a suspected fork
  * or missing Commits: another member must re-add this device), `Content` (a
  * message could not be framed or read), `Rotation` (an account-key rotation
  * statement failed its checks: a forged rotation), `Invalid` (an argument).
- * @typedef {'Mls'|'State'|'NoDeviceList'|'DeviceList'|'Binding'|'NoKeyPackages'|'BadKeyPackage'
+ * @typedef {'Mls'|'State'|'NoDeviceList'|'DeviceList'|'DeviceListTooOld'|'NotListed'|'Binding'|'NoKeyPackages'|'BadKeyPackage'
  *   |'CommitStalled'|'Removed'|'UnknownConversation'|'Stuck'|'Content'|'Rotation'|'Invalid'} MlsErrorCode
  */
 

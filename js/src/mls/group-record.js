@@ -32,7 +32,10 @@ export const RECENT = 4096;
  *   | { type: 'recordRefused', offset: number, reason: string }
  *   | { type: 'forkSuspected', offset: number, epoch: number }
  *   | { type: 'catchUpImpossible', next: number, logStart: number }
- *   | { type: 'splitView', offset: number, account: import('../crypto/identity.js').Fingerprint, member: MemberId, version: number, seen: number }} MlsEvent
+ *   | { type: 'splitView', offset: number, account: import('../crypto/identity.js').Fingerprint, member: MemberId, version: number, seen: number }
+ *   | { type: 'leafRefused', offset: number, account: Fingerprint, device: Fingerprint, reason: string }
+ *   | { type: 'deviceNotListed', offset: number, account: Fingerprint, device: Fingerprint, listVersion: number }
+ *   | { type: 'deviceRemoved', offset: number, account: Fingerprint, device: Fingerprint, byDevice: Fingerprint, at: number, listVersion: number }} MlsEvent
  */
 
 /**

@@ -23,7 +23,10 @@ export type MlsEvent =
   | { type: 'forkSuspected'; offset: number; epoch: number }
   | { type: 'catchUpImpossible'; next: number; logStart: number }
   /** Error tier (docs/MLS.md §4.7): `member` holds version `version` of `account`'s device list, this device `seen` (equal: another list with one version; lower: a newer list withheld from this device; 0: none served). */
-  | { type: 'splitView'; offset: number; account: Fingerprint; member: MemberId; version: number; seen: number };
+  | { type: 'splitView'; offset: number; account: Fingerprint; member: MemberId; version: number; seen: number }
+  | { type: 'leafRefused'; offset: number; account: Fingerprint; device: Fingerprint; reason: string }
+  | { type: 'deviceNotListed'; offset: number; account: Fingerprint; device: Fingerprint; listVersion: number }
+  | { type: 'deviceRemoved'; offset: number; account: Fingerprint; device: Fingerprint; byDevice: Fingerprint; at: number; listVersion: number };
 
 /** What a commit operation did (Rust's `CommitOutcome`). */
 export type CommitOutcome = { outcome: 'committed'; offset: number; epoch: number; attempts: number } | { outcome: 'alreadyDone' };
@@ -40,6 +43,8 @@ export type MlsErrorCode =
   | 'State'
   | 'NoDeviceList'
   | 'DeviceList'
+  | 'DeviceListTooOld'
+  | 'NotListed'
   | 'Binding'
   | 'NoKeyPackages'
   | 'BadKeyPackage'
@@ -67,9 +72,11 @@ export const BINDING_LEN: number;
 /** An account's binding of one device key (docs/MLS.md §4.1). */
 export class DeviceBinding {
   private constructor();
-  static issue(account: Identity, deviceKey: Uint8Array, issuedAt?: number): Promise<DeviceBinding>;
+  static issue(account: Identity, deviceKey: Uint8Array, listVersion: number, issuedAt?: number): Promise<DeviceBinding>;
   static fromBytes(bytes: Uint8Array): Promise<DeviceBinding>;
   readonly account: PublicKey;
+  /** The version of the account's device list that first names the device. */
+  readonly listVersion: number;
   readonly issuedAt: number;
   toBytes(): Uint8Array;
   verify(deviceKey: Uint8Array): Promise<void>;
@@ -158,6 +165,8 @@ export class Device {
   deviceListVersionSeen(account: Fingerprint): number | null;
   /** The newest version of `account`'s device list this device accepted and the SHA-256 of that list's bytes, or null. */
   deviceListSeen(account: Fingerprint): { version: number; digest: Uint8Array } | null;
+  /** On the account's device: drops a device from the list, then removes it from this device's conversations; the list and the topics. */
+  dropDevice(device: Fingerprint): Promise<{ list: DeviceList; removedFrom: string[] }>;
 }
 
 /** How many unacknowledged events stop further processing. */

@@ -20,6 +20,7 @@ import { MlsError } from './error.js';
 import { CIPHER_SUITE_NAME, CLIENT_CONFIG, DELIVERY_EXTENSION, KEY_PACKAGE_LIFETIME_S, cipherSuite } from './suite.js';
 
 /** @import { ClientState } from 'ts-mls/clientState.js' */
+/** @import { ClientConfig } from 'ts-mls/clientConfig.js' */
 /** @import { KeyPackage, PrivateKeyPackage } from 'ts-mls/keyPackage.js' */
 /** @import { MLSMessage } from 'ts-mls/message.js' */
 /** @import { Welcome } from 'ts-mls/welcome.js' */
@@ -164,10 +165,11 @@ export async function checkKeyPackage(bytes, deviceKey) {
  * A new group with only the holder of `held` in it.
  * @param {Uint8Array} groupId
  * @param {HeldKeyPackage} held
+ * @param {ClientConfig} [config] the device's (its leaf check: `Device.clientConfig`)
  * @returns {Promise<ClientState>}
  */
-export async function newGroup(groupId, held) {
-  return createGroup(groupId, held.publicPackage, held.privatePackage, [], await cipherSuite(), CLIENT_CONFIG);
+export async function newGroup(groupId, held, config = CLIENT_CONFIG) {
+  return createGroup(groupId, held.publicPackage, held.privatePackage, [], await cipherSuite(), config);
 }
 
 /**
@@ -180,12 +182,13 @@ export function encodeState(state) {
 
 /**
  * @param {Uint8Array} bytes
+ * @param {ClientConfig} [config] the device's (its leaf check: `Device.clientConfig`)
  * @returns {ClientState}
  */
-export function decodeState(bytes) {
+export function decodeState(bytes, config = CLIENT_CONFIG) {
   const r = decodeGroupState(bytes, 0);
   if (!r || r[1] !== bytes.length) throw new MlsError('State', 'a group state does not decode (written by another ts-mls version?)');
-  return { ...r[0], clientConfig: CLIENT_CONFIG };
+  return { ...r[0], clientConfig: config };
 }
 
 /**
@@ -339,7 +342,7 @@ const ALLOWED = new Set(['add', 'update', 'remove']);
 /**
  * What processing a record did.
  * @typedef {{ kind: 'application', state: ClientState, data: Uint8Array, sender: number, consumed: Uint8Array[] }
- *   | { kind: 'commit', state: ClientState, consumed: Uint8Array[], removed: number[] }
+ *   | { kind: 'commit', state: ClientState, consumed: Uint8Array[], removed: number[], sender: number }
  *   | { kind: 'proposal', state: ClientState, consumed: Uint8Array[] }
  *   | { kind: 'undecryptable' }
  *   | { kind: 'refused', reason: string }} Processed
@@ -397,7 +400,7 @@ export async function processRecord(state, message) {
   const r = await processMessage(message, state, emptyPskIndex, rules, await cipherSuite());
   if (r.kind === 'applicationMessage') return { kind: 'application', state: r.newState, data: r.message, sender, consumed: r.consumed };
   if (r.actionTaken === 'reject') return { kind: 'refused', reason: `a proposal HermitMQ groups do not allow (${refusedKind})` };
-  if (message.privateMessage.contentType === 'commit') return { kind: 'commit', state: r.newState, consumed: r.consumed, removed };
+  if (message.privateMessage.contentType === 'commit') return { kind: 'commit', state: r.newState, consumed: r.consumed, removed, sender };
   return { kind: 'proposal', state: r.newState, consumed: r.consumed };
 }
 
@@ -406,9 +409,10 @@ export async function processRecord(state, message) {
  * names none of ours. Returns the state and the delivery extension.
  * @param {Welcome} welcome
  * @param {HeldKeyPackage[]} held
+ * @param {ClientConfig} [config] the device's (its leaf check: `Device.clientConfig`)
  * @returns {Promise<{ state: ClientState, used: HeldKeyPackage, delivery: { topic: string, start: number } | null } | null>}
  */
-export async function join(welcome, held) {
+export async function join(welcome, held, config = CLIENT_CONFIG) {
   if (welcome.cipherSuite !== CIPHER_SUITE_NAME) return null;
   const used = held.find((h) => welcome.secrets.some((s) => equal(s.newMember, h.ref)));
   if (!used) return null;
@@ -420,7 +424,7 @@ export async function join(welcome, held) {
     await cipherSuite(),
     undefined,
     undefined,
-    CLIENT_CONFIG,
+    config,
   );
   const ext = extensions.find((e) => e.extensionType === DELIVERY_EXTENSION);
   return { state, used, delivery: ext ? parseDelivery(ext.extensionData) : null };
