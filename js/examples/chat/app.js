@@ -22,23 +22,17 @@
 // messages typed meanwhile are shown as pending and go out once it is back
 // (sealed once, the same bytes on every try), and reading goes on where it
 // stopped.
+//
+// Layers (imports run one way, nothing imports back up):
+//   app.js → conversations.js → trust.js → places.js → ui.js, store.js
+// app.js, the top, also imports the lower modules directly.
 
 import { BrokerIdChanged, KeyFile, Identity, PublicKey, connect, fromBase64, toHex } from '../../src/index.js';
 import { Conversation, Device, IndexedDbStore, holdDeviceLock } from '../../src/mls/index.js';
-import {
-  addEntry,
-  contactEntry,
-  follow,
-  followWelcomes,
-  groupEntry,
-  markVerified,
-  renderMemberChoices,
-  select,
-  setContactField,
-  setupForms,
-  watchContacts,
-} from './conversations.js';
+import { addEntry, follow, followWelcomes, renderMemberChoices, select, setContactField, setupForms } from './conversations.js';
+import { contactEntry, groupEntry } from './places.js';
 import * as store from './store.js';
+import { markVerified, watchContacts } from './trust.js';
 import { $, WS_URL, action, markOutgoing, onDevice, renderMessage, setStatus, showError, state } from './ui.js';
 
 // ---- setup: create, import, link or unlock an identity ----------------------

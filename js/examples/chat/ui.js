@@ -1,7 +1,8 @@
-// What the chat page's modules share (app.js, conversations.js): the page's
-// state, its elements, errors and the status line, the queues that keep
-// one operation at a time on the device and on each conversation, and the
-// message list.
+// What the chat page's modules share (app.js, conversations.js, trust.js,
+// places.js): the page's state, its elements, errors and the status line,
+// the queues that keep one operation at a time on the device and on each
+// conversation, and the message list. The floor of the page's layers:
+// it imports none of them.
 
 /** @import { Conversation, Device, IndexedDbStore } from '../../src/mls/index.js' */
 /** @import { Identity, PublicKey } from '../../src/index.js' */
