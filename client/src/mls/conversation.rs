@@ -745,7 +745,7 @@ impl Conversation {
                         match super::views::decode_views(&c.body) {
                             Ok(views) => {
                                 self.views_received(offset, sender, &views);
-                                return Ok(());
+                                return Ok(None);
                             }
                             Err(e) => refuse(e.to_string()),
                         }
