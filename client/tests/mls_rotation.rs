@@ -221,6 +221,9 @@ fn forged(old: &Identity, new: &Identity, signers: [&Identity; 2]) -> Vec<u8> {
     out
 }
 
+/// Whether a refusal is the one a case expects.
+type Expected = fn(&RotationError) -> bool;
+
 #[tokio::test]
 async fn forged_rotations_are_refused_and_change_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -241,7 +244,7 @@ async fn forged_rotations_are_refused_and_change_nothing() {
     let mallory = Identity::generate().unwrap();
     let carol = Identity::generate().unwrap();
 
-    let cases: Vec<(&str, Vec<u8>, fn(&RotationError) -> bool)> = vec![
+    let cases: Vec<(&str, Vec<u8>, Expected)> = vec![
         (
             "signed by Mallory for Bob's key",
             forged(&bob_key, &mallory, [&mallory, &mallory]),
