@@ -75,11 +75,12 @@ fn contacts_from_an_invite_with_matching_safety_numbers() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
 
-/// Bob rotates his account key with `hermit account rotate`: Alice's
+/// Bob rotates his account key with `hermit account rotate
+/// --add-to-groups` (his new key joins their group): Alice's
 /// `contacts show` exits 6 with the blocking warning, her `group send` and
 /// `group invite` exit 6 and nothing reaches the group (the next message
-/// she sends, after confirming, takes the very next offset; Bob reads only
-/// what was sent), `contacts confirm` pins the new key and prints the new
+/// she sends, after confirming, takes the offset after Bob's Add Commit;
+/// Bob reads only what was sent), `contacts confirm` pins the new key and prints the new
 /// fingerprint and safety number.
 #[test]
 fn a_rotated_account_key_blocks_until_confirmed() {
@@ -116,10 +117,22 @@ fn a_rotated_account_key_blocks_until_confirmed() {
             path_str(&new_state),
             "--count",
             "2",
+            "--add-to-groups",
         ],
         b"",
     );
     assert_eq!(out.trim(), new_fp);
+    // The new key as a user of its own; Bob's old device added it to the
+    // group (a Commit at the offset after Alice's message).
+    let bob_new = MlsUser {
+        name: "bob-new".into(),
+        key: new_key.clone(),
+        pub_file: new_pub.clone(),
+        fp: new_fp.clone(),
+        state: new_state.clone(),
+        broker: addr.clone(),
+    };
+    assert_eq!(bob_new.ok(&["group", "join"], b"").trim(), topic);
 
     // Nothing is sent to either key: `group send` reads Bob's directory
     // itself (before any `contacts` command saw the change).
@@ -168,18 +181,28 @@ fn a_rotated_account_key_blocks_until_confirmed() {
     );
 
     // The blocked message never reached the group: the next one takes the
-    // next offset, and Bob reads only the two sent.
+    // offset after Bob's Add Commit, and Bob reads only the two sent.
     let next: u64 = alice
         .ok(&["group", "send", &topic, "after", "--print-offsets"], b"")
         .trim()
         .parse()
         .unwrap();
-    assert_eq!(next, first + 1);
+    assert_eq!(next, first + 2);
+    let read = hermit_e2e_tests::mls::messages(
+        &bob_new.ok(&["group", "read", &topic, "--output", "jsonl"], b""),
+    );
+    let texts: Vec<&str> = read.iter().map(|m| m["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["after"], "the new key joined after the rotation");
     let read = hermit_e2e_tests::mls::messages(
         &bob.ok(&["group", "read", &topic, "--output", "jsonl"], b""),
     );
     let texts: Vec<&str> = read.iter().map(|m| m["text"].as_str().unwrap()).collect();
     assert_eq!(texts, ["before", "after"]);
-    // The new account can be invited now.
-    alice.ok(&["group", "invite", &topic, &new_fp], b"");
+    // Inviting the new account: its device is in already.
+    let out = alice.run(&["group", "invite", &topic, &new_fp], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("nothing to do"),
+        "{out:?}"
+    );
 }

@@ -5,16 +5,18 @@
 //! is published under the old fingerprint, where contacts find it (they
 //! see a blocking warning until they confirm it).
 //!
-//! The old device stays in its conversations; it does not add the new
-//! key's device to them (invite the new account from a conversation, or
-//! let contacts do it once they confirmed).
+//! The old device stays in its conversations. With `--add-to-groups` it
+//! also adds the new key's device to each of them (one Commit each; the
+//! new key then runs `hermit group join`); without, members invite the new
+//! account once they confirmed. Either way contacts send nothing to the
+//! group until they confirm.
 
 use std::path::PathBuf;
 
 use anyhow::Context as _;
 use hermit_client::mls::Device;
 
-use super::device::{ConversationResult as _, DeviceArgs, conversation_error};
+use super::device::{ConversationResult as _, DeviceArgs, conversation, conversation_error};
 use super::devices::rfc3339;
 use crate::exit::{ExitClass, USAGE};
 use crate::keys::{unlock, unlock_with};
@@ -51,6 +53,10 @@ pub struct RotateArgs {
     /// How many KeyPackages the new account publishes.
     #[arg(long, default_value_t = 20)]
     count: usize,
+    /// Also add the new key's device to every conversation of this
+    /// device (it joins with `hermit group join`).
+    #[arg(long)]
+    add_to_groups: bool,
     #[command(flatten)]
     device: DeviceArgs,
 }
@@ -119,6 +125,9 @@ fn rotate(args: &RotateArgs) -> anyhow::Result<()> {
             .publish_rotation(&nd)
             .await
             .or_say(|| "cannot publish the rotation".into())?;
+        if args.add_to_groups {
+            add_to_groups(&d, s.new_key()).await?;
+        }
         outln!("{}", s.new_key().fingerprint().to_hex())?;
         eprintln!(
             "the account {} rotated to {} at {}: your contacts see a blocking warning until \
@@ -130,4 +139,24 @@ fn rotate(args: &RotateArgs) -> anyhow::Result<()> {
         );
         Ok(())
     })
+}
+
+/// Adds the new account's device to each conversation of `d` it is still
+/// in; a conversation where that fails is named on stderr and skipped.
+async fn add_to_groups(d: &Device, new: &hermit_client::crypto::PublicKey) -> anyhow::Result<()> {
+    let mut topics = d
+        .conversations()
+        .or_say(|| "cannot list the conversations".into())?;
+    topics.sort();
+    for topic in topics {
+        let mut c = conversation(d, &topic)?;
+        if c.is_removed() {
+            continue;
+        }
+        match c.add_devices(std::slice::from_ref(new)).await {
+            Ok(_) => eprintln!("added the new key's device to {topic}"),
+            Err(e) => errln!("warning: cannot add the new key's device to {topic}: {e}"),
+        }
+    }
+    Ok(())
 }
