@@ -201,7 +201,7 @@ fn sign_raw(who: &Identity, old: &[u8; 65], new: &[u8; 65], at: u64) -> Vec<u8> 
     m.extend_from_slice(new);
     m.extend_from_slice(&at.to_be_bytes());
     let sig: p256::ecdsa::Signature = p256::ecdsa::SigningKey::from(&secret).sign(&m);
-    sig.to_bytes().to_vec()
+    sig.normalize_s().to_bytes().to_vec()
 }
 
 /// A statement naming `old` and `new`, signed by `signers`.

@@ -76,7 +76,7 @@ fn raw_signature(i: usize, old: &[u8], new: &[u8], issued_at: u64) -> Vec<u8> {
     m.extend_from_slice(new);
     m.extend_from_slice(&issued_at.to_be_bytes());
     let sig: p256::ecdsa::Signature = p256::ecdsa::SigningKey::from(&secret(i)).sign(&m);
-    sig.to_bytes().to_vec()
+    sig.normalize_s().to_bytes().to_vec()
 }
 
 /// A statement assembled by hand: `old`, `new` and the signers of its two
@@ -277,7 +277,7 @@ fn regenerate_the_vectors() {
         }));
     }
     let doc = json!({
-        "description": "HermitMQ account-key rotation statements (docs/MLS.md §4.6), written by client/tests/rotation_vectors.rs (regenerate_the_vectors) and checked by it (and by the JavaScript SDK). keys[i]: a test account — scalar: its private scalar, hex (SHA-256 of \"HermitMQ rotation key <i>\"); pkcs8: its private key, PKCS#8 DER, standard base64 (Web Crypto importKey 'pkcs8'); spki: its public key, SPKI DER, standard base64; sec1: its uncompressed SEC1 point, hex; fingerprint: SHA-256 of the SPKI, hex. cases[]: name; statement: the record's value, hex; account: the index of the key whose dir. topic (pinned key) it is read under; valid: whether it must verify; for valid ones old, new (key indexes) and issued_at (ms, a JSON number: issued_at u64::MAX is 18446744073709551615, read it as a BigInt); for invalid ones error: malformed | wrong-account | same-key | bad-old-signature | bad-new-signature. Signatures are ECDSA P-256 SHA-256, raw r||s, RFC 6979 deterministic (Web Crypto's are random: verify them, do not expect the same bytes).",
+        "description": "HermitMQ account-key rotation statements (docs/MLS.md §4.6), written by client/tests/rotation_vectors.rs (regenerate_the_vectors) and checked by it (and by the JavaScript SDK). keys[i]: a test account — scalar: its private scalar, hex (SHA-256 of \"HermitMQ rotation key <i>\"); pkcs8: its private key, PKCS#8 DER, standard base64 (Web Crypto importKey 'pkcs8'); spki: its public key, SPKI DER, standard base64; sec1: its uncompressed SEC1 point, hex; fingerprint: SHA-256 of the SPKI, hex. cases[]: name; statement: the record's value, hex; account: the index of the key whose dir. topic (pinned key) it is read under; valid: whether it must verify; for valid ones old, new (key indexes) and issued_at (ms, a JSON number: issued_at u64::MAX is 18446744073709551615, read it as a BigInt); for invalid ones error: malformed | wrong-account | same-key | bad-old-signature | bad-new-signature. Signatures are ECDSA P-256 SHA-256, raw r||s, low-S (s <= n/2), RFC 6979 deterministic (Web Crypto's are random: verify them, do not expect the same bytes).",
         "keys": (0..4).map(key_json).collect::<Vec<_>>(),
         "cases": cases,
     });

@@ -105,6 +105,17 @@ fn signed_message(old: &PublicKey, new: &PublicKey, issued_at: u64) -> Vec<u8> {
     m
 }
 
+/// The low-S form of a raw `r‖s` signature (s replaced by n − s when
+/// above n/2), as the JavaScript SDK signs: one statement, one encoding,
+/// whichever SDK signs it. Verifiers accept both forms.
+fn low_s(raw: [u8; SIGNATURE_LEN]) -> [u8; SIGNATURE_LEN] {
+    p256::ecdsa::Signature::from_slice(&raw)
+        .expect("sign_labelled makes a valid r‖s")
+        .normalize_s()
+        .to_bytes()
+        .into()
+}
+
 impl RotationStatement {
     /// The statement that the account `old` moves to the key `new`, at
     /// `issued_at` (ms since the Unix epoch), signed by both.
@@ -126,7 +137,7 @@ impl RotationStatement {
             old: old.public_key().clone(),
             new: new.public_key().clone(),
             issued_at,
-            signatures: [old.sign_labelled(&m), new.sign_labelled(&m)],
+            signatures: [low_s(old.sign_labelled(&m)), low_s(new.sign_labelled(&m))],
         })
     }
 
@@ -259,5 +270,26 @@ mod tests {
             RotationStatement::sign(&old, &old, 1),
             Err(RotationError::SameKey { .. })
         ));
+    }
+
+    #[test]
+    fn statements_are_signed_low_s() {
+        let half_n: [u8; 32] = [
+            0x7f, 0xff, 0xff, 0xff, 0x80, 0x00, 0x00, 0x00, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff,
+            0xff, 0xff, 0xde, 0x73, 0x7d, 0x56, 0xd3, 0x8b, 0xcf, 0x42, 0x79, 0xdc, 0xe5, 0x61,
+            0x7e, 0x31, 0x92, 0xa8,
+        ];
+        let old = Identity::generate().unwrap();
+        let new = Identity::generate().unwrap();
+        // Half of all ECDSA signatures are high-S before normalising: 16
+        // statements (32 signatures) would all be low-S by chance once in
+        // 2^32.
+        for at in 0..16 {
+            let s = RotationStatement::sign(&old, &new, at).unwrap();
+            for sig in &s.signatures {
+                assert!(sig[32..] <= half_n[..], "a high-S signature at {at}");
+            }
+            RotationStatement::verify(&s.encode(), old.fingerprint()).unwrap();
+        }
     }
 }
