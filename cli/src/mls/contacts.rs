@@ -217,7 +217,9 @@ fn key_changed(c: &Contact) -> anyhow::Result<()> {
         return Ok(());
     };
     errln!(
-        "warning: the account key of {} changed to {} (signed {}, seen {}): nothing is sent          to {} until you confirm it with `hermit contacts confirm {}`, then compare the new          safety number",
+        "warning: the account key of {} changed to {} (signed {}, seen {}): nothing is sent \
+         to {} until you confirm it with `hermit contacts confirm {}`, then compare the new \
+         safety number",
         c.name,
         p.new.fingerprint().to_hex(),
         rfc3339(p.issued_at),
@@ -236,7 +238,8 @@ fn key_changed(c: &Contact) -> anyhow::Result<()> {
 fn warn_stale(s: &ContactStatus) {
     if s.stale {
         errln!(
-            "warning: the device list of {} was signed {} (over 30 days ago): the broker may              be withholding a newer one",
+            "warning: the device list of {} was signed {} (over 30 days ago): the broker may \
+             be withholding a newer one",
             s.contact.name,
             rfc3339(s.list.issued_at())
         );
@@ -320,7 +323,8 @@ pub fn run(cmd: ContactsCommand) -> anyhow::Result<()> {
             outln!("{}", confirmed.account.fingerprint().to_hex())?;
             outln!("{}", safety_number(d.account(), &confirmed.account))?;
             eprintln!(
-                "{} now has the account key {}; compare the new safety number above with                  theirs, then `hermit contacts verify {} --mark`",
+                "{} now has the account key {}; compare the new safety number above with \
+                 theirs, then `hermit contacts verify {} --mark`",
                 confirmed.name,
                 confirmed.account.fingerprint().to_hex(),
                 confirmed.name
