@@ -13,6 +13,9 @@ pub const CONNECTION: u8 = 3;
 pub const AUTH: u8 = 4;
 /// Corrupt data (log check failures, damaged files).
 pub const INTEGRITY: u8 = 5;
+/// A contact's account key changed and the user has not confirmed it:
+/// nothing was sent (`hermit contacts confirm`, docs/MLS.md §4.6).
+pub const KEY_CHANGED: u8 = 6;
 
 /// An error tagged with the exit code it should produce. It sits in the
 /// error chain (so `{:#}` prints `connection failure: <cause>: ...`), where
@@ -31,6 +34,7 @@ impl std::fmt::Display for Classified {
             CONNECTION => "connection failure",
             AUTH => "authentication or decryption failure",
             INTEGRITY => "integrity failure",
+            KEY_CHANGED => "a contact's account key changed",
             _ => "failure",
         };
         f.write_str(what)

@@ -412,6 +412,21 @@ fn parse_key_file(path: &Path, bytes: &[u8]) -> anyhow::Result<KeyFile> {
 pub fn unlock(path: &Path, password: &PasswordArgs) -> anyhow::Result<Identity> {
     let file = parse_key_file(path, &read_capped(path)?)?;
     let pw = password.existing(&path.display().to_string())?;
+    unlock_file(path, &file, &pw)
+}
+
+/// Open a key file with `password` (taken from elsewhere than
+/// [`PasswordArgs`], e.g. a second key's own variable).
+pub fn unlock_with(path: &Path, password: &crate::password::Password) -> anyhow::Result<Identity> {
+    let file = parse_key_file(path, &read_capped(path)?)?;
+    unlock_file(path, &file, password)
+}
+
+fn unlock_file(
+    path: &Path,
+    file: &KeyFile,
+    pw: &crate::password::Password,
+) -> anyhow::Result<Identity> {
     let class = |e: &KeyFileError| match e {
         KeyFileError::WrongPasswordOrModified
         | KeyFileError::KdfBelowFloor { .. }
@@ -419,7 +434,7 @@ pub fn unlock(path: &Path, password: &PasswordArgs) -> anyhow::Result<Identity> 
         | KeyFileError::InvalidPrivateKey => AUTH,
         _ => FAILURE,
     };
-    file.unlock(&pw).map_err(|e| {
+    file.unlock(pw).map_err(|e| {
         let code = class(&e);
         Err::<(), _>(e)
             .class(code)

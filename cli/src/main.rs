@@ -15,8 +15,8 @@
 //! - `tls`: `hermit tls self-signed` — a development CA and broker certificate.
 //! - `logtool`: `hermit log check|dump` — offline data directory inspection.
 //! - `top`: `hermit top` — a live view of a broker's `/metrics`.
-//! - `mls`: `hermit devices|keypackages|group|chat` — conversations on MLS
-//!   (docs/MLS.md §10).
+//! - `mls`: `hermit devices|keypackages|group|chat|contacts|account` —
+//!   conversations on MLS and who is who (docs/MLS.md §10).
 //! - `exit`: exit codes and error classification.
 //! - `out`: writing to stdout, where a closed pipe is a quiet stop, and the
 //!   one escape everything shown from the broker or a record goes through.
@@ -91,6 +91,9 @@ enum Command {
     /// lists, safety numbers to verify them.
     #[command(subcommand)]
     Contacts(mls::contacts::ContactsCommand),
+    /// The account itself: rotate its key (on the account's own device).
+    #[command(subcommand)]
+    Account(mls::account::AccountCommand),
     /// Create, list, describe and delete topics.
     #[command(subcommand)]
     Topics(topics::TopicsCommand),
@@ -142,6 +145,7 @@ fn main() -> std::process::ExitCode {
         Command::Group(cmd) => mls::group::run(cmd),
         Command::Chat(args) => mls::chat::run(args),
         Command::Contacts(cmd) => mls::contacts::run(cmd),
+        Command::Account(cmd) => mls::account::run(cmd),
         Command::Topics(cmd) => topics::run(cmd),
         Command::Compat(cmd) => compat::run(cmd),
         Command::Tls(cmd) => tls::run(cmd),

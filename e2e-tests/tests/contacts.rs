@@ -74,3 +74,135 @@ fn contacts_from_an_invite_with_matching_safety_numbers() {
     let out = alice.run(&["contacts", "verify", "Nobody"], b"");
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+/// Bob rotates his account key with `hermit account rotate
+/// --add-to-groups` (his new key joins their group): Alice's
+/// `contacts show` exits 6 with the blocking warning, her `group send` and
+/// `group invite` exit 6 and nothing reaches the group (the next message
+/// she sends, after confirming, takes the offset after Bob's Add Commit;
+/// Bob reads only what was sent), `contacts confirm` pins the new key and prints the new
+/// fingerprint and safety number.
+#[test]
+fn a_rotated_account_key_blocks_until_confirmed() {
+    use hermit_e2e_tests::{fingerprint, keygen, path_str};
+    let dir = tempfile::tempdir().unwrap();
+    let broker = chat_inbox_broker(dir.path());
+    let addr = broker.addr().to_string();
+    let alice = MlsUser::new(dir.path(), "alice", &addr);
+    let bob = MlsUser::new(dir.path(), "bob", &addr);
+    for u in [&alice, &bob] {
+        u.ok(&["keypackages", "publish", "--count", "2"], b"");
+    }
+    alice.ok(&["contacts", "add", &bob.fp, "--name", "bob"], b"");
+    alice.ok(&["contacts", "verify", "bob", "--mark"], b"");
+    let topic = alice.ok(&["group", "create"], b"").trim().to_owned();
+    alice.ok(&["group", "invite", &topic, &bob.fp], b"");
+    bob.ok(&["group", "join"], b"");
+    let first: u64 = alice
+        .ok(&["group", "send", &topic, "before", "--print-offsets"], b"")
+        .trim()
+        .parse()
+        .unwrap();
+
+    let (new_key, new_pub) = keygen(dir.path(), "bob-new");
+    let new_fp = fingerprint(&new_pub);
+    let new_state = dir.path().join("bob-new-state");
+    let out = bob.ok(
+        &[
+            "account",
+            "rotate",
+            "--to",
+            path_str(&new_key),
+            "--to-state-dir",
+            path_str(&new_state),
+            "--count",
+            "2",
+            "--add-to-groups",
+        ],
+        b"",
+    );
+    assert_eq!(out.trim(), new_fp);
+    // The new key as a user of its own; Bob's old device added it to the
+    // group (a Commit at the offset after Alice's message).
+    let bob_new = MlsUser {
+        name: "bob-new".into(),
+        key: new_key.clone(),
+        pub_file: new_pub.clone(),
+        fp: new_fp.clone(),
+        state: new_state.clone(),
+        broker: addr.clone(),
+    };
+    assert_eq!(bob_new.ok(&["group", "join"], b"").trim(), topic);
+
+    // Nothing is sent to either key: `group send` reads Bob's directory
+    // itself (before any `contacts` command saw the change).
+    let out = alice.run(&["group", "send", &topic, "blocked"], b"");
+    assert_eq!(out.status.code(), Some(6), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("changed"),
+        "{out:?}"
+    );
+
+    // The blocking warning, exit 6.
+    let out = alice.run(&["contacts", "show", "bob"], b"");
+    assert_eq!(out.status.code(), Some(6), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("changed to {new_fp}")) && err.contains("hermit contacts confirm"),
+        "{err}"
+    );
+    let out = alice.run(&["contacts", "verify", "bob"], b"");
+    assert_eq!(out.status.code(), Some(6), "{out:?}");
+    assert!(out.stdout.is_empty(), "no safety number of a changed key");
+    let list = jsonl(&alice.ok(&["contacts", "list", "--output", "jsonl"], b""));
+    assert_eq!(list[0]["status"], "key-changed");
+    assert_eq!(list[0]["verified"], false, "verified is reset");
+    assert_eq!(list[0]["key_changed"]["new"], new_fp.as_str());
+    let text = alice.ok(&["contacts", "list"], b"");
+    assert!(text.contains("\tbob\tkey-changed\t"), "{text}");
+
+    // Inviting the new account is blocked as well.
+    let out = alice.run(&["group", "invite", &topic, &new_fp], b"");
+    assert_eq!(out.status.code(), Some(6), "{out:?}");
+
+    // Confirm: the new fingerprint and the new safety number.
+    let confirmed = alice.ok(&["contacts", "confirm", "bob"], b"");
+    let lines: Vec<&str> = confirmed.lines().collect();
+    assert_eq!(lines.len(), 2, "{confirmed}");
+    assert_eq!(lines[0], new_fp);
+    assert_eq!(lines[1].split(' ').count(), 12, "{confirmed}");
+    let show = jsonl(&alice.ok(&["contacts", "show", "bob", "--output", "jsonl"], b""));
+    assert_eq!(show[0]["account"], new_fp.as_str());
+    assert_eq!(show[0]["status"], "unverified");
+    assert_eq!(show[0]["devices"], serde_json::json!([new_fp.as_str()]));
+    assert_eq!(
+        alice.ok(&["contacts", "verify", "bob"], b"").trim(),
+        lines[1]
+    );
+
+    // The blocked message never reached the group: the next one takes the
+    // offset after Bob's Add Commit, and Bob reads only the two sent.
+    let next: u64 = alice
+        .ok(&["group", "send", &topic, "after", "--print-offsets"], b"")
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(next, first + 2);
+    let read = hermit_e2e_tests::mls::messages(
+        &bob_new.ok(&["group", "read", &topic, "--output", "jsonl"], b""),
+    );
+    let texts: Vec<&str> = read.iter().map(|m| m["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["after"], "the new key joined after the rotation");
+    let read = hermit_e2e_tests::mls::messages(
+        &bob.ok(&["group", "read", &topic, "--output", "jsonl"], b""),
+    );
+    let texts: Vec<&str> = read.iter().map(|m| m["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["before", "after"]);
+    // Inviting the new account: its device is in already.
+    let out = alice.run(&["group", "invite", &topic, &new_fp], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("nothing to do"),
+        "{out:?}"
+    );
+}

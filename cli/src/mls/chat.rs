@@ -51,7 +51,23 @@ pub fn run(args: ChatArgs) -> anyhow::Result<()> {
             ))
             .class(USAGE);
         }
+        // A key change of the peer blocks before anything is sent (one
+        // read of its `dir.` topic); then the other members' (exit 6).
+        d.refresh_contacts_among(&[peer])
+            .await
+            .or_say(|| "cannot check the contact".into())?;
+        d.check_key_changes([&peer])
+            .or_say(|| format!("cannot chat with {}", peer.to_hex()))?;
         let mut c = find_or_start(&d, &peer).await?;
+        let others: Vec<Fingerprint> = c
+            .members()
+            .iter()
+            .map(|m| m.account)
+            .filter(|a| *a != peer)
+            .collect();
+        d.refresh_contacts_among(&others)
+            .await
+            .or_say(|| "cannot check the contacts in this conversation".into())?;
         let printer = Printer {
             format: args.output,
             topic: c.topic().to_owned(),

@@ -1,18 +1,20 @@
-//! `hermit contacts add|list|show|verify|invite` (issue 37, docs/MLS.md
-//! §4.5): the accounts this device knows by name, their keys taken from
-//! their signed device lists (trust on first use), and whether the user
-//! verified them by comparing safety numbers.
+//! `hermit contacts add|list|show|verify|confirm|invite` (issue 37,
+//! docs/MLS.md §4.5, §4.6): the accounts this device knows by name, their
+//! keys taken from their signed device lists (trust on first use), whether
+//! the user verified them by comparing safety numbers, and account-key
+//! changes to confirm. `list`, `show` and `verify` read each contact's
+//! `dir.` topic once (its list and its newest rotation statement).
 
 use anyhow::Context as _;
 use hermit_client::crypto::Fingerprint;
-use hermit_client::mls::{Contact, Device};
+use hermit_client::mls::{Contact, ContactStatus, ConversationError, Device};
 use hermit_client::trust::safety_number;
 use serde_json::json;
 
 use super::device::{ConversationResult as _, DeviceArgs, parse_fingerprint};
 use super::devices::rfc3339;
 use super::events::Format;
-use crate::exit::{ExitClass, USAGE};
+use crate::exit::{ExitClass, INTEGRITY, KEY_CHANGED, USAGE};
 
 /// `hermit contacts …`
 #[derive(Debug, clap::Subcommand)]
@@ -30,7 +32,9 @@ pub enum ContactsCommand {
         #[command(flatten)]
         device: DeviceArgs,
     },
-    /// List the contacts: fingerprint, name, verified or not, when added.
+    /// List the contacts: fingerprint, name, status (`key-changed`,
+    /// `refused`, `stale`, `verified` or `unverified`), when added. Reads
+    /// each contact's device list and rotation statement.
     List {
         /// `text` (tab-separated) or `jsonl`.
         #[arg(long, value_enum, default_value = "text")]
@@ -61,6 +65,16 @@ pub enum ContactsCommand {
         /// Mark the contact not verified.
         #[arg(long)]
         unmark: bool,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
+    /// Confirm a contact's account-key change (after `hermit contacts
+    /// show` warned of it): the new key is pinned, the name kept, and the
+    /// contact is unverified until you compare the new safety number
+    /// (printed, after the new fingerprint).
+    Confirm {
+        /// Name or fingerprint (at least 8 hex digits) of the old key.
+        who: String,
         #[command(flatten)]
         device: DeviceArgs,
     },
@@ -160,7 +174,76 @@ fn contact_json(c: &Contact) -> serde_json::Value {
         "verified": c.verified(),
         "verified_at": c.verified_at,
         "added_at": c.added_at,
+        "key_changed": c.pending.as_ref().map(|p| json!({
+            "new": p.new.fingerprint().to_hex(),
+            "issued_at": p.issued_at,
+            "seen_at": p.seen_at,
+        })),
     })
+}
+
+/// A contact's status word: `key-changed` (blocking), `stale` (its list
+/// was signed over 30 days ago), `verified`, `unverified`.
+fn status_word(s: &ContactStatus) -> &'static str {
+    if s.contact.key_changed() {
+        "key-changed"
+    } else if s.stale {
+        "stale"
+    } else if s.contact.verified() {
+        "verified"
+    } else {
+        "unverified"
+    }
+}
+
+/// Refreshes the contact `c` (one read of its `dir.` topic); a refused
+/// list or rotation statement is `Ok(Err(..))`, to show, other errors end
+/// the command.
+async fn refresh(
+    d: &Device,
+    c: &Contact,
+) -> anyhow::Result<Result<ContactStatus, ConversationError>> {
+    match d.refresh_contact(c.account.fingerprint()).await {
+        Ok(s) => Ok(Ok(s)),
+        Err(e @ (ConversationError::Rotation(_) | ConversationError::DeviceList(_))) => Ok(Err(e)),
+        Err(e) => Err(super::device::conversation_error(e)
+            .context(format!("cannot check the contact {}", c.name))),
+    }
+}
+
+/// The blocking warning of a key change, on stderr, and the error (exit 6).
+fn key_changed(c: &Contact) -> anyhow::Result<()> {
+    let Some(p) = &c.pending else {
+        return Ok(());
+    };
+    errln!(
+        "warning: the account key of {} changed to {} (signed {}, seen {}): nothing is sent \
+         to {} until you confirm it with `hermit contacts confirm {}`, then compare the new \
+         safety number",
+        c.name,
+        p.new.fingerprint().to_hex(),
+        rfc3339(p.issued_at),
+        rfc3339(p.seen_at),
+        c.name,
+        c.name
+    );
+    Err(anyhow::anyhow!(
+        "the account key of {} changed and is not confirmed",
+        c.name
+    ))
+    .class(KEY_CHANGED)
+}
+
+/// The stale-list warning, on stderr.
+fn warn_stale(s: &ContactStatus) {
+    if s.stale {
+        errln!(
+            "warning: the device list of {} was signed {} (over 30 days ago): the broker may \
+             be withholding a newer one",
+            s.contact.name,
+            rfc3339(s.list.issued_at())
+        );
+    }
 }
 
 /// Run a `hermit contacts` command.
@@ -190,25 +273,7 @@ pub fn run(cmd: ContactsCommand) -> anyhow::Result<()> {
             );
             Ok(())
         }),
-        ContactsCommand::List { output, device } => device.run(async |d| {
-            for c in d.contacts().or_say(|| "cannot read the contacts".into())? {
-                match output {
-                    Format::Jsonl => outln!("{}", contact_json(&c))?,
-                    Format::Text => outln!(
-                        "{}\t{}\t{}\t{}",
-                        c.account.fingerprint().to_hex(),
-                        c.name,
-                        if c.verified() {
-                            "verified"
-                        } else {
-                            "unverified"
-                        },
-                        rfc3339(c.added_at)
-                    )?,
-                }
-            }
-            Ok(())
-        }),
+        ContactsCommand::List { output, device } => device.run(async |d| list(&d, output).await),
         ContactsCommand::Show {
             who,
             output,
@@ -221,6 +286,11 @@ pub fn run(cmd: ContactsCommand) -> anyhow::Result<()> {
             device,
         } => device.run(async |d| {
             let c = find(&d, &who)?;
+            let s = refresh(&d, &c)
+                .await?
+                .or_say(|| format!("the directory of {} is refused", c.name))?;
+            key_changed(&s.contact)?;
+            warn_stale(&s);
             outln!("{}", safety_number(d.account(), &c.account))?;
             if mark || unmark {
                 let c = d
@@ -244,6 +314,23 @@ pub fn run(cmd: ContactsCommand) -> anyhow::Result<()> {
             }
             Ok(())
         }),
+        ContactsCommand::Confirm { who, device } => device.run(async |d| {
+            let c = find(&d, &who)?;
+            let confirmed = d
+                .confirm_rotation(c.account.fingerprint())
+                .await
+                .or_say(|| format!("cannot confirm the key change of {}", c.name))?;
+            outln!("{}", confirmed.account.fingerprint().to_hex())?;
+            outln!("{}", safety_number(d.account(), &confirmed.account))?;
+            eprintln!(
+                "{} now has the account key {}; compare the new safety number above with \
+                 theirs, then `hermit contacts verify {} --mark`",
+                confirmed.name,
+                confirmed.account.fingerprint().to_hex(),
+                confirmed.name
+            );
+            Ok(())
+        }),
         ContactsCommand::Invite { name, device } => device.run(async |d| {
             outln!(
                 "{}",
@@ -258,10 +345,10 @@ pub fn run(cmd: ContactsCommand) -> anyhow::Result<()> {
 async fn show(d: &Device, who: &str, output: Format) -> anyhow::Result<()> {
     let c = find(d, who)?;
     let fp = *c.account.fingerprint();
-    let list = d
-        .device_list(&fp)
-        .await
-        .or_say(|| format!("cannot read the device list of {}", fp.to_hex()))?;
+    let status = refresh(d, &c)
+        .await?
+        .or_say(|| format!("the directory of {} is refused", c.name))?;
+    let (c, list) = (&status.contact, &status.list);
     let number = safety_number(d.account(), &c.account);
     let devices: Vec<String> = list
         .devices()
@@ -271,22 +358,76 @@ async fn show(d: &Device, who: &str, output: Format) -> anyhow::Result<()> {
         .collect();
     match output {
         Format::Jsonl => {
-            let mut v = contact_json(&c);
+            let mut v = contact_json(c);
             v["devices"] = json!(devices);
             v["device_list_version"] = json!(list.version());
             v["safety_number"] = json!(number.digits());
+            v["status"] = json!(status_word(&status));
+            v["stale"] = json!(status.stale);
+            v["device_list_issued_at"] = json!(list.issued_at());
             outln!("{v}")?;
         }
         Format::Text => {
             outln!("name\t{}", c.name)?;
             outln!("account\t{}", fp.to_hex())?;
+            outln!("status\t{}", status_word(&status))?;
+            if let Some(p) = &c.pending {
+                outln!("key changed to\t{}", p.new.fingerprint().to_hex())?;
+            }
             outln!("verified\t{}", if c.verified() { "yes" } else { "no" })?;
-            outln!("device list\tversion {}", list.version())?;
+            outln!(
+                "device list\tversion {}, signed {}{}",
+                list.version(),
+                rfc3339(list.issued_at()),
+                if status.stale { " (stale)" } else { "" }
+            )?;
             for dev in &devices {
                 outln!("device\t{dev}")?;
             }
             outln!("safety number\t{number}")?;
         }
+    }
+    warn_stale(&status);
+    key_changed(c)
+}
+
+/// `hermit contacts list`: each contact refreshed (one `dir.` read each);
+/// a refused directory is shown as `refused` and makes the command exit 5
+/// once all are listed.
+async fn list(d: &Device, output: Format) -> anyhow::Result<()> {
+    let mut refused = 0usize;
+    for c in d.contacts().or_say(|| "cannot read the contacts".into())? {
+        let (c, word, stale) = match refresh(d, &c).await? {
+            Ok(s) => {
+                warn_stale(&s);
+                (s.contact.clone(), status_word(&s), s.stale)
+            }
+            Err(e) => {
+                errln!("error: {}: {e}", c.name);
+                refused += 1;
+                (c, "refused", false)
+            }
+        };
+        match output {
+            Format::Jsonl => {
+                let mut v = contact_json(&c);
+                v["status"] = json!(word);
+                v["stale"] = json!(stale);
+                outln!("{v}")?;
+            }
+            Format::Text => outln!(
+                "{}\t{}\t{word}\t{}",
+                c.account.fingerprint().to_hex(),
+                c.name,
+                rfc3339(c.added_at)
+            )?,
+        }
+    }
+    if refused > 0 {
+        return Err(anyhow::anyhow!(
+            "{refused} contacts' device list or rotation statement was refused"
+        ))
+        .class(INTEGRITY);
     }
     Ok(())
 }

@@ -13,7 +13,7 @@ use hermit_client::crypto::{Fingerprint, Identity};
 use hermit_client::mls::{Conversation, ConversationError, Device};
 
 use crate::conn::BrokerAddr;
-use crate::exit::{ExitClass, FAILURE, INTEGRITY, USAGE, client_error};
+use crate::exit::{ExitClass, FAILURE, INTEGRITY, KEY_CHANGED, USAGE, client_error};
 use crate::keys::{IdentityArgs, load_public_key};
 
 /// The key file of this device, its password, the broker and the state
@@ -98,8 +98,10 @@ pub fn parse_fingerprint(value: &str) -> anyhow::Result<Fingerprint> {
 /// A conversation error with its exit class: the broker's as for every
 /// command (3 connection, 4 refused, …), 2 for what the command line
 /// named wrong, 5 for state or records that fail their checks (a damaged
-/// state file, a device list or KeyPackage that does not verify, a
-/// suspected fork), 1 otherwise. The SDK's messages say what to do.
+/// state file, a device list, rotation statement or KeyPackage that does
+/// not verify, a suspected fork), 6 when a contact's account key changed
+/// and is not confirmed (nothing was sent), 1 otherwise. The SDK's
+/// messages say what to do.
 pub fn conversation_error(e: ConversationError) -> anyhow::Error {
     let code = match e {
         ConversationError::Client(c) => return client_error(c),
@@ -107,8 +109,10 @@ pub fn conversation_error(e: ConversationError) -> anyhow::Error {
         ConversationError::GroupFile(_)
         | ConversationError::Sealing(_)
         | ConversationError::DeviceList(_)
+        | ConversationError::Rotation(_)
         | ConversationError::BadKeyPackage { .. }
         | ConversationError::Stuck { .. } => INTEGRITY,
+        ConversationError::KeyChanged { .. } => KEY_CHANGED,
         _ => FAILURE,
     };
     Err::<(), _>(e).class(code).unwrap_err()
@@ -184,6 +188,14 @@ mod tests {
                 }
             )),
             crate::exit::CONNECTION
+        );
+        let fp = Fingerprint::from_bytes([1; 32]);
+        assert_eq!(
+            code(ConversationError::KeyChanged {
+                account: fp,
+                new: fp
+            }),
+            KEY_CHANGED
         );
     }
 }

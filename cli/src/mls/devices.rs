@@ -24,7 +24,7 @@ use crate::keys::load_public_key;
 pub enum DevicesCommand {
     /// Print an account's device list (default: this device's account):
     /// each device's fingerprint, `account` or `device`, and when it was
-    /// added.
+    /// added; a list signed over 30 days ago is flagged stale on stderr.
     List {
         /// The account: a fingerprint, `.pub` file, key file or base64 SPKI.
         account: Option<String>,
@@ -93,6 +93,14 @@ pub fn devices(cmd: DevicesCommand) -> anyhow::Result<()> {
                 .device_list(&account)
                 .await
                 .or_say(|| format!("cannot read the device list of {}", account.to_hex()))?;
+            if list.is_stale_now() {
+                errln!(
+                    "warning: this device list (version {}) was signed {}, over 30 days ago: \
+                     stale (the broker may be withholding a newer one)",
+                    list.version(),
+                    rfc3339(list.issued_at())
+                );
+            }
             print_list(&list)
         }),
         DevicesCommand::Publish(device) => device.run(async |d| {

@@ -150,6 +150,7 @@ pub fn run(cmd: GroupCommand) -> anyhow::Result<()> {
             let account = parse_fingerprint(&account).class(USAGE)?;
             device.run(async |d| {
                 let mut c = conversation(&d, &topic)?;
+                refresh_contacts(&c, &[account]).await?;
                 let outcome = c
                     .invite(&account)
                     .await
@@ -196,6 +197,7 @@ pub fn run(cmd: GroupCommand) -> anyhow::Result<()> {
             let key = load_public_key(&device_pubkey)?;
             device.run(async |d| {
                 let mut c = conversation(&d, &topic)?;
+                refresh_contacts(&c, &[*key.fingerprint()]).await?;
                 let outcome = c
                     .add_devices(std::slice::from_ref(&key))
                     .await
@@ -264,10 +266,25 @@ fn report(outcome: &CommitOutcome, what: &str) {
     }
 }
 
+/// Before anything is sent to a group: one read of the `dir.` topic of
+/// each contact among its members and `extra` (docs/MLS.md §4.6), so that
+/// a key change published since blocks the command (exit 6) instead of
+/// being missed; a refused (forged) statement stops it too (exit 5).
+pub async fn refresh_contacts(
+    c: &Conversation,
+    extra: &[hermit_client::crypto::Fingerprint],
+) -> anyhow::Result<()> {
+    c.refresh_contacts(extra)
+        .await
+        .or_say(|| "cannot check the contacts in this conversation".into())?;
+    Ok(())
+}
+
 /// `hermit group send`: first what an earlier run left unsent (the
 /// outbox), then `text` or each line of stdin.
 async fn send(d: &Device, topic: &str, text: &str, print_offsets: bool) -> anyhow::Result<()> {
     let mut c = conversation(d, topic)?;
+    refresh_contacts(&c, &[]).await?;
     c.resend_outbox()
         .await
         .or_say(|| format!("cannot catch up with {topic}"))?;

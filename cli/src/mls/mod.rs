@@ -12,8 +12,11 @@
 //!   and the read loop that prints before it acknowledges.
 //! - `group`: `hermit group create|invite|join|send|read|add|remove|update|leave|list`.
 //! - `chat`: `hermit chat --to PEER`, the two-account conversation.
-//! - `contacts`: `hermit contacts add|list|show|verify|invite` (who is who).
+//! - `contacts`: `hermit contacts add|list|show|verify|confirm|invite`
+//!   (who is who).
+//! - `account`: `hermit account rotate` (account-key rotation).
 
+pub mod account;
 pub mod chat;
 pub mod contacts;
 pub mod device;

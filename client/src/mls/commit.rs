@@ -84,6 +84,7 @@ impl Conversation {
         &mut self,
         account: &Fingerprint,
     ) -> Result<CommitOutcome, ConversationError> {
+        self.check_key_changes(std::slice::from_ref(account))?;
         let list = self.device.device_list(account).await?;
         let keys = list
             .devices()
@@ -106,6 +107,8 @@ impl Conversation {
         devices: &[PublicKey],
     ) -> Result<CommitOutcome, ConversationError> {
         self.check_usable()?;
+        let fps: Vec<Fingerprint> = devices.iter().map(|d| *d.fingerprint()).collect();
+        self.check_key_changes(&fps)?;
         let adds = self.claim_for(devices, true).await?;
         if adds.is_empty() {
             return Ok(CommitOutcome::AlreadyDone);

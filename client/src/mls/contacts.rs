@@ -6,6 +6,18 @@
 //! the list in the device-list memory (trust on first use). Names are this
 //! device's labels: no one else sees or vouches for them. "Verified" is per
 //! device: it does not travel to one's other devices.
+//!
+//! A contact whose account published a valid rotation statement
+//! (docs/MLS.md §4.6) carries it as [`PendingRotation`] until the user
+//! confirms it ([`Device::confirm_rotation`], in `rotation.rs`): until
+//! then nothing is sent to either key.
+//!
+//! The file: `0x02`, u32 count, then per contact the account key (65),
+//! the name (u8 length, UTF-8), added_at (u64), verified_at (u64, 0 for
+//! none), and a pending rotation (u8 0 for none; 1, then the new key (65),
+//! issued_at (u64), seen_at (u64)). A file of the first format (no
+//! leading `0x02`, no rotation: it began with the u32 count, so with
+//! `0x00`) is still read.
 
 use super::device::{Device, now_ms};
 use super::error::ConversationError;
@@ -18,6 +30,22 @@ pub const CONTACTS_FILE: &str = "contacts";
 /// The longest contact name (bytes of UTF-8).
 pub const MAX_NAME: usize = 64;
 
+/// The first byte of the contacts file's current format.
+const FILE_FORMAT: u8 = 2;
+
+/// A contact's account key changed (a valid rotation statement was seen)
+/// and the user has not confirmed it yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingRotation {
+    /// The new account key.
+    pub new: PublicKey,
+    /// When the statement was signed (ms since the Unix epoch; the
+    /// rotating side's clock).
+    pub issued_at: u64,
+    /// When this device first saw it (ms since the Unix epoch).
+    pub seen_at: u64,
+}
+
 /// One contact.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Contact {
@@ -29,12 +57,20 @@ pub struct Contact {
     pub verified_at: Option<u64>,
     /// When it was added (ms since the Unix epoch).
     pub added_at: u64,
+    /// A key change seen and not confirmed: while there is one, nothing is
+    /// sent to this contact's old or new key.
+    pub pending: Option<PendingRotation>,
 }
 
 impl Contact {
     /// Whether the user verified this contact's safety number.
     pub fn verified(&self) -> bool {
         self.verified_at.is_some()
+    }
+
+    /// Whether this contact's key changed and the change is not confirmed.
+    pub const fn key_changed(&self) -> bool {
+        self.pending.is_some()
     }
 }
 
@@ -43,7 +79,7 @@ fn bad(why: &str) -> ConversationError {
 }
 
 fn encode(contacts: &[Contact]) -> Vec<u8> {
-    let mut out = Vec::new();
+    let mut out = vec![FILE_FORMAT];
     out.extend_from_slice(&(contacts.len() as u32).to_be_bytes());
     for c in contacts {
         out.extend_from_slice(&c.account.to_sec1_uncompressed());
@@ -51,8 +87,21 @@ fn encode(contacts: &[Contact]) -> Vec<u8> {
         out.extend_from_slice(c.name.as_bytes());
         out.extend_from_slice(&c.added_at.to_be_bytes());
         out.extend_from_slice(&c.verified_at.unwrap_or(0).to_be_bytes());
+        match &c.pending {
+            None => out.push(0),
+            Some(p) => {
+                out.push(1);
+                out.extend_from_slice(&p.new.to_sec1_uncompressed());
+                out.extend_from_slice(&p.issued_at.to_be_bytes());
+                out.extend_from_slice(&p.seen_at.to_be_bytes());
+            }
+        }
     }
     out
+}
+
+fn key(sec1: &[u8]) -> Result<PublicKey, ConversationError> {
+    PublicKey::from_sec1_bytes(sec1).map_err(|_| bad("a contact key is not a P-256 point"))
 }
 
 fn decode(bytes: &[u8]) -> Result<Vec<Contact>, ConversationError> {
@@ -62,22 +111,41 @@ fn decode(bytes: &[u8]) -> Result<Vec<Contact>, ConversationError> {
         at += n;
         Ok(s)
     };
+    // The first format began with the u32 count (so with 0x00): no
+    // format byte and no pending rotations.
+    let v2 = match bytes.first() {
+        Some(&FILE_FORMAT) => {
+            take(1)?;
+            true
+        }
+        Some(0) | None => false,
+        Some(_) => return Err(bad("unknown format")),
+    };
     let count = u32::from_be_bytes(take(4)?.try_into().expect("4 bytes"));
     let mut out = Vec::new();
     for _ in 0..count {
-        let account = PublicKey::from_sec1_bytes(take(65)?)
-            .map_err(|_| bad("a contact key is not a P-256 point"))?;
+        let account = key(take(65)?)?;
         let n = usize::from(take(1)?[0]);
         let name = std::str::from_utf8(take(n)?)
             .map_err(|_| bad("a name is not UTF-8"))?
             .to_owned();
         let added_at = u64::from_be_bytes(take(8)?.try_into().expect("8 bytes"));
         let verified = u64::from_be_bytes(take(8)?.try_into().expect("8 bytes"));
+        let pending = match if v2 { take(1)?[0] } else { 0 } {
+            0 => None,
+            1 => Some(PendingRotation {
+                new: key(take(65)?)?,
+                issued_at: u64::from_be_bytes(take(8)?.try_into().expect("8 bytes")),
+                seen_at: u64::from_be_bytes(take(8)?.try_into().expect("8 bytes")),
+            }),
+            _ => return Err(bad("a pending rotation flag is not 0 or 1")),
+        };
         out.push(Contact {
             account,
             name,
             added_at,
             verified_at: (verified != 0).then_some(verified),
+            pending,
         });
     }
     if at != bytes.len() {
@@ -108,7 +176,7 @@ impl Device {
         )?)
     }
 
-    fn save_contacts(&self, contacts: &[Contact]) -> Result<(), ConversationError> {
+    pub(crate) fn save_contacts(&self, contacts: &[Contact]) -> Result<(), ConversationError> {
         let inner = &self.inner;
         let sealed = seal_with(
             &inner.file_key,
@@ -170,6 +238,7 @@ impl Device {
                     name: name.to_owned(),
                     verified_at: None,
                     added_at: now_ms(),
+                    pending: None,
                 };
                 contacts.push(c.clone());
                 c
@@ -241,12 +310,18 @@ mod tests {
                 name: "Bob".into(),
                 verified_at: None,
                 added_at: 5,
+                pending: Some(PendingRotation {
+                    new: Identity::generate().unwrap().public_key().clone(),
+                    issued_at: 3,
+                    seen_at: 4,
+                }),
             },
             Contact {
                 account: Identity::generate().unwrap().public_key().clone(),
                 name: "Chloé".into(),
                 verified_at: Some(9),
                 added_at: 7,
+                pending: None,
             },
         ];
         let bytes = encode(&cs);
@@ -255,5 +330,28 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(decode(&longer).is_err());
+    }
+
+    #[test]
+    fn a_file_of_the_first_format_is_still_read() {
+        let account = Identity::generate().unwrap().public_key().clone();
+        let mut old = 1u32.to_be_bytes().to_vec();
+        old.extend_from_slice(&account.to_sec1_uncompressed());
+        old.push(3);
+        old.extend_from_slice(b"Bob");
+        old.extend_from_slice(&5u64.to_be_bytes());
+        old.extend_from_slice(&9u64.to_be_bytes());
+        let back = decode(&old).unwrap();
+        assert_eq!(
+            back,
+            vec![Contact {
+                account,
+                name: "Bob".into(),
+                verified_at: Some(9),
+                added_at: 5,
+                pending: None,
+            }]
+        );
+        assert!(decode(&[7, 0, 0, 0, 0]).is_err(), "an unknown format");
     }
 }

@@ -455,6 +455,8 @@ impl Conversation {
     /// As [`Conversation::send_text`]; nothing is sent for an empty slice.
     pub async fn send_texts(&mut self, texts: &[&str]) -> Result<u64, ConversationError> {
         self.check_usable()?;
+        // Nothing to a contact whose key change is not confirmed (§4.6).
+        self.check_key_changes(&[])?;
         if texts.is_empty() {
             return Err(ConversationError::Invalid("nothing to send".into()));
         }

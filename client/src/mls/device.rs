@@ -355,6 +355,8 @@ impl Device {
     /// # Errors
     /// [`ConversationError`].
     pub async fn publish_key_packages(&self, count: usize) -> Result<usize, ConversationError> {
+        // The account's list is re-signed when old (docs/MLS.md §4.2).
+        self.resign_device_list_if_old().await?;
         let inner = &self.inner;
         let fp = *self.fingerprint();
         inner
@@ -671,7 +673,7 @@ impl DeviceInner {
     /// signed by the account the topic names, and neither older than nor
     /// different at the version this device accepted for it (a newer one
     /// is remembered).
-    fn newest_list(
+    pub(crate) fn newest_list(
         &self,
         records: &[crate::records::Record],
         account: &Fingerprint,

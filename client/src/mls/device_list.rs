@@ -15,6 +15,17 @@ pub const LIST_FORMAT: u8 = 1;
 /// The most devices one list may name.
 pub const MAX_DEVICES: usize = 64;
 
+/// A device list signed longer ago than this (30 days) is flagged "stale"
+/// where it is shown: the broker may be withholding a newer one (an
+/// account's device re-signs its list well before, see
+/// [`LIST_RESIGN_AFTER_MS`]).
+pub const LIST_STALE_AFTER_MS: u64 = 30 * 24 * 3600 * 1000;
+
+/// The account's device re-signs its list (same devices, version + 1, a
+/// fresh `issued_at`) when the published one is older than this (7 days),
+/// whenever it publishes KeyPackages or its list.
+pub const LIST_RESIGN_AFTER_MS: u64 = 7 * 24 * 3600 * 1000;
+
 /// What the account signs before the list: a label of its own.
 const LIST_LABEL: &[u8] = b"HermitMQ device list v1\0";
 
@@ -137,6 +148,18 @@ impl DeviceList {
     /// When the list was signed (ms since the Unix epoch).
     pub const fn issued_at(&self) -> u64 {
         self.issued_at
+    }
+
+    /// Whether the list was signed more than [`LIST_STALE_AFTER_MS`] before
+    /// `now` (ms since the Unix epoch): shown flagged, since a broker may
+    /// withhold a newer list and an account re-signs its list weekly.
+    pub const fn is_stale(&self, now: u64) -> bool {
+        now.saturating_sub(self.issued_at) > LIST_STALE_AFTER_MS
+    }
+
+    /// [`DeviceList::is_stale`] as of this machine's clock.
+    pub fn is_stale_now(&self) -> bool {
+        self.is_stale(super::device::now_ms())
     }
 
     /// The devices.
@@ -350,6 +373,16 @@ mod tests {
                 seen: 3
             })
         );
+    }
+
+    #[test]
+    fn a_list_is_stale_thirty_days_after_it_was_signed() {
+        let account = Identity::generate().expect("key");
+        let list = DeviceList::new(account.public_key(), 1, 1_000, vec![]).expect("list");
+        assert!(!list.is_stale(1_000 + LIST_STALE_AFTER_MS));
+        assert!(list.is_stale(1_001 + LIST_STALE_AFTER_MS));
+        // A clock behind the signer's is not stale.
+        assert!(!list.is_stale(0));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use crate::crypto::Fingerprint;
 use crate::crypto::state::StateError;
 use crate::error::ClientError;
+use crate::trust::RotationError;
 
 use super::content::ContentError;
 use super::credential::CredentialError;
@@ -71,6 +72,21 @@ pub enum ConversationError {
     /// its device is not on its account's list.
     #[error(transparent)]
     Credential(#[from] CredentialError),
+    /// A rotation statement failed its checks (e.g. forged by a broker
+    /// admin): refused, the contact stays as it was.
+    #[error("account-key rotation refused: {0}")]
+    Rotation(#[from] RotationError),
+    /// A contact's account key changed (a valid rotation statement) and
+    /// the user has not confirmed it: nothing is sent to either key.
+    #[error(
+        "the account key of {account} changed to {new} and is not confirmed: nothing is sent to either key until you confirm it (`hermit contacts confirm`) after comparing the new safety number"
+    )]
+    KeyChanged {
+        /// The contact's pinned (old) account.
+        account: Fingerprint,
+        /// The account it rotated to.
+        new: Fingerprint,
+    },
     /// A device has no KeyPackage left, not even a last-resort one.
     #[error(
         "the device {device} has no KeyPackages left: its owner must run `hermit keypackages publish`"

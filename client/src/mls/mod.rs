@@ -5,6 +5,8 @@
 //!   conversations ([`device`]).
 //! - [`Conversation`]: one group on one topic, applied in log order
 //!   ([`conversation`]); changes to it in [`commit`].
+//! - [`contacts`], [`rotation`]: who is who — contacts by name with
+//!   their pinned keys, account-key rotation, device-list freshness.
 //! - [`Event`]: what a conversation tells its application ([`event`]).
 //! - [`binding`], [`device_list`], [`credential`]: who a leaf is — the
 //!   account's signature over a device key, checked on every leaf.
@@ -38,13 +40,14 @@ pub mod group_file;
 pub mod header;
 mod process;
 pub mod provider;
+pub mod rotation;
 mod seen_lists;
 pub mod staged;
 pub mod views;
 
 pub use binding::{BindingError, DeviceBinding};
 pub use commit::CommitOutcome;
-pub use contacts::Contact;
+pub use contacts::{Contact, PendingRotation};
 pub use content::{Content, ContentError, ContentKind};
 pub use conversation::Conversation;
 pub use credential::MemberId;
@@ -54,3 +57,4 @@ pub use error::ConversationError;
 pub use event::Event;
 pub use provider::{ProviderError, Suite2, Suite2Provider};
 pub use views::View;
+pub use rotation::ContactStatus;
