@@ -192,3 +192,62 @@ async fn two_publishers_of_one_account_do_not_equivocate() {
         );
     }
 }
+
+/// A broker that lost or withholds an account's own list (a replaced
+/// broker, the topic emptied) does not stop the account: its device goes on
+/// from the list it published last, at the next version and with the same
+/// devices — it neither refuses its own account (a rollback of a list it
+/// signed) nor starts over at version 1 with its other devices dropped.
+/// Another list at its own accepted version is still refused.
+#[tokio::test]
+async fn the_account_goes_on_from_its_own_list_when_the_broker_lost_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let root = tempfile::tempdir().unwrap();
+    let admin = client(broker.addr()).await;
+    let alice = account_device(broker.addr(), root.path(), "alice", 1).await;
+    let (bob, bob_key) = account_device_with_key(broker.addr(), root.path(), "bob", 1).await;
+    let phone = Identity::generate().unwrap();
+    let v = bob
+        .publish_device_list(std::slice::from_ref(phone.public_key()))
+        .await
+        .expect("publish")
+        .version();
+    let bob_fp = *bob.fingerprint();
+    refill(&admin, &bob_fp).await;
+    let next = bob
+        .publish_device_list(&[])
+        .await
+        .expect("the account goes on from its own list");
+    assert_eq!(next.version(), v + 1, "the next version, not 1");
+    assert!(
+        next.lists(&phone.public_key().to_sec1_uncompressed()),
+        "its other devices stay listed"
+    );
+    assert_eq!(
+        alice.device_list(&bob_fp).await.expect("others read it").version(),
+        v + 1
+    );
+    refill(&admin, &bob_fp).await;
+    let again = bob.resign_device_list_if_old().await.expect("re-sign");
+    assert_eq!(
+        again.map(|l| l.version()),
+        Some(v + 2),
+        "a list the broker lost is published again, though fresh"
+    );
+    assert!(
+        bob.resign_device_list_if_old().await.expect("fresh").is_none(),
+        "served and fresh: nothing to re-sign"
+    );
+    // Someone with the account key signs another list at that version.
+    let other = DeviceList::new(bob_key.public_key(), v + 2, 1, Vec::new())
+        .unwrap()
+        .sign(&bob_key);
+    refill(&admin, &bob_fp).await;
+    write_list(&admin, &bob_fp, &other).await;
+    let e = bob.publish_device_list(&[]).await.expect_err("equivocation");
+    assert!(
+        matches!(refusal(e), DeviceListError::Equivocation { .. }),
+        "another list at the accepted version stays refused"
+    );
+}

@@ -285,3 +285,44 @@ fn regenerate_the_vectors() {
     text.push('\n');
     std::fs::write(vectors_path(), text).expect("writing the vectors");
 }
+
+/// The JavaScript SDK's statements (`js/test/vectors/account_rotation_js.json`,
+/// made by `js/test/mls-rotation.test.mjs` with Web Crypto's randomised
+/// ECDSA): this SDK accepts exactly the ones it accepts, reads the same
+/// new key and time, encodes them back byte for byte, and refuses the rest.
+#[test]
+fn the_javascript_sdks_statements_verify_or_are_refused_as_stored() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../js/test/vectors/account_rotation_js.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let v: Value = serde_json::from_str(&text).expect("JSON");
+    let cases = v["cases"].as_array().expect("cases");
+    let (mut valid, mut invalid) = (0, 0);
+    for case in cases {
+        let name = str_field(case, "name");
+        let bytes = from_hex(str_field(case, "statement"));
+        let pinned = PublicKey::from_sec1_bytes(&from_hex(str_field(case, "pinned"))).expect(name);
+        let got = RotationStatement::verify(&bytes, pinned.fingerprint());
+        if case["valid"] == true {
+            valid += 1;
+            let s = got.unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(s.old(), &pinned, "{name}");
+            assert_eq!(
+                to_hex(&s.new_key().to_sec1_uncompressed()),
+                str_field(case, "new_key"),
+                "{name}"
+            );
+            assert_eq!(
+                s.issued_at(),
+                case["issued_at"].as_u64().expect("issued_at"),
+                "{name}"
+            );
+            assert_eq!(s.encode(), bytes, "{name}: encodes back");
+        } else {
+            invalid += 1;
+            assert!(got.is_err(), "{name}: refused");
+        }
+    }
+    assert!(valid >= 1 && invalid >= 5, "{valid} valid, {invalid} invalid");
+}

@@ -208,6 +208,33 @@ test('the JS-made vectors (test/vectors/account_rotation_js.json) decode and ver
   }
 });
 
+// The Rust SDK's vectors (client/tests/vectors/account_rotation.json): this
+// SDK accepts exactly the statements it accepts and makes the same bytes
+// from them — except a time beyond 2^53 ms, which JavaScript numbers do not
+// hold: refused here as malformed (the Rust SDK takes u64::MAX; no clock
+// reaches either).
+const RUST_VECTORS = new URL('../../client/tests/vectors/account_rotation.json', import.meta.url);
+
+test("the Rust SDK's rotation vectors: the same statements accepted, byte for byte, the same refused", async () => {
+  const v = JSON.parse(await readFile(RUST_VECTORS, 'utf8'));
+  const keys = await Promise.all(v.keys.map((/** @type {{ sec1: string }} */ k) => PublicKey.fromSec1Bytes(fromHex(k.sec1))));
+  let accepted = 0;
+  for (const c of v.cases) {
+    const bytes = fromHex(c.statement);
+    const pinned = keys[c.account];
+    if (c.valid && c.issued_at <= Number.MAX_SAFE_INTEGER) {
+      const s = await RotationStatement.open(bytes, pinned);
+      assert.deepEqual(s.encode(), bytes, c.name);
+      assert.ok(s.newKey.equals(keys[c.new]), c.name);
+      assert.equal(s.issuedAt, c.issued_at, c.name);
+      accepted++;
+    } else {
+      await assert.rejects(RotationStatement.open(bytes, pinned), (e) => e instanceof MlsError && e.code === 'Rotation', c.name);
+    }
+  }
+  assert.equal(accepted, 3, 'three valid statements fit in a JavaScript number');
+});
+
 /** Regenerates the vectors file (fresh keys; ECDSA signatures are randomised). */
 async function writeVectors() {
   const [a, b, m] = await Promise.all([Identity.generate(), Identity.generate(), Identity.generate()]);

@@ -11,7 +11,7 @@ import { connect } from '../src/client/connection.js';
 import { Identity } from '../src/crypto/identity.js';
 import { Ack, Cleanup } from '../src/protocol/frame.js';
 import { BatchBuilder } from '../src/protocol/record.js';
-import { DEVICES_KEY, Device, DeviceList, MemoryStore, directoryTopic } from '../src/mls/index.js';
+import { DEVICES_KEY, Device, DeviceList, MemoryStore, MlsError, directoryTopic } from '../src/mls/index.js';
 import { startBroker } from './helpers/broker.mjs';
 
 /**
@@ -105,4 +105,33 @@ test('two publishers of one account do not equivocate', async (t) => {
   const list = await alice.deviceList(bobKey.fingerprint());
   assert.equal(list.version, 3);
   assert.ok(list.lists(phone.publicKey.toSec1()) && list.lists(laptop.publicKey.toSec1()), 'both devices listed');
+});
+
+// A broker that lost or withholds an account's own list (a replaced broker,
+// the topic emptied) does not stop the account: its device goes on from the
+// list it published last (kept in its state), at the next version with the
+// same devices; another list at its accepted version stays refused.
+test('the account goes on from its own list when the broker lost it', async (t) => {
+  const broker = await startBroker();
+  t.after(() => broker.stop());
+  const [aliceKey, bobKey, phone] = await Promise.all([Identity.generate(), Identity.generate(), Identity.generate()]);
+  const alice = await device(broker.url, aliceKey, new MemoryStore(), t);
+  const bob = await device(broker.url, bobKey, new MemoryStore(), t);
+  const admin = await connect(broker.url);
+  t.after(() => admin.close());
+  const bobFp = bobKey.fingerprint();
+  const { version } = await bob.publishDeviceList([phone.publicKey]);
+  await refill(admin, bobFp);
+  const next = await bob.publishDeviceList();
+  assert.equal(next.version, version + 1, 'the next version, not 1');
+  assert.ok(next.lists(phone.publicKey.toSec1()), 'its other devices stay listed');
+  assert.equal((await alice.deviceList(bobFp)).version, version + 1);
+  await refill(admin, bobFp);
+  const again = await bob.refreshDeviceList();
+  assert.equal(again?.version, version + 2, 'a list the broker lost is published again, though fresh');
+  assert.equal(await bob.refreshDeviceList(), null, 'served and fresh: nothing to re-sign');
+  await refill(admin, bobFp);
+  const other = await new DeviceList(bobKey.publicKey, version + 2, 1, []).sign(bobKey);
+  await writeList(admin, bobFp, other);
+  await assert.rejects(bob.publishDeviceList(), (e) => e instanceof MlsError && e.code === 'DeviceList' && /equivocation/.test(e.message));
 });

@@ -36,6 +36,9 @@ pub const BINDING_FILE: &str = "mls-binding";
 pub const KEY_PACKAGES_FILE: &str = "mls-keypackages";
 /// The file holding the next offset of `welcome.<device fp>` to read.
 pub const WELCOME_CURSOR_FILE: &str = "mls-welcome-cursor";
+/// The state file of the account's device holding the signed device list
+/// it published last (sealed like the others).
+pub const OWN_LIST_FILE: &str = "mls-own-device-list";
 
 /// How long group topics keep records (docs/MLS.md §6.4).
 pub const GROUP_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
@@ -505,7 +508,7 @@ impl Device {
         for _ in 0..64 {
             let records = inner.read_all(&topic, 0).await?;
             let end = records.last().map_or(0, |r| r.offset + 1);
-            let current = inner.newest_list(&records, account)?;
+            let current = inner.own_newest_list(&records)?;
             let mut listed: Vec<ListedDevice> = current
                 .as_ref()
                 .map(|l| l.devices().to_vec())
@@ -538,6 +541,12 @@ impl Device {
                     inner
                         .seen_lists
                         .accept(&list, &signed, &inner.dir, &inner.file_key)?;
+                    let sealed =
+                        seal_with(&inner.file_key, "mls", OWN_LIST_FILE.as_bytes(), &signed)?;
+                    inner
+                        .dir
+                        .write(OWN_LIST_FILE, &sealed)
+                        .map_err(ConversationError::state("write the own device list"))?;
                     inner.ids.hold_list(&list);
                     return Ok(list);
                 }
@@ -695,5 +704,37 @@ impl DeviceInner {
             .accept(&list, &r.value, &self.dir, &self.file_key)?;
         self.ids.hold_list(&list);
         Ok(Some(list))
+    }
+
+    /// On the account's device: its own newest list among `records`, as
+    /// [`DeviceInner::newest_list`] checks it — except that when the broker
+    /// lost or withholds it (none, or an older one: a replaced broker, a
+    /// rollback), the device goes on from the list it published last
+    /// ([`OWN_LIST_FILE`]): it signed that one, so the next version follows
+    /// it and keeps its devices. Another list with the accepted version
+    /// (equivocation) is still refused.
+    pub(crate) fn own_newest_list(
+        &self,
+        records: &[crate::records::Record],
+    ) -> Result<Option<DeviceList>, ConversationError> {
+        let account = self.identity.fingerprint();
+        let refused = match self.newest_list(records, account) {
+            Err(ConversationError::DeviceList(e @ DeviceListError::RolledBack { .. })) => e,
+            other => return other,
+        };
+        let Some(sealed) = self
+            .dir
+            .read(OWN_LIST_FILE)
+            .map_err(ConversationError::state("read the own device list"))?
+        else {
+            return Err(refused.into());
+        };
+        let bytes = open_with(&self.file_key, "mls", OWN_LIST_FILE.as_bytes(), &sealed)?;
+        let own = DeviceList::verify(&bytes, account, None)?;
+        if self.seen_lists.version(account) != Some(own.version()) {
+            return Err(refused.into());
+        }
+        self.ids.hold_list(&own);
+        Ok(Some(own))
     }
 }

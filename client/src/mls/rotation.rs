@@ -265,12 +265,18 @@ impl Device {
         if !self.is_account() {
             return Ok(None);
         }
-        let list = match self.device_list(self.account().fingerprint()).await {
-            Ok(l) => l,
-            Err(ConversationError::NoDeviceList { .. }) => return Ok(None),
-            Err(e) => return Err(e),
+        let topic = directory_topic(self.account().fingerprint());
+        let records = self.inner.read_all(&topic, 0).await?;
+        let Some(list) = self.inner.own_newest_list(&records)? else {
+            return Ok(None);
         };
-        if now_ms().saturating_sub(list.issued_at()) <= LIST_RESIGN_AFTER_MS {
+        // The broker lost or withholds the list this device published: it
+        // is published again.
+        let withheld = self
+            .inner
+            .newest_list(&records, self.account().fingerprint())
+            .is_err();
+        if !withheld && now_ms().saturating_sub(list.issued_at()) <= LIST_RESIGN_AFTER_MS {
             return Ok(None);
         }
         self.publish_device_list(&[]).await.map(Some)

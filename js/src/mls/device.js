@@ -32,6 +32,8 @@ export const BINDING_ENTRY = 'mls-binding';
 export const KEY_PACKAGES_ENTRY = 'mls-keypackages';
 /** The state entry of the device-list memory (newest version accepted per account). */
 export const DEVICE_LISTS_ENTRY = 'mls-device-lists';
+/** The state entry holding the signed bytes of the list this account device published last. */
+export const OWN_LIST_ENTRY = 'mls-own-device-list';
 /** The state entry of the Welcome cursor. */
 export const WELCOME_CURSOR_ENTRY = 'mls-welcome-cursor';
 /** How long a group topic keeps records (ms): 30 days. */
@@ -299,8 +301,11 @@ export class Device {
    */
   async refreshDeviceList(now = Date.now()) {
     if (!this.isAccount) throw new MlsError('Invalid', "only the account's own device signs its device list");
-    const current = await this.#newestList(await this.readAll(directoryTopic(this.fingerprint), 0), this.fingerprint);
-    if (current && now - current.issuedAt <= LIST_RESIGN_AFTER_MS) return null;
+    const records = await this.readAll(directoryTopic(this.fingerprint), 0);
+    const current = await this.#ownNewestList(records);
+    // The broker lost or withholds the list this device published: published again.
+    const withheld = current !== null && (await this.#newestList(records, this.fingerprint).then(() => false, () => true));
+    if (current && !withheld && now - current.issuedAt <= LIST_RESIGN_AFTER_MS) return null;
     return this.publishDeviceList();
   }
 
@@ -429,7 +434,7 @@ export class Device {
     for (let attempt = 0; attempt < 64; attempt++) {
       const records = await this.readAll(topic, 0);
       const end = records.length ? records[records.length - 1].offset + 1 : 0;
-      const current = await this.#newestList(records, account);
+      const current = await this.#ownNewestList(records);
       const listed = current ? current.devices.map((d) => ({ key: d.key, addedAt: d.addedAt })) : [];
       const now = Date.now();
       const own = this.identity.publicKey.toSec1();
@@ -443,6 +448,7 @@ export class Device {
         // The account's own list is in its memory too: its views (§4.7)
         // then say what it published.
         await this.#remember(account, list.version, signed);
+        await this.state.put([[OWN_LIST_ENTRY, signed]]);
         this.#hold(list);
         return list;
       }
@@ -624,6 +630,35 @@ export class Device {
     return list;
   }
 
+
+  /**
+   * On the account's device: the newest list of its own among a `dir.`
+   * topic's records, as `#newestList` checks it — except that when the
+   * broker lost or withholds it (none, or an older one: a replaced broker,
+   * a rollback), this device goes on from the list it published last,
+   * which it keeps in its state (`OWN_LIST_ENTRY`): it signed that one,
+   * so the next version follows it and keeps its devices. Another list
+   * with the version this device accepted (equivocation) is still refused.
+   * @param {Record[]} records
+   * @returns {Promise<DeviceList | null>}
+   */
+  async #ownNewestList(records) {
+    const account = this.fingerprint;
+    try {
+      return await this.#newestList(records, account);
+    } catch (e) {
+      const kept = await this.state.get(OWN_LIST_ENTRY);
+      if (!(e instanceof MlsError && e.code === 'DeviceList') || !kept) throw e;
+      const own = await DeviceList.verify(kept, account, null);
+      const seen = this.#seen.get(account.toHex());
+      if (!seen || own.version !== seen.v) throw e;
+      let served = null;
+      for (let i = records.length - 1; i >= 0 && !served; i--) if (equal(records[i].key, DEVICES_KEY)) served = records[i];
+      if (served && (await DeviceList.verify(served.value, account, null)).version >= own.version) throw e;
+      this.#hold(own);
+      return own;
+    }
+  }
 
   /**
    * Keeps `list` as the newest held for its account, unless a newer one is.
