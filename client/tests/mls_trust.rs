@@ -225,7 +225,11 @@ async fn the_account_goes_on_from_its_own_list_when_the_broker_lost_it() {
         "its other devices stay listed"
     );
     assert_eq!(
-        alice.device_list(&bob_fp).await.expect("others read it").version(),
+        alice
+            .device_list(&bob_fp)
+            .await
+            .expect("others read it")
+            .version(),
         v + 1
     );
     refill(&admin, &bob_fp).await;
@@ -236,7 +240,10 @@ async fn the_account_goes_on_from_its_own_list_when_the_broker_lost_it() {
         "a list the broker lost is published again, though fresh"
     );
     assert!(
-        bob.resign_device_list_if_old().await.expect("fresh").is_none(),
+        bob.resign_device_list_if_old()
+            .await
+            .expect("fresh")
+            .is_none(),
         "served and fresh: nothing to re-sign"
     );
     // Someone with the account key signs another list at that version.
@@ -245,7 +252,10 @@ async fn the_account_goes_on_from_its_own_list_when_the_broker_lost_it() {
         .sign(&bob_key);
     refill(&admin, &bob_fp).await;
     write_list(&admin, &bob_fp, &other).await;
-    let e = bob.publish_device_list(&[]).await.expect_err("equivocation");
+    let e = bob
+        .publish_device_list(&[])
+        .await
+        .expect_err("equivocation");
     assert!(
         matches!(refusal(e), DeviceListError::Equivocation { .. }),
         "another list at the accepted version stays refused"

@@ -324,5 +324,8 @@ fn the_javascript_sdks_statements_verify_or_are_refused_as_stored() {
             assert!(got.is_err(), "{name}: refused");
         }
     }
-    assert!(valid >= 1 && invalid >= 5, "{valid} valid, {invalid} invalid");
+    assert!(
+        valid >= 1 && invalid >= 5,
+        "{valid} valid, {invalid} invalid"
+    );
 }

@@ -56,5 +56,5 @@ pub use device_list::{DeviceList, DeviceListError, ListedDevice};
 pub use error::ConversationError;
 pub use event::Event;
 pub use provider::{ProviderError, Suite2, Suite2Provider};
-pub use views::View;
 pub use rotation::ContactStatus;
+pub use views::View;
