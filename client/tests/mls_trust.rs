@@ -261,3 +261,41 @@ async fn the_account_goes_on_from_its_own_list_when_the_broker_lost_it() {
         "another list at the accepted version stays refused"
     );
 }
+
+/// An ECDSA signature is malleable: anyone, the broker included, can turn
+/// `s` into `n − s` without the key, and the list verifies as before. The
+/// same list in its other encoding is the same list — not equivocation
+/// (the memory and views compare what the account signed, not the bytes).
+#[tokio::test]
+async fn a_list_with_its_signature_re_encoded_is_the_same_list() {
+    use p256::ecdsa::Signature;
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let root = tempfile::tempdir().unwrap();
+    let admin = client(broker.addr()).await;
+    let alice = account_device(broker.addr(), root.path(), "alice", 1).await;
+    let (bob, bob_key) = account_device_with_key(broker.addr(), root.path(), "bob", 1).await;
+    let bob_fp = *bob.fingerprint();
+    let v = alice.device_list(&bob_fp).await.expect("v1").version() + 1;
+    let listed = vec![ListedDevice {
+        key: bob_key.public_key().to_sec1_uncompressed(),
+        added_at: 1,
+    }];
+    let signed = DeviceList::new(bob_key.public_key(), v, 2, listed)
+        .unwrap()
+        .sign(&bob_key);
+    write_list(&admin, &bob_fp, &signed).await;
+    assert_eq!(alice.device_list(&bob_fp).await.expect("v2").version(), v);
+    let n = signed.len();
+    let sig = Signature::from_slice(&signed[n - 64..]).unwrap();
+    let twin = Signature::from_scalars(sig.r().to_bytes(), (-*sig.s()).to_bytes()).unwrap();
+    let mut malleated = signed.clone();
+    malleated[n - 64..].copy_from_slice(&twin.to_bytes());
+    assert_ne!(malleated, signed);
+    write_list(&admin, &bob_fp, &malleated).await;
+    let list = alice
+        .device_list(&bob_fp)
+        .await
+        .expect("the same list, re-encoded: accepted");
+    assert_eq!(list.version(), v);
+}

@@ -123,7 +123,10 @@ test('a device bound but no longer listed is refused', async (t) => {
   assert.match(r[0].reason, /not on the device list/);
   assert.equal(a.epoch, epoch, 'the Commit is invalid: Alice stays');
   assert.ok(!a.members.some((x) => x.device.equals(laptop.device.fingerprint)));
-  await a.update();
+  // Mallory went on in the epoch her Commit made; what she sends there
+  // (her views message, §4.7) is a fork to Alice, who refused that Commit.
+  const all = events.some((e) => e.type === 'forkSuspected') ? events : [...events, ...(await receiveUntil(a, (e) => e.type === 'forkSuspected'))];
+  assert.ok(all.some((e) => e.type === 'forkSuspected' && e.epoch === epoch + 1), JSON.stringify(all.map((e) => e.type)));
 });
 
 test('a list older than the binding’s version is no evidence', async (t) => {

@@ -135,3 +135,28 @@ test('the account goes on from its own list when the broker lost it', async (t) 
   await writeList(admin, bobFp, other);
   await assert.rejects(bob.publishDeviceList(), (e) => e instanceof MlsError && e.code === 'DeviceList' && /equivocation/.test(e.message));
 });
+
+// An ECDSA signature is malleable: anyone, the broker included, turns `s`
+// into `n − s` without the key and the list still verifies. The same list in
+// its other encoding is the same list, not equivocation.
+test('a list with its signature re-encoded (s → n − s) is the same list', async (t) => {
+  const N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+  const broker = await startBroker();
+  t.after(() => broker.stop());
+  const [aliceKey, bobKey] = await Promise.all([Identity.generate(), Identity.generate()]);
+  const alice = await device(broker.url, aliceKey, new MemoryStore(), t);
+  const admin = await connect(broker.url);
+  t.after(() => admin.close());
+  const bobFp = bobKey.fingerprint();
+  const signed = await new DeviceList(bobKey.publicKey, 1, 2, [{ key: bobKey.publicKey.toSec1(), addedAt: 1 }]).sign(bobKey);
+  await admin.createTopic(directoryTopic(bobFp), { partitions: 1, cleanup: Cleanup.Compact });
+  await writeList(admin, bobFp, signed);
+  assert.equal((await alice.deviceList(bobFp)).version, 1);
+  const n = signed.length;
+  const s = BigInt(`0x${Buffer.from(signed.subarray(n - 32)).toString('hex')}`);
+  const twin = Uint8Array.from(signed);
+  twin.set(Buffer.from((N - s).toString(16).padStart(64, '0'), 'hex'), n - 32);
+  assert.notDeepEqual(twin, signed);
+  await writeList(admin, bobFp, twin);
+  assert.equal((await alice.deviceList(bobFp)).version, 1, 'the same list, re-encoded: accepted');
+});

@@ -38,6 +38,18 @@ pub fn directory_topic(account: &Fingerprint) -> String {
     format!("dir.{}", account.to_hex())
 }
 
+/// The digest by which devices compare one account's lists (the
+/// device-list memory, §4.2, and views messages, §4.7): SHA-256 of what the
+/// account signed, the encoded list **without** its signature. ECDSA
+/// signatures are malleable — anyone, the broker included, can turn a valid
+/// `s` into `n − s` without the key — so the same list can travel in two
+/// encodings; both are one list and must not look like equivocation.
+/// `bytes` is an encoded list (at least a signature long).
+pub fn list_digest(bytes: &[u8]) -> [u8; 32] {
+    use sha2::{Digest as _, Sha256};
+    Sha256::digest(&bytes[..bytes.len().saturating_sub(SIGNATURE_LEN)]).into()
+}
+
 /// The record key of the device list in [`directory_topic`].
 pub const DEVICES_KEY: &[u8] = b"devices";
 

@@ -169,8 +169,13 @@ fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
 }
 
 fn put_member(out: &mut Vec<u8>, m: &MemberId) {
-    out.extend_from_slice(m.account.as_bytes());
-    out.extend_from_slice(m.device.as_bytes());
+    put_device(out, &m.account, &m.device);
+}
+
+/// An account and one of its devices, as [`put_member`] writes a member.
+fn put_device(out: &mut Vec<u8>, account: &Fingerprint, device: &Fingerprint) {
+    out.extend_from_slice(account.as_bytes());
+    out.extend_from_slice(device.as_bytes());
 }
 
 /// Appends the encoding of `event` to `out` (the group file's format).
@@ -252,13 +257,7 @@ pub(crate) fn encode(event: &Event, out: &mut Vec<u8>) {
         } => {
             out.push(11);
             u64s(out, &[*offset]);
-            put_member(
-                out,
-                &MemberId {
-                    account: *account,
-                    device: *device,
-                },
-            );
+            put_device(out, account, device);
             put_bytes(out, reason.as_bytes());
         }
         Event::DeviceNotListed {
@@ -269,13 +268,7 @@ pub(crate) fn encode(event: &Event, out: &mut Vec<u8>) {
         } => {
             out.push(12);
             u64s(out, &[*offset, *list_version]);
-            put_member(
-                out,
-                &MemberId {
-                    account: *account,
-                    device: *device,
-                },
-            );
+            put_device(out, account, device);
         }
         Event::DeviceRemoved {
             offset,
@@ -287,13 +280,7 @@ pub(crate) fn encode(event: &Event, out: &mut Vec<u8>) {
         } => {
             out.push(13);
             u64s(out, &[*offset, *at, *list_version]);
-            put_member(
-                out,
-                &MemberId {
-                    account: *account,
-                    device: *device,
-                },
-            );
+            put_device(out, account, device);
             out.extend_from_slice(by_device.as_bytes());
         }
     }

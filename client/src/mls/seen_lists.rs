@@ -10,8 +10,6 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use sha2::{Digest as _, Sha256};
-
 use super::device_list::{DeviceList, DeviceListError};
 use super::error::ConversationError;
 use crate::crypto::Fingerprint;
@@ -73,7 +71,7 @@ impl SeenLists {
         key: &PurposeKey,
     ) -> Result<(), ConversationError> {
         let account = *list.account().fingerprint();
-        let digest: [u8; 32] = Sha256::digest(bytes).into();
+        let digest = super::device_list::list_digest(bytes);
         let mut seen = self
             .seen
             .lock()

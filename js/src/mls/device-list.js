@@ -6,7 +6,8 @@
 //   u16 count, per device 65 bytes key + u64 added_at, 65 bytes account key,
 //   64 bytes raw r‖s by the account over "HermitMQ device list v1\0" ‖ all above.
 
-import { concat, equal, utf8 } from '../bytes.js';
+import { concat, equal, toHex, utf8 } from '../bytes.js';
+import { sha256 } from '../crypto/webcrypto.js';
 import { PublicKey, signRaw } from '../crypto/identity.js';
 import { Reader, Writer } from '../protocol/codec.js';
 import { lowS, RAW_SIGNATURE_LEN, SEC1_LEN, verifyRaw } from './ecdsa.js';
@@ -15,6 +16,19 @@ import { MlsError } from './error.js';
 /** @import { Fingerprint, Identity } from '../crypto/identity.js' */
 
 /** The list's magic. */
+/**
+ * The digest by which devices compare one account's lists (the device-list
+ * memory, docs/MLS.md §4.2, and views messages, §4.7): SHA-256 of what the
+ * account signed, the encoded list without its signature, hex. ECDSA
+ * signatures are malleable (anyone can turn `s` into `n − s` without the
+ * key), so one list can travel in two encodings; both are one list.
+ * @param {Uint8Array} bytes an encoded list
+ * @returns {Promise<string>}
+ */
+export async function listDigest(bytes) {
+  return toHex(await sha256(bytes.subarray(0, Math.max(0, bytes.length - RAW_SIGNATURE_LEN))));
+}
+
 export const LIST_MAGIC = utf8('HMQL');
 /** The list format's version. */
 export const LIST_FORMAT = 1;

@@ -6,7 +6,6 @@
 
 import { equal, fromHex, fromUtf8, toHex, utf8 } from '../bytes.js';
 import { PublicKey } from '../crypto/identity.js';
-import { sha256 } from '../crypto/webcrypto.js';
 import { ClaimId } from '../client/outcome.js';
 import { ClientError } from '../protocol/error.js';
 import { Ack, Cleanup } from '../protocol/frame.js';
@@ -14,7 +13,7 @@ import { BatchBuilder } from '../protocol/record.js';
 import { DeviceBinding } from './binding.js';
 import { RotationStatement, ROTATION_KEY } from '../trust/rotation.js';
 import { checkBoundLeaf } from './credential.js';
-import { DEVICES_KEY, DeviceList, LIST_RESIGN_AFTER_MS, directoryTopic } from './device-list.js';
+import { DEVICES_KEY, DeviceList, LIST_RESIGN_AFTER_MS, directoryTopic, listDigest } from './device-list.js';
 import { MlsError } from './error.js';
 import { checkKeyPackage, decodeHeld, encodeHeld, newKeyPackage } from './library.js';
 import { SealedStore, deviceStateKey } from './store.js';
@@ -591,7 +590,7 @@ export class Device {
    * @param {Uint8Array} bytes
    */
   async #remember(account, version, bytes) {
-    this.#seen.set(account.toHex(), { v: version, h: toHex(await sha256(bytes)) });
+    this.#seen.set(account.toHex(), { v: version, h: await listDigest(bytes) });
     await this.state.put([[DEVICE_LISTS_ENTRY, utf8(JSON.stringify(Object.fromEntries(this.#seen)))]]);
   }
 
@@ -613,7 +612,7 @@ export class Device {
       return null;
     }
     const list = await DeviceList.verify(record.value, account, seen?.v ?? null);
-    const digest = toHex(await sha256(record.value));
+    const digest = await listDigest(record.value);
     if (seen && list.version === seen.v) {
       if (digest !== seen.h) {
         throw new MlsError(
