@@ -4,7 +4,7 @@
 // 1 the last-resort one), its account's device list in `dir.<account fp>`,
 // its Welcome topic, and the state that holds them.
 
-import { equal, fromHex, fromUtf8, toHex, utf8 } from '../bytes.js';
+import { equal, fromHex, fromUtf8, utf8 } from '../bytes.js';
 import { PublicKey } from '../crypto/identity.js';
 import { ClaimId } from '../client/outcome.js';
 import { ClientError } from '../protocol/error.js';
