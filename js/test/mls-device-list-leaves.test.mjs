@@ -239,3 +239,32 @@ test('another device of the account removes a dropped one when it catches up', a
   const events = await receiveUntil(b, (e) => e.type === 'deviceRemoved');
   assert.ok(events.some((e) => e.type === 'deviceRemoved' && e.byDevice.equals(alice3.device.fingerprint)));
 });
+
+test('a Welcome with a dropped member is accepted and the joiner told', async (t) => {
+  const broker = await startBroker();
+  t.after(() => broker.stop());
+  const alice = await account(broker.url, t);
+  const bob = await account(broker.url, t);
+  const carol = await account(broker.url, t);
+  const laptop = await bound(bob, broker.url, t);
+  // Alice's group has Bob's laptop, not his account device.
+  const a = await Conversation.create(alice);
+  await a.addDevices([laptop.identity.publicKey]);
+  assert.deepEqual(await Conversation.acceptWelcomes(laptop.device), [a.topic]);
+  // Bob's account drops it: no group of its own to remove it from.
+  const { list, removedFrom } = await bob.dropDevice(laptop.device.fingerprint);
+  assert.deepEqual(removedFrom, []);
+  assert.equal(list.version, 3);
+  assert.ok(a.members.some((m) => m.device.equals(laptop.device.fingerprint)));
+
+  await a.invite(carol.account.fingerprint());
+  assert.deepEqual(await Conversation.acceptWelcomes(carol), [a.topic], 'accepted: the laptop’s binding (version 2) is valid');
+  const c = await Conversation.open(carol, a.topic);
+  const events = await c.receive();
+  const notListed = events.filter((e) => e.type === 'deviceNotListed');
+  assert.equal(notListed.length, 1, JSON.stringify(events.map((e) => e.type)));
+  const e = /** @type {Extract<MlsEvent, { type: 'deviceNotListed' }>} */ (notListed[0]);
+  assert.ok(e.account.equals(bob.account.fingerprint()));
+  assert.ok(e.device.equals(laptop.device.fingerprint));
+  assert.equal(e.listVersion, 3);
+});
