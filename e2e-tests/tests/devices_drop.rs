@@ -69,7 +69,10 @@ fn a_dropped_device_is_removed_and_members_see_who_and_when() {
     assert_eq!(r["by_device"], bob.fp.as_str(), "who removed it");
     let at = r["at"].as_u64().expect("when");
     assert!((before..=after).contains(&at), "{before} ≤ {at} ≤ {after}");
-    assert_eq!(r["list_version"], 3, "v1 Bob, v2 with the laptop, v3 without");
+    assert_eq!(
+        r["list_version"], 3,
+        "v1 Bob, v2 with the laptop, v3 without"
+    );
     assert!(
         !events.iter().any(|e| e["event"] == "member_removed"),
         "told once, as a dropped device: {events:#?}"
