@@ -4,7 +4,9 @@
 // client/tests/mls_device_list_leaves.rs: a device bound but dropped from
 // the list is refused; a list older than the binding's version is no
 // evidence (the broker withholds the newer one); a dropped device is removed
-// by its account's other device, and the members see who removed it, when.
+// by its account's other device, and the members see who removed it, when; a
+// Welcome with a dropped member is accepted (deviceNotListed), one with a
+// leaf whose list is withheld is refused and reported.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from '../src/client/connection.js';
@@ -267,4 +269,33 @@ test('a Welcome with a dropped member is accepted and the joiner told', async (t
   assert.ok(e.account.equals(bob.account.fingerprint()));
   assert.ok(e.device.equals(laptop.device.fingerprint));
   assert.equal(e.listVersion, 3);
+});
+
+test('a Welcome with a leaf whose list is withheld is refused and reported', async (t) => {
+  const broker = await startBroker();
+  t.after(() => broker.stop());
+  const admin = await connect(broker.url);
+  t.after(() => admin.close());
+  const alice = await account(broker.url, t);
+  const bob = await account(broker.url, t);
+  const carol = await account(broker.url, t);
+  const v1 = await newestListBytes(admin, bob.account.fingerprint());
+  // Bob's laptop is bound with version 2 and in Alice's group.
+  const laptop = await bound(bob, broker.url, t);
+  const a = await Conversation.create(alice);
+  await a.addDevices([laptop.identity.publicKey]);
+  await a.invite(carol.account.fingerprint());
+  // The broker withholds version 2 from Carol, who never saw Bob's list.
+  await rollBack(admin, bob.account.fingerprint(), v1);
+
+  const welcomes = await Conversation.acceptWelcomesReporting(carol);
+  assert.deepEqual(welcomes.joined, []);
+  assert.equal(welcomes.refused.length, 1, JSON.stringify(welcomes));
+  const r = welcomes.refused[0];
+  assert.equal(r.offset, 0, 'the first record of Carol’s welcome topic');
+  assert.ok(r.account.equals(bob.account.fingerprint()));
+  assert.ok(r.device.equals(laptop.device.fingerprint));
+  assert.match(r.reason, /names version 2: the newer list is withheld/);
+  assert.deepEqual(await Conversation.list(carol), [], 'nothing joined');
+  assert.deepEqual(await Conversation.acceptWelcomesReporting(carol), { joined: [], refused: [] }, 'reported once');
 });
