@@ -4,7 +4,9 @@
 //! newer, fetched through the device-list memory; a list older than the
 //! binding's version is no evidence; a device dropped from its account's
 //! list is removed from groups by another device of that account, and the
-//! members are told who removed it and when.
+//! members are told who removed it and when; a Welcome whose tree holds a
+//! dropped device not yet removed is accepted, and the joiner is told; one
+//! with a leaf whose list is withheld is refused, and the caller told.
 
 mod support;
 
@@ -321,4 +323,105 @@ fn now_ms() -> u64 {
             .as_millis(),
     )
     .unwrap()
+}
+
+/// A Welcome's tree holding a member whose device its account dropped (and
+/// no device of that account has removed yet) is accepted, and the joiner
+/// is told: `DeviceNotListed` names the device and the list version that
+/// no longer lists it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_welcome_with_a_dropped_member_is_accepted_and_the_joiner_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let root = dir.path();
+    let alice = account_device(broker.addr(), root, "alice", 2).await;
+    let bob = account_device(broker.addr(), root, "bob", 2).await;
+    let carol = account_device(broker.addr(), root, "carol", 2).await;
+    let (laptop, laptop_key) = bound_device(&bob, broker.addr(), root, "laptop").await;
+    let bob_fp = *bob.account().fingerprint();
+    // Alice's group has Bob's laptop, not his account device.
+    let mut a = alice.create_conversation().await.unwrap();
+    a.add_devices(std::slice::from_ref(laptop_key.public_key()))
+        .await
+        .unwrap();
+    assert_eq!(laptop.accept_welcomes().await.unwrap(), vec![a.topic()]);
+    // Bob's account drops the laptop: no group of its own to remove it
+    // from, so it stays a member for now.
+    let (v3, topics) = bob.drop_device(laptop.fingerprint()).await.unwrap();
+    assert!(topics.is_empty());
+    assert_eq!(v3.version(), 3);
+    assert!(
+        a.members()
+            .iter()
+            .any(|m| m.device == *laptop.fingerprint())
+    );
+
+    a.invite(carol.account().fingerprint()).await.unwrap();
+    assert_eq!(
+        carol.accept_welcomes().await.unwrap(),
+        vec![a.topic()],
+        "accepted: the laptop's binding (version 2) is valid"
+    );
+    let mut c = carol.conversation(a.topic()).unwrap();
+    let events = c.receive(Duration::ZERO).await.unwrap();
+    let not_listed: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::DeviceNotListed {
+                account,
+                device,
+                list_version,
+                ..
+            } => Some((*account, *device, *list_version)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        not_listed,
+        vec![(bob_fp, *laptop.fingerprint(), 3)],
+        "{events:#?}"
+    );
+}
+
+/// A Welcome whose tree holds a leaf whose account's list the broker
+/// withholds at the binding's version is refused, and the caller is told
+/// which Welcome, which leaf, and why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_welcome_with_a_leaf_whose_list_is_withheld_is_refused_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let root = dir.path();
+    let admin = client(broker.addr()).await;
+    let alice = account_device(broker.addr(), root, "alice", 2).await;
+    let bob = account_device(broker.addr(), root, "bob", 2).await;
+    let carol = account_device(broker.addr(), root, "carol", 2).await;
+    let bob_fp = *bob.account().fingerprint();
+    let v1 = newest_list_bytes(&admin, &bob_fp).await;
+    // Bob's laptop is bound with version 2 and in Alice's group.
+    let (laptop, laptop_key) = bound_device(&bob, broker.addr(), root, "laptop").await;
+    let mut a = alice.create_conversation().await.unwrap();
+    a.add_devices(std::slice::from_ref(laptop_key.public_key()))
+        .await
+        .unwrap();
+    a.invite(carol.account().fingerprint()).await.unwrap();
+    // The broker withholds version 2 from Carol, who never saw Bob's list.
+    roll_back(&admin, &bob_fp, &v1).await;
+
+    let welcomes = carol.accept_welcomes_reporting().await.unwrap();
+    assert!(welcomes.joined.is_empty(), "{welcomes:#?}");
+    assert_eq!(welcomes.refused.len(), 1, "{welcomes:#?}");
+    let r = &welcomes.refused[0];
+    assert_eq!(r.offset, 0, "the first record of Carol's welcome topic");
+    assert_eq!((r.account, r.device), (bob_fp, *laptop.fingerprint()));
+    assert!(
+        r.reason.contains("names version 2") && r.reason.contains("withheld"),
+        "{}",
+        r.reason
+    );
+    assert!(carol.conversations().unwrap().is_empty(), "nothing joined");
+    // Reported once: the Welcome is behind the cursor now.
+    assert_eq!(
+        carol.accept_welcomes_reporting().await.unwrap(),
+        Default::default()
+    );
 }

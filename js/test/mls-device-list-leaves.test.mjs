@@ -4,7 +4,9 @@
 // client/tests/mls_device_list_leaves.rs: a device bound but dropped from
 // the list is refused; a list older than the binding's version is no
 // evidence (the broker withholds the newer one); a dropped device is removed
-// by its account's other device, and the members see who removed it, when.
+// by its account's other device, and the members see who removed it, when; a
+// Welcome with a dropped member is accepted (deviceNotListed), one with a
+// leaf whose list is withheld is refused and reported.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from '../src/client/connection.js';
@@ -238,4 +240,62 @@ test('another device of the account removes a dropped one when it catches up', a
   assert.ok(!a3.members.some((m) => m.device.equals(alice2.device.fingerprint)));
   const events = await receiveUntil(b, (e) => e.type === 'deviceRemoved');
   assert.ok(events.some((e) => e.type === 'deviceRemoved' && e.byDevice.equals(alice3.device.fingerprint)));
+});
+
+test('a Welcome with a dropped member is accepted and the joiner told', async (t) => {
+  const broker = await startBroker();
+  t.after(() => broker.stop());
+  const alice = await account(broker.url, t);
+  const bob = await account(broker.url, t);
+  const carol = await account(broker.url, t);
+  const laptop = await bound(bob, broker.url, t);
+  // Alice's group has Bob's laptop, not his account device.
+  const a = await Conversation.create(alice);
+  await a.addDevices([laptop.identity.publicKey]);
+  assert.deepEqual(await Conversation.acceptWelcomes(laptop.device), [a.topic]);
+  // Bob's account drops it: no group of its own to remove it from.
+  const { list, removedFrom } = await bob.dropDevice(laptop.device.fingerprint);
+  assert.deepEqual(removedFrom, []);
+  assert.equal(list.version, 3);
+  assert.ok(a.members.some((m) => m.device.equals(laptop.device.fingerprint)));
+
+  await a.invite(carol.account.fingerprint());
+  assert.deepEqual(await Conversation.acceptWelcomes(carol), [a.topic], 'accepted: the laptop’s binding (version 2) is valid');
+  const c = await Conversation.open(carol, a.topic);
+  const events = await c.receive();
+  const notListed = events.filter((e) => e.type === 'deviceNotListed');
+  assert.equal(notListed.length, 1, JSON.stringify(events.map((e) => e.type)));
+  const e = /** @type {Extract<MlsEvent, { type: 'deviceNotListed' }>} */ (notListed[0]);
+  assert.ok(e.account.equals(bob.account.fingerprint()));
+  assert.ok(e.device.equals(laptop.device.fingerprint));
+  assert.equal(e.listVersion, 3);
+});
+
+test('a Welcome with a leaf whose list is withheld is refused and reported', async (t) => {
+  const broker = await startBroker();
+  t.after(() => broker.stop());
+  const admin = await connect(broker.url);
+  t.after(() => admin.close());
+  const alice = await account(broker.url, t);
+  const bob = await account(broker.url, t);
+  const carol = await account(broker.url, t);
+  const v1 = await newestListBytes(admin, bob.account.fingerprint());
+  // Bob's laptop is bound with version 2 and in Alice's group.
+  const laptop = await bound(bob, broker.url, t);
+  const a = await Conversation.create(alice);
+  await a.addDevices([laptop.identity.publicKey]);
+  await a.invite(carol.account.fingerprint());
+  // The broker withholds version 2 from Carol, who never saw Bob's list.
+  await rollBack(admin, bob.account.fingerprint(), v1);
+
+  const welcomes = await Conversation.acceptWelcomesReporting(carol);
+  assert.deepEqual(welcomes.joined, []);
+  assert.equal(welcomes.refused.length, 1, JSON.stringify(welcomes));
+  const r = welcomes.refused[0];
+  assert.equal(r.offset, 0, 'the first record of Carol’s welcome topic');
+  assert.ok(r.account.equals(bob.account.fingerprint()));
+  assert.ok(r.device.equals(laptop.device.fingerprint));
+  assert.match(r.reason, /names version 2: the newer list is withheld/);
+  assert.deepEqual(await Conversation.list(carol), [], 'nothing joined');
+  assert.deepEqual(await Conversation.acceptWelcomesReporting(carol), { joined: [], refused: [] }, 'reported once');
 });

@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 use super::device::{
     ConversationResult as _, DeviceArgs, conversation, invite_error, parse_fingerprint,
 };
-use super::events::{Format, Printer};
+use super::events::{Format, Printer, print_refused};
 use super::group::send_one;
 use crate::exit::{ExitClass, USAGE};
 
@@ -58,7 +58,7 @@ pub fn run(args: ChatArgs) -> anyhow::Result<()> {
             .or_say(|| "cannot check the contact".into())?;
         d.check_key_changes([&peer])
             .or_say(|| format!("cannot chat with {}", peer.to_hex()))?;
-        let mut c = find_or_start(&d, &peer).await?;
+        let mut c = find_or_start(&d, &peer, args.output).await?;
         let others: Vec<Fingerprint> = c
             .members()
             .iter()
@@ -87,10 +87,18 @@ pub fn run(args: ChatArgs) -> anyhow::Result<()> {
 
 /// The conversation of exactly this account and `peer`: joined from a
 /// waiting invitation, already had, or new (then the peer is invited).
-async fn find_or_start(d: &Device, peer: &Fingerprint) -> anyhow::Result<Conversation> {
-    d.accept_welcomes()
+/// Invitations refused by the device-list check are reported as `format`
+/// says.
+async fn find_or_start(
+    d: &Device,
+    peer: &Fingerprint,
+    format: Format,
+) -> anyhow::Result<Conversation> {
+    let welcomes = d
+        .accept_welcomes_reporting()
         .await
         .or_say(|| "cannot accept invitations".into())?;
+    print_refused(format, &welcomes.refused)?;
     let me = *d.account().fingerprint();
     let wanted: BTreeSet<Fingerprint> = [me, *peer].into();
     let mut topics = d

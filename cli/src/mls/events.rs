@@ -19,7 +19,7 @@
 use std::time::Duration;
 
 use anyhow::Context as _;
-use hermit_client::mls::{Conversation, Event};
+use hermit_client::mls::{Conversation, Event, WelcomeRefused};
 
 use super::device::ConversationResult as _;
 use crate::exit::{ExitClass, INTEGRITY};
@@ -233,6 +233,35 @@ impl Printer {
         v["topic"] = self.topic.clone().into();
         v
     }
+}
+
+/// Reports the Welcomes the device-list check refused (docs/MLS.md §4.3):
+/// in `text`, an error line each on stderr; in `jsonl`, a
+/// `welcome_refused` record each on stdout.
+pub fn print_refused(format: Format, refused: &[WelcomeRefused]) -> anyhow::Result<()> {
+    for r in refused {
+        match format {
+            Format::Jsonl => {
+                let v = serde_json::json!({
+                    "event": "welcome_refused",
+                    "offset": r.offset,
+                    "account": r.account.to_hex(),
+                    "device": r.device.to_hex(),
+                    "reason": r.reason,
+                });
+                crate::out::write(format!("{}\n", crate::out::json_line(&v)).as_bytes())?;
+            }
+            Format::Text => errln!(
+                "error: the invitation at offset {} of this device's welcome topic was refused \
+                 (device {} of account {}): {}",
+                r.offset,
+                r.device.to_hex(),
+                r.account.to_hex(),
+                crate::out::escaped(&r.reason)
+            ),
+        }
+    }
+    Ok(())
 }
 
 /// A line for stderr about an event that is not a message (text output).

@@ -11,7 +11,7 @@ use tokio::io::AsyncBufReadExt as _;
 use super::device::{
     ConversationResult as _, DeviceArgs, conversation, invite_error, parse_fingerprint,
 };
-use super::events::{Format, Printer, read};
+use super::events::{Format, Printer, print_refused, read};
 use crate::exit::{ExitClass, USAGE};
 use crate::keys::load_public_key;
 
@@ -34,8 +34,17 @@ pub enum GroupCommand {
         device: DeviceArgs,
     },
     /// Accept the invitations waiting for this device; prints the topic of
-    /// each conversation joined.
-    Join(DeviceArgs),
+    /// each conversation joined, and reports each invitation refused by
+    /// the device-list check (an error line on stderr, or a
+    /// `welcome_refused` JSON line).
+    Join {
+        /// `text`: one topic per line; `jsonl`: `joined` and
+        /// `welcome_refused` JSON objects.
+        #[arg(long, value_enum, default_value = "text")]
+        output: Format,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
     /// Send a message, or one per line of stdin (`-`, which also keeps the
     /// text out of `ps`).
     Send {
@@ -159,18 +168,26 @@ pub fn run(cmd: GroupCommand) -> anyhow::Result<()> {
                 Ok(())
             })
         }
-        GroupCommand::Join(device) => device.run(async |d| {
-            let joined = d
-                .accept_welcomes()
+        GroupCommand::Join { output, device } => device.run(async |d| {
+            let welcomes = d
+                .accept_welcomes_reporting()
                 .await
                 .or_say(|| "cannot accept invitations".into())?;
-            if joined.is_empty() {
+            if welcomes.joined.is_empty() && welcomes.refused.is_empty() {
                 eprintln!("no invitation is waiting for this device");
             }
-            for topic in joined {
-                outln!("{topic}")?;
+            for topic in &welcomes.joined {
+                match output {
+                    Format::Text => outln!("{topic}")?,
+                    Format::Jsonl => outln!(
+                        "{}",
+                        crate::out::json_line(
+                            &serde_json::json!({"event": "joined", "topic": topic})
+                        )
+                    )?,
+                }
             }
-            Ok(())
+            print_refused(output, &welcomes.refused)
         }),
         GroupCommand::Send {
             topic,

@@ -41,6 +41,42 @@ type NeededList = (Fingerprint, Fingerprint, u64);
 /// fetch before it is refused.
 const MAX_LIST_FETCHES: usize = 64;
 
+/// What [`Device::accept_welcomes_reporting`] did: the topics of the
+/// conversations joined, and the Welcomes refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Welcomes {
+    /// The topics of the conversations joined, in Welcome order.
+    pub joined: Vec<String>,
+    /// The Welcomes the device-list check refused (docs/MLS.md §4.3).
+    pub refused: Vec<WelcomeRefused>,
+}
+
+/// A Welcome refused because a leaf of its tree is not a listed device of
+/// its account at its binding's version: that list cannot be had (withheld,
+/// none published, not verifiable). Nothing was joined from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WelcomeRefused {
+    /// The Welcome's offset in this device's `welcome.` topic.
+    pub offset: u64,
+    /// The account the leaf's binding names.
+    pub account: Fingerprint,
+    /// The leaf's device.
+    pub device: Fingerprint,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// How one Welcome went.
+enum Join {
+    Joined(Box<Group<MlsConfig>>, NewMemberInfo),
+    Skipped,
+    Refused {
+        account: Fingerprint,
+        device: Fingerprint,
+        reason: String,
+    },
+}
+
 /// The group topic of a group id.
 pub fn group_topic(group_id: &[u8]) -> String {
     format!("mls.{}", hex(group_id))
@@ -189,32 +225,69 @@ impl Device {
 
     /// Joins every conversation whose Welcome waits in this device's
     /// `welcome.` topic; returns their topics. A Welcome not for this
-    /// device, or for a group it already has, is skipped.
+    /// device, or for a group it already has, is skipped; one the
+    /// device-list check refuses is logged and skipped — use
+    /// [`Device::accept_welcomes_reporting`] to be told.
     ///
     /// # Errors
     /// [`ConversationError`].
     pub async fn accept_welcomes(&self) -> Result<Vec<String>, ConversationError> {
+        let welcomes = self.accept_welcomes_reporting().await?;
+        for r in &welcomes.refused {
+            tracing::warn!(
+                offset = r.offset,
+                account = %r.account,
+                device = %r.device,
+                "a Welcome is refused: {}",
+                r.reason
+            );
+        }
+        Ok(welcomes.joined)
+    }
+
+    /// Joins every conversation whose Welcome waits in this device's
+    /// `welcome.` topic, like [`Device::accept_welcomes`], and says which
+    /// Welcomes the device-list check refused (docs/MLS.md §4.3): a leaf of
+    /// the Welcome's tree whose account's list cannot be had at its
+    /// binding's version (withheld, none published, not verifiable). A
+    /// refused Welcome is not retried: it is reported once.
+    ///
+    /// # Errors
+    /// [`ConversationError`].
+    pub async fn accept_welcomes_reporting(&self) -> Result<Welcomes, ConversationError> {
         let topic = welcome_topic(self.fingerprint());
         let mut cursor = self.welcome_cursor()?;
-        let mut joined = Vec::new();
+        let mut welcomes = Welcomes::default();
         // One fetch at a time (anyone may write to a welcome topic: memory
         // stays one fetch's worth), the cursor saved after each.
         loop {
             let records = self.inner.read_from(&topic, 0, cursor).await?;
             let Some(last) = records.last() else {
-                return Ok(joined);
+                return Ok(welcomes);
             };
             let next = last.offset + 1;
             for record in records {
                 let Ok(welcome) = MlsMessage::from_bytes(&record.value) else {
                     continue;
                 };
-                let Some((group, info)) = self.join_checked(&welcome).await else {
+                match self.join_checked(&welcome).await {
+                    Join::Joined(group, info) => {
+                        if let Some(topic) = self.adopt(group, &info)? {
+                            welcomes.joined.push(topic);
+                        }
+                    }
                     // Not for us (no KeyPackage of ours in it), or invalid.
-                    continue;
-                };
-                if let Some(topic) = self.adopt(group, &info)? {
-                    joined.push(topic);
+                    Join::Skipped => {}
+                    Join::Refused {
+                        account,
+                        device,
+                        reason,
+                    } => welcomes.refused.push(WelcomeRefused {
+                        offset: record.offset,
+                        account,
+                        device,
+                        reason,
+                    }),
                 }
             }
             self.set_welcome_cursor(next)?;
@@ -224,18 +297,14 @@ impl Device {
 
     /// Joins from `welcome`, fetching the device lists its tree's leaves
     /// need (docs/MLS.md §4.1): a join the leaf check stopped for want of
-    /// a list is tried again once the list is held. `None` when the
-    /// Welcome is not for us, invalid, or a leaf's list cannot be had at
-    /// its binding's version (logged: the Welcome is refused).
-    async fn join_checked(
-        &self,
-        welcome: &MlsMessage,
-    ) -> Option<(Group<MlsConfig>, NewMemberInfo)> {
+    /// a list is tried again once the list is held. Refused when a leaf's
+    /// list cannot be had at its binding's version.
+    async fn join_checked(&self, welcome: &MlsMessage) -> Join {
         let ids = &self.inner.ids;
         for _ in 0..MAX_LIST_FETCHES {
             ids.take_noted();
             match self.inner.mls.join_group(None, welcome, None) {
-                Ok(joined) => return Some(joined),
+                Ok((group, info)) => return Join::Joined(Box::new(group), info),
                 Err(e) => match ids.take_noted() {
                     Some(CredentialError::NeedList {
                         account,
@@ -243,18 +312,21 @@ impl Device {
                         version,
                     }) => {
                         if let Err(why) = self.ensure_list(&account, &device, version).await {
-                            tracing::warn!(%account, %device, "a Welcome is refused: {why}");
-                            return None;
+                            return Join::Refused {
+                                account,
+                                device,
+                                reason: why.to_string(),
+                            };
                         }
                     }
                     _ => {
                         tracing::debug!("a Welcome is skipped: {e}");
-                        return None;
+                        return Join::Skipped;
                     }
                 },
             }
         }
-        None
+        Join::Skipped
     }
 
     /// Stores a group just joined: its file first, then the KeyPackages
@@ -262,9 +334,10 @@ impl Device {
     /// delete, never a group without its keys).
     fn adopt(
         &self,
-        group: Group<MlsConfig>,
+        group: Box<Group<MlsConfig>>,
         info: &NewMemberInfo,
     ) -> Result<Option<String>, ConversationError> {
+        let group = *group;
         let Some((topic, start)) = info
             .group_info_extensions
             .get(mls_rs::extension::ExtensionType::new(DELIVERY_EXTENSION))

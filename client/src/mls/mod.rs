@@ -49,7 +49,7 @@ pub use binding::{BindingError, DeviceBinding};
 pub use commit::CommitOutcome;
 pub use contacts::{Contact, PendingRotation};
 pub use content::{Content, ContentError, ContentKind};
-pub use conversation::Conversation;
+pub use conversation::{Conversation, WelcomeRefused, Welcomes};
 pub use credential::MemberId;
 pub use device::Device;
 pub use device_list::{DeviceList, DeviceListError, ListedDevice};

@@ -523,7 +523,11 @@ async function storeSystem(topic, offset, kind, text, tier = 'notice') {
 /** Accepts the Welcomes waiting for this device and follows their conversations. */
 async function acceptWelcomes() {
   const device = /** @type {Device} */ (state.device);
-  const topics = await onDevice(() => Conversation.acceptWelcomes(device));
+  const { joined: topics, refused } = await onDevice(() => Conversation.acceptWelcomesReporting(device));
+  // A Welcome the device-list check refused (docs/MLS.md §4.3): not joined, shown.
+  for (const r of refused) {
+    showError('An invitation was refused', new Error(r.reason), `device ${shortFp(r.device.toHex())} of account ${displayName(r.account.toHex())} is not on its device list: ${r.reason}`);
+  }
   for (const t of topics) await follow(t);
   // Used KeyPackages are replaced.
   if (device.keyPackagesHeld < 5) await onDevice(() => device.publishKeyPackages(10));

@@ -41,6 +41,14 @@ import { newViewsState, sealViewsIfDue, sendViews, startViews, viewsReceived } f
 /** @import { MemberId } from './credential.js' */
 /** @import { GroupRecord, MlsEvent } from './group-record.js' */
 /** @import { Record } from '../client/records.js' */
+/**
+ * A Welcome the device-list check refused (Rust's `WelcomeRefused`).
+ * @typedef {{ offset: number, account: import('../crypto/identity.js').Fingerprint, device: import('../crypto/identity.js').Fingerprint, reason: string }} WelcomeRefused
+ */
+/**
+ * What `acceptWelcomesReporting` did (Rust's `Welcomes`).
+ * @typedef {{ joined: string[], refused: WelcomeRefused[] }} Welcomes
+ */
 
 /** How many unacknowledged events stop further processing. */
 export const MAX_PENDING_EVENTS = 1024;
@@ -153,22 +161,39 @@ export class Conversation {
    * Joins every conversation whose Welcome waits in this device's Welcome
    * topic, one fetch at a time (anyone may write to it), the cursor saved
    * with each; returns their topics. A Welcome not for this device, or for
-   * a group it already follows, is skipped.
+   * a group it already follows, is skipped; one the device-list check
+   * refuses too — `acceptWelcomesReporting` says which.
    * @param {Device} device
    * @param {{ maxWaitMs?: number }} [options] long-poll this long for a
    *   first Welcome when none waits
    * @returns {Promise<string[]>}
    */
   static async acceptWelcomes(device, options = {}) {
+    return (await Conversation.acceptWelcomesReporting(device, options)).joined;
+  }
+
+  /**
+   * Joins every conversation whose Welcome waits in this device's
+   * `welcome.` topic, like `acceptWelcomes`, and says which Welcomes the
+   * device-list check refused (docs/MLS.md §4.3): a leaf of the Welcome's
+   * tree whose account's list cannot be had at its binding's version
+   * (withheld, none published, not verifiable). A refused Welcome is not
+   * retried: it is reported once.
+   * @param {Device} device
+   * @param {{ maxWaitMs?: number }} [options] long-poll this long for a
+   *   first Welcome when none waits
+   * @returns {Promise<Welcomes>}
+   */
+  static async acceptWelcomesReporting(device, options = {}) {
     const topic = welcomeTopic(device.fingerprint);
     let cursor = await device.welcomeCursor();
-    /** @type {string[]} */
-    const joined = [];
+    /** @type {Welcomes} */
+    const welcomes = { joined: [], refused: [] };
     let wait = options.maxWaitMs ?? 0;
     for (;;) {
       const got = await device.fetchFrom(topic, 0, cursor, wait);
       wait = 0;
-      if (!got) return joined;
+      if (!got) return welcomes;
       const { r } = got;
       cursor = got.offset;
       let next = cursor;
@@ -177,18 +202,23 @@ export class Conversation {
         const msg = decodeMessage(rec.value);
         if (!msg || msg.wireformat !== 'mls_welcome') continue;
         let joinedGroup;
+        device.takeNoted();
         try {
           // The tree's leaves pass the device-list check; existing members
           // no longer listed are let through and reported (docs/MLS.md §4.3).
           joinedGroup = await join(msg.welcome, device.held, device.clientConfig(true));
         } catch {
-          continue; // invalid (a leaf refused included), or not for us
+          // Refused by the device-list check (reported), or invalid, or
+          // not for us (skipped).
+          const noted = device.takeNoted();
+          if (noted) welcomes.refused.push({ offset: rec.offset, ...noted });
+          continue;
         }
         if (!joinedGroup || !joinedGroup.delivery) continue;
         const t = await Conversation.#adopt(device, joinedGroup.state, joinedGroup.delivery, joinedGroup.used);
-        if (t) joined.push(t);
+        if (t) welcomes.joined.push(t);
       }
-      if (next === cursor) return joined;
+      if (next === cursor) return welcomes;
       await device.state.put([device.welcomeCursorEntry(next)]);
       cursor = next;
     }

@@ -28,6 +28,26 @@ export type MlsEvent =
   | { type: 'deviceNotListed'; offset: number; account: Fingerprint; device: Fingerprint; listVersion: number }
   | { type: 'deviceRemoved'; offset: number; account: Fingerprint; device: Fingerprint; byDevice: Fingerprint; at: number; listVersion: number };
 
+/** A Welcome refused because a leaf of its tree is not a listed device of its account at its binding's version: that list cannot be had (withheld, none published, not verifiable). Rust's `WelcomeRefused`. */
+export interface WelcomeRefused {
+  /** The Welcome's offset in this device's `welcome.` topic. */
+  offset: number;
+  /** The account the leaf's binding names. */
+  account: Fingerprint;
+  /** The leaf's device. */
+  device: Fingerprint;
+  /** Why, in words. */
+  reason: string;
+}
+
+/** What `Conversation.acceptWelcomesReporting` did (Rust's `Welcomes`). */
+export interface Welcomes {
+  /** The topics of the conversations joined, in Welcome order. */
+  joined: string[];
+  /** The Welcomes the device-list check refused. */
+  refused: WelcomeRefused[];
+}
+
 /** What a commit operation did (Rust's `CommitOutcome`). */
 export type CommitOutcome = { outcome: 'committed'; offset: number; epoch: number; attempts: number } | { outcome: 'alreadyDone' };
 
@@ -182,7 +202,10 @@ export class Conversation {
   static create(device: Device): Promise<Conversation>;
   static open(device: Device, topic: string): Promise<Conversation>;
   static list(device: Device): Promise<string[]>;
+  /** The topics joined; a Welcome the device-list check refused is skipped (see `acceptWelcomesReporting`). */
   static acceptWelcomes(device: Device, options?: { maxWaitMs?: number }): Promise<string[]>;
+  /** Like `acceptWelcomes`, and says which Welcomes the device-list check refused (docs/MLS.md §4.3). */
+  static acceptWelcomesReporting(device: Device, options?: { maxWaitMs?: number }): Promise<Welcomes>;
   static waitForWelcome(device: Device, maxWaitMs: number): Promise<boolean>;
   readonly topic: string;
   readonly epoch: number;
