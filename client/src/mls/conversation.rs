@@ -270,7 +270,7 @@ impl Device {
                 let Ok(welcome) = MlsMessage::from_bytes(&record.value) else {
                     continue;
                 };
-                match self.join_checked(&welcome).await {
+                match self.join_checked(&welcome).await? {
                     Join::Joined(group, info) => {
                         if let Some(topic) = self.adopt(group, &info)? {
                             welcomes.joined.push(topic);
@@ -298,35 +298,39 @@ impl Device {
     /// Joins from `welcome`, fetching the device lists its tree's leaves
     /// need (docs/MLS.md §4.1): a join the leaf check stopped for want of
     /// a list is tried again once the list is held. Refused when a leaf's
-    /// list cannot be had at its binding's version.
-    async fn join_checked(&self, welcome: &MlsMessage) -> Join {
+    /// list cannot be had at its binding's version; an error (the Welcome
+    /// kept for the next try: the cursor does not move) when the broker
+    /// cannot be asked.
+    async fn join_checked(&self, welcome: &MlsMessage) -> Result<Join, ConversationError> {
         let ids = &self.inner.ids;
         for _ in 0..MAX_LIST_FETCHES {
             ids.take_noted();
             match self.inner.mls.join_group(None, welcome, None) {
-                Ok((group, info)) => return Join::Joined(Box::new(group), info),
+                Ok((group, info)) => return Ok(Join::Joined(Box::new(group), info)),
                 Err(e) => match ids.take_noted() {
                     Some(CredentialError::NeedList {
                         account,
                         device,
                         version,
-                    }) => {
-                        if let Err(why) = self.ensure_list(&account, &device, version).await {
-                            return Join::Refused {
+                    }) => match self.ensure_list(&account, &device, version).await {
+                        Ok(_) => {}
+                        Err(e @ ConversationError::Client(_)) => return Err(e),
+                        Err(why) => {
+                            return Ok(Join::Refused {
                                 account,
                                 device,
                                 reason: why.to_string(),
-                            };
+                            });
                         }
-                    }
+                    },
                     _ => {
                         tracing::debug!("a Welcome is skipped: {e}");
-                        return Join::Skipped;
+                        return Ok(Join::Skipped);
                     }
                 },
             }
         }
-        Join::Skipped
+        Ok(Join::Skipped)
     }
 
     /// Stores a group just joined: its file first, then the KeyPackages
@@ -694,7 +698,8 @@ impl Conversation {
     /// Applies one record, fetching the device lists its new leaves need
     /// first (docs/MLS.md §4.1): processing the leaf check stopped for want
     /// of a list left the group as it was, and is tried again once the list
-    /// is held; a list that cannot be had refuses the record.
+    /// is held; a list that cannot be had refuses the record (a transport
+    /// error is returned instead: it refuses nothing).
     async fn process_with_lists(
         &mut self,
         offset: u64,
@@ -708,6 +713,11 @@ impl Conversation {
                 return Ok(());
             };
             if let Err(e) = self.device.ensure_list(&account, &device, version).await {
+                if matches!(e, ConversationError::Client(_)) {
+                    // The broker could not be asked: nothing is refused,
+                    // the record is tried again (the group is as it was).
+                    return Err(e);
+                }
                 self.file.remember(Sha256::digest(bytes).into());
                 self.file.delivered.push(Event::LeafRefused {
                     offset,

@@ -202,7 +202,7 @@ export class Conversation {
         const msg = decodeMessage(rec.value);
         if (!msg || msg.wireformat !== 'mls_welcome') continue;
         let joinedGroup;
-        device.takeNoted();
+        device.takeNoted(true);
         try {
           // The tree's leaves pass the device-list check; existing members
           // no longer listed are let through and reported (docs/MLS.md §4.3).
@@ -698,7 +698,7 @@ export class Conversation {
     if (pm.epoch < current && pm.contentType !== 'application') return; // lost its epoch's race
     if (pm.epoch < BigInt(this.record.firstEpoch)) return; // from before this device joined
     let result;
-    this.device.takeNoted();
+    this.device.takeNoted(true);
     try {
       result = await processRecord(this.state, msg);
     } catch (e) {

@@ -94,6 +94,8 @@ export class Device {
   #lists = new Map();
   /** The last leaf the device-list check refused. @type {{ account: Fingerprint, device: Fingerprint, reason: string } | null} */
   #noted = null;
+  /** A transport error met by the device-list check, thrown by `takeNoted`. @type {ClientError | null} */
+  #transportError = null;
 
   /**
    * @private
@@ -526,7 +528,10 @@ export class Device {
               reason: `device ${leaf.toHex()} is not on the device list of account ${account.toHex()} (version ${list.version}): its leaf is refused`,
             };
           } catch (e) {
-            device.#noted = { account, device: leaf, reason: e instanceof Error ? e.message : String(e) };
+            // The broker could not be asked (a transport error): not a
+            // refusal — the caller throws it and tries the record again.
+            if (e instanceof ClientError) device.#transportError = e;
+            else device.#noted = { account, device: leaf, reason: e instanceof Error ? e.message : String(e) };
           }
           return false;
         },
@@ -535,12 +540,19 @@ export class Device {
   }
 
   /**
-   * The last leaf the device-list check refused, cleared.
+   * The last leaf the device-list check refused, cleared. Throws (and
+   * clears) the transport error the check met instead, if any: a list the
+   * broker could not be asked for refuses nothing. `clearOnly`: forget
+   * both without throwing (before a check).
+   * @param {boolean} [clearOnly]
    * @returns {{ account: Fingerprint, device: Fingerprint, reason: string } | null}
    */
-  takeNoted() {
+  takeNoted(clearOnly = false) {
     const n = this.#noted;
     this.#noted = null;
+    const t = this.#transportError;
+    this.#transportError = null;
+    if (t && !clearOnly) throw t;
     return n;
   }
 
