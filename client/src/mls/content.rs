@@ -4,6 +4,7 @@
 //! Two kinds: a text, and a views message (the sender's digests of the
 //! device lists it holds, [`super::views`]; never shown as a message).
 
+use crate::crypto::Fingerprint;
 use crate::crypto::envelope::padded_len;
 
 /// The framing version this code writes and reads.
@@ -68,7 +69,7 @@ pub enum ContentError {
     #[error("a text message is not UTF-8")]
     NotUtf8,
     /// A views body that is not whole entries, holds more than
-    /// [`super::views::MAX_VIEWS`], or names an account twice or out of
+    /// [`MAX_VIEWS`], or names an account twice or out of
     /// order.
     #[error("a views message is malformed ({0})")]
     BadViews(&'static str),
@@ -146,12 +147,101 @@ impl Content {
             return Err(ContentError::NotUtf8);
         }
         if kind == ContentKind::Views {
-            super::views::decode_views(&body)?;
+            decode_views(&body)?;
         }
         Ok(Content {
             kind,
             sent_at,
             body,
+        })
+    }
+}
+
+/// The most accounts one views message names (a group has no bound of its
+/// own; 1024 keeps a views message under 74 KiB). Checked before anything
+/// is allocated.
+pub const MAX_VIEWS: usize = 1024;
+
+/// One entry: account fp, version, SHA-256.
+pub(crate) const VIEW_LEN: usize = 32 + 8 + 32;
+
+/// The device list a member holds for one account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct View {
+    /// The account.
+    pub account: Fingerprint,
+    /// The version of its list the member accepted.
+    pub version: u64,
+    /// SHA-256 of that list's signed bytes.
+    pub digest: [u8; 32],
+}
+
+/// The body of a views message: `views` in ascending account order.
+///
+/// # Errors
+/// [`ContentError::BadViews`] over [`MAX_VIEWS`], or accounts not strictly
+/// ascending.
+pub fn encode_views(views: &[View]) -> Result<Vec<u8>, ContentError> {
+    if views.len() > MAX_VIEWS {
+        return Err(ContentError::BadViews("too many accounts"));
+    }
+    if views.windows(2).any(|w| w[0].account >= w[1].account) {
+        return Err(ContentError::BadViews("accounts not in ascending order"));
+    }
+    let mut out = Vec::with_capacity(2 + views.len() * VIEW_LEN);
+    out.extend_from_slice(
+        &u16::try_from(views.len())
+            .expect("≤ MAX_VIEWS")
+            .to_be_bytes(),
+    );
+    for v in views {
+        out.extend_from_slice(v.account.as_bytes());
+        out.extend_from_slice(&v.version.to_be_bytes());
+        out.extend_from_slice(&v.digest);
+    }
+    Ok(out)
+}
+
+/// Parses a views body.
+///
+/// # Errors
+/// [`ContentError::BadViews`]: not `2 + 72 × count` bytes, over
+/// [`MAX_VIEWS`], an account twice or out of order.
+pub fn decode_views(body: &[u8]) -> Result<Vec<View>, ContentError> {
+    let count = body
+        .get(..2)
+        .map(|b| usize::from(u16::from_be_bytes([b[0], b[1]])))
+        .ok_or(ContentError::BadViews("truncated"))?;
+    if count > MAX_VIEWS {
+        return Err(ContentError::BadViews("too many accounts"));
+    }
+    if body.len() != 2 + count * VIEW_LEN {
+        return Err(ContentError::BadViews("not whole entries"));
+    }
+    let views: Vec<View> = body[2..]
+        .chunks_exact(VIEW_LEN)
+        .map(|e| View {
+            account: Fingerprint::from_bytes(e[..32].try_into().expect("32 bytes")),
+            version: u64::from_be_bytes(e[32..40].try_into().expect("8 bytes")),
+            digest: e[40..].try_into().expect("32 bytes"),
+        })
+        .collect();
+    if views.windows(2).any(|w| w[0].account >= w[1].account) {
+        return Err(ContentError::BadViews("accounts not in ascending order"));
+    }
+    Ok(views)
+}
+
+impl Content {
+    /// A views message sent at `sent_at`.
+    ///
+    /// # Errors
+    /// As [`encode_views`].
+    pub fn views(views: &[View], sent_at: u64) -> Result<Content, ContentError> {
+        Ok(Content {
+            kind: ContentKind::Views,
+            sent_at,
+            body: encode_views(views)?,
         })
     }
 }

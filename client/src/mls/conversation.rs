@@ -6,14 +6,14 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use mls_rs::group::{CommitEffect, NewMemberInfo, ReceivedMessage};
+use mls_rs::group::{CommitEffect, ReceivedMessage};
 use mls_rs::mls_rs_codec::MlsDecode as _;
 use mls_rs::time::MlsTime;
 use mls_rs::{Group, MlsMessage};
 use sha2::{Digest as _, Sha256};
 
-use super::config::{DELIVERY_EXTENSION, MlsConfig};
-use super::content::{Content, ContentKind};
+use super::config::MlsConfig;
+use super::content::{Content, ContentKind, View};
 use super::credential::{CredentialError, MemberId};
 use super::device::{Device, GROUP_RETENTION, now_ms, one_record, welcome_topic};
 use super::error::ConversationError;
@@ -39,43 +39,7 @@ type NeededList = (Fingerprint, Fingerprint, u64);
 
 /// How many device lists one record (or Welcome) may make this device
 /// fetch before it is refused.
-const MAX_LIST_FETCHES: usize = 64;
-
-/// What [`Device::accept_welcomes_reporting`] did: the topics of the
-/// conversations joined, and the Welcomes refused.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Welcomes {
-    /// The topics of the conversations joined, in Welcome order.
-    pub joined: Vec<String>,
-    /// The Welcomes the device-list check refused (docs/MLS.md §4.3).
-    pub refused: Vec<WelcomeRefused>,
-}
-
-/// A Welcome refused because a leaf of its tree is not a listed device of
-/// its account at its binding's version: that list cannot be had (withheld,
-/// none published, not verifiable). Nothing was joined from it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WelcomeRefused {
-    /// The Welcome's offset in this device's `welcome.` topic.
-    pub offset: u64,
-    /// The account the leaf's binding names.
-    pub account: Fingerprint,
-    /// The leaf's device.
-    pub device: Fingerprint,
-    /// Why, in words.
-    pub reason: String,
-}
-
-/// How one Welcome went.
-enum Join {
-    Joined(Box<Group<MlsConfig>>, NewMemberInfo),
-    Skipped,
-    Refused {
-        account: Fingerprint,
-        device: Fingerprint,
-        reason: String,
-    },
-}
+pub(crate) const MAX_LIST_FETCHES: usize = 64;
 
 /// The group topic of a group id.
 pub fn group_topic(group_id: &[u8]) -> String {
@@ -92,7 +56,7 @@ pub(crate) fn delivery_extension(topic: &str, start: u64) -> Vec<u8> {
     out
 }
 
-fn parse_delivery(body: &[u8]) -> Option<(String, u64)> {
+pub(crate) fn parse_delivery(body: &[u8]) -> Option<(String, u64)> {
     let n = usize::from(u16::from_be_bytes(body.get(..2)?.try_into().ok()?));
     let topic = std::str::from_utf8(body.get(2..2 + n)?).ok()?.to_owned();
     let start = u64::from_be_bytes(body.get(2 + n..2 + n + 8)?.try_into().ok()?);
@@ -114,7 +78,29 @@ pub struct Conversation {
     /// Leaf index → member, for the current epoch.
     pub(crate) roster: HashMap<u32, MemberId>,
     /// The views message's state (docs/MLS.md §4.7; [`super::views`]).
-    pub(crate) views: super::views::ViewsState,
+    pub(crate) views: ViewsState,
+}
+
+/// A claim to check against the broker: a member holds a newer list of
+/// `account` than this device does (or one it does not hold).
+#[derive(Debug, Clone)]
+pub(crate) struct Check {
+    pub(crate) offset: u64,
+    pub(crate) member: MemberId,
+    pub(crate) view: View,
+}
+
+/// What a conversation keeps (in memory) for its views.
+#[derive(Debug, Default)]
+pub(crate) struct ViewsState {
+    /// The views last sent, or held when the conversation was opened.
+    pub(crate) baseline: Vec<View>,
+    /// The epoch of the last views sent by this object.
+    pub(crate) sent_epoch: Option<u64>,
+    /// A membership change, or a differing views message, asks for ours.
+    pub(crate) due: bool,
+    /// Claims to fetch lists for (after the records are saved).
+    pub(crate) checks: Vec<Check>,
 }
 
 impl std::fmt::Debug for Conversation {
@@ -221,176 +207,6 @@ impl Device {
             .into_iter()
             .map(|n| format!("mls.{}", &n[FILE_PREFIX.len()..]))
             .collect())
-    }
-
-    /// Joins every conversation whose Welcome waits in this device's
-    /// `welcome.` topic; returns their topics. A Welcome not for this
-    /// device, or for a group it already has, is skipped; one the
-    /// device-list check refuses is logged and skipped — use
-    /// [`Device::accept_welcomes_reporting`] to be told.
-    ///
-    /// # Errors
-    /// [`ConversationError`].
-    pub async fn accept_welcomes(&self) -> Result<Vec<String>, ConversationError> {
-        let welcomes = self.accept_welcomes_reporting().await?;
-        for r in &welcomes.refused {
-            tracing::warn!(
-                offset = r.offset,
-                account = %r.account,
-                device = %r.device,
-                "a Welcome is refused: {}",
-                r.reason
-            );
-        }
-        Ok(welcomes.joined)
-    }
-
-    /// Joins every conversation whose Welcome waits in this device's
-    /// `welcome.` topic, like [`Device::accept_welcomes`], and says which
-    /// Welcomes the device-list check refused (docs/MLS.md §4.3): a leaf of
-    /// the Welcome's tree whose account's list cannot be had at its
-    /// binding's version (withheld, none published, not verifiable). A
-    /// refused Welcome is not retried: it is reported once.
-    ///
-    /// # Errors
-    /// [`ConversationError`].
-    pub async fn accept_welcomes_reporting(&self) -> Result<Welcomes, ConversationError> {
-        let topic = welcome_topic(self.fingerprint());
-        let mut cursor = self.welcome_cursor()?;
-        let mut welcomes = Welcomes::default();
-        // One fetch at a time (anyone may write to a welcome topic: memory
-        // stays one fetch's worth), the cursor saved after each.
-        loop {
-            let records = self.inner.read_from(&topic, 0, cursor).await?;
-            let Some(last) = records.last() else {
-                return Ok(welcomes);
-            };
-            let next = last.offset + 1;
-            for record in records {
-                let Ok(welcome) = MlsMessage::from_bytes(&record.value) else {
-                    continue;
-                };
-                match self.join_checked(&welcome).await? {
-                    Join::Joined(group, info) => {
-                        if let Some(topic) = self.adopt(group, &info)? {
-                            welcomes.joined.push(topic);
-                        }
-                    }
-                    // Not for us (no KeyPackage of ours in it), or invalid.
-                    Join::Skipped => {}
-                    Join::Refused {
-                        account,
-                        device,
-                        reason,
-                    } => welcomes.refused.push(WelcomeRefused {
-                        offset: record.offset,
-                        account,
-                        device,
-                        reason,
-                    }),
-                }
-            }
-            self.set_welcome_cursor(next)?;
-            cursor = next;
-        }
-    }
-
-    /// Joins from `welcome`, fetching the device lists its tree's leaves
-    /// need (docs/MLS.md §4.1): a join the leaf check stopped for want of
-    /// a list is tried again once the list is held. Refused when a leaf's
-    /// list cannot be had at its binding's version; an error (the Welcome
-    /// kept for the next try: the cursor does not move) when the broker
-    /// cannot be asked.
-    async fn join_checked(&self, welcome: &MlsMessage) -> Result<Join, ConversationError> {
-        let ids = &self.inner.ids;
-        for _ in 0..MAX_LIST_FETCHES {
-            ids.take_noted();
-            match self.inner.mls.join_group(None, welcome, None) {
-                Ok((group, info)) => return Ok(Join::Joined(Box::new(group), info)),
-                Err(e) => match ids.take_noted() {
-                    Some(CredentialError::NeedList {
-                        account,
-                        device,
-                        version,
-                    }) => match self.ensure_list(&account, &device, version).await {
-                        Ok(_) => {}
-                        Err(e @ ConversationError::Client(_)) => return Err(e),
-                        Err(why) => {
-                            return Ok(Join::Refused {
-                                account,
-                                device,
-                                reason: why.to_string(),
-                            });
-                        }
-                    },
-                    _ => {
-                        tracing::debug!("a Welcome is skipped: {e}");
-                        return Ok(Join::Skipped);
-                    }
-                },
-            }
-        }
-        Ok(Join::Skipped)
-    }
-
-    /// Stores a group just joined: its file first, then the KeyPackages
-    /// without the one used (so a crash between leaves a private key to
-    /// delete, never a group without its keys).
-    fn adopt(
-        &self,
-        group: Box<Group<MlsConfig>>,
-        info: &NewMemberInfo,
-    ) -> Result<Option<String>, ConversationError> {
-        let group = *group;
-        let Some((topic, start)) = info
-            .group_info_extensions
-            .get(mls_rs::extension::ExtensionType::new(DELIVERY_EXTENSION))
-            .and_then(|e| parse_delivery(&e.extension_data))
-        else {
-            return Ok(None);
-        };
-        if topic != group_topic(group.group_id()) {
-            return Ok(None);
-        }
-        let name = file_name(group.group_id());
-        if let Some(sealed) = self
-            .inner
-            .dir
-            .read(&name)
-            .map_err(ConversationError::state("read a group file"))?
-        {
-            // A group this device already follows keeps its state; one it
-            // was removed from, or could no longer follow, is replaced:
-            // being re-added is the way back (docs/MLS.md §6.4).
-            let old = GroupFile::open_with(&self.inner.file_key, &name, &sealed)?;
-            if !old.removed {
-                return Ok(None);
-            }
-        }
-        let file = GroupFile {
-            group_id: group.group_id().to_vec(),
-            topic: topic.clone(),
-            next: start,
-            image: Default::default(),
-            outbox: Vec::new(),
-            recent: Default::default(),
-            delivered: Vec::new(),
-            removed: false,
-            first_epoch: group.current_epoch(),
-        };
-        let mut c = Conversation::from_parts(self.clone(), group, file)?;
-        let unlisted = c.unlisted_members(|_| true);
-        for (member, list_version) in unlisted {
-            c.file.delivered.push(Event::DeviceNotListed {
-                offset: start,
-                account: member.account,
-                device: member.device,
-                list_version,
-            });
-        }
-        c.save()?;
-        self.inner.save_key_packages()?;
-        Ok(Some(topic))
     }
 }
 
@@ -827,7 +643,7 @@ impl Conversation {
                 let event = match (Content::decode(m.data()), self.roster.get(&m.sender_index)) {
                     (Ok(c), Some(sender)) if c.kind == ContentKind::Views => {
                         let sender = *sender;
-                        match super::views::decode_views(&c.body) {
+                        match super::content::decode_views(&c.body) {
                             Ok(views) => {
                                 self.views_received(offset, sender, &views);
                                 return Ok(None);

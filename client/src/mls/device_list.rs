@@ -171,7 +171,10 @@ impl DeviceList {
 
     /// [`DeviceList::is_stale`] as of this machine's clock.
     pub fn is_stale_now(&self) -> bool {
-        self.is_stale(super::device::now_ms())
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        self.is_stale(now)
     }
 
     /// The devices.

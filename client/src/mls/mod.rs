@@ -4,16 +4,17 @@
 //! - [`Device`]: one device — its key, binding, KeyPackages, Welcomes and
 //!   conversations ([`device`]).
 //! - [`Conversation`]: one group on one topic, applied in log order
-//!   ([`conversation`]); changes to it in [`commit`].
+//!   ([`conversation`]); changes to it in [`commit`]; joining from
+//!   Welcomes in `welcome.rs` ([`Welcomes`]).
 //! - [`contacts`], [`rotation`]: who is who — contacts by name with
 //!   their pinned keys, account-key rotation, device-list freshness.
 //! - [`Event`]: what a conversation tells its application ([`event`]).
 //! - [`binding`], [`device_list`], [`credential`]: who a leaf is — the
 //!   account's signature over a device key, checked on every leaf.
 //! - [`content`]: our framing of an application message (kind, send
-//!   time, body, Padmé padding) inside MLS's encryption; [`views`]: the
-//!   views message, members' digests of the device lists they hold, and
-//!   the split views they reveal; [`header`]: the
+//!   time, body, Padmé padding) inside MLS's encryption, and the views
+//!   message's body; [`views`]: when members send their digests of the
+//!   device lists they hold, and the split views they reveal; [`header`]: the
 //!   clear part of a group record, checked before MLS sees it.
 //! - [`config`]: the parameters and rules; [`staged`] and [`group_file`]:
 //!   where MLS state lives until it is written, and how.
@@ -44,12 +45,14 @@ pub mod rotation;
 mod seen_lists;
 pub mod staged;
 pub mod views;
+mod welcome;
 
 pub use binding::{BindingError, DeviceBinding};
 pub use commit::CommitOutcome;
 pub use contacts::{Contact, PendingRotation};
+pub use content::View;
 pub use content::{Content, ContentError, ContentKind};
-pub use conversation::{Conversation, WelcomeRefused, Welcomes};
+pub use conversation::Conversation;
 pub use credential::MemberId;
 pub use device::Device;
 pub use device_list::{DeviceList, DeviceListError, ListedDevice};
@@ -57,4 +60,4 @@ pub use error::ConversationError;
 pub use event::Event;
 pub use provider::{ProviderError, Suite2, Suite2Provider};
 pub use rotation::ContactStatus;
-pub use views::View;
+pub use welcome::{WelcomeRefused, Welcomes};

@@ -4,8 +4,9 @@
 //! SHA-256 of its signed bytes — so a broker that shows two members two
 //! lists for one account is noticed by both.
 //!
-//! - The **views message** is a content kind of its own ([`ContentKind::Views`],
-//!   §2.1): `u16 count`, then per account `32 account fp, u64 version,
+//! - The **views message** is a content kind of its own
+//!   ([`super::content::ContentKind::Views`], §2.1; its body's codec is in
+//!   [`super::content`]): `u16 count`, then per account `32 account fp, u64 version,
 //!   32 SHA-256`, accounts in ascending order, at most [`MAX_VIEWS`].
 //! - **When a member sends one**: after a Commit that adds or removes
 //!   members, when a views message it read differs from what it holds, and
@@ -20,8 +21,8 @@
 //!   a split view too (withheld); a lower version is nothing (the sender
 //!   catches up).
 
-use super::content::{Content, ContentError, ContentKind};
-use super::conversation::Conversation;
+use super::content::{Content, MAX_VIEWS, View};
+use super::conversation::{Check, Conversation, ViewsState};
 use super::credential::MemberId;
 use super::device::now_ms;
 use super::error::ConversationError;
@@ -30,117 +31,6 @@ use super::group_file::Outgoing;
 use crate::crypto::Fingerprint;
 use hermit_protocol::Ack;
 use sha2::{Digest as _, Sha256};
-
-/// The most accounts one views message names (a group has no bound of its
-/// own; 1024 keeps a views message under 74 KiB). Checked before anything
-/// is allocated.
-pub const MAX_VIEWS: usize = 1024;
-
-/// One entry: account fp, version, SHA-256.
-const VIEW_LEN: usize = 32 + 8 + 32;
-
-/// The device list a member holds for one account.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct View {
-    /// The account.
-    pub account: Fingerprint,
-    /// The version of its list the member accepted.
-    pub version: u64,
-    /// SHA-256 of that list's signed bytes.
-    pub digest: [u8; 32],
-}
-
-/// The body of a views message: `views` in ascending account order.
-///
-/// # Errors
-/// [`ContentError::BadViews`] over [`MAX_VIEWS`], or accounts not strictly
-/// ascending.
-pub fn encode_views(views: &[View]) -> Result<Vec<u8>, ContentError> {
-    if views.len() > MAX_VIEWS {
-        return Err(ContentError::BadViews("too many accounts"));
-    }
-    if views.windows(2).any(|w| w[0].account >= w[1].account) {
-        return Err(ContentError::BadViews("accounts not in ascending order"));
-    }
-    let mut out = Vec::with_capacity(2 + views.len() * VIEW_LEN);
-    out.extend_from_slice(
-        &u16::try_from(views.len())
-            .expect("≤ MAX_VIEWS")
-            .to_be_bytes(),
-    );
-    for v in views {
-        out.extend_from_slice(v.account.as_bytes());
-        out.extend_from_slice(&v.version.to_be_bytes());
-        out.extend_from_slice(&v.digest);
-    }
-    Ok(out)
-}
-
-/// Parses a views body.
-///
-/// # Errors
-/// [`ContentError::BadViews`]: not `2 + 72 × count` bytes, over
-/// [`MAX_VIEWS`], an account twice or out of order.
-pub fn decode_views(body: &[u8]) -> Result<Vec<View>, ContentError> {
-    let count = body
-        .get(..2)
-        .map(|b| usize::from(u16::from_be_bytes([b[0], b[1]])))
-        .ok_or(ContentError::BadViews("truncated"))?;
-    if count > MAX_VIEWS {
-        return Err(ContentError::BadViews("too many accounts"));
-    }
-    if body.len() != 2 + count * VIEW_LEN {
-        return Err(ContentError::BadViews("not whole entries"));
-    }
-    let views: Vec<View> = body[2..]
-        .chunks_exact(VIEW_LEN)
-        .map(|e| View {
-            account: Fingerprint::from_bytes(e[..32].try_into().expect("32 bytes")),
-            version: u64::from_be_bytes(e[32..40].try_into().expect("8 bytes")),
-            digest: e[40..].try_into().expect("32 bytes"),
-        })
-        .collect();
-    if views.windows(2).any(|w| w[0].account >= w[1].account) {
-        return Err(ContentError::BadViews("accounts not in ascending order"));
-    }
-    Ok(views)
-}
-
-impl Content {
-    /// A views message sent at `sent_at`.
-    ///
-    /// # Errors
-    /// As [`encode_views`].
-    pub fn views(views: &[View], sent_at: u64) -> Result<Content, ContentError> {
-        Ok(Content {
-            kind: ContentKind::Views,
-            sent_at,
-            body: encode_views(views)?,
-        })
-    }
-}
-
-/// A claim to check against the broker: a member holds a newer list of
-/// `account` than this device does (or one it does not hold).
-#[derive(Debug, Clone)]
-struct Check {
-    offset: u64,
-    member: MemberId,
-    view: View,
-}
-
-/// What a conversation keeps (in memory) for its views.
-#[derive(Debug, Default)]
-pub(crate) struct ViewsState {
-    /// The views last sent, or held when the conversation was opened.
-    baseline: Vec<View>,
-    /// The epoch of the last views sent by this object.
-    sent_epoch: Option<u64>,
-    /// A membership change, or a differing views message, asks for ours.
-    due: bool,
-    /// Claims to fetch lists for (after the records are saved).
-    checks: Vec<Check>,
-}
 
 impl Conversation {
     /// This device's views now: every member account whose list the
@@ -348,6 +238,7 @@ impl Conversation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mls::content::{ContentError, ContentKind, VIEW_LEN, decode_views, encode_views};
 
     fn view(a: u8, version: u64) -> View {
         View {
