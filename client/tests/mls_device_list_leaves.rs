@@ -54,29 +54,6 @@ async fn newest_list_bytes(c: &Client, account: &Fingerprint) -> Vec<u8> {
         .to_vec()
 }
 
-/// What a broker with admin rights can do: empty `account`'s directory
-/// topic and put `list` (bytes the account once signed) back alone.
-async fn roll_back(c: &Client, account: &Fingerprint, list: &[u8]) {
-    let topic = directory_topic(account);
-    c.delete_topic(&topic).await.expect("delete");
-    c.create_topic(
-        &topic,
-        TopicSettings {
-            partitions: 1,
-            cleanup: Cleanup::Compact,
-            retention_ms: 0,
-            retention_bytes: 0,
-        },
-    )
-    .await
-    .expect("create");
-    let mut b = BatchBuilder::new(DEVICES_KEY);
-    b.push(list);
-    c.produce(&topic, 0, Ack::Durable, b.finish(1).unwrap().into())
-        .await
-        .expect("produce");
-}
-
 /// Alice's conversation with Mallory in it (Mallory joined, both caught up).
 async fn alice_and_mallory(alice: &Device, mallory: &Device) -> (Conversation, Conversation) {
     let mut a = alice.create_conversation().await.expect("create");

@@ -30,21 +30,6 @@ fn now_ms() -> u64 {
         .as_millis() as u64
 }
 
-/// Writes `value` under `key` in `account`'s directory topic, as anyone
-/// with the broker's admin rights can.
-async fn write_dir(c: &Client, account: &Fingerprint, key: &[u8], value: &[u8]) {
-    let mut b = BatchBuilder::new(key);
-    b.push(value);
-    c.produce(
-        &directory_topic(account),
-        0,
-        Ack::Durable,
-        b.finish(1).unwrap().into(),
-    )
-    .await
-    .expect("produce");
-}
-
 /// The offset the next record of `topic` will get.
 async fn end_of(c: &Client, topic: &str) -> u64 {
     c.fetch(topic, 0, 0, 1 << 20, Duration::ZERO)

@@ -18,37 +18,6 @@ use hermit_protocol::BatchBuilder;
 use support::mls::*;
 use support::*;
 
-/// Writes `list` under `account`'s device-list key, as the broker's admin can.
-async fn write_list(c: &Client, account: &Fingerprint, list: &[u8]) {
-    let mut b = BatchBuilder::new(DEVICES_KEY);
-    b.push(list);
-    c.produce(
-        &directory_topic(account),
-        0,
-        Ack::Durable,
-        b.finish(1).unwrap().into(),
-    )
-    .await
-    .expect("produce a list");
-}
-
-/// Empties `account`'s directory topic (deleted and made again).
-async fn refill(c: &Client, account: &Fingerprint) {
-    let topic = directory_topic(account);
-    c.delete_topic(&topic).await.expect("delete");
-    c.create_topic(
-        &topic,
-        TopicSettings {
-            partitions: 1,
-            cleanup: Cleanup::Compact,
-            retention_ms: 0,
-            retention_bytes: 0,
-        },
-    )
-    .await
-    .expect("create");
-}
-
 /// A list of Bob's signed with his account key: his device, and `extra`.
 fn bob_list(bob_key: &Identity, version: u64, issued_at: u64, extra: &[&Identity]) -> Vec<u8> {
     let mut devices = vec![ListedDevice {

@@ -16,38 +16,6 @@ use hermit_protocol::BatchBuilder;
 use support::mls::*;
 use support::*;
 
-/// Writes `list` under `account`'s device-list key, as anyone with the
-/// broker's admin rights can.
-async fn write_list(c: &Client, account: &hermit_client::crypto::Fingerprint, list: &[u8]) {
-    let mut b = BatchBuilder::new(DEVICES_KEY);
-    b.push(list);
-    c.produce(
-        &directory_topic(account),
-        0,
-        Ack::Durable,
-        b.finish(1).unwrap().into(),
-    )
-    .await
-    .expect("produce a list");
-}
-
-/// Deletes `account`'s directory topic and makes it again, empty.
-async fn refill(c: &Client, account: &hermit_client::crypto::Fingerprint) {
-    let topic = directory_topic(account);
-    c.delete_topic(&topic).await.expect("delete");
-    c.create_topic(
-        &topic,
-        TopicSettings {
-            partitions: 1,
-            cleanup: Cleanup::Compact,
-            retention_ms: 0,
-            retention_bytes: 0,
-        },
-    )
-    .await
-    .expect("create");
-}
-
 fn refusal(e: ConversationError) -> DeviceListError {
     match e {
         ConversationError::DeviceList(d) => d,

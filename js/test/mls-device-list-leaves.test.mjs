@@ -11,10 +11,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from '../src/client/connection.js';
 import { Identity } from '../src/crypto/identity.js';
-import { Ack, Cleanup } from '../src/protocol/frame.js';
-import { BatchBuilder } from '../src/protocol/record.js';
-import { Conversation, DEVICES_KEY, Device, MemoryStore, directoryTopic } from '../src/mls/index.js';
+import { Conversation, Device, MemoryStore, directoryTopic } from '../src/mls/index.js';
 import { startBroker } from './helpers/broker.mjs';
+import { rollBack } from './helpers/mls.mjs';
 
 /** @import { MlsEvent } from '../src/mls/index.js' */
 /** @import { Fingerprint } from '../src/types/crypto.js' */
@@ -87,15 +86,6 @@ async function newestListBytes(c, acct) {
   for (const rec of r.records(0)) last = rec;
   assert.ok(last);
   return Uint8Array.from(last.value);
-}
-
-/** Empties `acct`'s directory topic and puts `list` back alone (what a broker admin can do). */
-async function rollBack(/** @type {import('../src/client/connection.js').Client} */ c, /** @type {Fingerprint} */ acct, /** @type {Uint8Array} */ list) {
-  await c.deleteTopic(directoryTopic(acct));
-  await c.createTopic(directoryTopic(acct), { partitions: 1, cleanup: Cleanup.Compact });
-  const b = new BatchBuilder(DEVICES_KEY);
-  b.push(list);
-  await c.produce(directoryTopic(acct), 0, Ack.Durable, b.finish());
 }
 
 /** @param {MlsEvent[]} events */

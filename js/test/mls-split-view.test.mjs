@@ -13,36 +13,13 @@ import { readFile } from 'node:fs/promises';
 import { fromHex, toHex } from '../src/bytes.js';
 import { connect } from '../src/client/connection.js';
 import { Fingerprint, Identity } from '../src/crypto/identity.js';
-import { Ack, Cleanup } from '../src/protocol/frame.js';
-import { BatchBuilder } from '../src/protocol/record.js';
 import { decodeContent, encodeViewsContent } from '../src/mls/content.js';
-import { Conversation, DEVICES_KEY, Device, DeviceList, MemoryStore, directoryTopic } from '../src/mls/index.js';
+import { Conversation, Device, DeviceList, MemoryStore } from '../src/mls/index.js';
 import { MAX_VIEWS, decodeViews, encodeViews } from '../src/mls/views.js';
 import { startBroker } from './helpers/broker.mjs';
+import { refill, writeList } from './helpers/mls.mjs';
 
 /** @import { MlsEvent } from '../src/mls/index.js' */
-
-/** @typedef {Parameters<typeof directoryTopic>[0]} AccountFp */
-
-/**
- * @param {import('../src/client/connection.js').Client} c
- * @param {AccountFp} account
- * @param {Uint8Array} list
- */
-async function writeList(c, account, list) {
-  const b = new BatchBuilder(DEVICES_KEY);
-  b.push(list);
-  await c.produce(directoryTopic(account), 0, Ack.Durable, b.finish());
-}
-
-/**
- * @param {import('../src/client/connection.js').Client} c
- * @param {AccountFp} account
- */
-async function refill(c, account) {
-  await c.deleteTopic(directoryTopic(account));
-  await c.createTopic(directoryTopic(account), { partitions: 1, cleanup: Cleanup.Compact });
-}
 
 /**
  * A list of Bob's signed with his account key: his device, and `extra`.

@@ -9,30 +9,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from '../src/client/connection.js';
 import { Identity } from '../src/crypto/identity.js';
-import { Ack, Cleanup } from '../src/protocol/frame.js';
-import { BatchBuilder } from '../src/protocol/record.js';
-import { DEVICES_KEY, Device, DeviceList, MemoryStore, MlsError, directoryTopic } from '../src/mls/index.js';
+import { Cleanup } from '../src/protocol/frame.js';
+import { Device, DeviceList, MemoryStore, MlsError, directoryTopic } from '../src/mls/index.js';
 import { startBroker } from './helpers/broker.mjs';
-
-/**
- * @param {import('../src/client/connection.js').Client} c
- * @param {import('../src/crypto/identity.js').Fingerprint} account
- * @param {Uint8Array} list
- */
-async function writeList(c, account, list) {
-  const b = new BatchBuilder(DEVICES_KEY);
-  b.push(list);
-  await c.produce(directoryTopic(account), 0, Ack.Durable, b.finish());
-}
-
-/**
- * @param {import('../src/client/connection.js').Client} c
- * @param {import('../src/crypto/identity.js').Fingerprint} account
- */
-async function refill(c, account) {
-  await c.deleteTopic(directoryTopic(account));
-  await c.createTopic(directoryTopic(account), { partitions: 1, cleanup: Cleanup.Compact });
-}
+import { refill, writeList } from './helpers/mls.mjs';
 
 /**
  * A device of a fresh account on its own connection, with `store`.

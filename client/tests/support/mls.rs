@@ -213,3 +213,54 @@ pub async fn pair(addr: SocketAddr, root: &Path) -> Pair {
         b,
     }
 }
+
+// ---- what a broker with admin rights can do to `dir.<account>` -------------
+
+/// Writes `value` under `key` in `account`'s directory topic, as anyone
+/// with the broker's admin rights can (auth is off in these tests).
+pub async fn write_dir(
+    c: &Client,
+    account: &hermit_client::crypto::Fingerprint,
+    key: &[u8],
+    value: &[u8],
+) {
+    let mut b = hermit_protocol::BatchBuilder::new(key);
+    b.push(value);
+    c.produce(
+        &hermit_client::mls::device_list::directory_topic(account),
+        0,
+        hermit_client::Ack::Durable,
+        b.finish(1).unwrap().into(),
+    )
+    .await
+    .expect("produce to a directory topic");
+}
+
+/// Writes `list` under `account`'s device-list key ([`write_dir`]).
+pub async fn write_list(c: &Client, account: &hermit_client::crypto::Fingerprint, list: &[u8]) {
+    write_dir(c, account, hermit_client::mls::device_list::DEVICES_KEY, list).await;
+}
+
+/// Empties `account`'s directory topic (deleted and made again).
+pub async fn refill(c: &Client, account: &hermit_client::crypto::Fingerprint) {
+    let topic = hermit_client::mls::device_list::directory_topic(account);
+    c.delete_topic(&topic).await.expect("delete");
+    c.create_topic(
+        &topic,
+        hermit_client::TopicSettings {
+            partitions: 1,
+            cleanup: hermit_client::Cleanup::Compact,
+            retention_ms: 0,
+            retention_bytes: 0,
+        },
+    )
+    .await
+    .expect("create");
+}
+
+/// Empties `account`'s directory topic and puts `list` (bytes the account
+/// once signed) back alone: a rollback.
+pub async fn roll_back(c: &Client, account: &hermit_client::crypto::Fingerprint, list: &[u8]) {
+    refill(c, account).await;
+    write_list(c, account, list).await;
+}
