@@ -12,12 +12,11 @@ mod support;
 
 use std::time::Duration;
 
+use hermit_client::Client;
 use hermit_client::crypto::{Fingerprint, Identity};
 use hermit_client::local::StateDir;
 use hermit_client::mls::device_list::{DEVICES_KEY, directory_topic};
 use hermit_client::mls::{Conversation, Device, Event};
-use hermit_client::{Ack, Cleanup, Client, TopicSettings};
-use hermit_protocol::BatchBuilder;
 use support::mls::*;
 use support::*;
 

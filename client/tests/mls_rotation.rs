@@ -16,8 +16,7 @@ use hermit_client::mls::device_list::{
 };
 use hermit_client::mls::{ConversationError, DeviceListError, ListedDevice};
 use hermit_client::trust::{ROTATION_KEY, RotationError, RotationStatement};
-use hermit_client::{Ack, Cleanup, Client, TopicSettings};
-use hermit_protocol::BatchBuilder;
+use hermit_client::{Cleanup, Client, TopicSettings};
 use p256::ecdsa::signature::Signer as _;
 use p256::pkcs8::DecodePrivateKey as _;
 use support::mls::*;

@@ -11,10 +11,8 @@ mod support;
 use std::time::Duration;
 
 use hermit_client::crypto::{Fingerprint, Identity};
-use hermit_client::mls::device_list::{DEVICES_KEY, DeviceList, ListedDevice, directory_topic};
+use hermit_client::mls::device_list::{DeviceList, ListedDevice};
 use hermit_client::mls::{Conversation, Device, Event, MemberId};
-use hermit_client::{Ack, Cleanup, Client, TopicSettings};
-use hermit_protocol::BatchBuilder;
 use support::mls::*;
 use support::*;
 

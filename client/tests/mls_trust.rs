@@ -9,10 +9,8 @@
 mod support;
 
 use hermit_client::crypto::Identity;
-use hermit_client::mls::device_list::{DEVICES_KEY, DeviceList, ListedDevice, directory_topic};
+use hermit_client::mls::device_list::{DeviceList, ListedDevice};
 use hermit_client::mls::{ConversationError, DeviceListError};
-use hermit_client::{Ack, Cleanup, Client, TopicSettings};
-use hermit_protocol::BatchBuilder;
 use support::mls::*;
 use support::*;
 

@@ -238,7 +238,13 @@ pub async fn write_dir(
 
 /// Writes `list` under `account`'s device-list key ([`write_dir`]).
 pub async fn write_list(c: &Client, account: &hermit_client::crypto::Fingerprint, list: &[u8]) {
-    write_dir(c, account, hermit_client::mls::device_list::DEVICES_KEY, list).await;
+    write_dir(
+        c,
+        account,
+        hermit_client::mls::device_list::DEVICES_KEY,
+        list,
+    )
+    .await;
 }
 
 /// Empties `account`'s directory topic (deleted and made again).
