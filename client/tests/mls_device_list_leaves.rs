@@ -20,24 +20,6 @@ use hermit_client::mls::{Conversation, Device, Event};
 use support::mls::*;
 use support::*;
 
-/// A device bound to `account` (the list naming it published first, the
-/// binding signed with that version), with `key_packages` KeyPackages.
-async fn bound_device(
-    account: &Device,
-    addr: std::net::SocketAddr,
-    root: &std::path::Path,
-    name: &str,
-) -> (Device, Identity) {
-    let key = Identity::generate().expect("key");
-    let binding = account.bind(key.public_key()).await.expect("bind");
-    let dir = StateDir::open(root.join(name)).expect("state dir");
-    Device::store_binding(&dir, &key, &binding).expect("store binding");
-    drop(dir);
-    let device = open_device(addr, root, name, key.clone()).await;
-    device.publish_key_packages(2).await.expect("key packages");
-    (device, key)
-}
-
 /// The raw bytes of the newest record of `account`'s device-list topic.
 async fn newest_list_bytes(c: &Client, account: &Fingerprint) -> Vec<u8> {
     let resp = c

@@ -57,7 +57,11 @@ async fn a_rotation_blocks_sending_to_either_key_until_confirmed() {
     let broker = broker(dir.path(), |_| {}).await;
     let root = tempfile::tempdir().unwrap();
     let Pair {
-        alice, bob, mut a, ..
+        alice,
+        bob,
+        bob_key,
+        mut a,
+        ..
     } = pair(broker.addr(), root.path()).await;
     let admin = client(broker.addr()).await;
     let bob_fp = *bob.account().fingerprint();
@@ -71,6 +75,7 @@ async fn a_rotation_blocks_sending_to_either_key_until_confirmed() {
     let new_fp = *new_key.fingerprint();
     bob_new.publish_key_packages(2).await.expect("key packages");
     let statement = bob.publish_rotation(&bob_new).await.expect("rotate");
+    let statement_bytes = statement.encode();
     assert_eq!(statement.new_key(), new_key.public_key());
     assert_eq!(
         alice.rotation_of(&bob_fp).await.expect("valid"),
@@ -106,6 +111,16 @@ async fn a_rotation_blocks_sending_to_either_key_until_confirmed() {
     let mut other = alice.create_conversation().await.expect("create");
     let e = other.invite(&new_fp).await.expect_err("blocked");
     assert_eq!(key_changed(e), (bob_fp, new_fp));
+    // There, another device of Bob's old account (its own fingerprint, its
+    // binding naming the old account): not added either.
+    let (_laptop, laptop_key) = bound_device(&bob, broker.addr(), root.path(), "bob-laptop").await;
+    let other_end = end_of(&admin, other.topic()).await;
+    let e = other
+        .add_devices(std::slice::from_ref(laptop_key.public_key()))
+        .await
+        .expect_err("blocked");
+    assert_eq!(key_changed(e), (bob_fp, new_fp));
+    assert_eq!(end_of(&admin, other.topic()).await, other_end);
     assert_eq!(
         end_of(&admin, a.topic()).await,
         end,
@@ -115,7 +130,34 @@ async fn a_rotation_blocks_sending_to_either_key_until_confirmed() {
     alice.refresh_contact(&bob_fp).await.expect("again");
     assert_eq!(
         alice.contact("Bob").unwrap().unwrap().pending,
-        Some(pending)
+        Some(pending.clone())
+    );
+    // Another statement under Bob's old key — its owner's, or a thief's,
+    // dated earlier than the pending one — is a change of its own, shown
+    // in its place; then Bob's own statement again.
+    let other = Identity::generate().unwrap();
+    let second = RotationStatement::sign(&bob_key, &other, pending.issued_at - 1).unwrap();
+    write_dir(&admin, &bob_fp, ROTATION_KEY, &second.encode()).await;
+    alice
+        .refresh_contact(&bob_fp)
+        .await
+        .expect("a second change");
+    let shown = alice.contact("Bob").unwrap().unwrap().pending.unwrap();
+    assert_eq!(
+        &shown.new,
+        other.public_key(),
+        "the other statement is shown"
+    );
+    write_dir(&admin, &bob_fp, ROTATION_KEY, &statement_bytes).await;
+    alice.refresh_contact(&bob_fp).await.expect("Bob's again");
+    assert_eq!(
+        alice
+            .contact("Bob")
+            .unwrap()
+            .unwrap()
+            .pending
+            .map(|p| p.new),
+        Some(pending.new.clone())
     );
 
     // Confirming pins the new key, keeps the name, verified stays reset.
@@ -258,6 +300,16 @@ async fn forged_rotations_are_refused_and_change_nothing() {
                 .encode()[..270]
                 .to_vec(),
             |e| matches!(e, RotationError::Malformed(_)),
+        ),
+        (
+            // Validly signed (a thief of Bob's key could), but dated two
+            // days ahead so that Bob's own later statement would never look
+            // newer: refused.
+            "dated two days after the reader's clock",
+            RotationStatement::sign(&bob_key, &mallory, now_ms() + 2 * 24 * 3600 * 1000)
+                .unwrap()
+                .encode(),
+            |e| matches!(e, RotationError::FromTheFuture { .. }),
         ),
     ];
     for (name, bytes, expected) in cases {

@@ -127,6 +127,9 @@ test('a valid rotation is found by a contact, with the new account list; forged 
     ['one byte too many', concat(genuine, Uint8Array.of(0)), /271 bytes, not 272/],
     ['wrong magic', flip(genuine, 0), /wrong magic/],
     ['unknown format', flip(genuine, 4), /unknown format/],
+    // Validly signed (a thief of Bob's key could), but dated two days ahead
+    // so that Bob's own later statement would never look newer.
+    ['dated two days after the clock', await forge(bobKey, mallory.publicKey, now + 2 * DAY, bob.identity, mallory), /ms after this device's clock/],
   ];
   for (const [what, bytes, re] of forged) {
     await write(bytes);

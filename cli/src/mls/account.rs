@@ -89,6 +89,15 @@ fn unlock_new(args: &RotateArgs) -> anyhow::Result<hermit_client::crypto::Identi
 }
 
 fn rotate(args: &RotateArgs) -> anyhow::Result<()> {
+    let stdin = std::path::Path::new("-");
+    if args.to_password_file.as_deref() == Some(stdin)
+        && args.device.identity.password.password_file.as_deref() == Some(stdin)
+    {
+        return Err(anyhow::anyhow!(
+            "--password-file - and --to-password-file - cannot both read stdin: give one of the passwords in a file"
+        ))
+        .class(USAGE);
+    }
     let old = args.device.identity.unlock()?;
     let new = unlock_new(args)?;
     if old.public_key() == new.public_key() {

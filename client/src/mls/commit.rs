@@ -171,6 +171,9 @@ impl Conversation {
             .ok_or_else(|| bad("not a KeyPackage".into()))?
             .signing_identity();
         let (member, version) = check_leaf(identity)?;
+        // The device's account, as its binding names it: a device of a
+        // contact whose key changed unconfirmed is not added either.
+        self.check_key_changes(&[member.account])?;
         let list = self
             .device
             .ensure_list(&member.account, &device, version)

@@ -20,7 +20,7 @@ use super::device::{Device, now_ms, one_record};
 use super::device_list::{DeviceList, LIST_RESIGN_AFTER_MS, directory_topic};
 use super::error::ConversationError;
 use crate::crypto::Fingerprint;
-use crate::trust::{ROTATION_KEY, RotationStatement};
+use crate::trust::{ROTATION_KEY, RotationError, RotationStatement};
 
 /// A contact as a refresh found it: its newest device list (checked, and
 /// remembered: trust on first use) and whether that list is stale.
@@ -37,17 +37,33 @@ pub struct ContactStatus {
 
 /// The newest rotation statement among a `dir.` topic's records, checked
 /// against the account the topic names.
+/// How far past this device's clock a rotation statement may be dated:
+/// one dated later is refused, so that a thief of the old key cannot date
+/// a statement so late that the owner's later one never looks newer.
+pub const ROTATION_MAX_SKEW_MS: u64 = 24 * 3600 * 1000;
+
 fn rotation_in(
     records: &[crate::records::Record],
     account: &Fingerprint,
 ) -> Result<Option<RotationStatement>, ConversationError> {
-    records
+    let Some(s) = records
         .iter()
         .rev()
         .find(|r| r.key.as_ref() == ROTATION_KEY)
         .map(|r| RotationStatement::verify(&r.value, account))
-        .transpose()
-        .map_err(ConversationError::from)
+        .transpose()?
+    else {
+        return Ok(None);
+    };
+    let now = now_ms();
+    if s.issued_at() > now.saturating_add(ROTATION_MAX_SKEW_MS) {
+        return Err(RotationError::FromTheFuture {
+            account: *account,
+            ahead_ms: s.issued_at() - now,
+        }
+        .into());
+    }
+    Ok(Some(s))
 }
 
 fn not_a_contact(account: &Fingerprint) -> ConversationError {
@@ -111,9 +127,10 @@ impl Device {
     /// Refreshes the contact of `account` (its pinned key's fingerprint)
     /// with one read of its `dir.` topic: its device list (checked against
     /// the device-list memory) and its newest rotation statement. A valid
-    /// statement newer than the one the contact carries becomes its
+    /// statement other than the one the contact carries becomes its
     /// pending key change ("verified" is reset); nothing changes on a
-    /// refusal.
+    /// refusal (a forged statement, or one dated more than
+    /// [`ROTATION_MAX_SKEW_MS`] after this device's clock).
     ///
     /// # Errors
     /// Not a contact; [`ConversationError::Rotation`] (a forged or damaged
@@ -133,10 +150,13 @@ impl Device {
             .iter_mut()
             .find(|c| c.account.fingerprint() == account)
             .ok_or_else(|| not_a_contact(account))?;
+        // Another statement than the pending one — a later one by the
+        // owner, or by whoever else holds the old key — is a change of its
+        // own: shown again, whatever its date.
         if let Some(s) = rotation
             && c.pending
                 .as_ref()
-                .is_none_or(|p| s.issued_at() > p.issued_at)
+                .is_none_or(|p| &p.new != s.new_key() || p.issued_at != s.issued_at())
         {
             c.pending = Some(PendingRotation {
                 new: s.new_key().clone(),

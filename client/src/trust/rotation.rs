@@ -85,6 +85,18 @@ pub enum RotationError {
         /// The account.
         account: Fingerprint,
     },
+    /// Dated too far after the reader's clock (checked when a device reads
+    /// a statement, not by [`RotationStatement::verify`]): a statement dated
+    /// in the future would make a later, honest one look older.
+    #[error(
+        "the rotation statement of {account} is dated {ahead_ms} ms after this device's clock: refused"
+    )]
+    FromTheFuture {
+        /// The account.
+        account: Fingerprint,
+        /// How far ahead of the reader's clock.
+        ahead_ms: u64,
+    },
 }
 
 /// A verified (or freshly signed) rotation statement.

@@ -270,3 +270,21 @@ pub async fn roll_back(c: &Client, account: &hermit_client::crypto::Fingerprint,
     refill(c, account).await;
     write_list(c, account, list).await;
 }
+
+/// A device bound to `account` (the list naming it published first, the
+/// binding signed with that version), with `key_packages` KeyPackages.
+pub async fn bound_device(
+    account: &Device,
+    addr: std::net::SocketAddr,
+    root: &std::path::Path,
+    name: &str,
+) -> (Device, Identity) {
+    let key = Identity::generate().expect("key");
+    let binding = account.bind(key.public_key()).await.expect("bind");
+    let dir = hermit_client::local::StateDir::open(root.join(name)).expect("state dir");
+    Device::store_binding(&dir, &key, &binding).expect("store binding");
+    drop(dir);
+    let device = open_device(addr, root, name, key.clone()).await;
+    device.publish_key_packages(2).await.expect("key packages");
+    (device, key)
+}

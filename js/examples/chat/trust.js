@@ -252,9 +252,10 @@ export async function watchContacts() {
 /**
  * Reads `c`'s directory topic (once, if a read is under way: its answer):
  * its device list (a refused one is an error; one signed over
- * LIST_STALE_AFTER_MS ago is flagged stale) and, unless a key change
- * already waits, a rotation statement (a valid one: the key changed, a
- * blocking warning; a forged one: an error, nothing changes). Whether what
+ * LIST_STALE_AFTER_MS ago is flagged stale) and its rotation statement (a
+ * valid one other than the change already waiting: the key changed, a
+ * blocking warning; a forged or future-dated one: an error, nothing
+ * changes). Whether what
  * the page shows changed.
  * @param {Contact} c
  * @returns {Promise<boolean>}
@@ -282,10 +283,13 @@ async function readDirectory(c) {
     if (e instanceof ClientError) throw e;
     if (!(e instanceof MlsError && e.code === 'NoDeviceList')) trouble = e;
   }
-  if (!c.rotation) {
+  {
     try {
+      // Another statement than the pending one (its owner's later one, or a
+      // thief's) is a change of its own: shown again.
       const statement = await device.rotationOf(c.key);
-      if (statement) await keyChanged(c, statement);
+      const same = statement && c.rotation && c.rotation.key.equals(statement.newKey) && c.rotation.issuedAt === statement.issuedAt;
+      if (statement && !same) await keyChanged(c, statement);
     } catch (e) {
       if (e instanceof ClientError) throw e;
       trouble ??= e;

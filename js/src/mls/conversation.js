@@ -202,15 +202,15 @@ export class Conversation {
         const msg = decodeMessage(rec.value);
         if (!msg || msg.wireformat !== 'mls_welcome') continue;
         let joinedGroup;
-        device.takeNoted(true);
+        const config = device.clientConfig(true);
         try {
           // The tree's leaves pass the device-list check; existing members
           // no longer listed are let through and reported (docs/MLS.md §4.3).
-          joinedGroup = await join(msg.welcome, device.held, device.clientConfig(true));
+          joinedGroup = await join(msg.welcome, device.held, config);
         } catch {
           // Refused by the device-list check (reported), or invalid, or
           // not for us (skipped).
-          const noted = device.takeNoted();
+          const noted = device.takeNoted(config);
           if (noted) welcomes.refused.push({ offset: rec.offset, ...noted });
           continue;
         }
@@ -698,12 +698,13 @@ export class Conversation {
     if (pm.epoch < current && pm.contentType !== 'application') return; // lost its epoch's race
     if (pm.epoch < BigInt(this.record.firstEpoch)) return; // from before this device joined
     let result;
-    this.device.takeNoted(true);
+    const config = this.state.clientConfig;
+    this.device.takeNoted(config, true);
     try {
       result = await processRecord(this.state, msg);
     } catch (e) {
       // A new leaf the device-list check refused: the Commit is invalid.
-      const noted = this.device.takeNoted();
+      const noted = this.device.takeNoted(config);
       if (noted) return this.#deliver({ type: 'leafRefused', offset, account: noted.account, device: noted.device, reason: noted.reason });
       return refuse(e instanceof Error ? e.message : String(e));
     }

@@ -11,7 +11,7 @@ import { ClientError } from '../protocol/error.js';
 import { Ack, Cleanup } from '../protocol/frame.js';
 import { BatchBuilder } from '../protocol/record.js';
 import { DeviceBinding } from './binding.js';
-import { RotationStatement, ROTATION_KEY } from '../trust/rotation.js';
+import { RotationStatement, ROTATION_KEY, ROTATION_MAX_SKEW_MS } from '../trust/rotation.js';
 import { checkBoundLeaf } from './credential.js';
 import { DEVICES_KEY, DeviceList, LIST_RESIGN_AFTER_MS, directoryTopic, listDigest } from './device-list.js';
 import { MlsError } from './error.js';
@@ -93,9 +93,15 @@ export class Device {
   /** The newest verified device list held per account (hex), for the leaf check. @type {Map<string, DeviceList>} */
   #lists = new Map();
   /** The last leaf the device-list check refused. @type {{ account: Fingerprint, device: Fingerprint, reason: string } | null} */
-  #noted = null;
-  /** A transport error met by the device-list check, thrown by `takeNoted`. @type {ClientError | null} */
-  #transportError = null;
+  /**
+   * Per client configuration (so per conversation, or per Welcome being
+   * joined): the leaf its device-list check refused last, or the transport
+   * error it met instead (thrown by `takeNoted`). Conversations of one
+   * device process at once (the chat page reads several), so one
+   * conversation never takes another's.
+   * @type {WeakMap<object, { noted?: { account: Fingerprint, device: Fingerprint, reason: string }, transport?: ClientError }>}
+   */
+  #notes = new WeakMap();
 
   /**
    * @private
@@ -345,7 +351,13 @@ export class Device {
   async rotationOf(accountKey) {
     const records = await this.readAll(directoryTopic(accountKey.fingerprint()), 0);
     for (let i = records.length - 1; i >= 0; i--) {
-      if (equal(records[i].key, ROTATION_KEY)) return RotationStatement.open(records[i].value, accountKey);
+      if (!equal(records[i].key, ROTATION_KEY)) continue;
+      const statement = await RotationStatement.open(records[i].value, accountKey);
+      if (statement.issuedAt > Date.now() + ROTATION_MAX_SKEW_MS) {
+        const account = accountKey.fingerprint().toHex();
+        throw new MlsError('Rotation', `the rotation statement of ${account} is dated ${statement.issuedAt - Date.now()} ms after this device's clock: refused`, { account });
+      }
+      return statement;
     }
     return null;
   }
@@ -498,13 +510,13 @@ export class Device {
    * key. With `tolerateUnlisted` (a Welcome's tree: existing members may
    * have been dropped and not yet removed) an unlisted key is let through
    * and reported by the conversation. The reason of the last refusal is
-   * kept for the conversation (`takeNoted`).
+   * kept with this configuration for the conversation (`takeNoted`).
    * @param {boolean} [tolerateUnlisted]
    * @returns {import('ts-mls/clientConfig.js').ClientConfig}
    */
   clientConfig(tolerateUnlisted = false) {
     const device = this;
-    return {
+    const config = {
       ...CLIENT_CONFIG,
       authService: {
         /**
@@ -522,21 +534,24 @@ export class Device {
           try {
             const list = await device.ensureList(account, leaf, bound.listVersion);
             if (list.lists(signaturePublicKey) || tolerateUnlisted) return true;
-            device.#noted = {
-              account,
-              device: leaf,
-              reason: `device ${leaf.toHex()} is not on the device list of account ${account.toHex()} (version ${list.version}): its leaf is refused`,
-            };
+            device.#notes.set(config, {
+              noted: {
+                account,
+                device: leaf,
+                reason: `device ${leaf.toHex()} is not on the device list of account ${account.toHex()} (version ${list.version}): its leaf is refused`,
+              },
+            });
           } catch (e) {
             // The broker could not be asked (a transport error): not a
             // refusal — the caller throws it and tries the record again.
-            if (e instanceof ClientError) device.#transportError = e;
-            else device.#noted = { account, device: leaf, reason: e instanceof Error ? e.message : String(e) };
+            if (e instanceof ClientError) device.#notes.set(config, { transport: e });
+            else device.#notes.set(config, { noted: { account, device: leaf, reason: e instanceof Error ? e.message : String(e) } });
           }
           return false;
         },
       },
     };
+    return config;
   }
 
   /**
@@ -544,16 +559,15 @@ export class Device {
    * clears) the transport error the check met instead, if any: a list the
    * broker could not be asked for refuses nothing. `clearOnly`: forget
    * both without throwing (before a check).
+   * @param {object} config the client configuration the check ran under (`clientConfig`)
    * @param {boolean} [clearOnly]
    * @returns {{ account: Fingerprint, device: Fingerprint, reason: string } | null}
    */
-  takeNoted(clearOnly = false) {
-    const n = this.#noted;
-    this.#noted = null;
-    const t = this.#transportError;
-    this.#transportError = null;
-    if (t && !clearOnly) throw t;
-    return n;
+  takeNoted(config, clearOnly = false) {
+    const n = this.#notes.get(config);
+    this.#notes.delete(config);
+    if (n?.transport && !clearOnly) throw n.transport;
+    return n?.noted ?? null;
   }
 
   /**

@@ -137,6 +137,8 @@ export class DeviceList {
 export const ROTATION_LEN: number;
 /** The record key of a rotation statement in `dir.<old account fp>`. */
 export const ROTATION_KEY: Uint8Array;
+/** How far past the reader's clock a rotation statement may be dated (ms); a later one is refused when read. */
+export const ROTATION_MAX_SKEW_MS: number;
 
 /** An account's statement, signed by its old and its new key, that its key changed (docs/MLS.md §4, account-key rotation). */
 export class RotationStatement {

@@ -8,6 +8,6 @@ export { DEVICES_KEY, DeviceList, LIST_RESIGN_AFTER_MS, LIST_STALE_AFTER_MS, MAX
 export { Device, keyPackageTopic, welcomeTopic } from './device.js';
 export { MlsError } from './error.js';
 export { MemoryStore, deviceStateKey } from './store.js';
-export { ROTATION_KEY, ROTATION_LEN, RotationStatement } from '../trust/rotation.js';
+export { ROTATION_KEY, ROTATION_LEN, ROTATION_MAX_SKEW_MS, RotationStatement } from '../trust/rotation.js';
 export { CIPHER_SUITE, DELIVERY_EXTENSION, KEY_PACKAGE_LIFETIME_S, PAST_EPOCHS } from './suite.js';
 export { IndexedDbStore, holdDeviceLock } from './browser.js';

@@ -31,6 +31,13 @@ export const ROTATION_FORMAT = 1;
 export const ROTATION_LEN = 4 + 1 + SEC1_LEN + SEC1_LEN + 8 + RAW_SIGNATURE_LEN + RAW_SIGNATURE_LEN;
 /** The record key of the statement in `dir.<old account fp>`. */
 export const ROTATION_KEY = utf8('rotation');
+/**
+ * How far past the reader's clock a statement may be dated (one day): a
+ * later one is refused when read (`Device.rotationOf`), so that a thief of
+ * the old key cannot date a statement so late that the owner's later one
+ * never looks newer. As the Rust SDK's `ROTATION_MAX_SKEW_MS`.
+ */
+export const ROTATION_MAX_SKEW_MS = 24 * 3600 * 1000;
 const LABEL = utf8('HermitMQ account rotation v1\0');
 
 /**
