@@ -13,8 +13,7 @@ mod support;
 use std::time::Duration;
 
 use hermit_client::Client;
-use hermit_client::crypto::{Fingerprint, Identity};
-use hermit_client::local::StateDir;
+use hermit_client::crypto::Fingerprint;
 use hermit_client::mls::device_list::{DEVICES_KEY, directory_topic};
 use hermit_client::mls::{Conversation, Device, Event};
 use support::mls::*;
