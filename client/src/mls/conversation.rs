@@ -38,8 +38,11 @@ const FETCH_BYTES: u32 = 1 << 20;
 type NeededList = (Fingerprint, Fingerprint, u64);
 
 /// How many device lists one record (or Welcome) may make this device
-/// fetch before it is refused.
-pub(crate) const MAX_LIST_FETCHES: usize = 64;
+/// fetch before it is refused (reported: `RecordRefused`, `WelcomeRefused`).
+/// Each fetch is followed by processing the record again (mls-rs's leaf
+/// hook cannot fetch), so the cost grows with the square of the accounts
+/// new to this device in one record; 256 bounds it.
+pub(crate) const MAX_LIST_FETCHES: usize = 256;
 
 /// The group topic of a group id.
 pub fn group_topic(group_id: &[u8]) -> String {

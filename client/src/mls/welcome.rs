@@ -133,6 +133,7 @@ impl Device {
     /// cannot be asked.
     async fn join_checked(&self, welcome: &MlsMessage) -> Result<Join, ConversationError> {
         let ids = &self.inner.ids;
+        let mut last = None;
         for _ in 0..MAX_LIST_FETCHES {
             ids.take_noted();
             match self.inner.mls.join_group(None, welcome, None) {
@@ -143,7 +144,7 @@ impl Device {
                         device,
                         version,
                     }) => match self.ensure_list(&account, &device, version).await {
-                        Ok(_) => {}
+                        Ok(_) => last = Some((account, device)),
                         Err(e @ ConversationError::Client(_)) => return Err(e),
                         Err(why) => {
                             return Ok(Join::Refused {
@@ -160,7 +161,18 @@ impl Device {
                 },
             }
         }
-        Ok(Join::Skipped)
+        // Every try needed one more list: refused, and said so (never
+        // skipped in silence).
+        Ok(match last {
+            Some((account, device)) => Join::Refused {
+                account,
+                device,
+                reason: format!(
+                    "its tree needs more than {MAX_LIST_FETCHES} device lists this device does not hold"
+                ),
+            },
+            None => Join::Skipped,
+        })
     }
 
     /// Stores a group just joined: its file first, then the KeyPackages
