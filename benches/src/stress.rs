@@ -613,15 +613,19 @@ fn opened_stamp(r: hermit_client::Received) -> anyhow::Result<u64> {
 
 impl Reader {
     /// The send time carried by the next record if one is already fetched
-    /// (no future, no deadline, no clock reading).
+    /// (no future, no deadline, no clock reading; the record and its
+    /// plaintext borrowed, as a reader that copies out what it needs does).
     fn try_next_timestamp(&mut self) -> Option<anyhow::Result<u64>> {
         match self {
-            Reader::Plain(c) => c
-                .try_next()
-                .map(|r| r.map_err(anyhow::Error::from).and_then(|r| stamp(&r.value))),
-            Reader::Sealed(c) => c
-                .try_next()
-                .map(|r| r.map_err(anyhow::Error::from).and_then(opened_stamp)),
+            Reader::Plain(c) => c.try_next_ref().map(|r| {
+                r.map_err(anyhow::Error::from)
+                    .and_then(|r| stamp(r.value()))
+            }),
+            Reader::Sealed(c) => c.try_next_ref().map(|r| match r {
+                Ok(Ok(opened)) => stamp(opened.plaintext),
+                Ok(Err(e)) => Err(anyhow::anyhow!("a record did not open: {e}")),
+                Err(e) => Err(e.into()),
+            }),
         }
     }
 

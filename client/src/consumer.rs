@@ -36,7 +36,7 @@ use tokio::time::Instant;
 
 use crate::client::Client;
 use crate::error::ClientError;
-use crate::records::{FetchResponse, Record, Records};
+use crate::records::{FetchResponse, Found, Record, RecordRef, Records};
 
 /// Where a consumer without a committed offset starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -468,16 +468,47 @@ impl Consumer {
         self.take_buffered()
     }
 
+    /// Like [`Consumer::try_next`], but the record is borrowed from the
+    /// fetch response: no reference count touched, nothing allocated (see
+    /// [`RecordRef`]). The borrow ends before the next call; positions,
+    /// commits and errors are exactly as with `try_next`.
+    pub fn try_next_ref(&mut self) -> Option<Result<RecordRef<'_>, ClientError>> {
+        if self.current.is_none() || self.next_auto_commit.is_some_and(|t| t <= Instant::now()) {
+            return None;
+        }
+        self.finish_returned();
+        match self.step()? {
+            Ok(found) => {
+                let (_, records) = self.current.as_ref()?;
+                Some(Ok(records.view(found)))
+            }
+            Err(e) => Some(Err(e)),
+        }
+    }
+
     /// A record from the current fetch response, if any is left.
     fn take_buffered(&mut self) -> Option<Result<Record, ClientError>> {
+        match self.step()? {
+            Ok(found) => {
+                let (_, records) = self.current.as_ref()?;
+                Some(Ok(records.view(found).to_record()))
+            }
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// Step the current fetch response to its next record and move the
+    /// partition's position past it.
+    #[inline]
+    fn step(&mut self) -> Option<Result<Found, ClientError>> {
         let (pidx, records) = self.current.as_mut()?;
         let pidx = *pidx;
-        match records.next() {
-            Some(Ok(rec)) => {
+        match records.advance() {
+            Some(Ok(found)) => {
                 let p = &mut self.parts[pidx];
-                p.position = rec.offset.saturating_add(1);
+                p.position = found.offset().saturating_add(1);
                 p.returned = Some(p.position);
-                Some(Ok(rec))
+                Some(Ok(found))
             }
             Some(Err(e)) => {
                 // Stay at the bad batch: disown the prefetch beyond it.

@@ -81,10 +81,10 @@ pub use local::{KnownBrokers, StateDir};
 pub use options::{ClientCert, ClientOptions};
 pub use outcome::{Claim, ClaimId, ClaimedBatch, Conditional};
 pub use producer::{Delivered, Delivery, Producer, ProducerOptions};
-pub use records::{FetchResponse, Record, Records};
+pub use records::{FetchResponse, Record, RecordRef, Records};
 pub use sealed::{
-    OpenedRecord, Plaintext, Received, RecordErrorKind, Release, SealedConsumer,
-    SealedConsumerOptions, SealedDelivery, SealedError, SealedGroup, SealedProducer,
-    SealedProducerOptions, SealedRecordError, StateOrigin,
+    OpenedRecord, OpenedRef, Plaintext, Received, ReceivedRef, RecordErrorKind, Release,
+    SealedConsumer, SealedConsumerOptions, SealedDelivery, SealedError, SealedGroup,
+    SealedProducer, SealedProducerOptions, SealedRecordError, StateOrigin,
 };
 pub use transport::{Endpoint, NatsCredentials, NatsOptions, TransportKind};

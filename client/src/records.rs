@@ -87,7 +87,8 @@ impl FetchResponse {
 struct Batch {
     base_offset: u64,
     timestamp_ns: u64,
-    key: Bytes,
+    /// The batch key, as a range of `Records::batches`.
+    key: (usize, usize),
     /// Next record's length prefix, as a position in `Records::batches`.
     at: usize,
     /// End of the payload.
@@ -119,11 +120,11 @@ impl std::fmt::Debug for Batch {
 }
 
 impl Records {
-    fn corrupt(
+    fn corrupt<T>(
         &mut self,
         base_offset: u64,
         source: WireError,
-    ) -> Option<Result<Record, ClientError>> {
+    ) -> Option<Result<T, ClientError>> {
         self.failed = true;
         Some(Err(ClientError::CorruptBatch {
             topic: self.topic.to_string(),
@@ -161,7 +162,7 @@ impl Records {
         self.cur = Some(Batch {
             base_offset: h.base_offset,
             timestamp_ns: h.timestamp_ns,
-            key: self.batches.slice(key_at..payload_at),
+            key: (key_at, payload_at),
             at: payload_at,
             end: self.pos + len,
             index: 0,
@@ -172,10 +173,21 @@ impl Records {
     }
 }
 
-impl Iterator for Records {
-    type Item = Result<Record, ClientError>;
+/// Where one record sits in a [`Records`]' buffer: what the owned
+/// [`Record`] and the borrowed [`RecordRef`] are both built from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Found {
+    offset: u64,
+    timestamp_ns: u64,
+    key: (usize, usize),
+    value: (usize, usize),
+}
 
-    fn next(&mut self) -> Option<Self::Item> {
+impl Records {
+    /// Step to the next record at or after the start offset; `None` at the
+    /// end (or after an error).
+    #[inline]
+    pub(crate) fn advance(&mut self) -> Option<Result<Found, ClientError>> {
         loop {
             if self.failed {
                 return None;
@@ -233,15 +245,144 @@ impl Iterator for Records {
             if offset < self.skip_before {
                 continue;
             }
-            return Some(Ok(Record {
-                topic: self.topic.clone(),
-                partition: self.partition,
+            return Some(Ok(Found {
                 offset,
                 timestamp_ns: b.timestamp_ns,
-                key: b.key.clone(),
-                value: self.batches.slice(start..stop),
+                key: b.key,
+                value: (start, stop),
             }));
         }
+    }
+
+    /// The next record, borrowed from the response buffer: no reference
+    /// count is touched and nothing is allocated, so a loop over a large
+    /// fetch costs only the parsing. [`RecordRef::to_record`] makes an
+    /// owned [`Record`] (still without copying the bytes) when one must
+    /// outlive the borrow. Same order, checks and errors as
+    /// [`Iterator::next`].
+    #[inline]
+    pub fn next_ref(&mut self) -> Option<Result<RecordRef<'_>, ClientError>> {
+        match self.advance()? {
+            Ok(found) => Some(Ok(self.view(found))),
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// The record `advance` found, borrowed.
+    #[inline]
+    pub(crate) fn view(&self, found: Found) -> RecordRef<'_> {
+        RecordRef {
+            topic: &self.topic,
+            partition: self.partition,
+            batches: &self.batches,
+            found,
+        }
+    }
+}
+
+impl Found {
+    /// Offset of the record.
+    #[inline]
+    pub(crate) fn offset(&self) -> u64 {
+        self.offset
+    }
+}
+
+impl Iterator for Records {
+    type Item = Result<Record, ClientError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.advance()? {
+            Ok(found) => Some(Ok(owned(&self.topic, self.partition, &self.batches, found))),
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+/// The owned record for `found`: slices of `batches`, no copy.
+fn owned(topic: &Arc<str>, partition: u32, batches: &Bytes, found: Found) -> Record {
+    let slice = |(a, b): (usize, usize)| {
+        if a == b {
+            Bytes::new()
+        } else {
+            batches.slice(a..b)
+        }
+    };
+    Record {
+        topic: topic.clone(),
+        partition,
+        offset: found.offset,
+        timestamp_ns: found.timestamp_ns,
+        key: slice(found.key),
+        value: slice(found.value),
+    }
+}
+
+/// One record borrowed from a fetch response: what [`Record`] holds, as
+/// plain slices. Made by [`Records::next_ref`] and
+/// [`Consumer::try_next_ref`](crate::Consumer::try_next_ref).
+#[derive(Clone, Copy)]
+pub struct RecordRef<'a> {
+    topic: &'a Arc<str>,
+    partition: u32,
+    batches: &'a Bytes,
+    found: Found,
+}
+
+impl<'a> RecordRef<'a> {
+    /// Topic.
+    #[inline]
+    pub fn topic(&self) -> &'a str {
+        self.topic
+    }
+
+    /// Partition.
+    #[inline]
+    pub fn partition(&self) -> u32 {
+        self.partition
+    }
+
+    /// Offset of this record.
+    #[inline]
+    pub fn offset(&self) -> u64 {
+        self.found.offset
+    }
+
+    /// The producer's timestamp of the record's batch (see [`Record::timestamp_ns`]).
+    #[inline]
+    pub fn timestamp_ns(&self) -> u64 {
+        self.found.timestamp_ns
+    }
+
+    /// The batch key (empty for none).
+    #[inline]
+    pub fn key(&self) -> &'a [u8] {
+        &self.batches[self.found.key.0..self.found.key.1]
+    }
+
+    /// The record bytes.
+    #[inline]
+    pub fn value(&self) -> &'a [u8] {
+        &self.batches[self.found.value.0..self.found.value.1]
+    }
+
+    /// The same record, owned: slices of the response buffer (no copy),
+    /// which they keep alive.
+    pub fn to_record(&self) -> Record {
+        owned(self.topic, self.partition, self.batches, self.found)
+    }
+}
+
+impl std::fmt::Debug for RecordRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordRef")
+            .field("topic", &self.topic())
+            .field("partition", &self.partition)
+            .field("offset", &self.found.offset)
+            .field("timestamp_ns", &self.found.timestamp_ns)
+            .field("key_len", &(self.found.key.1 - self.found.key.0))
+            .field("value_len", &(self.found.value.1 - self.found.value.0))
+            .finish()
     }
 }
 
@@ -293,6 +434,41 @@ mod tests {
             (2, 5, &b"k"[..])
         );
         assert_eq!(r.next_offset().unwrap(), Some(14));
+    }
+
+    #[test]
+    fn borrowed_records_are_the_owned_ones() {
+        let r = response(&[(10, &[b"a", b"", b"c"]), (13, &[b"d"])]);
+        let owned: Vec<Record> = r.records_from(11).collect::<Result<_, _>>().unwrap();
+        let mut it = r.records_from(11);
+        let mut borrowed = Vec::new();
+        while let Some(rec) = it.next_ref() {
+            let rec = rec.unwrap();
+            assert_eq!(rec.to_record(), owned[borrowed.len()]);
+            borrowed.push((
+                rec.topic().to_owned(),
+                rec.partition(),
+                rec.offset(),
+                rec.timestamp_ns(),
+                rec.key().to_vec(),
+                rec.value().to_vec(),
+            ));
+        }
+        let want: Vec<_> = owned
+            .iter()
+            .map(|o| {
+                (
+                    o.topic.to_string(),
+                    o.partition,
+                    o.offset,
+                    o.timestamp_ns,
+                    o.key.to_vec(),
+                    o.value.to_vec(),
+                )
+            })
+            .collect();
+        assert_eq!(borrowed, want);
+        assert_eq!(want.len(), 3, "offsets 11, 12 and 13");
     }
 
     #[test]

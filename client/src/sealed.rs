@@ -110,14 +110,14 @@ mod record;
 pub mod state;
 
 pub use commits::StateOrigin;
-pub use consumer::{Received, SealedConsumer, SealedConsumerOptions};
+pub use consumer::{Received, ReceivedRef, SealedConsumer, SealedConsumerOptions};
 pub use delivery::SealedDelivery;
 pub use error::SealedError;
 pub use group::SealedGroup;
 #[allow(deprecated)]
 pub use producer::BUDGET_RESERVE;
 pub use producer::{RESERVATION_SIZE, SealedProducer, SealedProducerOptions};
-pub use record::{OpenedRecord, Plaintext, RecordErrorKind, Release, SealedRecordError};
+pub use record::{OpenedRecord, OpenedRef, Plaintext, RecordErrorKind, Release, SealedRecordError};
 
 #[cfg(test)]
 mod tests {

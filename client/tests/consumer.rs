@@ -92,6 +92,46 @@ async fn a_new_consumer_of_the_group_resumes_at_the_committed_offset() {
     broker.shutdown().await.unwrap();
 }
 
+/// Records borrowed with `try_next_ref` move positions and commits as
+/// owned ones do: a mixed reader commits where it stopped and a new one
+/// resumes there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn borrowed_records_move_positions_and_commits_like_owned_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = broker(dir.path(), |_| {}).await;
+    let c = client(broker.addr()).await;
+    filled(&c, "borrowed", 1000).await;
+    let mut first = Consumer::new(&c, "borrowed", group("g")).await.unwrap();
+    let (mut borrowed, mut i) = (0, 0u64);
+    while i < 700 {
+        if let Some(r) = first.try_next_ref() {
+            let r = r.unwrap();
+            let v = u32::from_be_bytes(r.value().try_into().unwrap());
+            assert_eq!(
+                (r.topic(), r.partition(), r.offset(), v),
+                ("borrowed", 0, i, i as u32)
+            );
+            assert!(r.key().is_empty());
+            assert_eq!(r.to_record().offset, i);
+            borrowed += 1;
+        } else {
+            let r = next(&mut first).await.unwrap();
+            assert_eq!((r.offset, value(&r)), (i, i as u32));
+        }
+        i += 1;
+    }
+    assert!(
+        borrowed > 600,
+        "most records come from a fetch already there: {borrowed}"
+    );
+    assert_eq!(first.position(0), Some(700));
+    first.commit().await.unwrap();
+    assert_eq!(first.committed(), vec![(0, Some(700))]);
+    let mut second = Consumer::new(&c, "borrowed", group("g")).await.unwrap();
+    assert_eq!(next(&mut second).await.unwrap().offset, 700);
+    broker.shutdown().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_periodic_commit_covers_finished_records_only() {
     let dir = tempfile::tempdir().unwrap();

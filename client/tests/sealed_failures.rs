@@ -88,6 +88,56 @@ async fn a_record_changed_on_disk_is_reported_and_reading_goes_on() {
     assert_eq!(c.held(), vec![(0, vec![1])]);
 }
 
+/// The borrowed path (`try_next_ref`) refuses, holds and reports exactly
+/// as the owned one: the same tampered record, read through it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_changed_on_disk_is_refused_on_the_borrowed_path_too() {
+    let env = Env::start().await;
+    let (alice, bob, carol) = (env.party(), env.party(), env.party());
+    let topic = "tamper.ref";
+    let mut seqs = Vec::new();
+    for (text, to) in [
+        ("first", &bob),
+        ("second, to be changed", &bob),
+        ("for carol", &carol),
+        ("third", &bob),
+    ] {
+        let d = alice
+            .sp
+            .send(topic, None, text.as_bytes(), &[to.public()])
+            .await
+            .expect("queued");
+        seqs.push(d.seq());
+        d.await.expect("delivered");
+    }
+    tamper(&env.segment(topic, 0), 1, true);
+
+    let mut c = env.reader(&bob, &[&alice], topic).await;
+    // The first record comes through `next` (it waits for the fetch); the
+    // others of that fetch are borrowed.
+    assert_eq!(opened(&mut c).await.plaintext.as_bytes(), b"first");
+    let e = c.try_next_ref().expect("fetched").expect("transport");
+    let e = e.expect_err("the changed record must not open");
+    assert_at(&e, topic, 0, 1);
+    assert_eq!(e.kind, RecordErrorKind::Open(OpenError::DirectAuthFailed));
+    let e = c.try_next_ref().expect("fetched").expect("transport");
+    let e = e.expect_err("carol's record is not for bob");
+    assert!(matches!(e.kind, RecordErrorKind::NotForMe { .. }), "{e}");
+    let third = c.try_next_ref().expect("fetched").expect("transport");
+    let third = third.expect("the third opens");
+    assert_eq!(
+        (third.topic, third.offset, third.plaintext, third.sender),
+        (topic, 3, &b"third"[..], *alice.id.fingerprint())
+    );
+    assert!(format!("{third:?}").contains("<5 bytes redacted>"));
+    let gap = third
+        .gap
+        .expect("the refused and carol's records are a gap");
+    assert_eq!((gap.first, gap.last), (seqs[1], seqs[2]));
+    assert!(c.try_next_ref().is_none(), "nothing more was fetched");
+    assert_eq!(c.held(), vec![(0, vec![1])]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batch_changed_on_disk_without_its_crc_stops_the_partition_until_seek() {
     let env = Env::start().await;

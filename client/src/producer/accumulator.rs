@@ -85,8 +85,47 @@ impl TopicAcc {
 
 /// The producer's buffers: every topic's open batches, and the bookkeeping.
 pub(super) struct Accumulator {
-    pub(super) topics: FxMap<Arc<str>, TopicAcc>,
+    pub(super) topics: Topics,
     pub(super) book: Book,
+}
+
+/// Every topic's accumulator, found by name. Topics are never forgotten
+/// (a producer writes to the few it is given), so each keeps its index;
+/// the last one found is tried first, which saves the hash and the probe
+/// of a producer writing to one topic after another (one string compare).
+#[derive(Default)]
+pub(super) struct Topics {
+    accs: Vec<TopicAcc>,
+    index: FxMap<Arc<str>, usize>,
+    last: usize,
+}
+
+impl Topics {
+    /// The accumulator of `name`, if the topic was seen.
+    #[inline]
+    pub(super) fn get_mut(&mut self, name: &str) -> Option<&mut TopicAcc> {
+        let i = match self.accs.get(self.last) {
+            Some(acc) if *acc.name == *name => self.last,
+            _ => {
+                let i = *self.index.get(name)?;
+                self.last = i;
+                i
+            }
+        };
+        self.accs.get_mut(i)
+    }
+
+    /// Add a topic not seen before.
+    pub(super) fn insert(&mut self, acc: TopicAcc) {
+        debug_assert!(!self.index.contains_key(&acc.name));
+        self.index.insert(acc.name.clone(), self.accs.len());
+        self.accs.push(acc);
+    }
+
+    /// Every topic's accumulator.
+    pub(super) fn values_mut(&mut self) -> impl Iterator<Item = &mut TopicAcc> {
+        self.accs.iter_mut()
+    }
 }
 
 /// Everything in [`Accumulator`] but the topics, so a topic's accumulator and the
@@ -107,6 +146,33 @@ pub(super) struct Book {
     pub(super) closing: bool,
     /// The sender task is gone.
     pub(super) finished: bool,
+    /// Buffers of finished batches, for the next batches: a new batch takes
+    /// one instead of allocating, so a busy producer does not make the
+    /// allocator grow and shrink its heap (page faults) for every batch.
+    /// At most [`SPARE_BUFFERS`], each at most `batch_bytes` plus a header.
+    pub(super) spare: Vec<Vec<u8>>,
+}
+
+/// Buffers of finished batches kept for reuse, per producer.
+pub(super) const SPARE_BUFFERS: usize = 16;
+
+impl Book {
+    /// Keep `buf` (a finished batch's) for a later batch, if there is room.
+    pub(super) fn give_back(&mut self, mut buf: Vec<u8>) {
+        if self.spare.len() < SPARE_BUFFERS {
+            buf.clear();
+            self.spare.push(buf);
+        }
+    }
+
+    /// An empty buffer of at least `cap` bytes: a spare one if it is large
+    /// enough (and not much larger), else a new one.
+    fn buffer(&mut self, cap: usize) -> Vec<u8> {
+        match self.spare.pop() {
+            Some(b) if b.capacity() >= cap && b.capacity() <= cap.saturating_mul(4) => b,
+            Some(_) | None => Vec::with_capacity(cap),
+        }
+    }
 }
 
 /// Close a batch: hand it to the sender task (or drop it if every record written
@@ -129,7 +195,7 @@ impl Accumulator {
     /// Empty buffers.
     pub(super) fn new() -> Self {
         Accumulator {
-            topics: FxMap::default(),
+            topics: Topics::default(),
             book: Book {
                 buffered: 0,
                 closed: Vec::new(),
@@ -139,6 +205,7 @@ impl Accumulator {
                 close_all: false,
                 closing: false,
                 finished: false,
+                spare: Vec::new(),
             },
         }
     }
@@ -261,7 +328,7 @@ impl OpenBatch {
         let overhead = HEADER_LEN + key.len();
         let per_batch = (opts.batch_records as usize).saturating_mul(need);
         let cap = overhead + per_batch.min(opts.batch_bytes).max(need);
-        let mut buf = Vec::with_capacity(cap);
+        let mut buf = book.buffer(cap);
         buf.resize(HEADER_LEN, 0);
         buf.extend_from_slice(key);
         let seq = book.next_seq;
@@ -354,5 +421,60 @@ impl TopicAcc {
         }
         wake.sender |= was_empty && !book.closed.is_empty();
         (outcome, wake)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finished_buffers_carry_later_batches_within_bounds() {
+        let mut acc = Accumulator::new();
+        let book = &mut acc.book;
+        for _ in 0..SPARE_BUFFERS + 5 {
+            let mut b = Vec::with_capacity(1000);
+            b.extend_from_slice(b"old records");
+            book.give_back(b);
+        }
+        assert_eq!(
+            book.spare.len(),
+            SPARE_BUFFERS,
+            "at most SPARE_BUFFERS kept"
+        );
+        let b = book.buffer(900);
+        assert!(b.is_empty() && b.capacity() >= 1000, "a spare one, emptied");
+        let ptr = b.as_ptr();
+        book.give_back(b);
+        let again = book.buffer(1000);
+        assert_eq!(again.as_ptr(), ptr, "the same allocation again");
+        assert!(book.buffer(5000).capacity() >= 5000, "too small: a new one");
+        assert!(
+            book.buffer(100).capacity() < 1000,
+            "far too large: a new one"
+        );
+    }
+
+    #[test]
+    fn topics_are_found_by_name_whichever_was_last() {
+        let mut t = Topics::default();
+        for name in ["a", "bb", "ab"] {
+            t.insert(TopicAcc::resolving(Arc::from(name)));
+        }
+        for name in ["a", "a", "bb", "ab", "a", "ab", "ab", "bb"] {
+            let acc = t.get_mut(name).expect("seen");
+            assert_eq!(&*acc.name, name);
+            acc.sticky += 1;
+        }
+        assert!(t.get_mut("b").is_none());
+        assert!(t.get_mut("abc").is_none());
+        let counts: Vec<(String, u32)> = t
+            .values_mut()
+            .map(|a| (a.name.to_string(), a.sticky))
+            .collect();
+        assert_eq!(
+            counts,
+            vec![("a".into(), 3), ("bb".into(), 2), ("ab".into(), 3)]
+        );
     }
 }

@@ -124,19 +124,25 @@ impl Sender {
         let mut done = Vec::with_capacity(finished.len());
         for (r, res) in finished {
             r.outcome.complete(res);
-            done.push((r.seq, r.counted));
+            // The frame was written and answered: nobody else holds it, so
+            // its buffer can carry the next batch (see `Book::spare`).
+            let spare = r.body.try_into_mut().ok().map(Vec::from);
+            done.push((r.seq, r.counted, spare));
         }
         {
             let mut st = self.shared.lock();
-            for (seq, counted) in done {
+            for (seq, counted, spare) in done {
                 st.book.buffered -= counted;
                 st.book.outstanding.remove(&seq);
+                if let Some(buf) = spare {
+                    st.book.give_back(buf);
+                }
             }
             // A first ack to a topic that did not exist: the broker created
             // it, so its partition count can be learned now.
             for pidx in std::mem::take(&mut self.check_meta) {
                 let p = &mut self.parts[pidx];
-                let Some(acc) = st.topics.get_mut(&*p.topic) else {
+                let Some(acc) = st.topics.get_mut(&p.topic) else {
                     continue;
                 };
                 match acc.meta {

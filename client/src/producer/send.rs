@@ -147,8 +147,7 @@ impl Producer {
                     None => {
                         TopicName::new(topic).map_err(|e| ClientError::topic_name(topic, e))?;
                         let name: Arc<str> = Arc::from(topic);
-                        st.topics
-                            .insert(name.clone(), TopicAcc::resolving(name.clone()));
+                        st.topics.insert(TopicAcc::resolving(name.clone()));
                         let notified = self.shared.topic_ready.notified();
                         tokio::spawn(resolve_topic(self.shared.clone(), name, true));
                         notified

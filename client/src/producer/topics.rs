@@ -48,7 +48,7 @@ pub(super) async fn resolve_topic(shared: Arc<Shared>, topic: Arc<str>, first: b
     {
         let mut st = shared.lock();
         let mut close_open = false;
-        if let Some(acc) = st.topics.get_mut(&*topic) {
+        if let Some(acc) = st.topics.get_mut(&topic) {
             acc.refreshing = false;
             let changed = acc.meta != meta;
             if changed && !first {

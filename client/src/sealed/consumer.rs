@@ -12,13 +12,15 @@ use zeroize::Zeroizing;
 use crate::client::Client;
 use crate::consumer::{Consumer, ConsumerOptions};
 use crate::crypto::envelope::{Body, RecordView};
-use crate::crypto::{Fingerprint, Identity, Kid, Opener, PublicKey, SigningPublicKey};
+use crate::crypto::{Fingerprint, Identity, Kid, Opened, Opener, PublicKey, SigningPublicKey};
 use crate::error::ClientError;
 use crate::records::Record;
 
 use super::commits::{Held, Persist, StateOrigin, Track, released_notice};
 use super::error::SealedError;
-use super::record::{OpenedRecord, Plaintext, RecordErrorKind, Release, SealedRecordError};
+use super::record::{
+    OpenedRecord, OpenedRef, Plaintext, RecordErrorKind, Release, SealedRecordError,
+};
 
 /// How a [`SealedConsumer`] reads, commits and remembers. Each field's doc
 /// ends with its default; `From<ConsumerOptions>` takes the defaults for the rest.
@@ -62,6 +64,9 @@ impl Default for SealedConsumerOptions {
 /// One record's outcome: opened, or why not (with where it is stored).
 pub type Received = Result<OpenedRecord, SealedRecordError>;
 
+/// One record's outcome, borrowed (see [`SealedConsumer::try_next_ref`]).
+pub type ReceivedRef<'a> = Result<OpenedRef<'a>, SealedRecordError>;
+
 /// Reads a topic and opens every record for one identity. See the
 /// [module docs](super) for commits and replay state.
 pub struct SealedConsumer {
@@ -82,6 +87,9 @@ pub struct SealedConsumer {
     notices: VecDeque<SealedRecordError>,
     persist: Option<Persist>,
     origin: StateOrigin,
+    /// Where [`SealedConsumer::try_next_ref`] opens records: reused, its
+    /// used bytes wiped before each reuse, wiped whole when dropped.
+    scratch: Zeroizing<Vec<u8>>,
 }
 
 impl fmt::Debug for SealedConsumer {
@@ -229,6 +237,7 @@ impl SealedConsumer {
             notices: VecDeque::new(),
             persist,
             origin,
+            scratch: Zeroizing::new(Vec::new()),
         })
     }
 
@@ -370,6 +379,66 @@ impl SealedConsumer {
         Some(record.map(|r| self.open(r)))
     }
 
+    /// Like [`SealedConsumer::try_next`], but the record and its plaintext
+    /// are borrowed: the record from the fetch response, the plaintext from
+    /// a buffer the consumer reuses (its used bytes wiped before each reuse
+    /// and when the consumer is dropped), so opening a record allocates
+    /// nothing and touches no reference count. The borrow ends before the
+    /// next call; checks, replay state, holds and commits are exactly as
+    /// with `try_next`. Notices of released records come first, owned.
+    ///
+    /// # Errors
+    /// The outer error is the transport's, as [`SealedConsumer::next`]'s.
+    pub fn try_next_ref(&mut self) -> Option<Result<ReceivedRef<'_>, ClientError>> {
+        if self.next_auto_commit.is_some_and(|t| t <= Instant::now()) {
+            return None;
+        }
+        self.release_old();
+        if let Some(notice) = self.notices.pop_front() {
+            return Some(Ok(Err(notice)));
+        }
+        let record = match self.inner.try_next_ref()? {
+            Ok(r) => r,
+            Err(e) => return Some(Err(e)),
+        };
+        let scratch = &mut *self.scratch;
+        zeroize::Zeroize::zeroize(&mut scratch[..]);
+        scratch.clear();
+        scratch.reserve(record.value().len());
+        let side = OpenSide {
+            opener: &mut self.opener,
+            tracks: &mut self.tracks,
+            persist: &mut self.persist,
+            notices: &mut self.notices,
+            own_kid: self.own_kid,
+            max_held: self.max_held,
+        };
+        let topic = &self.topic;
+        let at = Where {
+            partition: record.partition(),
+            offset: record.offset(),
+            timestamp_ns: record.timestamp_ns(),
+        };
+        Some(Ok(side.open(topic, at, record.value(), scratch).map(|o| {
+            OpenedRef {
+                topic,
+                partition: at.partition,
+                offset: at.offset,
+                timestamp_ns: at.timestamp_ns,
+                key: record.key(),
+                sender: o.sender,
+                seq: o.seq,
+                mode: o.mode,
+                gap: o.gap,
+                late: o.late,
+                window: o.window,
+                signed: o.signed,
+                padded: o.padded,
+                plaintext: &scratch[..],
+            }
+        })))
+    }
+
     fn open(&mut self, record: Record) -> Received {
         let Record {
             topic,
@@ -379,64 +448,39 @@ impl SealedConsumer {
             key,
             value,
         } = record;
-        let track = self.tracks.entry(partition).or_default();
-        track.returned = Some(offset.saturating_add(1));
-        let fail = |kind| SealedRecordError {
-            topic: topic.clone(),
-            partition,
-            offset,
-            timestamp_ns,
-            kind,
-        };
         // Sized so the buffer never reallocates (which would leave an unwiped
         // copy behind): a plaintext is never longer than its record.
         let mut plaintext = Zeroizing::new(Vec::with_capacity(value.len()));
-        match self.opener.open_into(&topic, &value, &mut *plaintext) {
-            Ok(o) => {
-                if let (Some(seq), Some(p)) = (o.seq, &mut self.persist) {
-                    track.opened(&mut p.state, offset, o.sender, seq);
-                }
-                Ok(OpenedRecord {
-                    topic,
-                    partition,
-                    offset,
-                    timestamp_ns,
-                    key,
-                    sender: o.sender,
-                    seq: o.seq,
-                    mode: o.mode,
-                    gap: o.gap,
-                    late: o.late,
-                    window: o.window,
-                    signed: o.signed,
-                    padded: o.padded,
-                    plaintext: Plaintext(plaintext),
-                })
-            }
-            // Opening fails, with no state changed, on every record that is
-            // not addressed to us; only then is the header parsed a second
-            // time to say whose it is (the common path parses once).
-            Err(_) if let Some(kind) = addressed_elsewhere(&value, self.own_kid) => Err(fail(kind)),
-            Err(e) => {
-                tracing::debug!(topic = %topic, partition, offset, error = %e, "record did not open");
-                track.held.insert(
-                    offset,
-                    Held {
-                        since: Instant::now(),
-                        timestamp_ns,
-                    },
-                );
-                let over = track.held.len().saturating_sub(self.max_held);
-                let released: Vec<(u64, Held)> =
-                    (0..over).filter_map(|_| track.held.pop_first()).collect();
-                let why = Release::Count(self.max_held);
-                for (offset, h) in released {
-                    self.notices
-                        .push_back(released_notice(&topic, partition, offset, h, why));
-                }
-                Err(fail(RecordErrorKind::Open(e)))
-            }
-        }
+        let side = OpenSide {
+            opener: &mut self.opener,
+            tracks: &mut self.tracks,
+            persist: &mut self.persist,
+            notices: &mut self.notices,
+            own_kid: self.own_kid,
+            max_held: self.max_held,
+        };
+        let at = Where {
+            partition,
+            offset,
+            timestamp_ns,
+        };
+        let o = side.open(&topic, at, &value, &mut plaintext)?;
+        Ok(OpenedRecord {
+            topic,
+            partition,
+            offset,
+            timestamp_ns,
+            key,
+            sender: o.sender,
+            seq: o.seq,
+            mode: o.mode,
+            gap: o.gap,
+            late: o.late,
+            window: o.window,
+            signed: o.signed,
+            padded: o.padded,
+            plaintext: Plaintext(plaintext),
+        })
     }
 
     /// Release held records older than `max_held_age` (reported as notices).
@@ -592,6 +636,84 @@ impl SealedConsumer {
             self.commit().await?;
         }
         Ok(self.inner.close().await?)
+    }
+}
+
+/// Where a record is stored (besides its topic).
+#[derive(Debug, Clone, Copy)]
+struct Where {
+    partition: u32,
+    offset: u64,
+    timestamp_ns: u64,
+}
+
+/// What opening one record reads and changes: the consumer's fields apart
+/// from the inner [`Consumer`], which the record may be borrowed from.
+struct OpenSide<'s> {
+    opener: &'s mut Opener,
+    tracks: &'s mut BTreeMap<u32, Track>,
+    persist: &'s mut Option<Persist>,
+    notices: &'s mut VecDeque<SealedRecordError>,
+    own_kid: Kid,
+    max_held: usize,
+}
+
+impl OpenSide<'_> {
+    /// Open `value` (stored at `at` in `topic`) into `out`: the sender's
+    /// replay state and the partition's track move on success; a record
+    /// that does not open is held (or said to be for someone else).
+    fn open(
+        self,
+        topic: &Arc<str>,
+        at: Where,
+        value: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<Opened, SealedRecordError> {
+        let Where {
+            partition,
+            offset,
+            timestamp_ns,
+        } = at;
+        let track = self.tracks.entry(partition).or_default();
+        track.returned = Some(offset.saturating_add(1));
+        let fail = |kind| SealedRecordError {
+            topic: topic.clone(),
+            partition,
+            offset,
+            timestamp_ns,
+            kind,
+        };
+        match self.opener.open_into(topic, value, out) {
+            Ok(o) => {
+                if let (Some(seq), Some(p)) = (o.seq, self.persist.as_mut()) {
+                    track.opened(&mut p.state, offset, o.sender, seq);
+                }
+                Ok(o)
+            }
+            // Opening fails, with no state changed, on every record that is
+            // not addressed to us; only then is the header parsed a second
+            // time to say whose it is (the common path parses once).
+            Err(_) if let Some(kind) = addressed_elsewhere(value, self.own_kid) => Err(fail(kind)),
+            Err(e) => {
+                tracing::debug!(topic = %topic, partition, offset, error = %e, "record did not open");
+                track.held.insert(
+                    offset,
+                    Held {
+                        since: Instant::now(),
+                        timestamp_ns,
+                    },
+                );
+                let over = track.held.len().saturating_sub(self.max_held);
+                let released: Vec<(u64, Held)> =
+                    (0..over).filter_map(|_| track.held.pop_first()).collect();
+                let why = Release::Count(self.max_held);
+                for (offset, h) in released {
+                    self.notices
+                        .push_back(released_notice(topic, partition, offset, h, why));
+                }
+                Err(fail(RecordErrorKind::Open(e)))
+            }
+        }
     }
 }
 

@@ -97,6 +97,62 @@ pub struct OpenedRecord {
     pub plaintext: Plaintext,
 }
 
+/// An opened record borrowed from the [`SealedConsumer`](crate::sealed::SealedConsumer)
+/// (see [`SealedConsumer::try_next_ref`](crate::sealed::SealedConsumer::try_next_ref)):
+/// the fields of [`OpenedRecord`], with the topic, key and plaintext as
+/// slices. The plaintext lives in the consumer's buffer, wiped before it is
+/// reused; copy what must outlive the next call. `Debug` shows only the
+/// plaintext's length.
+#[derive(Clone, Copy)]
+#[non_exhaustive]
+pub struct OpenedRef<'a> {
+    /// Topic.
+    pub topic: &'a str,
+    /// Partition.
+    pub partition: u32,
+    /// Offset.
+    pub offset: u64,
+    /// The batch timestamp (see [`OpenedRecord::timestamp_ns`]); not authenticated.
+    pub timestamp_ns: u64,
+    /// The blinded batch key as stored (see [`OpenedRecord::key`]).
+    pub key: &'a [u8],
+    /// The authenticated sender.
+    pub sender: Fingerprint,
+    /// The sender's sequence number on this topic (`None` for legacy records).
+    pub seq: Option<u64>,
+    /// DIRECT, MULTI or legacy.
+    pub mode: OpenedMode,
+    /// Sequence numbers of this sender skipped (see [`OpenedRecord::gap`]).
+    pub gap: Option<Gap>,
+    /// The record arrived late, inside the window.
+    pub late: bool,
+    /// How this sender's replay window stood before this record.
+    pub window: WindowStart,
+    /// A signature was verified.
+    pub signed: bool,
+    /// Padding was stripped.
+    pub padded: bool,
+    /// The plaintext.
+    pub plaintext: &'a [u8],
+}
+
+impl fmt::Debug for OpenedRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenedRef")
+            .field("topic", &self.topic)
+            .field("partition", &self.partition)
+            .field("offset", &self.offset)
+            .field("sender", &self.sender)
+            .field("seq", &self.seq)
+            .field("mode", &self.mode)
+            .field(
+                "plaintext",
+                &format_args!("<{} bytes redacted>", self.plaintext.len()),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
 /// A record that was not opened, with where it is stored. Returned per
 /// record by [`SealedConsumer::next`](super::SealedConsumer::next); the consumer goes on to the next
 /// record.
