@@ -186,3 +186,46 @@ async fn a_held_fetch_counts_against_max_parked_fetches() {
     let left = c.until_closed().await;
     assert!(left.iter().any(|r| r.corr == held), "{left:?}");
 }
+
+/// A new partition sits in a slot of the slab until it outgrows it; a
+/// fetch held for it while it moves out into its own file still counts
+/// the bytes that arrived (positions in the slab and in the file differ by
+/// the slot's origin) and is answered when enough are there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_fetch_counts_the_bytes_of_a_partition_that_moved_out_of_its_slot() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = start(dir.path(), |_| {}).await;
+    let mut consumer = Raw::connect(broker.addr()).await;
+    let mut producer = Raw::connect(broker.addr()).await;
+    let produce = |tag, len| batch(1, len, tag);
+    assert_eq!(
+        producer
+            .produce("slot", &produce(1, 100), Ack::Durable)
+            .await
+            .status,
+        Status::Ok
+    );
+    let corr = consumer
+        .send(&fetch_min_req("slot", 1, 60_000, 2048, 60_000))
+        .await;
+    assert_eq!(
+        producer
+            .produce("slot", &produce(2, 100), Ack::Durable)
+            .await
+            .status,
+        Status::Ok
+    );
+    // More than the slot holds: the partition moves into its own file.
+    let big = produce(3, 5000);
+    assert!(big.len() as u64 > hermit_broker::log::slab::SLOT_BYTES);
+    assert_eq!(
+        producer.produce("slot", &big, Ack::Durable).await.status,
+        Status::Ok
+    );
+    // Not at min_wait or max_wait (a minute): when the bytes were there.
+    let r = consumer.recv_within(Duration::from_secs(20)).await.unwrap();
+    assert_eq!(r.corr, corr);
+    assert_eq!(r.batch_bases(), [1, 2]);
+    assert_eq!(Metrics::get(&broker.metrics().fetches_held_filled), 1);
+    broker.shutdown().await.unwrap();
+}

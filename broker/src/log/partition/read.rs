@@ -82,7 +82,8 @@ pub struct Served {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Tail {
     /// The segment the visible end lay in (by base offset) and its byte
-    /// position there, when the read was planned.
+    /// position there, when the read was planned (counted from the
+    /// segment's first byte: see [`visible_end`]).
     segment_base: u64,
     position: u64,
     /// The body (none counts) ends at that visible end: more bytes for
@@ -131,9 +132,10 @@ impl Partition {
             let (plan, seen, seen_hw) = {
                 let inner = self.lock();
                 let (log_start, hw) = (inner.log_start, inner.visible.offset);
+                let (segment_base, position) = visible_end(&inner);
                 let tail = Tail {
-                    segment_base: inner.visible.segment_base,
-                    position: inner.visible.position,
+                    segment_base,
+                    position,
                     reaches_end: true,
                 };
                 if offset < log_start || offset > hw {
@@ -253,8 +255,8 @@ impl Partition {
     /// again). A lock and a subtraction: what a fetch held for more bytes
     /// costs each time the high watermark moves.
     pub fn grown_since(&self, tail: Tail) -> Option<u64> {
-        let v = self.lock().visible;
-        (v.segment_base == tail.segment_base).then(|| v.position.saturating_sub(tail.position))
+        let (segment_base, position) = visible_end(&self.lock());
+        (segment_base == tail.segment_base).then(|| position.saturating_sub(tail.position))
     }
 
     /// Where to look for `offset` (or, after a hole at the end of the
@@ -440,4 +442,21 @@ impl Partition {
         let mut scratch = Vec::new();
         seg.verify(&self.opts, &mut scratch).map(|_| ())
     }
+}
+
+/// The visible end: its segment (by base offset) and its byte position
+/// counted from that segment's first byte. A partition in a slot counts
+/// positions in the slab (from the slot's origin) until it moves out into
+/// its own file (from 0): counted from the first byte, a position means
+/// the same before and after the move, so [`Partition::grown_since`] does
+/// not see a held fetch's bytes shrink to nothing when its partition
+/// moves out of the slot while it waits.
+fn visible_end(inner: &Inner) -> (u64, u64) {
+    let v = inner.visible;
+    let origin = if v.segment_base == inner.active.base {
+        inner.active.file.origin()
+    } else {
+        0
+    };
+    (v.segment_base, v.position.saturating_sub(origin))
 }
