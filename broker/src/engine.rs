@@ -33,7 +33,7 @@ use crate::offsets::{OFFSETS_TOPIC, OffsetStore};
 pub use crate::claims::ClaimRequest;
 pub use crate::log::{
     Appended, BodySource, FsyncPolicy, Limit, Log, LogOptions, Partition, Result, Served,
-    StorageError, Topic, TopicPolicy,
+    StorageError, Tail, Topic, TopicPolicy,
 };
 pub use hermit_protocol::frame::TopicSettings;
 

@@ -150,9 +150,27 @@ impl Client {
         max_bytes: u32,
         max_wait: Duration,
     ) -> Result<FetchResponse, ClientError> {
-        self.transport
-            .fetch(topic, partition, offset, max_bytes, max_wait)
-            .await
+        self.fetch_with(
+            topic,
+            partition,
+            offset,
+            FetchParams::new(max_bytes, max_wait),
+        )
+        .await
+    }
+
+    /// [`Client::fetch`] with every parameter, among them `min_bytes`: the
+    /// broker holds the fetch until that many bytes of whole batches are
+    /// there, `min_wait` passed with some data there, or `max_wait` passed
+    /// (see [`FetchParams`]).
+    pub async fn fetch_with(
+        &self,
+        topic: &str,
+        partition: u32,
+        offset: u64,
+        params: FetchParams,
+    ) -> Result<FetchResponse, ClientError> {
+        self.transport.fetch(topic, partition, offset, params).await
     }
 
     /// Append one record batch only if the partition's log ends at
@@ -450,4 +468,45 @@ fn unexpected(asked: Op, answered: Op) -> ClientError {
         field: "response op",
         value: 0,
     })
+}
+
+/// What a fetch asks for past its offset ([`Client::fetch_with`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FetchParams {
+    /// Soft limit on the bytes returned (at least one batch is always
+    /// returned).
+    pub max_bytes: u32,
+    /// The longest the broker holds the fetch when there is nothing at the
+    /// offset — or, with `min_bytes > 1`, fewer than `min_bytes`.
+    pub max_wait: Duration,
+    /// Hold the fetch until at least this many bytes of whole batches are
+    /// there (capped by `max_bytes`): fewer, larger answers for a consumer
+    /// following a busy log. 1 (the default): answered as soon as anything
+    /// is there. Sent only to a broker whose hello announced it (others
+    /// answer on any data); ignored over NATS, where a pull has no minimum.
+    pub min_bytes: u32,
+    /// With `min_bytes > 1`: how long the broker may hold the fetch once
+    /// some data is there (capped by `max_wait`). Default 0.
+    pub min_wait: Duration,
+}
+
+impl FetchParams {
+    /// Up to `max_bytes`, waiting up to `max_wait` for data; no minimum.
+    pub fn new(max_bytes: u32, max_wait: Duration) -> Self {
+        FetchParams {
+            max_bytes,
+            max_wait,
+            min_bytes: 1,
+            min_wait: Duration::ZERO,
+        }
+    }
+
+    /// The same, held for `min_bytes` up to `min_wait` once data is there.
+    pub fn with_min(self, min_bytes: u32, min_wait: Duration) -> Self {
+        FetchParams {
+            min_bytes,
+            min_wait,
+            ..self
+        }
+    }
 }

@@ -19,6 +19,21 @@
 //!   Records returned but not committed before a crash are delivered again
 //!   (at-least-once).
 //!
+//! # Streaming fetches
+//! A fetch may ask the broker to hold it until `min_bytes` of whole
+//! batches are there (or `min_wait` passed with some data there): fewer,
+//! larger answers for a consumer following a busy log. The consumer
+//! chooses per partition: after an answer that carried records (it is
+//! catching up, or following a busy log) the next fetch asks
+//! [`ConsumerOptions::stream_min_bytes`] with
+//! [`ConsumerOptions::stream_min_wait`]; after an empty answer (a quiet
+//! log, a chat) it asks [`ConsumerOptions::min_bytes`] (1 by default), so
+//! the first record after a quiet spell is answered at once. A record
+//! that follows another within a stream may so wait up to
+//! `stream_min_wait` (2 ms by default); `stream_min_bytes = 1` turns
+//! streaming fetches off. Only a broker that announced it is asked (older
+//! ones answer on any data); over NATS there is no minimum to ask for.
+//!
 //! # Errors
 //! Connection loss and other retriable errors are retried with backoff and
 //! not reported. A batch that fails its CRC is reported by `next()` and
@@ -34,7 +49,7 @@ use hermit_protocol::{Status, WireError};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::client::Client;
+use crate::client::{Client, FetchParams};
 use crate::error::ClientError;
 use crate::records::{FetchResponse, Found, Record, RecordRef, Records};
 
@@ -101,6 +116,23 @@ pub struct ConsumerOptions {
     pub max_bytes: u32,
     /// How long a fetch waits at the end of a partition for new data. Default 500 ms.
     pub max_wait: Duration,
+    /// Bytes of whole batches the broker waits for before answering a
+    /// fetch after an empty answer (see [streaming fetches](self#streaming-fetches));
+    /// 1: answered as soon as anything is there. Ignored over NATS and by
+    /// brokers that do not announce it. Default 1.
+    pub min_bytes: u32,
+    /// With `min_bytes > 1`: how long the broker may hold such a fetch once
+    /// some data is there (capped by `max_wait`). Default 5 ms.
+    pub min_wait: Duration,
+    /// Bytes of whole batches the broker waits for before answering a
+    /// fetch after an answer that carried records (catching up, or
+    /// following a busy log); 1 turns streaming fetches off. Ignored over
+    /// NATS and by brokers that do not announce it. Default 64 KiB.
+    pub stream_min_bytes: u32,
+    /// How long the broker may hold a streaming fetch once some data is
+    /// there (capped by `max_wait`): the most a record in a stream waits
+    /// for others to join it. Default 2 ms.
+    pub stream_min_wait: Duration,
     /// Commit finished records this often (with a group). Default every 5 s.
     pub auto_commit: Option<Duration>,
     /// Wait before refetching after a retriable error. Default 100 ms.
@@ -116,6 +148,10 @@ impl Default for ConsumerOptions {
             reset: ResetPolicy::default(),
             max_bytes: 1 << 20,
             max_wait: Duration::from_millis(500),
+            min_bytes: 1,
+            min_wait: Duration::from_millis(5),
+            stream_min_bytes: 64 << 10,
+            stream_min_wait: Duration::from_millis(2),
             auto_commit: Some(Duration::from_secs(5)),
             retry_backoff: Duration::from_millis(100),
         }
@@ -130,6 +166,9 @@ struct Part {
     fetch_at: u64,
     /// A fetch is in flight.
     in_flight: bool,
+    /// The last answer carried records: the next fetch is a streaming one
+    /// (`stream_min_bytes`).
+    streaming: bool,
     /// Bumped to disown fetches in flight (reset, seek, error).
     generation: u64,
     /// After the last record returned by `next()`.
@@ -280,6 +319,7 @@ impl Consumer {
                 position,
                 fetch_at: position,
                 in_flight: false,
+                streaming: false,
                 generation: 0,
                 returned: None,
                 finished: None,
@@ -344,15 +384,16 @@ impl Consumer {
         p.generation += 1;
         p.in_flight = false;
         p.position = offset;
+        p.streaming = false;
         p.fetch_at = offset;
     }
 
     fn spawn_fetch(&mut self, pidx: usize, delay: Duration) {
+        let params = self.fetch_params(self.parts[pidx].streaming);
         let p = &mut self.parts[pidx];
         p.in_flight = true;
         let (client, topic, tx) = (self.client.clone(), self.topic.clone(), self.tx.clone());
         let (partition, offset, generation) = (p.partition, p.fetch_at, p.generation);
-        let (max_bytes, max_wait) = (self.opts.max_bytes, self.opts.max_wait);
         let addr = client.addr().to_owned();
         tokio::spawn(async move {
             let mut reply = Reply {
@@ -365,11 +406,21 @@ impl Consumer {
             if !delay.is_zero() {
                 tokio::time::sleep(delay).await;
             }
-            let result = client
-                .fetch(&topic, partition, offset, max_bytes, max_wait)
-                .await;
+            let result = client.fetch_with(&topic, partition, offset, params).await;
             reply.deliver(result);
         });
+    }
+
+    /// What a fetch asks: a streaming fetch after an answer with records,
+    /// else the plain minimum (see [streaming fetches](self#streaming-fetches)).
+    fn fetch_params(&self, streaming: bool) -> FetchParams {
+        let o = &self.opts;
+        let (min_bytes, min_wait) = if streaming {
+            (o.stream_min_bytes, o.stream_min_wait)
+        } else {
+            (o.min_bytes, o.min_wait)
+        };
+        FetchParams::new(o.max_bytes, o.max_wait).with_min(min_bytes, min_wait)
     }
 
     fn start_fetches(&mut self) {
@@ -396,6 +447,7 @@ impl Consumer {
                         return Err(e);
                     }
                 };
+                p.streaming = next.is_some();
                 match next {
                     None => self.spawn_fetch(done.pidx, Duration::ZERO),
                     Some(next) if next <= done.offset => {

@@ -70,7 +70,7 @@ pub mod tls;
 pub mod transport;
 pub mod trust;
 
-pub use client::Client;
+pub use client::{Client, FetchParams};
 pub use consumer::{Consumer, ConsumerOptions, Fallback, ResetPolicy, StartFrom};
 pub use error::ClientError;
 pub use hermit_protocol::frame::{

@@ -16,7 +16,7 @@ use hermit_protocol::frame::{
     FrameCheck, Limits, PartitionMetadata, ResponseBody, TopicMetadata, check_request,
     decode_request, encode_response,
 };
-use hermit_protocol::hello::Hello;
+use hermit_protocol::hello::{BROKER_ID_LEN, BrokerFlags, BrokerHello, Hello, NONCE_LEN};
 use hermit_protocol::record::patch_base_offset;
 use hermit_protocol::{BatchBuilder, Request};
 use support::*;
@@ -307,6 +307,31 @@ async fn scripted_broker(
     std::net::SocketAddr,
     tokio::sync::mpsc::UnboundedReceiver<Event>,
 ) {
+    let (addr, events, _frames) = scripted_broker_as(batches, hw, None).await;
+    (addr, events)
+}
+
+/// A fetch frame as the scripted broker received it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FetchFrame {
+    /// Bytes of the whole frame, its length prefix included.
+    len: usize,
+    min_bytes: u32,
+    min_wait_ms: u32,
+}
+
+/// [`scripted_broker`] that answers the hello as version 3 with `flags`
+/// (`None`: version 2) and also reports every fetch frame.
+async fn scripted_broker_as(
+    batches: Vec<u8>,
+    hw: u64,
+    flags: Option<u32>,
+) -> (
+    std::net::SocketAddr,
+    tokio::sync::mpsc::UnboundedReceiver<Event>,
+    tokio::sync::mpsc::UnboundedReceiver<FetchFrame>,
+) {
+    let (frames_tx, frames_rx) = tokio::sync::mpsc::unbounded_channel();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
@@ -314,12 +339,24 @@ async fn scripted_broker(
         while let Ok((mut s, _)) = listener.accept().await {
             let batches = batches.clone();
             let tx = tx.clone();
+            let frames_tx = frames_tx.clone();
             tokio::spawn(async move {
                 let mut hello = [0u8; 8];
                 if s.read_exact(&mut hello).await.is_err() {
                     return;
                 }
-                s.write_all(&Hello::broker(1 << 20).encode()).await.unwrap();
+                let ours = match flags {
+                    None => Hello::broker(1 << 20).encode().to_vec(),
+                    Some(flags) => BrokerHello {
+                        max_frame: 1 << 20,
+                        flags: BrokerFlags(flags),
+                        nonce: [1; NONCE_LEN],
+                        broker_id: [2; BROKER_ID_LEN],
+                    }
+                    .encode()
+                    .to_vec(),
+                };
+                s.write_all(&ours).await.unwrap();
                 let mut buf = BytesMut::new();
                 loop {
                     while let Ok(FrameCheck::Complete { len }) =
@@ -341,6 +378,11 @@ async fn scripted_broker(
                                 }],
                             }]),
                             Request::Fetch(fetch) => {
+                                let _ = frames_tx.send(FetchFrame {
+                                    len: frame.len(),
+                                    min_bytes: fetch.min_bytes,
+                                    min_wait_ms: fetch.min_wait_ms,
+                                });
                                 let _ = tx.send(Event::Fetch {
                                     offset: fetch.offset,
                                 });
@@ -376,7 +418,7 @@ async fn scripted_broker(
             });
         }
     });
-    (addr, rx)
+    (addr, rx, frames_rx)
 }
 
 fn batch_at(base: u64, records: std::ops::Range<u32>) -> Vec<u8> {
@@ -485,5 +527,64 @@ async fn the_next_fetch_is_in_flight_while_the_application_handles_records() {
     assert_eq!(ev, Some(Event::Fetch { offset: 10 }));
     for i in 1..10 {
         assert_eq!(next(&mut k).await.unwrap().offset, i);
+    }
+}
+
+/// After an answer with records the consumer streams (asks
+/// `stream_min_bytes`), after an empty one it asks `min_bytes` — and only a
+/// broker that announced `FETCH_MIN_BYTES` is asked at all: an older one
+/// would refuse the longer body.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn min_bytes_goes_only_to_a_broker_that_announced_it() {
+    let batches = batch_at(0, 0..5);
+    for announced in [false, true] {
+        let flags = if announced {
+            BrokerFlags::FETCH_MIN_BYTES
+        } else {
+            0
+        };
+        let (addr, _events, mut frames) = scripted_broker_as(batches.clone(), 5, Some(flags)).await;
+        let c = client(addr).await;
+        let mut k = Consumer::new(
+            &c,
+            "t",
+            ConsumerOptions {
+                stream_min_bytes: 4096,
+                stream_min_wait: Duration::from_millis(3),
+                ..ConsumerOptions::default()
+            },
+        )
+        .await
+        .unwrap();
+        for i in 0..5 {
+            assert_eq!(next(&mut k).await.unwrap().offset, i);
+        }
+        let mut seen = Vec::new();
+        // The first fetch (nothing read yet), the one after the records
+        // (streaming) and the one after its empty answer.
+        for _ in 0..3 {
+            // Drive the consumer (it fetches again inside next()) until
+            // the broker has seen the fetch.
+            let f = tokio::time::timeout(Duration::from_secs(20), async {
+                tokio::select! {
+                    f = frames.recv() => f,
+                    r = k.next() => panic!("no record past offset 4: {r:?}"),
+                }
+            })
+            .await
+            .expect("a fetch")
+            .unwrap();
+            seen.push((f.min_bytes, f.min_wait_ms));
+            // 4 + 1 + 4 (head), 1 + 1 ("t"), 4 + 8 + 4 + 4; 8 more with min_bytes.
+            let old_len = 31;
+            let expect = if f.min_bytes > 1 {
+                old_len + 8
+            } else {
+                old_len
+            };
+            assert_eq!(f.len, expect, "{f:?}");
+        }
+        let streaming = if announced { (4096, 3) } else { (1, 0) };
+        assert_eq!(seen, [(1, 0), streaming, (1, 0)], "announced: {announced}");
     }
 }

@@ -78,6 +78,18 @@ fn frame() -> Vec<Vec<u8>> {
             offset: 7,
             max_bytes: 1 << 20,
             max_wait_ms: 100,
+            min_bytes: 1,
+            min_wait_ms: 0,
+        }),
+        // With the optional trailing part (min_bytes, min_wait_ms).
+        Request::Fetch(Fetch {
+            topic,
+            partition: 1,
+            offset: 7,
+            max_bytes: 1 << 20,
+            max_wait_ms: 100,
+            min_bytes: 64 << 10,
+            min_wait_ms: 2,
         }),
         Request::Commit(Commit {
             group: "g1",

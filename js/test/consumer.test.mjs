@@ -4,9 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from '../src/client/connection.js';
 import { Consumer } from '../src/client/consumer.js';
-import { Ack } from '../src/protocol/frame.js';
+import { Ack, Op, encodeResponse } from '../src/protocol/frame.js';
 import { BatchBuilder } from '../src/protocol/record.js';
-import { memoryBroker } from './helpers/fake-broker.mjs';
+import { BrokerFlags } from '../src/protocol/hello.js';
+import { fakeBroker, memoryBroker, parseFetch } from './helpers/fake-broker.mjs';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -139,4 +140,74 @@ test('close() ends a waiting next() with Closed; a lost connection is reported',
   const lost = assert.rejects(d.next(), (/** @type {any} */ e) => e.code === 'Closed' || e.code === 'ConnectionLost');
   await client.close();
   await lost;
+});
+
+// A timeout: a client that sends the part to a broker without the flag
+// reconnects and resends forever.
+test('min bytes goes only to a broker that announced it: streaming after records, plain after an empty answer or a seek', { timeout: 20_000 }, async (t) => {
+  for (const announced of [false, true]) {
+    /** @type {Array<ReturnType<typeof parseFetch>>} */
+    const fetches = [];
+    /** @type {() => void} */
+    let thirdFetch = () => {};
+    const threeFetches = new Promise((resolve) => { thirdFetch = () => resolve(undefined); });
+    const hold = (/** @type {import('./helpers/fake-broker.mjs').FakeRequest} */ req) => {
+      if (req.op === Op.Fetch && fetches.push(parseFetch(req.body)) === 3) thirdFetch();
+      return false;
+    };
+    const broker = await memoryBroker({ flags: announced ? BrokerFlags.FETCH_MIN_BYTES : 0, hold });
+    t.after(() => broker.close());
+    const client = await connect(broker.url);
+    t.after(() => client.close());
+    await produce(client, 'mb', ['a', 'b', 'c']);
+    const c = await Consumer.create(client, 'mb', { maxWaitMs: 50, streamMinBytes: 4096, streamMinWaitMs: 3 });
+    for (let i = 0; i < 3; i++) assert.equal((await c.next()).offset, i);
+    // The first fetch (nothing read yet), the one after the records
+    // (streaming), the one after its empty answer (at maxWaitMs).
+    const waiting = c.next();
+    await threeFetches;
+    const seen = fetches.slice(0, 3).map((f) => [f.minBytes, f.minWaitMs, f.trailing]);
+    const streaming = announced ? [4096, 3, true] : [1, 0, false];
+    assert.deepEqual(seen, [[1, 0, false], streaming, [1, 0, false]], `announced: ${announced}`);
+    // The connection stayed up: nothing was refused.
+    await produce(client, 'mb', ['d']);
+    assert.equal((await waiting).offset, 3);
+    // That answer carried records, but a seek starts plain again.
+    c.seek(0, 0);
+    assert.equal((await c.next()).offset, 0);
+    const afterSeek = fetches.filter((f) => f.offset === 0).at(-1);
+    assert.deepEqual([afterSeek?.minBytes, afterSeek?.trailing], [1, false], 'the fetch after a seek');
+    assert.ok(fetches.filter((f) => f.offset === 0).length >= 2);
+    assert.equal(client.connectionsOpened, 1);
+    await c.close();
+  }
+});
+
+test('a fetch in flight loses its min bytes part when the reconnect reaches a broker without the flag', { timeout: 20_000 }, async (t) => {
+  /** @type {Array<ReturnType<typeof parseFetch>>} */
+  const fetches = [];
+  /** @type {{ flags: number, onRequest: (req: any, ws: any) => void }} */
+  const behaviour = {
+    flags: BrokerFlags.FETCH_MIN_BYTES,
+    onRequest: (req, ws) => {
+      if (req.op !== Op.Fetch) return ws.send(encodeResponse(req.correlationId, req.op, { body: {} }));
+      const f = parseFetch(req.body);
+      fetches.push(f);
+      // The first connection dies with the fetch in flight; an older
+      // broker refuses the longer body.
+      if (fetches.length === 1 || (f.trailing && (behaviour.flags & BrokerFlags.FETCH_MIN_BYTES) === 0)) return ws.terminate();
+      ws.send(encodeResponse(req.correlationId, req.op, { body: { highWatermark: 0, logStart: 0, records: new Uint8Array(0) } }));
+    },
+  };
+  const broker = await fakeBroker(behaviour);
+  t.after(() => broker.close());
+  const client = await connect(broker.url, { reconnect: { initialDelayMs: 1, maxDelayMs: 5, stableAfterMs: 0 } });
+  t.after(() => client.close());
+  // The next connection's broker is an older one.
+  client.onStateChange((change) => { if (change.state === 'disconnected') behaviour.flags = 0; });
+  const answer = client.fetchWith('t', 0, 0, { maxWaitMs: 100, minBytes: 4096, minWaitMs: 7 });
+  const r = await answer;
+  assert.equal(r.highWatermark, 0);
+  assert.deepEqual(fetches.map((f) => [f.minBytes, f.minWaitMs, f.trailing]), [[4096, 7, true], [1, 0, false]]);
+  assert.equal(client.connectionsOpened, 2);
 });

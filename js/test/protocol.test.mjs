@@ -8,6 +8,7 @@ import { Status, STATUS_NAMES } from '../src/protocol/status.js';
 import { U64_MAX } from '../src/protocol/codec.js';
 import { authTranscript } from '../src/protocol/auth.js';
 import { cursorNameError, groupNameError, topicNameError } from '../src/protocol/topic.js';
+import { parseFetch } from './helpers/fake-broker.mjs';
 
 const enc = new TextEncoder();
 const hex = (/** @type {string} */ s) => Uint8Array.from(/** @type {string[]} */ (s.match(/../g)).map((b) => parseInt(b, 16)));
@@ -132,6 +133,29 @@ test('request frames have the layout of protocol/src/frame.rs', () => {
   assert.equal(toHex(auth), '00000011' + '09' + '00000001' + '02' + '00020102' + '000103' + '0162' + '0104');
   const unbound = encodeRequest(1, { op: 'authenticate', mechanism: 1, spki: Uint8Array.of(1, 2), signature: Uint8Array.of(3) });
   assert.equal(toHex(unbound), '0000000d' + '09' + '00000001' + '01' + '00020102' + '000103');
+});
+
+test("a fetch's min bytes part: written only when minBytes > 1, bytes as protocol/src/op/fetch.rs writes them", () => {
+  const fetch = (/** @type {number|undefined} */ minBytes, /** @type {number|undefined} */ minWaitMs) =>
+    encodeRequest(3, { op: 'fetch', topic: 't', partition: 0, offset: 7, maxBytes: 1 << 20, maxWaitMs: 500, minBytes, minWaitMs });
+  // The Rust frame test's fetch_with(1, 9) / fetch_with(4096, 20), correlation id 3.
+  const plainHex = '0000001b' + '02' + '00000003' + '0174' + '00000000' + '0000000000000007' + '00100000' + '000001f4';
+  const plain = fetch(1, 9);
+  assert.equal(toHex(plain), plainHex);
+  // No part asked (omitted, 0 or 1): byte for byte the old fetch.
+  assert.equal(toHex(fetch(undefined, undefined)), plainHex);
+  assert.equal(toHex(fetch(0, 0)), plainHex);
+  const held = fetch(4096, 20);
+  assert.equal(toHex(held), '00000023' + plainHex.slice(8) + '00001000' + '00000014');
+  // Decoded as the broker decodes a body (after the 9-byte head).
+  assert.deepEqual(parseFetch(plain.subarray(9)), { topic: 't', partition: 0, offset: 7, maxBytes: 1 << 20, maxWaitMs: 500, minBytes: 1, minWaitMs: 0, trailing: false });
+  assert.deepEqual(parseFetch(held.subarray(9)), { topic: 't', partition: 0, offset: 7, maxBytes: 1 << 20, maxWaitMs: 500, minBytes: 4096, minWaitMs: 20, trailing: true });
+  assert.throws(() => parseFetch(held.subarray(9, held.length - 4)));
+  // Both values are checked as u32s, with the part written or not.
+  for (const [minBytes, minWaitMs] of [[-1, 0], [2 ** 32, 0], [1.5, 0], [1, -1], [4096, 2 ** 32]]) {
+    assert.throws(() => fetch(minBytes, minWaitMs), (/** @type {any} */ e) => e instanceof ClientError && e.code === 'InvalidArgument', `${minBytes}, ${minWaitMs}`);
+  }
+  assert.equal(BrokerFlags.FETCH_MIN_BYTES, 1 << 4);
 });
 
 test('requests with bad arguments are refused before anything is sent', () => {

@@ -6,6 +6,8 @@
 //! broker v3: "HMQ" | version u8 (= 3)    | max_frame u32
 //!            | flags u32 | nonce [32] | broker_id_len u8 (= 16) | broker_id [16]
 //! ```
+//! Broker flags: `AUTH_REQUIRED` 1, `AUTH_AVAILABLE` 2, `TLS` 4,
+//! `AUTHENTICATED` 8, `FETCH_MIN_BYTES` 16 (see [`BrokerFlags`]).
 //! Both start with the same 8 bytes ([`Hello`]); a version-3 broker hello
 //! carries the rest ([`BrokerHello`]): what the broker asks of the client
 //! ([`BrokerFlags`]), a fresh random nonce for this connection and the
@@ -107,8 +109,15 @@ impl BrokerFlags {
     /// The connection is already authenticated (a client certificate named
     /// the principal); `Authenticate` is not needed.
     pub const AUTHENTICATED: u32 = 1 << 3;
+    /// The broker reads a `Fetch` with its optional trailing part
+    /// (`min_bytes`, `min_wait_ms`; see [`crate::op::fetch`]). Clients send
+    /// that part only when this is set: a broker without it refuses the
+    /// longer body. Not covered by an `Authenticate` signature — whoever
+    /// could change it could change any answer; clearing it only costs
+    /// the fetch its wait for bytes.
+    pub const FETCH_MIN_BYTES: u32 = 1 << 4;
     /// Bits defined so far; others are ignored by clients (for later versions).
-    pub const KNOWN: u32 = 0b1111;
+    pub const KNOWN: u32 = 0b1_1111;
 
     /// Whether `flag` is set.
     pub fn has(self, flag: u32) -> bool {

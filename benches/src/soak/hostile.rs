@@ -354,6 +354,8 @@ fn fetch(topic: &str, offset: u64, max_bytes: u32, max_wait_ms: u32, corr: u32) 
             offset,
             max_bytes,
             max_wait_ms,
+            min_bytes: 1,
+            min_wait_ms: 0,
         }),
         corr,
     )

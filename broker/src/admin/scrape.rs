@@ -373,6 +373,18 @@ fn requests(e: &mut DescriptorEncoder, m: &Metrics) -> std::fmt::Result {
     )?;
     counter(
         e,
+        "hermit_fetches_held_filled",
+        "Fetches asking min_bytes > 1 answered with at least min_bytes.",
+        get(&m.fetches_held_filled),
+    )?;
+    counter(
+        e,
+        "hermit_fetches_held_expired",
+        "Fetches asking min_bytes > 1 answered with fewer bytes when their wait ended.",
+        get(&m.fetches_held_expired),
+    )?;
+    counter(
+        e,
         "hermit_bad_requests",
         "Malformed requests (each closed its connection).",
         get(&m.bad_requests),

@@ -69,7 +69,7 @@ pub use catalog::StoredSettings;
 pub use error::{Corruption, Result, StorageError};
 pub use layout::{CLEAN_FILE, PARTITIONS_DIR, parse_partition_dir, partition_dir};
 pub use options::{FsyncPolicy, InvalidOption, Limit, LogOptions, RecoveryMode, VerifyRolled};
-pub use partition::read::{FileRange, ReadOutcome, Served};
+pub use partition::read::{FileRange, ReadOutcome, Served, Tail};
 pub use partition::scan::{ScanCheck, ScanScope};
 pub use partition::{Appended, Partition};
 pub use store::Log;

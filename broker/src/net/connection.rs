@@ -212,7 +212,8 @@ impl<S: ByteStream> Connection<S> {
         };
         let shared = &self.st.shared;
         let mode = shared.acl.mode();
-        let mut flags = 0;
+        // This broker reads a Fetch's optional min_bytes part.
+        let mut flags = BrokerFlags::FETCH_MIN_BYTES;
         if mode != AuthMode::Off {
             flags |= BrokerFlags::AUTH_AVAILABLE;
         }

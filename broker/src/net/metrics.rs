@@ -56,6 +56,12 @@ pub struct Metrics {
     pub fetch_throttled: AtomicU64,
     /// Long polls answered at once because `max_parked_fetches` were parked.
     pub fetches_not_parked: AtomicU64,
+    /// Fetches asking `min_bytes > 1` answered with at least that many
+    /// bytes (or all one answer holds).
+    pub fetches_held_filled: AtomicU64,
+    /// Fetches asking `min_bytes > 1` answered with fewer: their
+    /// `min_wait_ms` or `max_wait_ms` ended (or over `max_parked_fetches`).
+    pub fetches_held_expired: AtomicU64,
     /// Fetches refused over a WebSocket because the batch at their offset
     /// is larger than one message holds (`ws_max_message`).
     pub fetch_too_large_for_ws: AtomicU64,

@@ -11,7 +11,7 @@ use hermit_protocol::frame::{Claimed, ResponseBody};
 use tokio::time::Instant;
 
 use super::metrics::Metrics;
-use crate::engine::Partition;
+use crate::engine::{Partition, Tail};
 
 /// What an ack waits for and answers with.
 pub(super) enum AckBody {
@@ -78,13 +78,25 @@ pub(super) struct PendingAck {
     pub(super) received: Instant,
 }
 
-/// A fetch waiting for data at its offset, its deadline or its fetch throttle.
+/// A fetch waiting for data at its offset (or for `need` bytes of it),
+/// its deadline or its fetch throttle.
 pub(super) struct PendingFetch {
     pub(super) correlation_id: u32,
     pub(super) partition: Arc<Partition>,
     pub(super) offset: u64,
     pub(super) max_bytes: u32,
+    /// Bytes of whole batches to wait for: `min(min_bytes, max_bytes)`,
+    /// at least 1 (1: answered as soon as anything is there).
+    pub(super) need: u32,
+    /// Answered at its wait's end (`max_wait_ms`), with what there is.
     pub(super) deadline: Instant,
+    /// Once some data is there but fewer than `need` bytes: answered at
+    /// this (`received + min_wait_ms`, no later than `deadline`).
+    pub(super) min_deadline: Instant,
+    /// Held for `need` bytes: the bytes there at its last read, and where
+    /// the log's visible end stood then (so a wake-up counts what arrived
+    /// without reading again).
+    pub(super) held: Option<(u64, Tail)>,
     /// When the request was taken up (fetch latency).
     pub(super) received: Instant,
     /// Counted in `fetches_parked` while it waits for data (kept once

@@ -248,6 +248,28 @@ pub fn fetch_req(
         offset,
         max_bytes,
         max_wait_ms: wait_ms,
+        min_bytes: 1,
+        min_wait_ms: 0,
+    })
+}
+
+/// A fetch held until `min_bytes` are there (or `min_wait_ms` passed with
+/// some data, or `wait_ms`).
+pub fn fetch_min_req(
+    t: &str,
+    offset: u64,
+    wait_ms: u32,
+    min_bytes: u32,
+    min_wait_ms: u32,
+) -> Request<'_> {
+    Request::Fetch(Fetch {
+        topic: topic(t),
+        partition: 0,
+        offset,
+        max_bytes: 1 << 20,
+        max_wait_ms: wait_ms,
+        min_bytes,
+        min_wait_ms,
     })
 }
 

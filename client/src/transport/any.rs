@@ -3,12 +3,12 @@
 //! no boxed trait objects.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::Bytes;
 use hermit_protocol::{Ack, Request};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::client::FetchParams;
 use crate::error::ClientError;
 use crate::options::ClientOptions;
 use crate::records::FetchResponse;
@@ -118,10 +118,9 @@ impl Transport for AnyTransport {
         topic: &str,
         partition: u32,
         offset: u64,
-        max_bytes: u32,
-        max_wait: Duration,
+        params: FetchParams,
     ) -> Result<FetchResponse, ClientError> {
-        delegate!(self, t => Transport::fetch(t, topic, partition, offset, max_bytes, max_wait).await)
+        delegate!(self, t => Transport::fetch(t, topic, partition, offset, params).await)
     }
 
     async fn call(&self, request: &Request<'_>) -> Result<Bytes, ClientError> {

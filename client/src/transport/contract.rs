@@ -3,12 +3,12 @@
 //! on one connection), with the types they exchange.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::Bytes;
 use hermit_protocol::{Ack, Request};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::client::FetchParams;
 use crate::error::ClientError;
 use crate::records::FetchResponse;
 use crate::transport::endpoint::TransportKind;
@@ -91,15 +91,16 @@ pub(crate) trait Transport: Send + Sync + 'static {
     ) -> Result<u64, ClientError>;
 
     /// Whole batches from `offset` on (the first may start before it),
-    /// waiting up to `max_wait` when there is nothing yet (long poll);
-    /// at least one batch even above `max_bytes`.
+    /// waiting up to `params.max_wait` when there is nothing yet (long
+    /// poll) — with `params.min_bytes > 1`, when there are fewer bytes, if
+    /// the transport can ask that (a broker that announced it; not NATS);
+    /// at least one batch even above `params.max_bytes`.
     async fn fetch(
         &self,
         topic: &str,
         partition: u32,
         offset: u64,
-        max_bytes: u32,
-        max_wait: Duration,
+        params: FetchParams,
     ) -> Result<FetchResponse, ClientError>;
 
     /// Every other operation (`Commit` … `Ping`, and any op added later):

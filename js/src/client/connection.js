@@ -26,6 +26,7 @@
 
 import { toHex } from '../bytes.js';
 import { ClientError, WireError } from '../protocol/error.js';
+import { BrokerFlags } from '../protocol/hello.js';
 import {
   Ack,
   FETCH_RESPONSE_HEADER_LEN,
@@ -48,6 +49,22 @@ export { CLOSE_PROTOCOL_ERROR, CLOSE_TIMEOUT, SUBPROTOCOL } from './link.js';
  * What `connect` needs of an identity (an `Identity` has both).
  * @typedef {{ spki(): Promise<Uint8Array>,
  *   signAuthBound(nonce: Uint8Array, brokerId: Uint8Array, name: string, channelBinding: Uint8Array): Promise<Uint8Array> }} AuthIdentity
+ */
+
+/**
+ * What a fetch asks for past its offset ({@link Client.fetchWith}; Rust `FetchParams`).
+ * @typedef {object} FetchParams
+ * @property {number} [maxBytes] Soft limit on the bytes returned (at least
+ *   one batch is always returned; capped to the broker's frame limit). Default 1 MiB.
+ * @property {number} [maxWaitMs] The longest the broker holds the fetch when
+ *   there is nothing at the offset — or, with `minBytes > 1`, fewer than
+ *   `minBytes`. Default 0.
+ * @property {number} [minBytes] Hold the fetch until at least this many
+ *   bytes of whole batches are there (capped by `maxBytes`): fewer, larger
+ *   answers for a consumer following a busy log. 1: answered as soon as
+ *   anything is there. Sent only to a broker that announced it. Default 1.
+ * @property {number} [minWaitMs] With `minBytes > 1`: how long the broker
+ *   may hold the fetch once some data is there (capped by `maxWaitMs`). Default 0.
  */
 
 /**
@@ -98,8 +115,10 @@ export { CLOSE_PROTOCOL_ERROR, CLOSE_TIMEOUT, SUBPROTOCOL } from './link.js';
 
 /**
  * A request not answered yet: sent on `link`, or waiting for one (`null`).
- * `frame` is kept to send again, byte for byte, on the next link.
- * @typedef {{ req: import('../protocol/frame.js').Request, frame: Uint8Array, op: number, extraMs: number,
+ * `frame` is kept to send again, byte for byte, on the next link — but for
+ * a fetch's min bytes part: `minPart` says whether the frame carries it, and
+ * it is re-encoded for a link whose broker differs in `FETCH_MIN_BYTES`.
+ * @typedef {{ req: import('../protocol/frame.js').Request, frame: Uint8Array, op: number, extraMs: number, minPart: boolean,
  *   resolve: (v: any) => void, reject: (e: any) => void, timer: any, link: import('./link.js').Link|null }} Pending
  */
 
@@ -388,6 +407,13 @@ export class Client {
    */
   #send(corr, p, link) {
     p.link = link;
+    const minPart = sendsMinBytes(p.req, link.brokerFlags);
+    if (minPart !== p.minPart) {
+      // A fetch made for another broker (a reconnect reached an older or
+      // newer one): its min bytes part only where it is read.
+      p.frame = encodeRequest(corr, minPart ? p.req : plainFetch(p.req));
+      p.minPart = minPart;
+    }
     const after = this.#timeoutMs + p.extraMs;
     p.timer = setTimeout(() => {
       if (this.#pending.get(corr) !== p) return;
@@ -413,7 +439,8 @@ export class Client {
     let corr = this.#nextCorr;
     this.#nextCorr = this.#nextCorr >= 0xffff_ffff ? 1 : this.#nextCorr + 1; // 0 is the broker's
     while (this.#pending.has(corr)) corr = corr >= 0xffff_ffff ? 1 : corr + 1;
-    const frame = encodeRequest(corr, req);
+    const minPart = sendsMinBytes(req, this.brokerFlags);
+    const frame = encodeRequest(corr, minPart ? req : plainFetch(req));
     const len = frame.length - 4;
     const max = carriesBatch(req.op) ? this.maxFrame : Math.min(MAX_CONTROL_FRAME, this.maxFrame);
     if (len > max) {
@@ -422,7 +449,7 @@ export class Client {
     const opCode = frame[4];
     return new Promise((resolve, reject) => {
       /** @type {Pending} */
-      const p = { req, frame, op: opCode, extraMs, resolve, reject, timer: null, link: null };
+      const p = { req, frame, op: opCode, extraMs, minPart, resolve, reject, timer: null, link: null };
       this.#pending.set(corr, p);
       // Without a link it waits: #attach sends it.
       if (this.#link) this.#send(corr, p, this.#link);
@@ -511,9 +538,27 @@ export class Client {
    * @returns {Promise<FetchResponse>}
    */
   async fetch(topic, partition, offset, maxBytes = 1 << 20, maxWaitMs = 0) {
+    return this.fetchWith(topic, partition, offset, { maxBytes, maxWaitMs });
+  }
+
+  /**
+   * {@link Client.fetch} with every parameter, among them `minBytes` (min
+   * bytes): the broker holds the fetch until that many bytes of whole
+   * batches are there (capped by `maxBytes`), `minWaitMs` passed with some
+   * data there, or `maxWaitMs` passed. `minBytes` goes only to a broker
+   * whose hello announced `BrokerFlags.FETCH_MIN_BYTES` (an older one
+   * answers on any data), checked on each connection the fetch goes out
+   * on: a reconnect to an older broker drops it. (Rust: `Client::fetch_with`.)
+   * @param {string} topic
+   * @param {number} partition
+   * @param {number} offset
+   * @param {FetchParams} [params]
+   * @returns {Promise<FetchResponse>}
+   */
+  async fetchWith(topic, partition, offset, { maxBytes = 1 << 20, maxWaitMs = 0, minBytes = 1, minWaitMs = 0 } = {}) {
     const cap = Math.max(1, this.maxFrame - (FETCH_RESPONSE_HEADER_LEN - 4));
     const body = await this.#request(
-      { op: 'fetch', topic, partition, offset, maxBytes: Math.min(maxBytes, cap), maxWaitMs },
+      { op: 'fetch', topic, partition, offset, maxBytes: Math.min(maxBytes, cap), maxWaitMs, minBytes, minWaitMs },
       maxWaitMs,
     );
     return new FetchResponse(topic, partition, body.highWatermark, body.logStart, body.records);
@@ -644,6 +689,27 @@ export class Client {
     if (link.socketClosed) return;
     await link.closed;
   }
+}
+
+/**
+ * Whether `req` goes out with a fetch's min bytes part to a broker whose
+ * hello had `flags`: a fetch asking `minBytes > 1`, to a broker that
+ * announced `FETCH_MIN_BYTES` (an older one refuses the longer body).
+ * @param {import('../protocol/frame.js').Request} req
+ * @param {number} flags
+ * @returns {boolean}
+ */
+function sendsMinBytes(req, flags) {
+  return req.op === 'fetch' && (req.minBytes ?? 1) > 1 && (flags & BrokerFlags.FETCH_MIN_BYTES) !== 0;
+}
+
+/**
+ * `req` without a fetch's min bytes part (anything else unchanged).
+ * @param {import('../protocol/frame.js').Request} req
+ * @returns {import('../protocol/frame.js').Request}
+ */
+function plainFetch(req) {
+  return req.op === 'fetch' ? { ...req, minBytes: 1, minWaitMs: 0 } : req;
 }
 
 /**

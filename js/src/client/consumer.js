@@ -21,8 +21,22 @@
  * client lives; a client that is over (closed, gave up reconnecting, or
  * made with `reconnect: false` and its connection died) is reported.
  *
+ * Streaming fetches (min bytes, as in Rust): a fetch may ask the broker to
+ * hold it until `minBytes` of whole batches are there (or `minWaitMs`
+ * passed with some data there): fewer, larger answers for a consumer
+ * following a busy log. The consumer chooses per partition: after an
+ * answer that carried records (it is catching up, or following a busy
+ * log) the next fetch asks `streamMinBytes` with `streamMinWaitMs`; after
+ * an empty answer (a quiet log, a chat) or a seek it asks `minBytes` (1 by
+ * default), so the first record after a quiet spell is answered at once. A
+ * record that follows another within a stream may so wait up to
+ * `streamMinWaitMs` (2 ms by default); `streamMinBytes: 1` turns streaming
+ * fetches off. Only a broker that announced it is asked (older ones answer
+ * on any data).
+ *
  * Reconnects: a fetch in flight when the connection dies is sent again,
- * unchanged, on the next connection (client/connection.js), so reading goes
+ * unchanged (but for a min bytes part the new broker does not read), on
+ * the next connection (client/connection.js), so reading goes
  * on from this consumer's own positions — the records it returned — never
  * from the group's committed offsets: nothing returned before the drop is
  * returned again, nothing after it is skipped.
@@ -46,6 +60,18 @@ import { checkGroup, checkTopic } from '../protocol/topic.js';
  * @property {number} [maxBytes] Soft limit on one fetch's bytes (capped to the
  *   broker's frame limit). Default 1 MiB.
  * @property {number} [maxWaitMs] How long a fetch waits at the end of a partition. Default 500.
+ * @property {number} [minBytes] Bytes of whole batches the broker waits for
+ *   before answering a fetch after an empty answer; 1: answered as soon as
+ *   anything is there. Ignored by brokers that do not announce it. Default 1.
+ * @property {number} [minWaitMs] With `minBytes > 1`: how long the broker
+ *   may hold such a fetch once some data is there (capped by `maxWaitMs`). Default 5.
+ * @property {number} [streamMinBytes] Bytes of whole batches the broker waits
+ *   for before answering a fetch after an answer that carried records
+ *   (catching up, or following a busy log); 1 turns streaming fetches off.
+ *   Ignored by brokers that do not announce it. Default 65536 (64 KiB).
+ * @property {number} [streamMinWaitMs] How long the broker may hold a
+ *   streaming fetch once some data is there (capped by `maxWaitMs`): the
+ *   most a record in a stream waits for others to join it. Default 2.
  * @property {number|null} [autoCommitMs] Commit finished records this often
  *   (with a group); `null` never. Default 5000.
  * @property {number} [retryBackoffMs] Wait before refetching after a retriable error. Default 100.
@@ -61,6 +87,7 @@ import { checkGroup, checkTopic } from '../protocol/topic.js';
  * @property {number} position   next offset `next()` returns
  * @property {number} fetchAt    offset of the next fetch
  * @property {boolean} inFlight
+ * @property {boolean} streaming the last answer carried records: the next fetch asks `streamMinBytes`
  * @property {number} generation bumped to disown fetches in flight (seek, reset, error)
  * @property {number|null} returned  after the last record returned
  * @property {number|null} finished  after the last finished record
@@ -79,6 +106,10 @@ export class Consumer {
   #maxBytes;
   /** @type {number} */
   #maxWaitMs;
+  /** After an empty answer or a seek. @type {{ minBytes: number, minWaitMs: number }} */
+  #plainMin;
+  /** After an answer with records (a streaming fetch). @type {{ minBytes: number, minWaitMs: number }} */
+  #streamMin;
   /** @type {number|null} */
   #autoCommitMs;
   /** @type {number} */
@@ -135,7 +166,7 @@ export class Consumer {
         if (options.group != null) committed = await client.committed(options.group, topic, partition);
         position = committed ?? pick(fallback);
       } else position = pick(start);
-      parts.push({ partition, position, fetchAt: position, inFlight: false, generation: 0, returned: null, finished: null, committed });
+      parts.push({ partition, position, fetchAt: position, inFlight: false, streaming: false, generation: 0, returned: null, finished: null, committed });
     }
     if (parts.length === 0) throw new ClientError('InvalidArgument', `invalid argument: no partitions to consume in ${topic}`);
     return new Consumer(client, topic, options, parts);
@@ -156,6 +187,8 @@ export class Consumer {
     this.#reset = options.reset ?? 'earliest';
     this.#maxBytes = options.maxBytes ?? 1 << 20;
     this.#maxWaitMs = options.maxWaitMs ?? 500;
+    this.#plainMin = { minBytes: options.minBytes ?? 1, minWaitMs: options.minWaitMs ?? 5 };
+    this.#streamMin = { minBytes: options.streamMinBytes ?? 1 << 16, minWaitMs: options.streamMinWaitMs ?? 2 };
     this.#autoCommitMs = options.autoCommitMs === undefined ? 5000 : options.autoCommitMs;
     this.#retryBackoffMs = options.retryBackoffMs ?? 100;
     this.#parts = parts;
@@ -198,6 +231,7 @@ export class Consumer {
     p.generation++;
     p.inFlight = false;
     p.position = offset;
+    p.streaming = false;
     p.fetchAt = offset;
   }
 
@@ -209,9 +243,10 @@ export class Consumer {
     const p = this.#parts[pidx];
     p.inFlight = true;
     const { generation, fetchAt: offset, partition } = p;
+    const params = { maxBytes: this.#maxBytes, maxWaitMs: this.#maxWaitMs, ...(p.streaming ? this.#streamMin : this.#plainMin) };
     const run = () => {
       if (this.#closed) return;
-      this.#client.fetch(this.topic, partition, offset, this.#maxBytes, this.#maxWaitMs).then(
+      this.#client.fetchWith(this.topic, partition, offset, params).then(
         (result) => this.#deliver({ pidx, generation, offset, result }),
         (error) => this.#deliver({ pidx, generation, offset, error }),
       );
@@ -251,6 +286,7 @@ export class Consumer {
         p.generation++;
         throw e;
       }
+      p.streaming = next !== null;
       if (next === null) {
         this.#spawnFetch(done.pidx);
       } else if (next <= done.offset) {

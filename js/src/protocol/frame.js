@@ -132,7 +132,7 @@ function putMax8(w, b, max, field) {
  * @typedef {{ op: 'produce', topic: string, partition: number, ack: number, batch: Uint8Array }
  *   | { op: 'conditionalProduce', topic: string, partition: number, ack: number, expectedEnd: number, batch: Uint8Array }
  *   | { op: 'claim', topic: string, partition: number, claimId: Uint8Array }
- *   | { op: 'fetch', topic: string, partition: number, offset: number, maxBytes: number, maxWaitMs: number }
+ *   | { op: 'fetch', topic: string, partition: number, offset: number, maxBytes: number, maxWaitMs: number, minBytes?: number, minWaitMs?: number }
  *   | { op: 'commit', group: string, topic: string, partition: number, offset: number }
  *   | { op: 'committed', group: string, topic: string, partition: number }
  *   | { op: 'metadata', topic?: string|null }
@@ -146,6 +146,11 @@ function putMax8(w, b, max, field) {
  * dialled name) and takes `channelBinding` (default empty); mechanism 1
  * sends neither. ConditionalProduce is Produce's body with `expectedEnd`
  * (u64) after the ack; Claim's `claimId` is {@link CLAIM_ID_LEN} bytes.
+ * Fetch's optional trailing part, `minBytes u32, minWaitMs u32` (min
+ * bytes: hold the fetch until that many bytes of whole batches are there),
+ * is written only when `minBytes > 1` (default 1, `minWaitMs` default 0),
+ * so a default fetch is byte for byte the old one; send it only to a broker
+ * whose hello set `BrokerFlags.FETCH_MIN_BYTES` (protocol/hello.js).
  */
 
 /**
@@ -169,6 +174,21 @@ function putProducePrefix(w, req) {
   put8(w, topic);
   w.u32(partition);
   w.u8(req.ack);
+}
+
+/**
+ * A fetch's optional trailing part: written only when `minBytes > 1`
+ * (protocol/src/op/fetch.rs), both values checked either way.
+ * @param {Writer} w
+ * @param {number} minBytes
+ * @param {number} minWaitMs
+ */
+function putMinBytes(w, minBytes, minWaitMs) {
+  u32Arg(minBytes, 'minBytes');
+  u32Arg(minWaitMs, 'minWaitMs');
+  if (minBytes <= 1) return;
+  w.u32(minBytes);
+  w.u32(minWaitMs);
 }
 
 /**
@@ -218,6 +238,7 @@ export function encodeRequest(correlationId, req) {
       w.u64(offsetArg(req.offset, 'offset'));
       w.u32(u32Arg(req.maxBytes, 'maxBytes'));
       w.u32(u32Arg(req.maxWaitMs, 'maxWaitMs'));
+      putMinBytes(w, req.minBytes ?? 1, req.minWaitMs ?? 0);
       break;
     case 'commit':
       put8(w, checkGroup(req.group));

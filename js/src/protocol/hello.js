@@ -29,6 +29,12 @@ export const BrokerFlags = Object.freeze({
   TLS: 0b100,
   /** A client certificate already named the principal. */
   AUTHENTICATED: 0b1000,
+  /**
+   * The broker reads a Fetch's optional `minBytes`/`minWaitMs` part: the
+   * client sends that part only when this is set (an older broker refuses
+   * the longer body and closes the connection).
+   */
+  FETCH_MIN_BYTES: 0b1_0000,
 });
 
 /**

@@ -220,6 +220,11 @@ export class Client {
   /** Take the next unclaimed batch; retry a lost answer with the same claimId. */
   claim(topic: string, partition: number, claimId: ClaimId): Promise<Claim>;
   fetch(topic: string, partition: number, offset: number, maxBytes?: number, maxWaitMs?: number): Promise<FetchResponse>;
+  /**
+   * fetch with every parameter, among them minBytes (sent only to a broker
+   * whose hello set BrokerFlags.FETCH_MIN_BYTES). Rust: Client::fetch_with.
+   */
+  fetchWith(topic: string, partition: number, offset: number, params?: FetchParams): Promise<FetchResponse>;
   commit(group: string, topic: string, partition: number, offset: number): Promise<void>;
   committed(group: string, topic: string, partition: number): Promise<number | null>;
   /** Every topic (one page at most: else PayloadTooLarge) or one. */
@@ -233,6 +238,18 @@ export class Client {
   /** Round trip in ms. */
   ping(): Promise<number>;
   close(): Promise<void>;
+}
+
+/** What a fetch asks for past its offset (Client.fetchWith; Rust FetchParams). */
+export interface FetchParams {
+  /** Soft limit on the bytes returned; default 1 MiB (capped to the broker's frame limit). */
+  maxBytes?: number;
+  /** The longest the broker holds the fetch (nothing there, or fewer than minBytes); default 0. */
+  maxWaitMs?: number;
+  /** Hold the fetch until this many bytes of whole batches are there (capped by maxBytes); default 1: answer on any data. */
+  minBytes?: number;
+  /** With minBytes > 1: how long the broker may hold the fetch once some data is there (capped by maxWaitMs); default 0. */
+  minWaitMs?: number;
 }
 
 /** Open a connection: hello v3, Authenticate with opts.identity when offered. */
@@ -253,6 +270,14 @@ export interface ConsumerOptions {
   maxBytes?: number;
   /** Default 500. */
   maxWaitMs?: number;
+  /** Min bytes of a fetch after an empty answer or a seek (1: answered on any data); default 1. */
+  minBytes?: number;
+  /** How long the broker may hold such a fetch once some data is there; default 5. */
+  minWaitMs?: number;
+  /** Min bytes of a streaming fetch (after an answer with records); 1 turns them off; default 65536. */
+  streamMinBytes?: number;
+  /** How long the broker may hold a streaming fetch once some data is there; default 2. */
+  streamMinWaitMs?: number;
   /** Default 5000; null never. */
   autoCommitMs?: number | null;
   /** Default 100. */

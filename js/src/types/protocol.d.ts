@@ -53,7 +53,7 @@ export const CLAIM_ID_LEN: 16;
 export const MAX_LIST_LIMIT: 1000;
 export const Ack: { readonly Written: 0; readonly Durable: 1 };
 export const Cleanup: { readonly Delete: 0; readonly Compact: 1 };
-export const BrokerFlags: { readonly AUTH_REQUIRED: 1; readonly AUTH_AVAILABLE: 2; readonly TLS: 4; readonly AUTHENTICATED: 8 };
+export const BrokerFlags: { readonly AUTH_REQUIRED: 1; readonly AUTH_AVAILABLE: 2; readonly TLS: 4; readonly AUTHENTICATED: 8; readonly FETCH_MIN_BYTES: 16 };
 export const STATUS_NAMES: readonly string[];
 export const Status: { readonly [name: string]: number };
 

@@ -6,7 +6,7 @@ import { WebSocketServer } from 'ws';
 import { Identity } from '../../src/crypto/identity.js';
 import { authTranscriptBound } from '../../src/protocol/auth.js';
 import { decodeResponse, encodeResponse, Op } from '../../src/protocol/frame.js';
-import { encodeBrokerHello } from '../../src/protocol/hello.js';
+import { BrokerFlags, encodeBrokerHello } from '../../src/protocol/hello.js';
 
 /** @typedef {import('ws').WebSocket} Socket */
 /** A request as the stand-in sees it. @typedef {{ op: number, correlationId: number, body: Uint8Array, isBinary: boolean }} FakeRequest */
@@ -128,10 +128,36 @@ export async function verifiesBound(broker, a) {
 export { Op, decodeResponse };
 
 /**
+ * Decode a Fetch request body as the broker does (protocol/src/op/fetch.rs):
+ * without the trailing part `minBytes` is 1 and `minWaitMs` 0; any other
+ * length than with or without the 8-byte part is refused.
+ * @param {Uint8Array} b
+ */
+export function parseFetch(b) {
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const at = 1 + b[0];
+  const fixed = at + 4 + 8 + 4 + 4;
+  if (b.length !== fixed && b.length !== fixed + 8) throw new Error(`a fetch body of ${b.length} bytes (${fixed} or ${fixed + 8} expected)`);
+  const trailing = b.length === fixed + 8;
+  return {
+    topic: new TextDecoder().decode(b.subarray(1, at)),
+    partition: dv.getUint32(at),
+    offset: Number(dv.getBigUint64(at + 4)),
+    maxBytes: dv.getUint32(at + 12),
+    maxWaitMs: dv.getUint32(at + 16),
+    minBytes: trailing ? dv.getUint32(fixed) : 1,
+    minWaitMs: trailing ? dv.getUint32(fixed + 4) : 0,
+    trailing,
+  };
+}
+
+/**
  * An in-memory stand-in that keeps a log per partition: enough of the broker
  * for producer and consumer logic tests that need to control timing. The real
  * broker runs the same tests in *-broker.test.mjs.
- * @param {{ partitions?: number, hold?: (req: FakeRequest, ws: Socket) => boolean }} opts  `hold` returning true leaves a request unanswered (answer it later with `handle`)
+ * @param {{ partitions?: number, hold?: (req: FakeRequest, ws: Socket) => boolean, flags?: number }} opts  `hold` returning true leaves a request unanswered (answer it later with `handle`);
+ *   `flags`: its hello's flags (default 0); without `FETCH_MIN_BYTES` a fetch
+ *   with the min bytes part closes the connection, as an older broker does.
  */
 export async function memoryBroker(opts = {}) {
   const { parseBatch } = await import('../../src/protocol/record.js');
@@ -194,6 +220,7 @@ export async function memoryBroker(opts = {}) {
         }
         case Op.Fetch: {
           stats.fetches++;
+          if (parseFetch(b).trailing && ((opts.flags ?? 0) & BrokerFlags.FETCH_MIN_BYTES) === 0) return ws.close(1002, 'malformed request');
           const [name, at] = readStr8(b, 0);
           const partition = dv.getUint32(at);
           const offset = Number(dv.getBigUint64(at + 4));
@@ -226,7 +253,7 @@ export async function memoryBroker(opts = {}) {
           return broker.answer(ws, req, { body: {} });
       }
   };
-  const broker = await fakeBroker({ onRequest: (req, ws) => (opts.hold?.(req, ws) ? undefined : handle(req, ws)) });
+  const broker = await fakeBroker({ flags: opts.flags, onRequest: (req, ws) => (opts.hold?.(req, ws) ? undefined : handle(req, ws)) });
   const close = broker.close;
   broker.close = () => { for (const w of waiting.splice(0)) clearTimeout(w.timer); return close(); };
   return Object.assign(broker, { topics, commits, stats, handle });

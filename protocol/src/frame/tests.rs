@@ -30,7 +30,8 @@ fn batch_strategy() -> impl Strategy<Value = Vec<u8>> {
 #[derive(Debug, Clone)]
 enum OwnedRequest {
     Produce(String, u32, Ack, Vec<u8>),
-    Fetch(String, u32, u64, u32, u32),
+    /// Topic, partition, offset, max_bytes, max_wait_ms, (min_bytes, min_wait_ms).
+    Fetch(String, u32, u64, u32, u32, (u32, u32)),
     Commit(String, String, u32, u64),
     Committed(String, String, u32),
     Metadata(Option<String>),
@@ -56,12 +57,14 @@ impl OwnedRequest {
                 header: RecordHeader::decode(batch).unwrap(),
                 batch,
             }),
-            OwnedRequest::Fetch(topic, p, o, mb, mw) => Request::Fetch(Fetch {
+            OwnedRequest::Fetch(topic, p, o, mb, mw, (nb, nw)) => Request::Fetch(Fetch {
                 topic: t(topic),
                 partition: *p,
                 offset: *o,
                 max_bytes: *mb,
                 max_wait_ms: *mw,
+                min_bytes: *nb,
+                min_wait_ms: *nw,
             }),
             OwnedRequest::Commit(g, topic, p, o) => Request::Commit(Commit {
                 group: g,
@@ -148,9 +151,11 @@ fn request_strategy() -> impl Strategy<Value = OwnedRequest> {
             any::<u32>(),
             any::<u64>(),
             any::<u32>(),
-            any::<u32>()
+            any::<u32>(),
+            // Without the trailing part, or with it (min_bytes > 1).
+            prop_oneof![Just((1u32, 0u32)), (2..=u32::MAX, any::<u32>())],
         )
-            .prop_map(|(t, p, o, mb, mw)| OwnedRequest::Fetch(t, p, o, mb, mw)),
+            .prop_map(|(t, p, o, mb, mw, hold)| OwnedRequest::Fetch(t, p, o, mb, mw, hold)),
         (
             group_strategy(),
             topic_strategy(),
@@ -864,5 +869,45 @@ fn end_moved_carries_the_log_end() {
     assert_eq!(decode_response(&out).unwrap().body, Err(err));
     for status in [Status::NothingToClaim, Status::RateLimited] {
         assert!(!status.carries_bounds());
+    }
+}
+
+fn fetch_with(min_bytes: u32, min_wait_ms: u32) -> Request<'static> {
+    Request::Fetch(Fetch {
+        topic: TopicName::new("t").unwrap(),
+        partition: 0,
+        offset: 7,
+        max_bytes: 1 << 20,
+        max_wait_ms: 500,
+        min_bytes,
+        min_wait_ms,
+    })
+}
+
+#[test]
+fn a_default_fetch_is_the_old_encoding_and_the_trailing_part_is_optional() {
+    let limits = Limits::default();
+    // min_bytes 1 (or 0): no trailing part, so an old broker reads it.
+    let plain = encode_req(&fetch_with(1, 9), 3);
+    assert_eq!(encode_req(&fetch_with(0, 0), 3), plain);
+    let held = encode_req(&fetch_with(4096, 20), 3);
+    assert_eq!(held.len(), plain.len() + 8);
+    assert_eq!(&held[plain.len()..], &[0, 0, 0x10, 0, 0, 0, 0, 20]);
+    // Old body: min_bytes 1, min_wait 0.
+    assert_eq!(
+        decode_request(&plain, &limits).unwrap().request,
+        fetch_with(1, 0)
+    );
+    assert_eq!(
+        decode_request(&held, &limits).unwrap().request,
+        fetch_with(4096, 20)
+    );
+    // A trailing part cut short, or followed by more bytes, is refused.
+    for extra in [&[0u8, 0, 0, 2][..], &[0, 0, 0, 2, 0, 0, 0, 1, 9][..]] {
+        let mut out = plain.clone();
+        out.extend_from_slice(extra);
+        let len = (out.len() - 4) as u32;
+        out[..4].copy_from_slice(&len.to_be_bytes());
+        assert!(decode_request(&out, &limits).is_err(), "{extra:?}");
     }
 }

@@ -71,6 +71,25 @@ pub struct Served {
     /// `None`: nothing at the offset yet (it equals the high watermark) —
     /// wait for data.
     pub body: Option<BodySource>,
+    /// Where the visible end of the log was when this was read, and
+    /// whether `body` reaches it.
+    pub tail: Tail,
+}
+
+/// Where a read stood against the visible end of the log: lets a fetch
+/// held for more bytes see how many arrived since
+/// ([`Partition::grown_since`]) without reading again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tail {
+    /// The segment the visible end lay in (by base offset) and its byte
+    /// position there, when the read was planned (counted from the
+    /// segment's first byte: see [`visible_end`]).
+    segment_base: u64,
+    position: u64,
+    /// The body (none counts) ends at that visible end: more bytes for
+    /// this offset can only come from appends. `false` when the body was
+    /// cut at `max_bytes` or at a segment's end — waiting cannot grow it.
+    pub reaches_end: bool,
 }
 
 enum Planned {
@@ -97,11 +116,28 @@ impl Partition {
     /// (at least one batch). Copies no record bytes: only headers are read,
     /// through `scratch`, when the offset is not at an index entry.
     pub fn read(&self, offset: u64, max_bytes: u32, scratch: &mut Vec<u8>) -> Result<ReadOutcome> {
+        self.read_marked(offset, max_bytes, scratch).map(|(o, _)| o)
+    }
+
+    /// [`Partition::read`], and where the visible end stood when it was
+    /// planned (see [`Tail`]).
+    fn read_marked(
+        &self,
+        offset: u64,
+        max_bytes: u32,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(ReadOutcome, Tail)> {
         let mut after_base: Option<u64> = None;
         loop {
-            let plan = {
+            let (plan, seen, seen_hw) = {
                 let inner = self.lock();
                 let (log_start, hw) = (inner.log_start, inner.visible.offset);
+                let (segment_base, position) = visible_end(&inner);
+                let tail = Tail {
+                    segment_base,
+                    position,
+                    reaches_end: true,
+                };
                 if offset < log_start || offset > hw {
                     return Err(StorageError::OffsetOutOfRange {
                         offset,
@@ -110,14 +146,17 @@ impl Partition {
                     });
                 }
                 if offset == hw {
-                    return Ok(ReadOutcome::Empty {
+                    let empty = ReadOutcome::Empty {
                         high_watermark: hw,
                         log_start,
-                    });
+                    };
+                    return Ok((empty, tail));
                 }
                 match self.plan(&inner, offset, max_bytes, after_base)? {
-                    Planned::Plan(p) => p,
-                    Planned::Unverified(seg) => return Ok(ReadOutcome::Unverified(seg)),
+                    Planned::Plan(p) => (p, tail, hw),
+                    Planned::Unverified(seg) => {
+                        return Ok((ReadOutcome::Unverified(seg), tail));
+                    }
                 }
             };
             match self.walk(&plan, offset, max_bytes, scratch)? {
@@ -129,20 +168,26 @@ impl Partition {
                         );
                     }
                     let (log_start, high_watermark) = self.bounds();
-                    return Ok(ReadOutcome::Data {
+                    let tail = Tail {
+                        reaches_end: range.end_offset >= seen_hw,
+                        ..seen
+                    };
+                    let data = ReadOutcome::Data {
                         range,
                         high_watermark,
                         log_start,
-                    });
+                    };
+                    return Ok((data, tail));
                 }
                 // Nothing visible follows the offset (a compaction hole at the
                 // very end of what is visible): wait like at the end of the log.
                 None if plan.is_active => {
                     let (log_start, high_watermark) = self.bounds();
-                    return Ok(ReadOutcome::Empty {
+                    let empty = ReadOutcome::Empty {
                         high_watermark,
                         log_start,
-                    });
+                    };
+                    return Ok((empty, seen));
                 }
                 // The offset falls in a hole at the end of a compacted segment:
                 // continue in the next one.
@@ -165,29 +210,37 @@ impl Partition {
         scratch: &mut Vec<u8>,
     ) -> Result<Served> {
         loop {
-            match self.read(offset, max_bytes, scratch)? {
-                ReadOutcome::Data {
-                    range,
-                    high_watermark,
-                    log_start,
-                } => {
+            match self.read_marked(offset, max_bytes, scratch)? {
+                (
+                    ReadOutcome::Data {
+                        range,
+                        high_watermark,
+                        log_start,
+                    },
+                    tail,
+                ) => {
                     return Ok(Served {
                         high_watermark,
                         log_start,
                         body: Some(range.into_body()),
+                        tail,
                     });
                 }
-                ReadOutcome::Empty {
-                    high_watermark,
-                    log_start,
-                } => {
+                (
+                    ReadOutcome::Empty {
+                        high_watermark,
+                        log_start,
+                    },
+                    tail,
+                ) => {
                     return Ok(Served {
                         high_watermark,
                         log_start,
                         body: None,
+                        tail,
                     });
                 }
-                ReadOutcome::Unverified(seg) => {
+                (ReadOutcome::Unverified(seg), _) => {
                     let p = self.clone();
                     tokio::task::spawn_blocking(move || p.verify_segment(&seg))
                         .await
@@ -195,6 +248,15 @@ impl Partition {
                 }
             }
         }
+    }
+
+    /// How many bytes became visible since `tail` was read, if the visible
+    /// end is still in the same segment (`None`: it moved to another — read
+    /// again). A lock and a subtraction: what a fetch held for more bytes
+    /// costs each time the high watermark moves.
+    pub fn grown_since(&self, tail: Tail) -> Option<u64> {
+        let (segment_base, position) = visible_end(&self.lock());
+        (segment_base == tail.segment_base).then(|| position.saturating_sub(tail.position))
     }
 
     /// Where to look for `offset` (or, after a hole at the end of the
@@ -380,4 +442,21 @@ impl Partition {
         let mut scratch = Vec::new();
         seg.verify(&self.opts, &mut scratch).map(|_| ())
     }
+}
+
+/// The visible end: its segment (by base offset) and its byte position
+/// counted from that segment's first byte. A partition in a slot counts
+/// positions in the slab (from the slot's origin) until it moves out into
+/// its own file (from 0): counted from the first byte, a position means
+/// the same before and after the move, so [`Partition::grown_since`] does
+/// not see a held fetch's bytes shrink to nothing when its partition
+/// moves out of the slot while it waits.
+fn visible_end(inner: &Inner) -> (u64, u64) {
+    let v = inner.visible;
+    let origin = if v.segment_base == inner.active.base {
+        inner.active.file.origin()
+    } else {
+        0
+    };
+    (v.segment_base, v.position.saturating_sub(origin))
 }

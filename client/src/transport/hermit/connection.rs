@@ -75,6 +75,10 @@ pub(crate) struct Conn {
     addr: Arc<str>,
     /// The largest frame the broker accepts (from its hello).
     pub(crate) max_frame: u32,
+    /// The broker announced `FETCH_MIN_BYTES` in its hello: a fetch may
+    /// carry `min_bytes` (never sent to a broker that did not: it would
+    /// refuse the longer body).
+    pub(crate) fetch_min_bytes: bool,
     /// When the hello completed (a connection that dies young means backoff).
     pub(crate) opened_at: Instant,
     request_timeout: Duration,
@@ -98,6 +102,9 @@ pub(super) enum Stream {
 pub(super) struct Handshake {
     /// The largest frame the broker accepts.
     pub(super) max_frame: u32,
+    /// The broker announced `FETCH_MIN_BYTES`: it reads a fetch's
+    /// `min_bytes` part.
+    pub(super) fetch_min_bytes: bool,
     /// Bytes read past the handshake's last frame (the reader starts with them).
     pub(super) leftover: BytesMut,
 }
@@ -121,6 +128,7 @@ impl Conn {
             id,
             addr: Arc::from(addr),
             max_frame: hs.max_frame,
+            fetch_min_bytes: hs.fetch_min_bytes,
             opened_at: Instant::now(),
             request_timeout,
             usable: AtomicBool::new(true),

@@ -158,6 +158,7 @@ where
         // A version-2 broker: no flags, no authentication.
         return Ok(Handshake {
             max_frame: head.value,
+            fetch_min_bytes: false,
             leftover: BytesMut::new(),
         });
     }
@@ -189,6 +190,7 @@ where
     }
     Ok(Handshake {
         max_frame: broker.max_frame,
+        fetch_min_bytes: broker.flags.has(BrokerFlags::FETCH_MIN_BYTES),
         leftover,
     })
 }

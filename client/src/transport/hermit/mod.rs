@@ -19,6 +19,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tokio::time::Instant;
 
 use self::connection::Conn;
+use crate::client::FetchParams;
 use crate::error::ClientError;
 use crate::options::{ClientOptions, topic_name};
 use crate::records::FetchResponse;
@@ -232,6 +233,18 @@ impl Hermit {
     ) -> Result<Reply, ClientError> {
         let permit = self.permit().await?;
         let conn = self.conn().await?;
+        Self::round_trip_on(&conn, permit, head, body, extra_wait).await
+    }
+
+    /// [`Hermit::round_trip`] on `conn`, for a request whose encoding
+    /// depends on what that connection's broker announced.
+    async fn round_trip_on(
+        conn: &Arc<Conn>,
+        permit: OwnedSemaphorePermit,
+        head: Bytes,
+        body: Option<Bytes>,
+        extra_wait: Duration,
+    ) -> Result<Reply, ClientError> {
         let (tx, rx) = oneshot::channel();
         conn.enqueue(head, body, ReplyTo::Oneshot(tx), Some(permit), extra_wait)?;
         match rx.await {
@@ -290,18 +303,28 @@ impl Transport for Arc<Hermit> {
         topic: &str,
         partition: u32,
         offset: u64,
-        max_bytes: u32,
-        max_wait: Duration,
+        params: FetchParams,
     ) -> Result<FetchResponse, ClientError> {
-        let max_wait_ms = u32::try_from(max_wait.as_millis()).unwrap_or(u32::MAX);
+        let ms = |d: Duration| u32::try_from(d.as_millis()).unwrap_or(u32::MAX);
+        let permit = self.permit().await?;
+        let conn = self.conn().await?;
+        // min_bytes only to a broker that reads it: an older one refuses
+        // the longer body (it gets the plain fetch: answered on any data).
+        let (min_bytes, min_wait_ms) = if conn.fetch_min_bytes {
+            (params.min_bytes, ms(params.min_wait))
+        } else {
+            (1, 0)
+        };
         let head = connection::encode_control(&Request::Fetch(Fetch {
             topic: topic_name(topic)?,
             partition,
             offset,
-            max_bytes,
-            max_wait_ms,
+            max_bytes: params.max_bytes,
+            max_wait_ms: ms(params.max_wait),
+            min_bytes,
+            min_wait_ms,
         }))?;
-        match self.round_trip(head, None, max_wait).await? {
+        match Hermit::round_trip_on(&conn, permit, head, None, params.max_wait).await? {
             Reply::Fetch(mut f) => {
                 f.topic = Arc::from(topic);
                 f.partition = partition;

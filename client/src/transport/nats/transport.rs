@@ -18,6 +18,7 @@ use super::claim_state::claimer_of;
 use super::jetstream::Empty;
 use super::names::{PartInfo, PartKey};
 use super::pool::Pool;
+use crate::client::FetchParams;
 use crate::error::ClientError;
 use crate::options::ClientOptions;
 use crate::records::FetchResponse;
@@ -239,10 +240,12 @@ impl Transport for Arc<Nats> {
         topic: &str,
         partition: u32,
         offset: u64,
-        max_bytes: u32,
-        max_wait: Duration,
+        params: FetchParams,
     ) -> Result<FetchResponse, ClientError> {
-        self.fetch_batches(topic, partition, offset, max_bytes, max_wait)
+        // A JetStream pull has no minimum (batch, max_bytes, expires):
+        // min_bytes and min_wait do not map and are ignored
+        // (docs/SCALE-OUT.md).
+        self.fetch_batches(topic, partition, offset, params.max_bytes, params.max_wait)
             .await
     }
 
