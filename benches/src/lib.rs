@@ -5,6 +5,8 @@
 //! - [`stress`]: the original HermitMQ scenario (producers and a consumer at once).
 //! - [`catchup`]: a consumer reading a large existing log (the `sendfile` path).
 //! - [`rtt`]: one unbatched producer waiting for each ack.
+//! - [`latency`]: an open-loop producer at fixed offered rates (latency
+//!   from each message's intended send time, the knee, the fdatasync floor).
 //! - [`recovery`]: broker start-up time and memory on a large segment after `kill -9`.
 //! - [`topics`]: many nearly empty topics (create rate, open files, RSS, disk, restarts).
 //! - [`soak`]: thousands of good connections and hostile ones for minutes
@@ -17,6 +19,7 @@
 
 pub mod catchup;
 pub mod cpu;
+pub mod latency;
 pub mod process;
 pub mod recovery;
 pub mod report;
@@ -40,6 +43,11 @@ pub enum BenchCommand {
     Catchup(catchup::CatchupArgs),
     /// One producer, unbatched, waiting for each ack (msgs/s, latency).
     Rtt(rtt::RttArgs),
+    /// An open-loop producer at fixed offered rates (1,000 msgs/s upward
+    /// until saturated), durable acks, one consumer tailing: ack and
+    /// produce-to-consume latency from each message's intended send time,
+    /// achieved vs offered rate, the knee, the fdatasync floor; `--plot`.
+    Latency(latency::LatencyArgs),
     /// Broker start-up on a 5,000,000-record active segment after kill -9.
     Recovery(recovery::RecoveryArgs),
     /// Many nearly empty topics (one record each, created on demand): create
@@ -71,6 +79,10 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             .build(),
     }
     .context("cannot start the async runtime")?;
+    // A row per level, not a figure per run: its own report.
+    if let BenchCommand::Latency(a) = &cmd {
+        return latency::run(a, &runtime);
+    }
     let (name, settings, target, runs) = match &cmd {
         BenchCommand::Stress(a) => ("stress", a.settings(), &a.target, a.target.runs),
         BenchCommand::Catchup(a) => ("catchup", a.settings(), &a.target, a.target.runs),
@@ -78,6 +90,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Recovery(a) => ("recovery", a.settings(), &a.target, a.target.runs),
         BenchCommand::Topics(a) => ("topics", a.settings(), &a.target, a.target.runs),
         BenchCommand::Soak(a) => ("soak", a.settings(), &a.target, a.target.runs),
+        BenchCommand::Latency(_) => unreachable!("handled above"),
     };
     let json = target.json;
     let mut results: Vec<Run> = Vec::new();
@@ -106,6 +119,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             BenchCommand::Rtt(a) => runtime.block_on(rtt::run_once(a, i))?,
             BenchCommand::Topics(a) => runtime.block_on(topics::run_once(a, i))?,
             BenchCommand::Soak(a) => runtime.block_on(soak::run_once(a, i))?,
+            BenchCommand::Latency(_) => unreachable!("handled above"),
             BenchCommand::Recovery(a) => {
                 let (dir, prepared) = prepared.as_ref().expect("prepared above for recovery");
                 runtime.block_on(recovery::run_once(a, dir.path(), *prepared))?

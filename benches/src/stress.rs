@@ -155,7 +155,7 @@ impl StressArgs {
     }
 }
 
-fn positive_secs(s: &str) -> Result<f64, String> {
+pub(crate) fn positive_secs(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v > 0.0 && v <= 86_400.0 => Ok(v),
         _ => Err(format!("expected seconds in (0, 86400], got {s:?}")),
@@ -167,7 +167,7 @@ fn own_cpu() -> Option<f64> {
     crate::process::usage(std::process::id()).map(|u| u.cpu_seconds)
 }
 
-fn template(size: usize) -> Vec<u8> {
+pub(crate) fn template(size: usize) -> Vec<u8> {
     let mut v = vec![0u8; 8];
     while v.len() < size {
         let take = (size - v.len()).min(ORIGINAL_PAYLOAD.len());
