@@ -47,6 +47,17 @@ cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace --all-targets
 cargo test --workspace --doc
+# The client's AEAD on RustCrypto's `aes-gcm` (feature rustcrypto-aead: no C
+# for the AEAD, docs/SECURITY.md): the client's unit tests (both key sizes
+# against NIST vectors and the known-answer digest shared with aws-lc-rs),
+# and the tests that check its bytes against independent implementations
+# both ways: the envelope's model (sealed_record, envelope_props), Web
+# Crypto (webcrypto_interop), the MLS provider against mls-rs-crypto-
+# rustcrypto and the RFC 9420 vectors, SEALKEY files. A second build of
+# hermit-client and these tests (~1 min), ~35 s of tests.
+cargo test -p hermit-client --features rustcrypto-aead --lib \
+  --test sealed_record --test envelope_props --test webcrypto_interop \
+  --test mls_provider --test mls_conformance --test keyfile
 
 # The JavaScript SDK's tests against the real broker binary (and Chromium
 # for the chat page), with every `@noble/*` module made to throw on import:

@@ -5,7 +5,9 @@
 //! associated data, the padded body), so that `seal_direct / raw_aead/seal`
 //! is the envelope's own overhead.
 //!
-//! `cargo bench -p hermit-benches --bench seal`
+//! `cargo bench -p hermit-benches --bench seal`; with `--features
+//! rustcrypto-aead` the client seals on RustCrypto's `aes-gcm` and
+//! `raw_aead` measures that library instead of aws-lc-rs.
 //!
 //! Sealing appends into one reused buffer (`seal_*_into`), so the figures are the
 //! per-record cost with cached pairwise keys. Opening needs fresh sequence
@@ -16,7 +18,6 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use aws_lc_rs::aead::{AES_256_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use hermit_client::crypto::envelope::padded_len;
 use hermit_client::crypto::{Identity, Opener, PublicKey, Sealer};
@@ -95,54 +96,112 @@ fn open_direct(c: &mut Criterion) {
     g.finish();
 }
 
+/// The raw AES-256-GCM calls, on the library the client was built with
+/// (`hermit_client::crypto::AEAD_BACKEND`, checked when the bench starts).
+#[cfg(not(feature = "rustcrypto-aead"))]
+mod raw {
+    use aws_lc_rs::aead::{AES_256_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
+
+    pub const NAME: &str = "aws-lc-rs";
+
+    pub struct Key(LessSafeKey);
+
+    impl Key {
+        pub fn new(key: &[u8; 32]) -> Self {
+            Self(LessSafeKey::new(
+                UnboundKey::new(&AES_256_GCM, key).expect("32-byte key"),
+            ))
+        }
+
+        pub fn seal(&self, iv: &[u8; 12], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+            let tag = self
+                .0
+                .seal_in_place_separate_tag(Nonce::assume_unique_for_key(*iv), Aad::from(aad), buf)
+                .expect("seal");
+            tag.as_ref().try_into().expect("16-byte tag")
+        }
+
+        pub fn open(&self, iv: &[u8; 12], aad: &[u8], ct: &[u8], tag: &[u8], out: &mut [u8]) {
+            self.0
+                .open_separate_gather(
+                    Nonce::assume_unique_for_key(*iv),
+                    Aad::from(aad),
+                    ct,
+                    tag,
+                    out,
+                )
+                .expect("open");
+        }
+    }
+}
+
+/// The raw AES-256-GCM calls, on the library the client was built with
+/// (`hermit_client::crypto::AEAD_BACKEND`, checked when the bench starts):
+/// encrypt-only AES, as the client's backend.
+#[cfg(feature = "rustcrypto-aead")]
+mod raw {
+    use aes_gcm::aead::consts::U12;
+    use aes_gcm::aead::inout::InOutBuf;
+    use aes_gcm::aes::Aes256Enc;
+    use aes_gcm::{AeadInOut as _, AesGcm, KeyInit as _, Nonce, Tag};
+
+    pub const NAME: &str = "rustcrypto-aes-gcm";
+
+    pub struct Key(Box<AesGcm<Aes256Enc, U12>>);
+
+    impl Key {
+        pub fn new(key: &[u8; 32]) -> Self {
+            Self(Box::new(AesGcm::new(key.into())))
+        }
+
+        pub fn seal(&self, iv: &[u8; 12], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+            self.0
+                .encrypt_inout_detached(&Nonce::from(*iv), aad, InOutBuf::from(buf))
+                .expect("seal")
+                .into()
+        }
+
+        pub fn open(&self, iv: &[u8; 12], aad: &[u8], ct: &[u8], tag: &[u8], out: &mut [u8]) {
+            let buf = InOutBuf::new(ct, out).expect("same lengths");
+            let tag = Tag::try_from(tag).expect("16-byte tag");
+            self.0
+                .decrypt_inout_detached(&Nonce::from(*iv), aad, buf, &tag)
+                .expect("open");
+        }
+    }
+}
+
 /// One AES-256-GCM seal and one open, as a DIRECT record of each size makes
 /// them (a cached key, a 12-byte IV, 40 + 32 bytes of associated data, the
 /// Padmé-padded body), without the envelope around them.
 fn raw_aead(c: &mut Criterion) {
     let mut g = c.benchmark_group("raw_aead");
     g.throughput(Throughput::Elements(1));
-    let key = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &[0x42; 32]).expect("32-byte key"));
+    assert_eq!(
+        hermit_client::crypto::AEAD_BACKEND,
+        raw::NAME,
+        "raw_aead measures the client's AEAD"
+    );
+    let key = raw::Key::new(&[0x42; 32]);
     let aad = [0x17u8; 72];
     let iv = [0x09u8; 12];
     for (name, len) in SIZES {
         let body = padded_len(len).expect("small");
         let mut buf = vec![0x5a; body];
         g.bench_function(BenchmarkId::new("seal", name), |b| {
-            b.iter(|| {
-                key.seal_in_place_separate_tag(
-                    Nonce::assume_unique_for_key(black_box(iv)),
-                    Aad::from(black_box(&aad)),
-                    &mut buf,
-                )
-                .expect("seal")
-            });
+            b.iter(|| key.seal(black_box(&iv), black_box(&aad), &mut buf));
         });
         // `iv || ciphertext || tag` of a body of 0x5a bytes.
         let record = |iv: [u8; 12]| -> Vec<u8> {
             let mut ct = vec![0x5a; body];
-            let tag = key
-                .seal_in_place_separate_tag(
-                    Nonce::assume_unique_for_key(iv),
-                    Aad::from(&aad),
-                    &mut ct,
-                )
-                .expect("seal");
-            [&iv[..], &ct, tag.as_ref()].concat()
+            let tag = key.seal(&iv, &aad, &mut ct);
+            [&iv[..], &ct, &tag[..]].concat()
         };
         let one = record(iv);
         let (sealed, tag) = one[12..].split_at(body);
         let mut out = vec![0u8; body];
         g.bench_function(BenchmarkId::new("open", name), |b| {
-            b.iter(|| {
-                key.open_separate_gather(
-                    Nonce::assume_unique_for_key(black_box(iv)),
-                    Aad::from(black_box(&aad)),
-                    sealed,
-                    tag,
-                    &mut out,
-                )
-                .expect("open")
-            });
+            b.iter(|| key.open(black_box(&iv), black_box(&aad), sealed, tag, &mut out));
         });
         // As `open_direct` reads them: a ring of 8192 distinct records
         // (12-byte IV, body, tag; one allocation each), opened in order,
@@ -164,14 +223,8 @@ fn raw_aead(c: &mut Criterion) {
                 {
                     let (iv, rest) = record.split_at(12);
                     let (ct, tag) = rest.split_at(rest.len() - 16);
-                    key.open_separate_gather(
-                        Nonce::try_assume_unique_for_key(iv).expect("12 bytes"),
-                        Aad::from(black_box(&aad)),
-                        ct,
-                        tag,
-                        &mut out,
-                    )
-                    .expect("open");
+                    let iv = iv.try_into().expect("12 bytes");
+                    key.open(iv, black_box(&aad), ct, tag, &mut out);
                 }
                 started.elapsed()
             });

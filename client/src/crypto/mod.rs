@@ -6,8 +6,9 @@
 //! broker stays blind by construction).
 //!
 //! # Layout
-//! - `aead`: AES-256-GCM (AWS-LC, run-time CPU dispatch), the one AEAD of
-//!   everything below.
+//! - `aead`: AES-GCM, the one AEAD of everything below (and of MLS): AWS-LC
+//!   with run-time CPU dispatch, or RustCrypto's `aes-gcm` with the cargo
+//!   feature `rustcrypto-aead` ([`AEAD_BACKEND`] says which).
 //! - [`identity`]: P-256 ECDH identities and public keys, imported and exported
 //!   byte-for-byte as the Web Crypto API does (base64 PKCS#8 / SPKI), fingerprints
 //!   and key ids.
@@ -46,11 +47,12 @@ pub mod seq;
 pub mod signing;
 pub mod state;
 
-mod aead;
+pub(crate) mod aead;
 mod opened;
 mod pairwise;
 pub(crate) mod rng;
 
+pub use aead::AEAD_BACKEND;
 #[allow(deprecated)]
 pub use blind::ConversationKey;
 pub use blind::{BlindedKey, BlindingKey};

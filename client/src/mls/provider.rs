@@ -2,11 +2,14 @@
 //! (`MLS_128_DHKEMP256_AES128GCM_SHA256_P256`) and nothing else.
 //!
 //! What runs where (`docs/MLS.md` §1.2, §1.5):
-//! - on **aws-lc-rs** (AWS-LC, the client's AEAD already): ECDSA P-256 with
-//!   SHA-256 — DER signatures, uncompressed SEC1 public keys — which every
-//!   message pays for twice (the sender signs, every receiver verifies);
-//!   AES-128-GCM; SHA-256; HMAC-SHA-256; HKDF-SHA-256 (extract is the HMAC
-//!   of RFC 5869, expand AWS-LC's `HKDF_expand`).
+//! - on **aws-lc-rs** (AWS-LC): ECDSA P-256 with SHA-256 — DER
+//!   signatures, uncompressed SEC1 public keys — which every message pays
+//!   for twice (the sender signs, every receiver verifies); SHA-256;
+//!   HMAC-SHA-256; HKDF-SHA-256 (extract is the HMAC of RFC 5869, expand
+//!   AWS-LC's `HKDF_expand`).
+//! - on **the client's AEAD** (`crate::crypto::aead`): AES-128-GCM, so it
+//!   runs on AWS-LC by default and on RustCrypto's `aes-gcm` with the cargo
+//!   feature `rustcrypto-aead`.
 //! - forwarded to **`mls-rs-crypto-rustcrypto`**'s suite-2 provider: HPKE
 //!   (DHKEM(P-256, HKDF-SHA256), base and PSK modes), KEM key derivation,
 //!   generation and validation, signature key generation and random bytes.
@@ -37,7 +40,6 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use aws_lc_rs::aead::{AES_128_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
 use aws_lc_rs::agreement;
 use aws_lc_rs::constant_time::verify_slices_are_equal;
 use aws_lc_rs::digest::{SHA256, digest};
@@ -56,6 +58,7 @@ use mls_rs_core::error::IntoAnyError;
 use mls_rs_crypto_rustcrypto::{RustCryptoError, RustCryptoProvider};
 use zeroize::Zeroizing;
 
+use crate::crypto::aead;
 use crate::lock::lock;
 
 /// The one ciphersuite offered.
@@ -299,15 +302,17 @@ fn check_len(what: &'static str, got: usize, expected: usize) -> Result<(), Prov
     }
 }
 
-/// The AES-128-GCM key and nonce of one call.
-fn aead_key(key: &[u8], nonce: &[u8]) -> Result<(LessSafeKey, Nonce), ProviderError> {
+/// The AES-128-GCM key and nonce of one call, checked for length.
+fn aead_key<'a>(
+    key: &'a [u8],
+    nonce: &'a [u8],
+) -> Result<(&'a [u8; AEAD_KEY_LEN], &'a [u8; AEAD_NONCE_LEN]), ProviderError> {
     check_len("AEAD key", key.len(), AEAD_KEY_LEN)?;
     check_len("AEAD nonce", nonce.len(), AEAD_NONCE_LEN)?;
-    let unbound =
-        UnboundKey::new(&AES_128_GCM, key).map_err(|_| ProviderError::Backend("load a key"))?;
-    let nonce = Nonce::try_assume_unique_for_key(nonce)
-        .map_err(|_| ProviderError::Backend("load a nonce"))?;
-    Ok((LessSafeKey::new(unbound), nonce))
+    Ok((
+        key.try_into().expect("the length was checked"),
+        nonce.try_into().expect("the length was checked"),
+    ))
 }
 
 /// An HKDF-Expand output length, as aws-lc-rs wants it.
@@ -348,8 +353,8 @@ impl CipherSuiteProvider for Suite2 {
         let (key, nonce) = aead_key(key, nonce)?;
         let mut out = Vec::with_capacity(data.len() + AEAD_TAG_LEN);
         out.extend_from_slice(data);
-        key.seal_in_place_append_tag(nonce, Aad::from(aad.unwrap_or_default()), &mut out)
-            .map_err(|_| ProviderError::Backend("seal"))?;
+        let tag = aead::aes128_gcm_seal(key, nonce, aad.unwrap_or_default(), &mut out);
+        out.extend_from_slice(&tag);
         Ok(out)
     }
 
@@ -367,10 +372,8 @@ impl CipherSuiteProvider for Suite2 {
             });
         }
         let mut out = Zeroizing::new(ciphertext.to_vec());
-        let len = key
-            .open_in_place(nonce, Aad::from(aad.unwrap_or_default()), &mut out)
-            .map_err(|_| ProviderError::AuthFailed)?
-            .len();
+        let len = aead::aes128_gcm_open(key, nonce, aad.unwrap_or_default(), &mut out)
+            .map_err(|_| ProviderError::AuthFailed)?;
         out.truncate(len);
         Ok(out)
     }
