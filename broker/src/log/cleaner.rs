@@ -36,7 +36,7 @@ impl Log {
                     None => continue,
                 };
                 p.enforce_retention(now_ns)?;
-                if topic.policy.cleanup == Cleanup::Compact {
+                if topic.cleanup() == Cleanup::Compact {
                     p.compact(now_ns)?;
                 }
                 if p.segment_count() <= 1 {

@@ -13,7 +13,6 @@ use super::partition::Partition;
 use super::partition::open::Placement;
 use super::store::Log;
 use super::topic::Topic;
-use crate::metrics::PartitionStats;
 
 impl Log {
     pub(super) fn lock_open(&self) -> MutexGuard<'_, OpenPartitions> {
@@ -138,7 +137,7 @@ impl Log {
             topic.name(),
             partition,
             self.opts.clone(),
-            topic.policy,
+            topic.policy(&self.opts),
             Some(self.sync.clone()),
             Placement {
                 created_ns: Some(topic.incarnation),
@@ -238,11 +237,6 @@ impl Log {
 }
 
 /// Make `p` (one of `topic`'s partitions) count into `topic`'s stats.
-pub(super) fn count_into_topic(topic: &Topic, p: &Partition) {
-    let stats = topic.stats.get_or_init(|| {
-        (0..topic.partitions)
-            .map(|_| PartitionStats::default())
-            .collect()
-    });
-    p.count_into(stats.clone());
+pub(super) fn count_into_topic(topic: &Arc<Topic>, p: &Partition) {
+    p.count_into(topic.clone());
 }

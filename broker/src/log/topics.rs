@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 use std::ops::Bound;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, MutexGuard, OnceLock};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, MutexGuard};
 
 use hermit_protocol::frame::TopicSettings;
 use hermit_protocol::{Cleanup, TopicName};
@@ -20,7 +20,7 @@ use super::partition::open::Placement;
 use super::partitions::count_into_topic;
 use super::segment::SegmentFile;
 use super::store::Log;
-use super::topic::{ByName, Topic, TopicPolicy};
+use super::topic::{ByName, Topic};
 
 impl Log {
     pub(super) fn read_topics(&self) -> std::sync::RwLockReadGuard<'_, BTreeSet<ByName>> {
@@ -156,15 +156,13 @@ impl Log {
                 settings: stored,
                 first_slot,
             })?;
-            let topic = Arc::new(Topic {
-                name: name.into(),
+            let topic = Arc::new(Topic::new(
+                name.into(),
                 incarnation,
-                partitions: settings.partitions,
-                policy: TopicPolicy::of(&stored, &self.opts),
+                &stored,
                 first_slot,
-                opened: AtomicU64::new(0),
-                stats: OnceLock::new(),
-            });
+                &self.opts,
+            ));
             let opened = match fresh_slot {
                 Some((p, slot)) => Some(self.open_in_fresh_slot(&topic, p, slot)?),
                 None => None,
@@ -248,7 +246,7 @@ impl Log {
     /// (no I/O: the slot holds nothing), and put it in the open partitions.
     fn open_in_fresh_slot(
         &self,
-        topic: &Topic,
+        topic: &Arc<Topic>,
         p: u32,
         slot: Arc<SegmentFile>,
     ) -> Result<Arc<Partition>> {
@@ -257,7 +255,7 @@ impl Log {
             &topic.name,
             p,
             self.opts.clone(),
-            topic.policy,
+            topic.policy(&self.opts),
             Some(self.sync.clone()),
             Placement {
                 created_ns: Some(topic.incarnation),
@@ -318,10 +316,8 @@ impl Log {
             p.mark_deleted();
         }
         drop(closed);
-        if let Some(stats) = topic.stats() {
-            // The totals over all topics must not go back when one goes.
-            self.retired.add_all(stats);
-        }
+        // The totals over all topics must not go back when one goes.
+        self.retired.add_all(topic.stats().iter());
         let end = self.catalog.append(&Entry::Delete {
             name: name.to_owned(),
             incarnation: topic.incarnation,
