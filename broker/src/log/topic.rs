@@ -2,9 +2,10 @@
 //! effective policy, in a set ordered by name.
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::AtomicU32;
 
 use hermit_protocol::Cleanup;
+use hermit_protocol::frame::MAX_PARTITIONS;
 
 use super::catalog::StoredSettings;
 use super::options::LogOptions;
@@ -52,14 +53,16 @@ pub struct Topic {
     /// [`NO_SLOT`]: a sentinel, not an `Option`, which would take 8 bytes
     /// more (slots stay below `MAX_SLOTS`, so it is never a slot).
     first_slot: u64,
-    /// Bit `p` (for partitions below 64): partition `p` was opened in this
-    /// run, so its files hold nothing unsynced from an earlier run.
-    pub(super) opened: AtomicU64,
     /// Effective retention by age in ms (`u64::MAX`: forever).
     retention_ms: u64,
     /// Effective retention by size in bytes per partition (`u64::MAX`: unlimited).
     retention_bytes: u64,
-    pub(super) partitions: u32,
+    /// Bit `p` (for partitions below [`OPENED_BITS`]): partition `p` was
+    /// opened in this run, so its files hold nothing unsynced from an
+    /// earlier run. 32 bits, with `partitions` and `cleanup`, fill one word.
+    pub(super) opened: AtomicU32,
+    /// At most `MAX_PARTITIONS` (4,096): a `u16` is enough.
+    partitions: u16,
     cleanup: Cleanup,
     /// Traffic per partition since the start, made with the topic.
     stats: TopicStats,
@@ -67,6 +70,11 @@ pub struct Topic {
 
 /// [`Topic::first_slot`] of a topic whose partitions live in directories.
 const NO_SLOT: u64 = u64::MAX;
+
+/// Partitions whose first open in a run [`Topic::opened`] records.
+pub(super) const OPENED_BITS: u32 = u32::BITS;
+
+const _: () = assert!(MAX_PARTITIONS <= u16::MAX as u32);
 
 impl Topic {
     /// A topic as the catalog names it, under the broker's defaults.
@@ -78,14 +86,16 @@ impl Topic {
         opts: &LogOptions,
     ) -> Topic {
         let policy = TopicPolicy::of(settings, opts);
+        let partitions = u16::try_from(settings.partitions)
+            .expect("stored settings have at most MAX_PARTITIONS partitions: checked when a topic is created and when its catalog entry is read");
         Topic {
             name,
             incarnation,
             first_slot: first_slot.unwrap_or(NO_SLOT),
-            opened: AtomicU64::new(0),
             retention_ms: policy.retention_ms,
             retention_bytes: policy.retention_bytes,
-            partitions: settings.partitions,
+            opened: AtomicU32::new(0),
+            partitions,
             cleanup: policy.cleanup,
             stats: TopicStats::new(settings.partitions),
         }
@@ -110,7 +120,7 @@ impl Topic {
 
     /// Number of partitions.
     pub fn partition_count(&self) -> u32 {
-        self.partitions
+        u32::from(self.partitions)
     }
 
     /// Delete or compact.
@@ -147,32 +157,45 @@ impl Topic {
 
 /// A topic's traffic per partition: partition 0's inline (most topics,
 /// every inbox, have one partition: no allocation of its own), the
-/// others' in a box made with the topic.
+/// others' in a box made with the topic, behind a thin pointer (8 bytes
+/// in every topic, not 16).
 #[derive(Debug, Default)]
 pub struct TopicStats {
     first: PartitionStats,
-    rest: Box<[PartitionStats]>,
+    rest: Option<Box<RestStats>>,
 }
+
+/// The counters of partitions 1 and up.
+#[derive(Debug)]
+struct RestStats(Box<[PartitionStats]>);
 
 impl TopicStats {
     fn new(partitions: u32) -> TopicStats {
         TopicStats {
             first: PartitionStats::default(),
-            rest: (1..partitions).map(|_| PartitionStats::default()).collect(),
+            rest: (partitions > 1).then(|| {
+                Box::new(RestStats(
+                    (1..partitions).map(|_| PartitionStats::default()).collect(),
+                ))
+            }),
         }
+    }
+
+    fn rest(&self) -> &[PartitionStats] {
+        self.rest.as_ref().map_or(&[], |r| &r.0)
     }
 
     /// Partition `p`'s counters (`None` past the last partition).
     pub fn get(&self, p: u32) -> Option<&PartitionStats> {
         match p {
             0 => Some(&self.first),
-            p => self.rest.get(p as usize - 1),
+            p => self.rest().get(p as usize - 1),
         }
     }
 
     /// Every partition's counters, in partition order.
     pub fn iter(&self) -> impl Iterator<Item = &PartitionStats> {
-        std::iter::once(&self.first).chain(self.rest.iter())
+        std::iter::once(&self.first).chain(self.rest().iter())
     }
 }
 
@@ -199,5 +222,54 @@ impl Ord for ByName {
 impl std::borrow::Borrow<str> for ByName {
     fn borrow(&self) -> &str {
         &self.0.name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn topic(partitions: u32, first_slot: Option<u64>) -> Topic {
+        let settings = StoredSettings {
+            partitions,
+            cleanup: Cleanup::Compact,
+            retention_ms: None,
+            retention_bytes: Some(7),
+        };
+        Topic::new("t".into(), 1, &settings, first_slot, &LogOptions::default())
+    }
+
+    #[test]
+    fn each_partition_counts_apart_first_inline_or_not() {
+        for n in [1, 3] {
+            let t = topic(n, None);
+            for p in 0..n {
+                t.stats().get(p).unwrap().appended(1, u64::from(p) + 10);
+            }
+            assert!(t.stats().get(n).is_none(), "{n} partitions");
+            let bytes: Vec<u64> = t.stats().iter().map(|s| s.totals()[1]).collect();
+            assert_eq!(bytes, (0..u64::from(n)).map(|p| p + 10).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn settings_slots_and_size_of_a_topic() {
+        let opts = LogOptions::default();
+        let t = topic(3, Some(10));
+        assert_eq!((t.slot(0), t.slot(2)), (Some(10), Some(12)));
+        assert_eq!(topic(1, None).slot(0), None);
+        assert_eq!(t.partition_count(), 3);
+        assert_eq!(
+            t.policy(&opts),
+            TopicPolicy {
+                cleanup: Cleanup::Compact,
+                retention_ms: opts.retention_ms.as_u64(),
+                retention_bytes: 7,
+                delete_retention_ms: opts.delete_retention_ms,
+            }
+        );
+        // A million inboxes pay every byte a million times: with the
+        // `Arc`'s two counters, 120 bytes is a 128-byte malloc chunk.
+        assert!(std::mem::size_of::<Topic>() <= 104, "{}", std::mem::size_of::<Topic>());
     }
 }

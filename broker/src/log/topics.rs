@@ -310,7 +310,7 @@ impl Log {
         let closed = {
             let _opening = self.opening.lock().unwrap_or_else(|p| p.into_inner());
             self.lock_open()
-                .remove_incarnation(topic.incarnation, topic.partitions)
+                .remove_incarnation(topic.incarnation, topic.partition_count())
         };
         for p in &closed {
             p.mark_deleted();
@@ -333,7 +333,7 @@ impl Log {
         }
         let dest = trash.join(unique_name(name));
         io.create_dir(&dest).ctx("create trash directory", &dest)?;
-        for p in 0..topic.partitions {
+        for p in 0..topic.partition_count() {
             let pdir = partition_dir(&self.dir, name, p, topic.incarnation);
             if pdir.exists() {
                 let to = dest.join(p.to_string());
@@ -342,7 +342,7 @@ impl Log {
             }
         }
         fsutil::fsync_dir(io, &self.dir.join(PARTITIONS_DIR))?;
-        for p in 0..topic.partitions {
+        for p in 0..topic.partition_count() {
             if let Some(slot) = topic.slot(p) {
                 self.slabs.release(slot)?;
             }
@@ -354,7 +354,7 @@ impl Log {
         tracing::info!(
             target: "audit",
             topic = name,
-            partitions = topic.partitions,
+            partitions = topic.partition_count(),
             "topic deleted"
         );
         before_reuse()
