@@ -411,8 +411,8 @@ impl Engine {
         Ok(TopicMetadata {
             name: topic.name().to_owned(),
             cleanup: topic.cleanup(),
-            retention_ms: topic.retention_ms(),
-            retention_bytes: topic.retention_bytes(),
+            retention_ms: topic.retention_ms(self.options()),
+            retention_bytes: topic.retention_bytes(self.options()),
             partitions,
         })
     }

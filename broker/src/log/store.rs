@@ -252,7 +252,6 @@ impl Log {
                     incarnation,
                     &settings,
                     first_slot,
-                    opts,
                 ))));
             }
         }

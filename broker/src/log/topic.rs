@@ -41,7 +41,7 @@ impl TopicPolicy {
 /// A topic: its name, incarnation, settings and traffic. Its partitions
 /// are opened on use (`Log::partition`, `Log::open_partition`); a topic
 /// nobody uses holds no file and costs only this struct and its name in
-/// memory — with one partition, about 240 bytes in all (see
+/// memory — with one partition, about 225 bytes in all (see
 /// docs/BENCHMARKS.md, "One million real inboxes"): every field here is
 /// paid a million times over by a broker of a million inboxes, so none
 /// is kept that the options already hold.
@@ -53,10 +53,6 @@ pub struct Topic {
     /// [`NO_SLOT`]: a sentinel, not an `Option`, which would take 8 bytes
     /// more (slots stay below `MAX_SLOTS`, so it is never a slot).
     first_slot: u64,
-    /// Effective retention by age in ms (`u64::MAX`: forever).
-    retention_ms: u64,
-    /// Effective retention by size in bytes per partition (`u64::MAX`: unlimited).
-    retention_bytes: u64,
     /// Bit `p` (for partitions below [`OPENED_BITS`]): partition `p` was
     /// opened in this run, so its files hold nothing unsynced from an
     /// earlier run. 32 bits, with `partitions` and `cleanup`, fill one word.
@@ -64,8 +60,21 @@ pub struct Topic {
     /// At most `MAX_PARTITIONS` (4,096): a `u16` is enough.
     partitions: u16,
     cleanup: Cleanup,
-    /// Traffic per partition since the start, made with the topic.
-    stats: TopicStats,
+    /// Partition 0's traffic since the start: inline, as most topics
+    /// (every inbox) have one partition.
+    first: PartitionStats,
+    /// What few topics have — more partitions, a retention of their own —
+    /// behind a thin pointer: an inbox pays 8 bytes for it, not 32.
+    extra: Option<Box<Extra>>,
+}
+
+/// A topic's rarer parts: the traffic of partitions 1 and up, and a
+/// retention set on the topic (`None`: the broker's).
+#[derive(Debug)]
+struct Extra {
+    rest: Box<[PartitionStats]>,
+    retention_ms: Option<u64>,
+    retention_bytes: Option<u64>,
 }
 
 /// [`Topic::first_slot`] of a topic whose partitions live in directories.
@@ -77,27 +86,33 @@ pub(super) const OPENED_BITS: u32 = u32::BITS;
 const _: () = assert!(MAX_PARTITIONS <= u16::MAX as u32);
 
 impl Topic {
-    /// A topic as the catalog names it, under the broker's defaults.
+    /// A topic as the catalog names it (its retention resolved against
+    /// the options when asked: the options outlive every topic).
     pub(super) fn new(
         name: Box<str>,
         incarnation: u64,
         settings: &StoredSettings,
         first_slot: Option<u64>,
-        opts: &LogOptions,
     ) -> Topic {
-        let policy = TopicPolicy::of(settings, opts);
         let partitions = u16::try_from(settings.partitions)
             .expect("stored settings have at most MAX_PARTITIONS partitions: checked when a topic is created and when its catalog entry is read");
+        let own_retention = settings.retention_ms.is_some() || settings.retention_bytes.is_some();
+        let extra = (partitions > 1 || own_retention).then(|| {
+            Box::new(Extra {
+                rest: (1..partitions).map(|_| PartitionStats::default()).collect(),
+                retention_ms: settings.retention_ms,
+                retention_bytes: settings.retention_bytes,
+            })
+        });
         Topic {
             name,
             incarnation,
             first_slot: first_slot.unwrap_or(NO_SLOT),
-            retention_ms: policy.retention_ms,
-            retention_bytes: policy.retention_bytes,
             opened: AtomicU32::new(0),
             partitions,
-            cleanup: policy.cleanup,
-            stats: TopicStats::new(settings.partitions),
+            cleanup: settings.cleanup,
+            first: PartitionStats::default(),
+            extra,
         }
     }
 
@@ -108,8 +123,11 @@ impl Topic {
 
     /// Traffic per partition since the start (zeros for a partition not
     /// used in this run).
-    pub fn stats(&self) -> &TopicStats {
-        &self.stats
+    pub fn stats(&self) -> TopicStats<'_> {
+        TopicStats {
+            first: &self.first,
+            rest: self.extra.as_ref().map_or(&[], |e| &e.rest),
+        }
     }
 
     /// The incarnation: the broker clock (ns) at its creation, unique among
@@ -128,14 +146,21 @@ impl Topic {
         self.cleanup
     }
 
-    /// Effective retention by age in ms (`u64::MAX`: forever).
-    pub fn retention_ms(&self) -> u64 {
-        self.retention_ms
+    /// Effective retention by age in ms under `opts` (`u64::MAX`: forever).
+    pub fn retention_ms(&self, opts: &LogOptions) -> u64 {
+        self.extra
+            .as_ref()
+            .and_then(|e| e.retention_ms)
+            .unwrap_or(opts.retention_ms.as_u64())
     }
 
-    /// Effective retention by size in bytes per partition (`u64::MAX`: unlimited).
-    pub fn retention_bytes(&self) -> u64 {
-        self.retention_bytes
+    /// Effective retention by size in bytes per partition under `opts`
+    /// (`u64::MAX`: unlimited).
+    pub fn retention_bytes(&self, opts: &LogOptions) -> u64 {
+        self.extra
+            .as_ref()
+            .and_then(|e| e.retention_bytes)
+            .unwrap_or(opts.retention_bytes.as_u64())
     }
 
     /// The effective policy of its partitions under `opts` (which hold the
@@ -143,8 +168,8 @@ impl Topic {
     pub fn policy(&self, opts: &LogOptions) -> TopicPolicy {
         TopicPolicy {
             cleanup: self.cleanup,
-            retention_ms: self.retention_ms,
-            retention_bytes: self.retention_bytes,
+            retention_ms: self.retention_ms(opts),
+            retention_bytes: self.retention_bytes(opts),
             delete_retention_ms: opts.delete_retention_ms,
         }
     }
@@ -155,47 +180,25 @@ impl Topic {
     }
 }
 
-/// A topic's traffic per partition: partition 0's inline (most topics,
-/// every inbox, have one partition: no allocation of its own), the
-/// others' in a box made with the topic, behind a thin pointer (8 bytes
-/// in every topic, not 16).
-#[derive(Debug, Default)]
-pub struct TopicStats {
-    first: PartitionStats,
-    rest: Option<Box<RestStats>>,
+/// A topic's traffic per partition (a view of it).
+#[derive(Debug, Clone, Copy)]
+pub struct TopicStats<'a> {
+    first: &'a PartitionStats,
+    rest: &'a [PartitionStats],
 }
 
-/// The counters of partitions 1 and up.
-#[derive(Debug)]
-struct RestStats(Box<[PartitionStats]>);
-
-impl TopicStats {
-    fn new(partitions: u32) -> TopicStats {
-        TopicStats {
-            first: PartitionStats::default(),
-            rest: (partitions > 1).then(|| {
-                Box::new(RestStats(
-                    (1..partitions).map(|_| PartitionStats::default()).collect(),
-                ))
-            }),
-        }
-    }
-
-    fn rest(&self) -> &[PartitionStats] {
-        self.rest.as_ref().map_or(&[], |r| &r.0)
-    }
-
+impl<'a> TopicStats<'a> {
     /// Partition `p`'s counters (`None` past the last partition).
-    pub fn get(&self, p: u32) -> Option<&PartitionStats> {
+    pub fn get(self, p: u32) -> Option<&'a PartitionStats> {
         match p {
-            0 => Some(&self.first),
-            p => self.rest().get(p as usize - 1),
+            0 => Some(self.first),
+            p => self.rest.get(p as usize - 1),
         }
     }
 
     /// Every partition's counters, in partition order.
-    pub fn iter(&self) -> impl Iterator<Item = &PartitionStats> {
-        std::iter::once(&self.first).chain(self.rest().iter())
+    pub fn iter(self) -> impl Iterator<Item = &'a PartitionStats> {
+        std::iter::once(self.first).chain(self.rest.iter())
     }
 }
 
@@ -236,7 +239,7 @@ mod tests {
             retention_ms: None,
             retention_bytes: Some(7),
         };
-        Topic::new("t".into(), 1, &settings, first_slot, &LogOptions::default())
+        Topic::new("t".into(), 1, &settings, first_slot)
     }
 
     #[test]
@@ -258,6 +261,17 @@ mod tests {
         let t = topic(3, Some(10));
         assert_eq!((t.slot(0), t.slot(2)), (Some(10), Some(12)));
         assert_eq!(topic(1, None).slot(0), None);
+        // A retention of its own is kept with one partition too; none: the broker's.
+        assert_eq!(topic(1, None).retention_bytes(&opts), 7);
+        let plain = StoredSettings {
+            partitions: 1,
+            cleanup: Cleanup::Delete,
+            retention_ms: None,
+            retention_bytes: None,
+        };
+        let plain = Topic::new("p".into(), 2, &plain, None);
+        assert_eq!(plain.retention_bytes(&opts), opts.retention_bytes.as_u64());
+        assert!(plain.extra.is_none(), "an inbox pays for no extra allocation");
         assert_eq!(t.partition_count(), 3);
         assert_eq!(
             t.policy(&opts),
@@ -269,7 +283,11 @@ mod tests {
             }
         );
         // A million inboxes pay every byte a million times: with the
-        // `Arc`'s two counters, 120 bytes is a 128-byte malloc chunk.
-        assert!(std::mem::size_of::<Topic>() <= 104, "{}", std::mem::size_of::<Topic>());
+        // `Arc`'s two counters, 104 bytes is a 112-byte malloc chunk.
+        assert!(
+            std::mem::size_of::<Topic>() <= 88,
+            "{}",
+            std::mem::size_of::<Topic>()
+        );
     }
 }

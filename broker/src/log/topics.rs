@@ -156,13 +156,7 @@ impl Log {
                 settings: stored,
                 first_slot,
             })?;
-            let topic = Arc::new(Topic::new(
-                name.into(),
-                incarnation,
-                &stored,
-                first_slot,
-                &self.opts,
-            ));
+            let topic = Arc::new(Topic::new(name.into(), incarnation, &stored, first_slot));
             let opened = match fresh_slot {
                 Some((p, slot)) => Some(self.open_in_fresh_slot(&topic, p, slot)?),
                 None => None,
