@@ -271,7 +271,10 @@ mod tests {
         };
         let plain = Topic::new("p".into(), 2, &plain, None);
         assert_eq!(plain.retention_bytes(&opts), opts.retention_bytes.as_u64());
-        assert!(plain.extra.is_none(), "an inbox pays for no extra allocation");
+        assert!(
+            plain.extra.is_none(),
+            "an inbox pays for no extra allocation"
+        );
         assert_eq!(t.partition_count(), 3);
         assert_eq!(
             t.policy(&opts),
