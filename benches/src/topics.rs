@@ -8,6 +8,10 @@
 //! and after each restart the latency of a fetch from a closed (cold)
 //! partition against a second one at once (warm). `--nofile` runs the
 //! broker as under `ulimit -n`, `--open-files` sets its file cache.
+//! Topics are named like real inboxes (`inbox.` + 64 hex digits, issue
+//! 38) unless `--names short`. RSS is reported as it is (VmRSS) after each
+//! phase and at its peak (VmHWM), also after the clean restart, whose
+//! catalog replay holds every entry for a moment.
 //!
 //! Nothing here grows faster than the topic count, and at most `in_flight`
 //! requests exist at once, so that a run at 1,000,000 topics costs the load
@@ -50,6 +54,45 @@ pub struct TopicsArgs {
     /// keep open [default: the broker's, 768].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..))]
     pub open_files: Option<u32>,
+    /// Topic names: `real` (`inbox.` + 64 hex digits, 70 bytes, as a
+    /// chat inbox `inbox.<fingerprint>` is named) or `short`
+    /// (`inbox.00000042`, the names before issue 38, for comparison).
+    #[arg(long, value_enum, default_value_t = Names::Real)]
+    pub names: Names,
+}
+
+/// How `hermit bench topics` names its topics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Names {
+    /// `inbox.` + 64 lowercase hex digits derived from the topic's number:
+    /// as long as a real inbox's name, with no prefix shared beyond `inbox.`.
+    Real,
+    /// `inbox.` + the topic's number in 8 decimal digits.
+    Short,
+}
+
+impl Names {
+    /// The name of topic `i`.
+    pub fn topic(self, i: u64) -> String {
+        match self {
+            Names::Short => format!("inbox.{i:08}"),
+            Names::Real => {
+                // Four rounds of splitmix64: distinct for distinct `i` (the
+                // first word alone is a bijection of `i`), spread like a
+                // fingerprint, and the same in every run.
+                let w = |k: u64| splitmix64(i ^ k.wrapping_mul(0xA076_1D64_78BD_642F));
+                format!("inbox.{:016x}{:016x}{:016x}{:016x}", w(0), w(1), w(2), w(3))
+            }
+        }
+    }
+}
+
+/// The splitmix64 finaliser of `x + golden gamma`: a bijection of `u64`.
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 impl TopicsArgs {
@@ -57,8 +100,9 @@ impl TopicsArgs {
     pub fn settings(&self) -> String {
         let or_default = |v: Option<String>| v.unwrap_or_else(|| "default".into());
         format!(
-            "topics={} in_flight={} sample={} fsync={} nofile={} open_files={}",
+            "topics={} names={:?} in_flight={} sample={} fsync={} nofile={} open_files={}",
             self.topics,
+            self.names,
             self.in_flight,
             self.sample.min(self.topics),
             self.target.fsync,
@@ -66,11 +110,6 @@ impl TopicsArgs {
             or_default(self.open_files.map(|n| n.to_string())),
         )
     }
-}
-
-/// The name of topic `i`.
-fn topic(i: u64) -> String {
-    format!("inbox.{i:08}")
 }
 
 /// Run `work(i)` for every `i` below `n` with `in_flight` at a time on
@@ -157,9 +196,14 @@ async fn start(args: &TopicsArgs, dir: &Path) -> anyhow::Result<(BrokerProcess, 
 
 /// Every topic survived a restart with its one record: asked one by one
 /// (`in_flight` at a time), never as one listing of everything.
-async fn check_every_topic(client: &Client, n: u64, in_flight: u64) -> anyhow::Result<()> {
-    each(n, in_flight, client, |c, i| async move {
-        let name = topic(i);
+async fn check_every_topic(
+    client: &Client,
+    n: u64,
+    in_flight: u64,
+    names: Names,
+) -> anyhow::Result<()> {
+    each(n, in_flight, client, move |c, i| async move {
+        let name = names.topic(i);
         let t = c
             .metadata(Some(&name))
             .await
@@ -184,6 +228,7 @@ async fn cold_then_warm(
     client: &Client,
     n: u64,
     sample: u64,
+    names: Names,
 ) -> anyhow::Result<(Vec<Duration>, Vec<Duration>)> {
     let k = sample.min(n);
     let mut cold = Vec::with_capacity(k as usize);
@@ -191,7 +236,7 @@ async fn cold_then_warm(
     for j in 0..k {
         // In u128: j * n overflows u64 long before the topic counts do.
         let i = (j as u128 * n as u128 / k as u128) as u64;
-        let name = topic(i);
+        let name = names.topic(i);
         for lat in [&mut cold, &mut warm] {
             let t = Instant::now();
             let r = client
@@ -232,12 +277,14 @@ pub async fn run_once(args: &TopicsArgs, _run: usize) -> anyhow::Result<Run> {
     let ack = parse_ack(None, &args.target.fsync)?;
     let t = Instant::now();
     let b = batch.clone();
+    let names = args.names;
     each(n, args.in_flight, &client, move |c, i| {
         let b = b.clone();
         async move {
-            c.produce(&topic(i), 0, ack, b)
+            let name = names.topic(i);
+            c.produce(&name, 0, ack, b)
                 .await
-                .with_context(|| format!("produce to {}", topic(i)))?;
+                .with_context(|| format!("produce to {name}"))?;
             Ok(())
         }
     })
@@ -247,15 +294,15 @@ pub async fn run_once(args: &TopicsArgs, _run: usize) -> anyhow::Result<Run> {
     let usage_created = process.usage();
 
     let t = Instant::now();
-    let mut fetch = each(n, args.in_flight, &client, |c, i| async move {
+    let mut fetch = each(n, args.in_flight, &client, move |c, i| async move {
+        let name = names.topic(i);
         let r = c
-            .fetch(&topic(i), 0, 0, 1 << 16, Duration::ZERO)
+            .fetch(&name, 0, 0, 1 << 16, Duration::ZERO)
             .await
-            .with_context(|| format!("fetch from {}", topic(i)))?;
+            .with_context(|| format!("fetch from {name}"))?;
         anyhow::ensure!(
             r.high_watermark == 1,
-            "{}: high watermark {}",
-            topic(i),
+            "{name}: high watermark {}",
             r.high_watermark
         );
         Ok(())
@@ -274,16 +321,17 @@ pub async fn run_once(args: &TopicsArgs, _run: usize) -> anyhow::Result<Run> {
     anyhow::ensure!(status.success(), "the broker exited with {status}");
     let (process, client) = start(args, dir.path()).await?;
     let clean = process.startup;
-    let (mut cold, mut warm) = cold_then_warm(&client, n, args.sample).await?;
-    check_every_topic(&client, n, args.in_flight)
+    let (mut cold, mut warm) = cold_then_warm(&client, n, args.sample, args.names).await?;
+    check_every_topic(&client, n, args.in_flight, args.names)
         .await
         .context("after a clean restart")?;
+    let usage_restarted = process.usage();
     drop(client);
     process.kill9();
     let (process, client) = start(args, dir.path()).await?;
     let crashed = process.startup;
-    let (mut cold_crashed, _) = cold_then_warm(&client, n, args.sample).await?;
-    check_every_topic(&client, n, args.in_flight)
+    let (mut cold_crashed, _) = cold_then_warm(&client, n, args.sample, args.names).await?;
+    check_every_topic(&client, n, args.in_flight, args.names)
         .await
         .context("after kill -9")?;
     drop(client);
@@ -295,11 +343,17 @@ pub async fn run_once(args: &TopicsArgs, _run: usize) -> anyhow::Result<Run> {
     r.add("fetch_all", n as f64 / fetch_all.as_secs_f64(), "fetches/s");
     r.add("fetch_p99", ms(percentile(&mut fetch, 0.99)), "ms");
     let mib = |u: Option<crate::process::Usage>| u.map(|u| u.rss_bytes as f64 / (1 << 20) as f64);
+    // VmHWM: the most the broker ever held resident, a map's growth included.
+    let peak =
+        |u: Option<crate::process::Usage>| u.map(|u| u.peak_rss_bytes as f64 / (1 << 20) as f64);
     for (name, v, unit) in [
         ("open_files_create", files_created.map(|f| f as f64), ""),
         ("rss_create", mib(usage_created), "MiB"),
         ("open_files_fetch", files_fetched.map(|f| f as f64), ""),
         ("rss_fetch", mib(usage_fetched), "MiB"),
+        ("rss_peak", peak(usage_fetched), "MiB"),
+        ("rss_restart", mib(usage_restarted), "MiB"),
+        ("rss_restart_peak", peak(usage_restarted), "MiB"),
     ] {
         if let Some(v) = v {
             r.add(name, v, unit);
@@ -323,4 +377,30 @@ pub async fn run_once(args: &TopicsArgs, _run: usize) -> anyhow::Result<Run> {
         "ms",
     );
     Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn real_names_are_inbox_fingerprints_distinct_and_stable() {
+        let a = Names::Real.topic(0);
+        assert_eq!(a.len(), 70, "{a}");
+        let (prefix, fp) = a.split_at(6);
+        assert_eq!(prefix, "inbox.");
+        assert!(
+            fp.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')),
+            "{a}"
+        );
+        assert_eq!(a, Names::Real.topic(0), "the same in every run");
+        let names: std::collections::HashSet<String> =
+            (0..10_000).map(|i| Names::Real.topic(i)).collect();
+        assert_eq!(names.len(), 10_000);
+        // Neighbours share no long prefix, as fingerprints do not.
+        let common =
+            |x: &str, y: &str| x.bytes().zip(y.bytes()).take_while(|(a, b)| a == b).count();
+        assert!(common(&Names::Real.topic(1), &Names::Real.topic(2)) < 12);
+        assert_eq!(Names::Short.topic(42), "inbox.00000042");
+    }
 }

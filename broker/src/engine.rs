@@ -397,7 +397,6 @@ impl Engine {
     /// partition's bounds. Blocking: partitions that are not open are
     /// opened for their bounds.
     pub fn topic_metadata(&self, topic: &Arc<Topic>) -> Result<TopicMetadata> {
-        let policy = topic.policy();
         let partitions = (0..topic.partition_count())
             .map(|i| {
                 let p = self.log.open_partition(topic, i)?;
@@ -411,9 +410,9 @@ impl Engine {
             .collect::<Result<Vec<_>>>()?;
         Ok(TopicMetadata {
             name: topic.name().to_owned(),
-            cleanup: policy.cleanup,
-            retention_ms: policy.retention_ms,
-            retention_bytes: policy.retention_bytes,
+            cleanup: topic.cleanup(),
+            retention_ms: topic.retention_ms(self.options()),
+            retention_bytes: topic.retention_bytes(self.options()),
             partitions,
         })
     }

@@ -165,7 +165,7 @@ impl PartitionStats {
     }
 
     /// Add what every partition of `stats` counted (a deleted topic's).
-    pub fn add_all(&self, stats: &[PartitionStats]) {
+    pub fn add_all<'a>(&self, stats: impl IntoIterator<Item = &'a PartitionStats>) {
         for s in stats {
             let [ri, bi, ro, bo] = s.totals();
             self.appended(ri, bi);

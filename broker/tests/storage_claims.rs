@@ -524,7 +524,7 @@ fn the_engine_creates_and_keeps_the_claims_topic() {
     let engine = open(dir.path(), claims_opts(FsyncPolicy::Never));
     let t = engine.log().topic(CLAIMS_TOPIC).expect("created at open");
     assert_eq!(t.partition_count(), 1);
-    assert_eq!(t.policy().cleanup, Cleanup::Compact);
+    assert_eq!(t.cleanup(), Cleanup::Compact);
     let e = engine.delete_topic(CLAIMS_TOPIC).unwrap_err();
     assert!(e.to_string().contains("cannot be deleted"), "{e}");
     assert!(engine.log().topic(CLAIMS_TOPIC).is_some());

@@ -375,7 +375,7 @@ fn the_engine_not_the_log_creates_and_keeps_the_offsets_topic() {
     let engine = open(dir.path(), offsets_opts(FsyncPolicy::Never));
     let t = engine.log().topic(OFFSETS_TOPIC).expect("created at open");
     assert_eq!(t.partition_count(), 1);
-    assert_eq!(t.policy().cleanup, Cleanup::Compact);
+    assert_eq!(t.cleanup(), Cleanup::Compact);
     let e = engine.delete_topic(OFFSETS_TOPIC).unwrap_err();
     assert!(e.to_string().contains("cannot be deleted"), "{e}");
     assert!(engine.log().topic(OFFSETS_TOPIC).is_some());

@@ -102,7 +102,7 @@ impl Observed {
         };
         let (mut kept, mut others): (Vec<_>, Vec<_>) = (Vec::new(), Vec::new());
         for t in server.log().topics() {
-            let Some(stats) = t.stats() else { continue };
+            let stats = t.stats();
             let (mut recent, mut total) = (0u64, 0u64);
             for s in stats.iter() {
                 let now = s.traffic();

@@ -176,7 +176,7 @@ fn traffic(
     )?;
     let mut rows: [Vec<(Labels<2>, u64)>; 6] = Default::default();
     for t in shown {
-        let Some(stats) = t.stats() else { continue };
+        let stats = t.stats();
         for (p, s) in stats.iter().enumerate() {
             let labels = || [("topic", t.name().to_owned()), ("partition", p.to_string())];
             for (i, v) in s.totals().into_iter().enumerate() {

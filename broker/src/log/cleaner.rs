@@ -22,7 +22,7 @@ impl Log {
             self.survey()?;
         }
         for topic in self.topics() {
-            for i in 0..topic.partitions {
+            for i in 0..topic.partition_count() {
                 if self.stop.load(Ordering::SeqCst) {
                     return Ok(());
                 }
@@ -36,7 +36,7 @@ impl Log {
                     None => continue,
                 };
                 p.enforce_retention(now_ns)?;
-                if topic.policy.cleanup == Cleanup::Compact {
+                if topic.cleanup() == Cleanup::Compact {
                     p.compact(now_ns)?;
                 }
                 if p.segment_count() <= 1 {
@@ -57,7 +57,7 @@ impl Log {
         let owners: std::collections::HashMap<u64, u32> = self
             .read_topics()
             .iter()
-            .map(|t| (t.0.incarnation, t.0.partitions))
+            .map(|t| (t.0.incarnation, t.0.partition_count()))
             .collect();
         let mut unknown = Vec::new();
         let mut found = Vec::new();
@@ -105,7 +105,7 @@ impl Log {
     pub fn verify_all(&self) -> Result<()> {
         let every = self.opts.verify_rolled == VerifyRolled::Startup;
         for topic in self.topics() {
-            for i in 0..topic.partitions {
+            for i in 0..topic.partition_count() {
                 let open = self.lock_open().peek((topic.incarnation, i));
                 let p = match open {
                     Some(p) => p,

@@ -73,4 +73,4 @@ pub use partition::read::{FileRange, ReadOutcome, Served, Tail};
 pub use partition::scan::{ScanCheck, ScanScope};
 pub use partition::{Appended, Partition};
 pub use store::Log;
-pub use topic::{Topic, TopicPolicy};
+pub use topic::{Topic, TopicPolicy, TopicStats};

@@ -12,8 +12,7 @@ use super::layout::{PARTITIONS_DIR, parse_partition_dir, partition_dir};
 use super::partition::Partition;
 use super::partition::open::Placement;
 use super::store::Log;
-use super::topic::Topic;
-use crate::metrics::PartitionStats;
+use super::topic::{OPENED_BITS, Topic};
 
 impl Log {
     pub(super) fn lock_open(&self) -> MutexGuard<'_, OpenPartitions> {
@@ -66,11 +65,11 @@ impl Log {
         let t = self
             .topic(topic)
             .ok_or_else(|| StorageError::UnknownTopic(topic.to_owned()))?;
-        if partition >= t.partitions {
+        if partition >= t.partition_count() {
             return Err(StorageError::UnknownPartition {
                 topic: topic.to_owned(),
                 partition,
-                count: t.partitions,
+                count: t.partition_count(),
             });
         }
         let open = self.lock_open().get((t.incarnation, partition));
@@ -98,11 +97,11 @@ impl Log {
     /// recovered) if it is not open. Opening may close idle partitions to
     /// stay within `open_files`.
     pub fn open_partition(&self, topic: &Arc<Topic>, partition: u32) -> Result<Arc<Partition>> {
-        if partition >= topic.partitions {
+        if partition >= topic.partition_count() {
             return Err(StorageError::UnknownPartition {
                 topic: topic.name().to_owned(),
                 partition,
-                count: topic.partitions,
+                count: topic.partition_count(),
             });
         }
         let key = (topic.incarnation, partition);
@@ -138,7 +137,7 @@ impl Log {
             topic.name(),
             partition,
             self.opts.clone(),
-            topic.policy,
+            topic.policy(&self.opts),
             Some(self.sync.clone()),
             Placement {
                 created_ns: Some(topic.incarnation),
@@ -147,7 +146,7 @@ impl Log {
                 durable: self.durable_on_disk(topic, partition),
             },
         )?;
-        if partition < 64 {
+        if partition < OPENED_BITS {
             topic.opened.fetch_or(1 << partition, Ordering::AcqRel);
         }
         count_into_topic(topic, &p);
@@ -168,7 +167,8 @@ impl Log {
     fn durable_on_disk(&self, topic: &Topic, partition: u32) -> bool {
         self.started_clean
             || topic.incarnation > self.first_incarnation
-            || (partition < 64 && topic.opened.load(Ordering::Acquire) & (1 << partition) != 0)
+            || (partition < OPENED_BITS
+                && topic.opened.load(Ordering::Acquire) & (1 << partition) != 0)
     }
 
     /// After a crash, recover now every partition that has a directory
@@ -195,7 +195,7 @@ impl Log {
             let Some((_, p, inc)) = name.to_str().and_then(parse_partition_dir) else {
                 continue;
             };
-            let Some(topic) = by_incarnation.get(&inc).filter(|t| p < t.partitions) else {
+            let Some(topic) = by_incarnation.get(&inc).filter(|t| p < t.partition_count()) else {
                 continue;
             };
             if self.is_open(topic, p) {
@@ -238,11 +238,6 @@ impl Log {
 }
 
 /// Make `p` (one of `topic`'s partitions) count into `topic`'s stats.
-pub(super) fn count_into_topic(topic: &Topic, p: &Partition) {
-    let stats = topic.stats.get_or_init(|| {
-        (0..topic.partitions)
-            .map(|_| PartitionStats::default())
-            .collect()
-    });
-    p.count_into(stats.clone());
+pub(super) fn count_into_topic(topic: &Arc<Topic>, p: &Partition) {
+    p.count_into(topic.clone());
 }

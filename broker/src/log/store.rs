@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 
 use super::cache::OpenPartitions;
@@ -20,7 +20,7 @@ use super::lock::DirLock;
 use super::options::{FsyncPolicy, LogOptions, VerifyRolled};
 use super::slab::Slabs;
 use super::sync::{SyncQueue, SyncStats};
-use super::topic::{ByName, Topic, TopicPolicy};
+use super::topic::{ByName, Topic};
 use crate::metrics::{Histogram, PartitionStats};
 
 /// The log of one broker: its topics and their partitions. It knows no
@@ -247,16 +247,12 @@ impl Log {
                 if let Some(s) = first_slot {
                     slot_floor = slot_floor.max(s + u64::from(settings.partitions));
                 }
-                let policy = TopicPolicy::of(&settings, opts);
-                topics.replace(ByName(Arc::new(Topic {
-                    name: name.into_boxed_str(),
+                topics.replace(ByName(Arc::new(Topic::new(
+                    name.into_boxed_str(),
                     incarnation,
-                    partitions: settings.partitions,
-                    policy,
+                    &settings,
                     first_slot,
-                    opened: AtomicU64::new(0),
-                    stats: OnceLock::new(),
-                })));
+                ))));
             }
         }
         slabs.raise_floor(slot_floor);
@@ -308,11 +304,9 @@ impl Log {
     pub fn traffic_totals(&self) -> [u64; 4] {
         let mut sum = self.retired.totals();
         for t in self.read_topics().iter() {
-            if let Some(stats) = t.0.stats() {
-                for s in stats.iter() {
-                    for (acc, v) in sum.iter_mut().zip(s.totals()) {
-                        *acc = acc.saturating_add(v);
-                    }
+            for s in t.0.stats().iter() {
+                for (acc, v) in sum.iter_mut().zip(s.totals()) {
+                    *acc = acc.saturating_add(v);
                 }
             }
         }

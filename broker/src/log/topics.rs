@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 use std::ops::Bound;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, MutexGuard, OnceLock};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, MutexGuard};
 
 use hermit_protocol::frame::TopicSettings;
 use hermit_protocol::{Cleanup, TopicName};
@@ -20,7 +20,7 @@ use super::partition::open::Placement;
 use super::partitions::count_into_topic;
 use super::segment::SegmentFile;
 use super::store::Log;
-use super::topic::{ByName, Topic, TopicPolicy};
+use super::topic::{ByName, Topic};
 
 impl Log {
     pub(super) fn read_topics(&self) -> std::sync::RwLockReadGuard<'_, BTreeSet<ByName>> {
@@ -156,15 +156,7 @@ impl Log {
                 settings: stored,
                 first_slot,
             })?;
-            let topic = Arc::new(Topic {
-                name: name.into(),
-                incarnation,
-                partitions: settings.partitions,
-                policy: TopicPolicy::of(&stored, &self.opts),
-                first_slot,
-                opened: AtomicU64::new(0),
-                stats: OnceLock::new(),
-            });
+            let topic = Arc::new(Topic::new(name.into(), incarnation, &stored, first_slot));
             let opened = match fresh_slot {
                 Some((p, slot)) => Some(self.open_in_fresh_slot(&topic, p, slot)?),
                 None => None,
@@ -248,7 +240,7 @@ impl Log {
     /// (no I/O: the slot holds nothing), and put it in the open partitions.
     fn open_in_fresh_slot(
         &self,
-        topic: &Topic,
+        topic: &Arc<Topic>,
         p: u32,
         slot: Arc<SegmentFile>,
     ) -> Result<Arc<Partition>> {
@@ -257,7 +249,7 @@ impl Log {
             &topic.name,
             p,
             self.opts.clone(),
-            topic.policy,
+            topic.policy(&self.opts),
             Some(self.sync.clone()),
             Placement {
                 created_ns: Some(topic.incarnation),
@@ -312,16 +304,14 @@ impl Log {
         let closed = {
             let _opening = self.opening.lock().unwrap_or_else(|p| p.into_inner());
             self.lock_open()
-                .remove_incarnation(topic.incarnation, topic.partitions)
+                .remove_incarnation(topic.incarnation, topic.partition_count())
         };
         for p in &closed {
             p.mark_deleted();
         }
         drop(closed);
-        if let Some(stats) = topic.stats() {
-            // The totals over all topics must not go back when one goes.
-            self.retired.add_all(stats);
-        }
+        // The totals over all topics must not go back when one goes.
+        self.retired.add_all(topic.stats().iter());
         let end = self.catalog.append(&Entry::Delete {
             name: name.to_owned(),
             incarnation: topic.incarnation,
@@ -337,7 +327,7 @@ impl Log {
         }
         let dest = trash.join(unique_name(name));
         io.create_dir(&dest).ctx("create trash directory", &dest)?;
-        for p in 0..topic.partitions {
+        for p in 0..topic.partition_count() {
             let pdir = partition_dir(&self.dir, name, p, topic.incarnation);
             if pdir.exists() {
                 let to = dest.join(p.to_string());
@@ -346,7 +336,7 @@ impl Log {
             }
         }
         fsutil::fsync_dir(io, &self.dir.join(PARTITIONS_DIR))?;
-        for p in 0..topic.partitions {
+        for p in 0..topic.partition_count() {
             if let Some(slot) = topic.slot(p) {
                 self.slabs.release(slot)?;
             }
@@ -358,7 +348,7 @@ impl Log {
         tracing::info!(
             target: "audit",
             topic = name,
-            partitions = topic.partitions,
+            partitions = topic.partition_count(),
             "topic deleted"
         );
         before_reuse()

@@ -42,7 +42,7 @@ use super::index::IndexBuilder;
 use super::options::LogOptions;
 use super::segment::{BadRange, RolledSegment, SegmentFile, Verification};
 use super::sync::SyncQueue;
-use super::topic::TopicPolicy;
+use super::topic::{Topic, TopicPolicy};
 use crate::metrics::PartitionStats;
 
 pub use super::clock::now_ns;
@@ -165,9 +165,10 @@ pub struct Partition {
     files: OnceLock<FileBudget>,
     /// What this partition has added to `files`.
     files_reported: AtomicUsize,
-    /// Its topic's traffic counters (this partition's is `[id]`), given by
-    /// the log once it is opened ([`Partition::count_into`]).
-    stats: OnceLock<Arc<[PartitionStats]>>,
+    /// Its topic, whose traffic counters this partition's count into
+    /// (its own are `stats().get(id)`), given by the log once it is opened
+    /// ([`Partition::count_into`]).
+    stats: OnceLock<Arc<Topic>>,
 }
 
 /// The partition directory's entries (its first segment) need an fsync.
@@ -198,15 +199,15 @@ impl Partition {
         &self.topic
     }
 
-    /// Count this partition's appends and reads into `stats` (its topic's,
-    /// indexed by partition) from now on. The first call wins.
-    pub fn count_into(&self, stats: Arc<[PartitionStats]>) {
-        let _ = self.stats.set(stats);
+    /// Count this partition's appends and reads into its topic's traffic
+    /// counters from now on. The first call wins.
+    pub fn count_into(&self, topic: Arc<Topic>) {
+        let _ = self.stats.set(topic);
     }
 
     /// This partition's traffic counters, once the log gave them.
     pub fn own_stats(&self) -> Option<&PartitionStats> {
-        self.stats.get().and_then(|s| s.get(self.id as usize))
+        self.stats.get().and_then(|t| t.stats().get(self.id))
     }
 
     /// Partition number.
