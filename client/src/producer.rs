@@ -39,7 +39,10 @@
 //!   tolerate duplicates.
 //! - **Bounded memory.** Every byte of a record counts against
 //!   `buffer_bytes` from `send` until its batch is acknowledged or failed;
-//!   `send` waits (back-pressure) while the buffer is full.
+//!   `send` waits (back-pressure) while the buffer is full. Besides, the
+//!   producer keeps the buffers of up to 16 finished batches (each at most
+//!   `batch_bytes` and a header) to write later batches into, so a busy
+//!   producer does not allocate (and fault in) a buffer per batch.
 //! - **Delivery timeout.** A batch still not acknowledged `delivery_timeout`
 //!   after its first record was written (linger included) fails with the
 //!   last error seen.
