@@ -20,6 +20,7 @@
 pub mod floor;
 pub mod knee;
 pub mod level;
+pub mod outcome;
 pub mod pace;
 pub mod plot;
 
@@ -33,6 +34,7 @@ use hermit_client::{Ack, Client, Producer, ProducerOptions};
 use crate::report::{Run, median};
 use crate::target::{MAX_RECORD_SIZE, Target, TargetArgs, usize_in};
 use floor::Floor;
+pub use outcome::Outcome;
 
 /// The offered rates when `--rates` is not given (msgs/s).
 pub const DEFAULT_RATES: &[u64] = &[
@@ -158,19 +160,6 @@ impl LatencyArgs {
             self.target.broker_label(),
         )
     }
-}
-
-/// One run: the floor before and after, a row per level, the knee.
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    /// fdatasync latency before the levels.
-    pub floor_before: Floor,
-    /// fdatasync latency after the levels.
-    pub floor_after: Floor,
-    /// One row per level, lowest offered rate first.
-    pub levels: Vec<Run>,
-    /// The highest offered rate that held (msgs/s); see [`knee`].
-    pub knee: Option<f64>,
 }
 
 fn point(r: &Run) -> knee::Point {

@@ -26,7 +26,7 @@ use crate::options::{group_name, topic_name};
 use crate::outcome::{Claim, ClaimId, ClaimedBatch, Conditional};
 use crate::records::FetchResponse;
 use crate::transport::any::AnyTransport;
-use crate::transport::contract::Transport;
+use crate::transport::contract::{FetchParams, Transport};
 use crate::transport::endpoint::TransportKind;
 
 pub use crate::options::{ClientCert, ClientOptions};
@@ -468,45 +468,4 @@ fn unexpected(asked: Op, answered: Op) -> ClientError {
         field: "response op",
         value: 0,
     })
-}
-
-/// What a fetch asks for past its offset ([`Client::fetch_with`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FetchParams {
-    /// Soft limit on the bytes returned (at least one batch is always
-    /// returned).
-    pub max_bytes: u32,
-    /// The longest the broker holds the fetch when there is nothing at the
-    /// offset — or, with `min_bytes > 1`, fewer than `min_bytes`.
-    pub max_wait: Duration,
-    /// Hold the fetch until at least this many bytes of whole batches are
-    /// there (capped by `max_bytes`): fewer, larger answers for a consumer
-    /// following a busy log. 1 (the default): answered as soon as anything
-    /// is there. Sent only to a broker whose hello announced it (others
-    /// answer on any data); ignored over NATS, where a pull has no minimum.
-    pub min_bytes: u32,
-    /// With `min_bytes > 1`: how long the broker may hold the fetch once
-    /// some data is there (capped by `max_wait`). Default 0.
-    pub min_wait: Duration,
-}
-
-impl FetchParams {
-    /// Up to `max_bytes`, waiting up to `max_wait` for data; no minimum.
-    pub fn new(max_bytes: u32, max_wait: Duration) -> Self {
-        FetchParams {
-            max_bytes,
-            max_wait,
-            min_bytes: 1,
-            min_wait: Duration::ZERO,
-        }
-    }
-
-    /// The same, held for `min_bytes` up to `min_wait` once data is there.
-    pub fn with_min(self, min_bytes: u32, min_wait: Duration) -> Self {
-        FetchParams {
-            min_bytes,
-            min_wait,
-            ..self
-        }
-    }
 }

@@ -49,9 +49,10 @@ use hermit_protocol::{Status, WireError};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::client::{Client, FetchParams};
+use crate::client::Client;
 use crate::error::ClientError;
 use crate::records::{FetchResponse, Found, Record, RecordRef, Records};
+use crate::transport::contract::FetchParams;
 
 /// Where a consumer without a committed offset starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -70,7 +70,7 @@ pub mod tls;
 pub mod transport;
 pub mod trust;
 
-pub use client::{Client, FetchParams};
+pub use client::Client;
 pub use consumer::{Consumer, ConsumerOptions, Fallback, ResetPolicy, StartFrom};
 pub use error::ClientError;
 pub use hermit_protocol::frame::{
@@ -87,4 +87,5 @@ pub use sealed::{
     SealedConsumer, SealedConsumerOptions, SealedDelivery, SealedError, SealedGroup,
     SealedProducer, SealedProducerOptions, SealedRecordError, StateOrigin,
 };
+pub use transport::contract::FetchParams;
 pub use transport::{Endpoint, NatsCredentials, NatsOptions, TransportKind};

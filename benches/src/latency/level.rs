@@ -13,7 +13,7 @@ use hermit_client::{
 };
 use tokio::sync::{Notify, mpsc};
 
-use super::pace::{Paced, Pacer, Schedule};
+use super::pace::{Paced, Pacer, Schedule, now_ns};
 use crate::report::Run;
 use crate::target::Target;
 
@@ -31,11 +31,6 @@ type Hist = hdrhistogram::Histogram<u64>;
 /// and never grows an auto-resizing histogram.
 fn hist() -> Hist {
     Hist::new_with_bounds(1, 3_600_000_000, 3).expect("valid bounds and precision")
-}
-
-/// ns since the run's base instant (the unit of intended send times).
-pub fn now_ns(base: Instant) -> u64 {
-    u64::try_from(base.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 fn ns(secs: f64) -> u64 {

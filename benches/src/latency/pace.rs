@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 
 use hermit_client::{Delivery, Producer};
 
-use super::level::now_ns;
+/// ns since the run's base instant (the unit of intended send times).
+pub fn now_ns(base: Instant) -> u64 {
+    u64::try_from(base.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
 
 const NS_PER_S: u128 = 1_000_000_000;
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::Outcome;
+use super::outcome::Outcome;
 
 pub use crate::soak::plot::load_font;
 

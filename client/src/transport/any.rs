@@ -8,10 +8,10 @@ use bytes::Bytes;
 use hermit_protocol::{Ack, Request};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::client::FetchParams;
 use crate::error::ClientError;
 use crate::options::ClientOptions;
 use crate::records::FetchResponse;
+use crate::transport::contract::FetchParams;
 use crate::transport::contract::{BatchId, BatchLimits, BatchLink, SubmitError, Transport};
 use crate::transport::endpoint::{Endpoint, TransportKind};
 use crate::transport::hermit;

@@ -3,12 +3,12 @@
 //! on one connection), with the types they exchange.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use hermit_protocol::{Ack, Request};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::client::FetchParams;
 use crate::error::ClientError;
 use crate::records::FetchResponse;
 use crate::transport::endpoint::TransportKind;
@@ -222,4 +222,45 @@ pub(crate) enum SubmitError {
         reason = "part of the contract even in a build whose transports never need it"
     )]
     Unavailable(ClientError),
+}
+
+/// What a fetch asks for past its offset ([`Client::fetch_with`](crate::Client::fetch_with)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FetchParams {
+    /// Soft limit on the bytes returned (at least one batch is always
+    /// returned).
+    pub max_bytes: u32,
+    /// The longest the broker holds the fetch when there is nothing at the
+    /// offset — or, with `min_bytes > 1`, fewer than `min_bytes`.
+    pub max_wait: Duration,
+    /// Hold the fetch until at least this many bytes of whole batches are
+    /// there (capped by `max_bytes`): fewer, larger answers for a consumer
+    /// following a busy log. 1 (the default): answered as soon as anything
+    /// is there. Sent only to a broker whose hello announced it (others
+    /// answer on any data); ignored over NATS, where a pull has no minimum.
+    pub min_bytes: u32,
+    /// With `min_bytes > 1`: how long the broker may hold the fetch once
+    /// some data is there (capped by `max_wait`). Default 0.
+    pub min_wait: Duration,
+}
+
+impl FetchParams {
+    /// Up to `max_bytes`, waiting up to `max_wait` for data; no minimum.
+    pub fn new(max_bytes: u32, max_wait: Duration) -> Self {
+        FetchParams {
+            max_bytes,
+            max_wait,
+            min_bytes: 1,
+            min_wait: Duration::ZERO,
+        }
+    }
+
+    /// The same, held for `min_bytes` up to `min_wait` once data is there.
+    pub fn with_min(self, min_bytes: u32, min_wait: Duration) -> Self {
+        FetchParams {
+            min_bytes,
+            min_wait,
+            ..self
+        }
+    }
 }

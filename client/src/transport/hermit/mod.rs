@@ -19,10 +19,10 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tokio::time::Instant;
 
 use self::connection::Conn;
-use crate::client::FetchParams;
 use crate::error::ClientError;
 use crate::options::{ClientOptions, topic_name};
 use crate::records::FetchResponse;
+use crate::transport::contract::FetchParams;
 use crate::transport::contract::{BatchId, BatchLimits, BatchLink, SubmitError, Transport};
 use crate::transport::endpoint::{TransportKind, tls_server_name};
 use crate::transport::reply::{Reply, ReplyTo};
